@@ -1,0 +1,3 @@
+from mlxref.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,13 @@
+"""The user-facing ops of mlxref.core, one module per family.
+
+Each op validates its arguments with MLX's messages, converts and promotes,
+broadcasts, and builds one lazy node (or composes other ops where MLX does).
+"""
+
+from .common import astype, broadcast_shapes, broadcast_to  # noqa: F401
+from .creation import *  # noqa: F401,F403
+from .elementwise import *  # noqa: F401,F403
+from .indexing import *  # noqa: F401,F403
+from .linalg import *  # noqa: F401,F403
+from .reduction import *  # noqa: F401,F403
+from .shape import *  # noqa: F401,F403

@@ -1,0 +1,137 @@
+"""What every op does before it builds a node: convert, promote, broadcast, check axes.
+
+Read alongside: mlx/ops.cpp (``broadcast_shapes``, ``broadcast_arrays``,
+``astype``) and python/src/convert.cpp (weakly typed Python scalars).
+"""
+
+import numbers
+
+from .. import dtypes as _dt
+from ..array import _fmt_shape, _is_symbolic, array
+
+SCALARS = (bool, int, float)
+
+
+def is_scalar(x):
+    return isinstance(x, SCALARS) or _is_symbolic(x)
+
+
+def to_array(x, dtype=None):
+    """An array from an array, a Python scalar or a nested list."""
+    if isinstance(x, array):
+        return x if dtype is None else astype(x, dtype)
+    if isinstance(x, numbers.Number) and not isinstance(x, SCALARS):
+        x = float(x) if isinstance(x, numbers.Real) else x
+    return array(x, dtype)
+
+
+def as_arrays(*values):
+    """Convert op arguments to arrays of one promoted dtype (not yet broadcast).
+
+    Python scalars are weakly typed: they take the dtype of the arrays they
+    meet when it fits (``int32 array * 2`` is int32, ``int32 array * 2.5`` is
+    float32), as in MLX.
+    """
+    strong = [v for v in values if not is_scalar(v)]
+    strong = [to_array(v) for v in strong]
+    if strong:
+        dtype = strong[0].dtype
+        for a in strong[1:]:
+            dtype = _dt.promote_types(dtype, a.dtype)
+        for v in values:
+            if is_scalar(v):
+                dtype = _dt.promote_types(dtype, _dt.weak_scalar_dtype(v, dtype))
+    else:
+        dtype = _dt.bool_
+        for v in values:
+            dtype = _dt.promote_types(dtype, _dt.default_dtype_of_scalar(v))
+    it = iter(strong)
+    out = []
+    for v in values:
+        a = to_array(v, dtype) if is_scalar(v) else next(it)
+        out.append(astype(a, dtype))
+    return out
+
+
+def astype(a, dtype):
+    """``a`` cast to ``dtype``: an AsType node only when the dtype changes."""
+    from ..primitives.base import AsType
+
+    if not isinstance(dtype, _dt.Dtype):
+        raise TypeError(f"[astype] Expected an mlx.core.Dtype, got {dtype!r}.")
+    if a.dtype is dtype:
+        return a
+    return array._node(a.shape, dtype, AsType(dtype), [a])
+
+
+def broadcast_shapes(*shapes):
+    """``mx.broadcast_shapes``: the shape all ``shapes`` broadcast to, or MLX's error."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = []
+    for d in range(-ndim, 0):
+        size = 1
+        for s in shapes:
+            if -d > len(s):
+                continue
+            n = s[d]
+            if n == size or n == 1:
+                continue
+            if size == 1:
+                size = n
+                continue
+            raise ValueError(
+                "[broadcast_shapes] Shapes "
+                + " and ".join(_fmt_shape(t) for t in shapes)
+                + " cannot be broadcast."
+            )
+        out.append(size)
+    return tuple(out)
+
+
+def broadcast_to(a, shape):
+    """``a`` broadcast to ``shape``: a Broadcast node only when the shape changes."""
+    from ..primitives.shape import Broadcast
+
+    shape = tuple(shape)
+    if a.shape == shape:
+        return a
+    if any(d < 0 for d in shape):
+        raise ValueError("[broadcast_to] Negative dimensions not allowed.")
+    if broadcast_shapes(a.shape, shape) != shape:
+        raise ValueError(
+            f"[broadcast_shapes] Shapes {_fmt_shape(a.shape)} and {_fmt_shape(shape)} "
+            "cannot be broadcast."
+        )
+    return array._node(shape, a.dtype, Broadcast(shape), [a])
+
+
+def broadcast_arrays(*arrays):
+    shape = broadcast_shapes(*(a.shape for a in arrays))
+    return [broadcast_to(a, shape) for a in arrays]
+
+
+def normalize_axis(axis, ndim, message):
+    """A non-negative axis, or IndexError(``message``) formatted with axis and ndim."""
+    if not isinstance(axis, int) or isinstance(axis, bool):
+        raise TypeError(f"axis must be an int, got {axis!r}.")
+    if axis < -ndim or axis >= ndim:
+        raise IndexError(message.format(axis=axis, ndim=ndim))
+    return axis % ndim if ndim else axis
+
+
+def normalize_axes(axis, ndim, message="Invalid axis {axis} for array with {ndim} dimensions."):
+    """Reduction axes: None means all; an int or a tuple; duplicates rejected."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (list, tuple)):
+        axes = tuple(normalize_axis(a, ndim, message) for a in axis)
+    else:
+        axes = (normalize_axis(axis, ndim, message),)
+    if len(set(axes)) != len(axes):
+        raise ValueError("Duplicate axes detected in reduction.")
+    return tuple(sorted(axes))
+
+
+def float_dtype(dtype):
+    """The dtype a float-valued op (exp, sin, divide...) gives: ints become float32."""
+    return dtype if dtype.is_float else _dt.float32

@@ -1,0 +1,272 @@
+"""Elementwise ops: each converts, promotes and broadcasts, then builds one node.
+
+Read alongside: mlx/ops.cpp (``exp``, ``add``, ``where`` ...). The primitives
+they build are in ``mlxref.core.primitives.elementwise``.
+"""
+
+from .. import dtypes as _dt
+from ..array import array
+from ..primitives import base as _base
+from ..primitives import elementwise as P
+from .common import as_arrays, astype, broadcast_arrays, float_dtype, to_array
+
+# --- unary -------------------------------------------------------------------------
+
+
+def _unary(primitive, a, out_dtype=None):
+    a = to_array(a)
+    if out_dtype is not None:
+        a = astype(a, out_dtype)
+    return array._node(a.shape, a.dtype, primitive, [a])
+
+
+def _float_unary(primitive, a):
+    a = to_array(a)
+    return _unary(primitive, a, float_dtype(a.dtype))
+
+
+def abs(a, /, *, stream=None):
+    return _unary(P.Abs(), a)
+
+
+def negative(a, /, *, stream=None):
+    a = to_array(a)
+    if a.dtype is _dt.bool_:
+        raise ValueError("[negative] Not supported for bool, use logical_not instead.")
+    return _unary(P.Negative(), a)
+
+
+def sign(a, /, *, stream=None):
+    return _unary(P.Sign(), a)
+
+
+def square(a, /, *, stream=None):
+    return _unary(P.Square(), a)
+
+
+def sqrt(a, /, *, stream=None):
+    return _float_unary(P.Sqrt(), a)
+
+
+def rsqrt(a, /, *, stream=None):
+    return _float_unary(P.Rsqrt(), a)
+
+
+def reciprocal(a, /, *, stream=None):
+    # MLX composes it: divide(1, a).
+    a = to_array(a)
+    return divide(array(1, float_dtype(a.dtype)), a)
+
+
+def exp(a, /, *, stream=None):
+    return _float_unary(P.Exp(), a)
+
+
+def expm1(a, /, *, stream=None):
+    return _float_unary(P.Expm1(), a)
+
+
+def log(a, /, *, stream=None):
+    return _float_unary(P.Log("e"), a)
+
+
+def log2(a, /, *, stream=None):
+    return _float_unary(P.Log("2"), a)
+
+
+def log10(a, /, *, stream=None):
+    return _float_unary(P.Log("10"), a)
+
+
+def log1p(a, /, *, stream=None):
+    return _float_unary(P.Log1p(), a)
+
+
+def sin(a, /, *, stream=None):
+    return _float_unary(P.Sin(), a)
+
+
+def cos(a, /, *, stream=None):
+    return _float_unary(P.Cos(), a)
+
+
+def tan(a, /, *, stream=None):
+    return _float_unary(P.Tan(), a)
+
+
+def arcsin(a, /, *, stream=None):
+    return _float_unary(P.ArcSin(), a)
+
+
+def arccos(a, /, *, stream=None):
+    return _float_unary(P.ArcCos(), a)
+
+
+def arctan(a, /, *, stream=None):
+    return _float_unary(P.ArcTan(), a)
+
+
+def sinh(a, /, *, stream=None):
+    return _float_unary(P.Sinh(), a)
+
+
+def cosh(a, /, *, stream=None):
+    return _float_unary(P.Cosh(), a)
+
+
+def tanh(a, /, *, stream=None):
+    return _float_unary(P.Tanh(), a)
+
+
+def arcsinh(a, /, *, stream=None):
+    return _float_unary(P.ArcSinh(), a)
+
+
+def arccosh(a, /, *, stream=None):
+    return _float_unary(P.ArcCosh(), a)
+
+
+def arctanh(a, /, *, stream=None):
+    return _float_unary(P.ArcTanh(), a)
+
+
+def sigmoid(a, /, *, stream=None):
+    return _float_unary(P.Sigmoid(), a)
+
+
+def erf(a, /, *, stream=None):
+    return _float_unary(P.Erf(), a)
+
+
+def erfinv(a, /, *, stream=None):
+    return _float_unary(P.ErfInv(), a)
+
+
+def _integral_identity_or(primitive, a):
+    # floor, ceil and round leave integers as they are (MLX returns the input).
+    a = to_array(a)
+    if not a.dtype.is_float:
+        return a
+    return _unary(primitive, a)
+
+
+def floor(a, /, *, stream=None):
+    return _integral_identity_or(P.Floor(), a)
+
+
+def ceil(a, /, *, stream=None):
+    return _integral_identity_or(P.Ceil(), a)
+
+
+def round(a, /, decimals=0, *, stream=None):
+    return _integral_identity_or(P.Round(decimals), a)
+
+
+def logical_not(a, /, *, stream=None):
+    return _unary(P.LogicalNot(), a, _dt.bool_)
+
+
+def stop_gradient(a, /, *, stream=None):
+    return _unary(_base.StopGradient(), a)
+
+
+# --- binary ------------------------------------------------------------------------
+
+
+def _binary(primitive, a, b, operand_dtype=None, out_dtype=None):
+    a, b = as_arrays(a, b)
+    if operand_dtype is not None:
+        a, b = astype(a, operand_dtype(a.dtype)), astype(b, operand_dtype(b.dtype))
+    a, b = broadcast_arrays(a, b)
+    return array._node(a.shape, out_dtype or a.dtype, primitive, [a, b])
+
+
+def add(a, b, /, *, stream=None):
+    return _binary(P.Add(), a, b)
+
+
+def subtract(a, b, /, *, stream=None):
+    return _binary(P.Subtract(), a, b)
+
+
+def multiply(a, b, /, *, stream=None):
+    return _binary(P.Multiply(), a, b)
+
+
+def divide(a, b, /, *, stream=None):
+    return _binary(P.Divide(), a, b, operand_dtype=float_dtype)
+
+
+def floor_divide(a, b, /, *, stream=None):
+    return _binary(P.FloorDivide(), a, b)
+
+
+def remainder(a, b, /, *, stream=None):
+    return _binary(P.Remainder(), a, b)
+
+
+def power(a, b, /, *, stream=None):
+    return _binary(P.Power(), a, b)
+
+
+def maximum(a, b, /, *, stream=None):
+    return _binary(P.Maximum(), a, b)
+
+
+def minimum(a, b, /, *, stream=None):
+    return _binary(P.Minimum(), a, b)
+
+
+def arctan2(a, b, /, *, stream=None):
+    return _binary(P.ArcTan2(), a, b, operand_dtype=float_dtype)
+
+
+def logaddexp(a, b, /, *, stream=None):
+    return _binary(P.LogAddExp(), a, b, operand_dtype=float_dtype)
+
+
+def equal(a, b, /, *, stream=None):
+    return _binary(P.Equal(), a, b, out_dtype=_dt.bool_)
+
+
+def not_equal(a, b, /, *, stream=None):
+    return _binary(P.NotEqual(), a, b, out_dtype=_dt.bool_)
+
+
+def less(a, b, /, *, stream=None):
+    return _binary(P.Less(), a, b, out_dtype=_dt.bool_)
+
+
+def less_equal(a, b, /, *, stream=None):
+    return _binary(P.LessEqual(), a, b, out_dtype=_dt.bool_)
+
+
+def greater(a, b, /, *, stream=None):
+    return _binary(P.Greater(), a, b, out_dtype=_dt.bool_)
+
+
+def greater_equal(a, b, /, *, stream=None):
+    return _binary(P.GreaterEqual(), a, b, out_dtype=_dt.bool_)
+
+
+def _to_bool(dtype):
+    return _dt.bool_
+
+
+def logical_and(a, b, /, *, stream=None):
+    return _binary(P.LogicalAnd(), a, b, operand_dtype=_to_bool)
+
+
+def logical_or(a, b, /, *, stream=None):
+    return _binary(P.LogicalOr(), a, b, operand_dtype=_to_bool)
+
+
+# --- ternary -----------------------------------------------------------------------
+
+
+def where(condition, x, y, /, *, stream=None):
+    """``mx.where``: elements of ``x`` where ``condition`` holds, else of ``y``."""
+    x, y = as_arrays(x, y)
+    condition = astype(to_array(condition), _dt.bool_)
+    condition, x, y = broadcast_arrays(condition, x, y)
+    return array._node(x.shape, x.dtype, P.Select(), [condition, x, y])

@@ -1,0 +1,1 @@
+"""One class per primitive; see base.py for the interface they share."""

@@ -1,0 +1,119 @@
+"""The Primitive interface, and the identity-like primitives every op needs.
+
+Read alongside: mlx/primitives.h (class ``Primitive``, ``UnaryPrimitive``) and
+mlx/primitives.cpp (the default rules that throw ``Not implemented``).
+
+A primitive is one step of a computation. Its class holds everything mlxref
+knows about that step, side by side, as MLX's does:
+
+- ``eval(inputs)``: the forward rule. ``inputs`` are evaluated arrays; it
+  returns one flat Python list of elements per output.
+- ``vjp(primals, cotangents, argnums, outputs)``: one cotangent array per
+  position in ``argnums`` (reverse mode).
+- ``jvp(primals, tangents, argnums)``: one tangent array per output, given the
+  tangents of the inputs at ``argnums`` (forward mode).
+- ``vmap(inputs, axes)``: ``(outputs, out_axes)`` for a batch axis per input.
+- ``output_shapes(inputs)``: the shapes of the outputs, computed when the node
+  is built so shape errors surface at once.
+
+The transform rules are written with mlxref ops, so a gradient is itself a
+lazy graph and higher-order derivatives need no extra machinery.
+"""
+
+
+class Primitive:
+    """Base class. A rule a subclass does not define raises MLX's message."""
+
+    @property
+    def name(self):
+        return type(self).__name__
+
+    def eval(self, inputs):
+        raise NotImplementedError(f"{self.name}.eval")
+
+    def output_shapes(self, inputs):
+        return [inputs[0].shape]
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        raise ValueError(f"[Primitive::vjp] Not implemented for {self.name}.")
+
+    def jvp(self, primals, tangents, argnums):
+        raise ValueError(f"[Primitive::jvp] Not implemented for {self.name}.")
+
+    def vmap(self, inputs, axes):
+        raise ValueError(f"[Primitive::vmap] Not implemented for {self.name}.")
+
+    def params(self):
+        """The non-array parameters that print after the name (e.g. axes)."""
+        return {}
+
+    def __repr__(self):
+        p = self.params()
+        if not p:
+            return self.name
+        return f"{self.name}({', '.join(f'{k}={v!r}' for k, v in p.items())})"
+
+
+def strided_indices(shape, strides, offset=0):
+    """Flat indices of a strided view: element ``i`` of the result is taken from
+    ``offset + sum(index[d] * strides[d])``.
+
+    Transpose (permuted strides), slicing (an offset and scaled strides) and
+    broadcasting (stride 0 on new axes) are all this one loop, so every data-
+    moving primitive gathers its elements as ``[data[i] for i in indices]``.
+    """
+    indices = [offset]
+    for n, s in zip(shape, strides):
+        indices = [i + k * s for i in indices for k in range(n)]
+    return indices
+
+
+def row_major_strides(shape):
+    strides = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        strides[d] = strides[d + 1] * shape[d + 1]
+    return strides
+
+
+class Copy(Primitive):
+    """The identity, as a new node (MLX uses it to make tracers of the primals)."""
+
+    def eval(self, inputs):
+        return [inputs[0]._data]  # element lists are never mutated, so share it
+
+
+class AsType(Primitive):
+    """Cast to ``dtype``: ``x.astype(dtype)``."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def params(self):
+        return {"dtype": self.dtype}
+
+    def eval(self, inputs):
+        (x,) = inputs
+        cast = self.dtype.cast
+        data = x._data
+        try:
+            return [[cast(v) for v in data]]
+        except (TypeError, ValueError, OverflowError):
+            # SymPy expressions stay symbolic; inf and nan have no int value.
+            return [[_cast_special(v, self.dtype) for v in data]]
+
+
+def _cast_special(v, dtype):
+    import math
+
+    if isinstance(v, float):
+        if math.isnan(v):
+            return 0
+        return 2**31 - 1 if v > 0 else -(2**31)  # saturate, as a float-to-int cast does on CPU
+    return v
+
+
+class StopGradient(Primitive):
+    """The identity in the forward pass; transforms never cross it."""
+
+    def eval(self, inputs):
+        return [inputs[0]._data]

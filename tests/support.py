@@ -1,0 +1,61 @@
+"""Shared helpers for the test suite: comparing against values and against real MLX."""
+
+import math
+
+import pytest
+
+try:  # the `metal` extra; CI installs it on Linux x86_64
+    import mlx.core as real_mx
+except ImportError:  # pragma: no cover - only where MLX has no wheel
+    real_mx = None
+
+needs_mlx = pytest.mark.skipif(
+    real_mx is None, reason="mlx is not installed here (pip install -e '.[metal]')"
+)
+
+
+def _flat(x):
+    if isinstance(x, (list, tuple)):
+        out = []
+        for v in x:
+            out.extend(_flat(v))
+        return out
+    return [x]
+
+
+def close(a, b, rtol=1e-5, atol=1e-6):
+    """Elementwise closeness of two (nested) lists or scalars; nan equals nan."""
+    fa, fb = _flat(a), _flat(b)
+    if len(fa) != len(fb):
+        return False
+    for x, y in zip(fa, fb):
+        x, y = float(x), float(y)
+        if math.isnan(x) or math.isnan(y):
+            if not (math.isnan(x) and math.isnan(y)):
+                return False
+        elif math.isinf(x) or math.isinf(y):
+            if x != y:
+                return False
+        elif abs(x - y) > atol + rtol * abs(y):
+            return False
+    return True
+
+
+def assert_array(ours, expected, dtype=None, shape=None, rtol=1e-5, atol=1e-6):
+    """``ours`` (an mlxref array) has ``expected`` values (a nested list or scalar)."""
+    got = ours.tolist()
+    assert close(got, expected, rtol, atol), f"got {got}, expected {expected}"
+    if dtype is not None:
+        assert ours.dtype is dtype, f"dtype {ours.dtype}, expected {dtype}"
+    if shape is not None:
+        assert ours.shape == tuple(shape), f"shape {ours.shape}, expected {shape}"
+
+
+def assert_same_as_mlx(ours, theirs, rtol=1e-5, atol=1e-5):
+    """An mlxref array matches a real-MLX array: shape, dtype name and values."""
+    assert tuple(ours.shape) == tuple(theirs.shape), f"shape {ours.shape} vs MLX {theirs.shape}"
+    assert ours.dtype.name == str(theirs.dtype).split(".")[-1], (
+        f"dtype {ours.dtype} vs MLX {theirs.dtype}"
+    )
+    got, want = ours.tolist(), theirs.tolist()
+    assert close(got, want, rtol, atol), f"got {got}, MLX gives {want}"
