@@ -35,6 +35,21 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_check_rules(args: argparse.Namespace) -> int:
+    """Check every primitive's vjp and jvp against SymPy; exit 1 on any failure."""
+    from mlxref import symbolic
+
+    results = symbolic.check_all(seed=args.seed)
+    print(symbolic.format_table(results))
+    failed = [r.primitive for r in results if not r.ok]
+    print()
+    if failed:
+        print(f"{len(failed)} of {len(results)} primitives FAILED: {', '.join(failed)}")
+        return 1
+    print(f"all {len(results)} primitives pass")
+    return 0
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -48,6 +63,12 @@ def _build_parser() -> argparse.ArgumentParser:
         "--x", type=float, default=0.5, help="the point to evaluate at (default: 0.5)"
     )
     demo.set_defaults(func=_cmd_demo)
+
+    check = sub.add_parser(
+        "check-rules", help="check every primitive's vjp and jvp rules exactly with SymPy"
+    )
+    check.add_argument("--seed", type=int, default=0, help="seed for the random points")
+    check.set_defaults(func=_cmd_check_rules)
 
     return parser
 

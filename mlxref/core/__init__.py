@@ -25,3 +25,5 @@ from .graph import (  # noqa: F401
     reset_peak_memory,
 )
 from .ops import *  # noqa: F401,F403
+from .transforms import grad, jvp, value_and_grad, vjp  # noqa: F401,E402
+from . import random  # noqa: F401

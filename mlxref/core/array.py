@@ -9,6 +9,7 @@ primitive and its input arrays. Operators and methods call the functions in
 ``mlxref.core.ops``.
 """
 
+import gc
 import itertools
 import sys
 
@@ -366,18 +367,38 @@ class array:
 
     def __setitem__(self, index, value):
         # MLX: the array becomes a new lazy node; no element is mutated in place.
-        updated = ops.setitem(self, index, value)
-        self._become(updated)
+        # MLX swaps the array's descriptor, so nodes that already read the array
+        # keep its old value. An mlxref array is its own descriptor, so its old
+        # state moves to a new object and those nodes are re-pointed at it.
+        old = self._moved()
+        self._become(ops.setitem(old, index, value))
+
+    def _moved(self):
+        """A new array object holding this array's state; consumers re-pointed to it."""
+        old = array.__new__(array)
+        old._shape, old._dtype, old._data = self._shape, self._dtype, self._data
+        old._primitive, old._inputs, old._tracer = self._primitive, self._inputs, self._tracer
+        old._siblings, old._position, old._uid = self._siblings, self._position, self._uid
+        if self._siblings is not None:
+            old._siblings = tuple(old if s is self else s for s in self._siblings)
+            for s in old._siblings:
+                s._siblings = old._siblings
+        self._data = None  # the data now belongs to ``old`` (counted once)
+        for holder in gc.get_referrers(self):
+            if not isinstance(holder, tuple) or holder is old._siblings:
+                continue
+            for node in gc.get_referrers(holder):
+                if isinstance(node, array) and node._inputs is holder:
+                    node._inputs = tuple(old if x is self else x for x in holder)
+        return old
 
     def _become(self, other):
         """Make this array object stand for ``other``'s computation."""
-        if self._data is not None:
-            graph._free(len(self._data) * self._dtype.size)
+        from .primitives.base import Copy
+
         self._shape, self._dtype = other._shape, other._dtype
         self._data = None
         self._siblings, self._position = None, 0
-        from .primitives.base import Copy
-
         self._attach(Copy(), (other,))
         self._uid = next(_creation_order)
 

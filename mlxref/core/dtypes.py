@@ -83,20 +83,32 @@ def weak_scalar_dtype(value, other):
     return other if other.is_float else float32
 
 
-def issubdtype(dtype, category):
-    """A small ``mx.issubdtype``: category is a Dtype or one of the category names."""
-    if isinstance(category, Dtype):
-        return dtype is category
-    groups = {
-        "floating": ("float",),
-        "inexact": ("float",),
-        "integer": ("int",),
-        "signedinteger": ("int",),
-        "number": ("int", "float"),
-        "bool": ("bool",),
-        "generic": ("bool", "int", "float"),
-    }
-    return dtype.category in groups[category]
+# MLX's category tree (mlx/dtype.h ``Dtype::Category``): each category's parent.
+_CATEGORY_PARENT = {
+    "floating": "inexact",
+    "inexact": "number",
+    "signedinteger": "integer",
+    "integer": "number",
+    "number": "generic",
+    "generic": None,
+}
+_LEAF_CATEGORY = {"bool": "generic", "int": "signedinteger", "float": "floating"}
+
+
+def issubdtype(a, b):
+    """``mx.issubdtype(a, b)``: ``a`` (a Dtype or category) lies under ``b``.
+
+    A dtype is under itself and under the categories above it: float32 is
+    floating, inexact, number and generic; a category is never under a Dtype.
+    """
+    if isinstance(b, Dtype):
+        return a is b
+    category = _LEAF_CATEGORY[a.category] if isinstance(a, Dtype) else a
+    while category is not None:
+        if category == b:
+            return True
+        category = _CATEGORY_PARENT[category]
+    return False
 
 
 # Category markers, as in mx.floating / mx.integer (used with issubdtype).

@@ -103,8 +103,19 @@ class _Numeric:
             x -= err / (2 / math.sqrt(math.pi) * math.exp(-x * x))
         return x
 
-    floor = staticmethod(lambda x: float(math.floor(x)) if math.isfinite(x) else x)
-    ceil = staticmethod(lambda x: float(math.ceil(x)) if math.isfinite(x) else x)
+    @staticmethod
+    def floor(x):
+        if not math.isfinite(x):
+            return x
+        r = float(math.floor(x))
+        return math.copysign(r, x) if r == 0 else r  # floor(-0.0) is -0.0, as in C
+
+    @staticmethod
+    def ceil(x):
+        if not math.isfinite(x):
+            return x
+        r = float(math.ceil(x))
+        return math.copysign(r, x) if r == 0 else r  # ceil(-0.5) is -0.0, as in C
 
     @staticmethod
     def round(x, decimals=0):
@@ -114,9 +125,9 @@ class _Numeric:
 
     @staticmethod
     def sign(x):
-        if x != x:
-            return x
-        return (x > 0) - (x < 0)
+        # nan compares false both ways, so its sign is 0, as in MLX.
+        s = (x > 0) - (x < 0)
+        return float(s) if isinstance(x, float) else s
 
     @staticmethod
     def divide(a, b):
@@ -129,12 +140,13 @@ class _Numeric:
 
     @staticmethod
     def floor_divide(a, b):
-        try:
-            return a // b
-        except ZeroDivisionError:
-            if isinstance(a, int) and isinstance(b, int):
+        if isinstance(a, int) and isinstance(b, int):
+            if b == 0:
                 return 0  # integer division by zero: MLX's result is unspecified
-            return _Numeric.floor(_Numeric.divide(a, b))
+            return a // b
+        # MLX computes floor(a / b); Python's float // differs at the edges
+        # (inf // 1.0 is nan, 0.5 // -inf is -1.0; MLX gives inf and -0.0).
+        return _Numeric.floor(_Numeric.divide(a, b))
 
     @staticmethod
     def remainder(a, b):
@@ -147,6 +159,8 @@ class _Numeric:
 
     @staticmethod
     def power(a, b):
+        if isinstance(a, int) and isinstance(b, int) and b < 0:
+            return 0  # MLX: an integer to a negative integer power is 0 (even 1 ** -1)
         try:
             r = a**b
         except ZeroDivisionError:
@@ -172,7 +186,7 @@ class _Numeric:
     @staticmethod
     def logaddexp(a, b):
         hi = _Numeric.maximum(a, b)
-        if hi == -inf or hi != hi:
+        if hi in (inf, -inf) or hi != hi:  # inf - inf would make logaddexp(inf, inf) nan
             return hi
         lo = a if hi is b else b
         return hi + math.log1p(_Numeric.exp(lo - hi)) if lo != -inf else hi
@@ -186,7 +200,37 @@ class _Numeric:
 
     @staticmethod
     def where(c, a, b):
-        return a if c else b
+        return a if _truth_value(c) else b
+
+    @staticmethod
+    def logical_not(x):
+        return not _truth_value(x)
+
+    @staticmethod
+    def truth(x):
+        return x
+
+    logical_and = staticmethod(lambda a, b: _truth_value(a) and _truth_value(b))
+    logical_or = staticmethod(lambda a, b: _truth_value(a) or _truth_value(b))
+
+
+def _truth_value(v):
+    """``bool(v)`` for a number; TypeError for anything else.
+
+    A SymPy expression (a 0/1 ``Piecewise`` indicator) is always truthy to
+    Python, so ``a if c else b`` would silently pick ``a``: raising sends the
+    whole list to the symbolic namespace instead.
+    """
+    if isinstance(v, (bool, int, float)):
+        return bool(v)
+    raise TypeError(f"no numeric truth value for {v!r}")
+
+
+def _symbolic_condition(c):
+    """A SymPy Boolean from a condition: a Relational as it is, an indicator as c != 0."""
+    import sympy
+
+    return c if isinstance(c, sympy.logic.boolalg.Boolean) else sympy.Ne(c, 0)
 
 
 class _Symbolic:
@@ -231,7 +275,15 @@ class _Symbolic:
             "minimum": sympy.Min,
             "logaddexp": lambda a, b: sympy.log(sympy.exp(a) + sympy.exp(b)),
             "sigmoid": lambda x: 1 / (1 + sympy.exp(-x)),
-            "where": lambda c, a, b: sympy.Piecewise((a, c), (b, True)),
+            # A symbolic boolean is a 0/1 indicator, so masks can multiply.
+            "truth": lambda r: sympy.Piecewise((1, r), (0, True)),
+            "where": lambda c, a, b: sympy.Piecewise((a, _symbolic_condition(c)), (b, True)),
+            # a Relational stays a Boolean (x > 0 -> x <= 0); an indicator stays 0/1
+            "logical_not": lambda x: (
+                sympy.Not(x) if isinstance(x, sympy.logic.boolalg.Boolean) else 1 - x
+            ),
+            "logical_and": lambda a, b: sympy.And(_symbolic_condition(a), _symbolic_condition(b)),
+            "logical_or": lambda a, b: sympy.Or(_symbolic_condition(a), _symbolic_condition(b)),
         }
         if name not in table:
             raise AttributeError(name)

@@ -88,10 +88,11 @@ def broadcast_shapes(*shapes):
     return tuple(out)
 
 
-def broadcast_to(a, shape):
-    """``a`` broadcast to ``shape``: a Broadcast node only when the shape changes."""
+def broadcast_to(a, /, shape, *, stream=None):
+    """``mx.broadcast_to``: a Broadcast node only when the shape changes."""
     from ..primitives.shape import Broadcast
 
+    a = to_array(a)
     shape = tuple(shape)
     if a.shape == shape:
         return a
@@ -99,8 +100,8 @@ def broadcast_to(a, shape):
         raise ValueError("[broadcast_to] Negative dimensions not allowed.")
     if broadcast_shapes(a.shape, shape) != shape:
         raise ValueError(
-            f"[broadcast_shapes] Shapes {_fmt_shape(a.shape)} and {_fmt_shape(shape)} "
-            "cannot be broadcast."
+            f"Cannot broadcast array of shape {_fmt_shape(a.shape)} into shape "
+            f"{_fmt_shape(shape)}."
         )
     return array._node(shape, a.dtype, Broadcast(shape), [a])
 

@@ -1,1 +1,336 @@
-"""(being written)"""
+"""Creation ops: zeros, ones, full, their ``_like`` forms, arange, linspace, eye, identity.
+
+Read alongside: mlx/ops.cpp (``arange``, ``linspace``, ``full``, ``full_like``,
+``zeros``, ``ones``, ``eye``, ``tri``) and python/src/ops.cpp for the Python
+signatures and argument conversion.
+
+As in MLX, ``full`` is a ``Full`` node over the value broadcast to the shape,
+and ``zeros`` / ``ones`` are ``full`` of a scalar. ``arange`` is the one op
+here with its own primitive (``Arange``, which has no inputs). ``linspace`` is
+composed from arange and arithmetic exactly as MLX composes it. MLX builds
+``eye`` by scattering ones into zeros; mlxref compares a column of row indices
+with a row of column indices instead (the way MLX builds ``tri``), which needs
+no scatter and gives the same array.
+"""
+
+import math
+
+from .. import dtypes as _dt
+from ..array import _is_symbolic, array
+from ..primitives.creation import Arange, Full, arange_size
+from .common import astype, broadcast_to
+from .elementwise import add, divide, equal, multiply, subtract
+
+__all__ = [
+    "zeros",
+    "ones",
+    "full",
+    "zeros_like",
+    "ones_like",
+    "arange",
+    "linspace",
+    "eye",
+    "identity",
+]
+
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+
+# The signatures MLX prints when Python arguments have the wrong types.
+_SIGNATURES = {
+    "zeros": "zeros(shape: int | Sequence[int], dtype: Dtype | None = float32, *, "
+    "stream: StreamOrDevice = None) -> array",
+    "ones": "ones(shape: int | Sequence[int], dtype: Dtype | None = float32, *, "
+    "stream: StreamOrDevice = None) -> array",
+    "full": "full(shape: int | Sequence[int], vals: scalar | array, dtype: Dtype | None = None, "
+    "*, stream: StreamOrDevice = None) -> array",
+    "zeros_like": "zeros_like(a: array, /, dtype: Dtype | None = None, *, "
+    "stream: StreamOrDevice = None) -> array",
+    "ones_like": "ones_like(a: array, /, dtype: Dtype | None = None, *, "
+    "stream: StreamOrDevice = None) -> array",
+    "arange": "arange(start : int | float, stop : None | int | float, step : None | int | float, "
+    "dtype: Dtype | None = None, *, stream: StreamOrDevice = None) -> array\n"
+    "    2. arange(stop : int | float, step : None | int | float = None, "
+    "dtype: Dtype | None = None, *, stream: StreamOrDevice = None) -> array",
+    "linspace": "linspace(start: scalar, stop: scalar, num: int | None = 50, "
+    "endpoint: bool = True, dtype: Dtype | None = float32, "
+    "stream: StreamOrDevice = None) -> array",
+    "eye": "eye(n: int, m: int | None = None, k: int = 0, dtype: Dtype | None = float32, *, "
+    "stream: StreamOrDevice = None) -> array",
+    "identity": "identity(n: int, dtype: Dtype | None = float32, *, "
+    "stream: StreamOrDevice = None) -> array",
+}
+
+
+# --- argument checking shared with ops/linalg.py and random.py ------------------
+
+
+def _type_name(value):
+    if isinstance(value, array):
+        return "mlx.core.array"
+    if isinstance(value, _dt.Dtype):
+        return "mlx.core.Dtype"
+    t = type(value)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+def incompatible_arguments(signature, args):
+    """The TypeError MLX's bindings raise for arguments of the wrong Python type.
+
+    ``signature`` is the op's signature as MLX prints it (name first); ``args``
+    are the values passed (MLX also lists keyword arguments separately; mlxref
+    cannot tell them apart and lists them all in order).
+    """
+    name = signature.split("(", 1)[0]
+    types = ", ".join(_type_name(a) for a in args)
+    return TypeError(
+        f"{name}(): incompatible function arguments. The following argument types "
+        f"are supported:\n    1. {signature}\n\nInvoked with types: {types}"
+    )
+
+
+def is_int(value):
+    """A Python int (bool included, as MLX's bindings accept it for int)."""
+    return isinstance(value, int)
+
+
+def is_number(value):
+    return isinstance(value, (bool, int, float)) or _is_symbolic(value)
+
+
+def check_dtype(dtype, signature, args):
+    """``dtype`` must be an mlxref Dtype (or None, where the op allows it)."""
+    if dtype is not None and not isinstance(dtype, _dt.Dtype):
+        raise incompatible_arguments(signature, args)
+
+
+def scalar_or_array(value, dtype=None):
+    """MLX's ``to_array(value, dtype)`` (python/src/convert.cpp) for ``scalar | array`` arguments.
+
+    An array is returned as it is, whatever ``dtype`` says. A Python scalar
+    gets ``dtype`` if it suits it: a float never becomes an integer (it is
+    float32 then), an int never becomes bool (it is int32 then), and an int
+    that does not fit int32 is int64 by default.
+    """
+    if isinstance(value, array):
+        return value
+    if isinstance(value, bool):
+        return array(value, dtype or _dt.bool_)
+    if isinstance(value, int):
+        default = _dt.int32 if _INT32_MIN <= value <= _INT32_MAX else _dt.int64
+        out = dtype or default
+        if out is _dt.int32 and not _INT32_MIN <= value <= _INT32_MAX:
+            raise ValueError(f"Converting {value} to int32 would result in overflow.")
+        return array(value, _dt.int32 if out is _dt.bool_ else out)
+    if isinstance(value, float) or _is_symbolic(value):
+        out = dtype if dtype is not None and dtype.is_float else _dt.float32
+        return array(value, out)
+    raise ValueError(f"Invalid type {type(value).__name__} received in array initialization.")
+
+
+def check_scalar_or_array(value):
+    """``value`` itself, if MLX accepts it as ``scalar | array`` (a list is not)."""
+    if isinstance(value, array) or is_number(value):
+        return value
+    raise ValueError(f"Invalid type {type(value).__name__} received in array initialization.")
+
+
+def _to_shape(shape, signature, args):
+    """An int or a sequence of ints, as a tuple; MLX's errors otherwise."""
+    if shape is None:
+        raise incompatible_arguments(signature, args)
+    if is_int(shape):
+        return (int(shape),)
+    if isinstance(shape, (list, tuple)) and all(is_int(d) for d in shape):
+        return tuple(int(d) for d in shape)
+    # What MLX's binding raises when the shape cannot be read as ints.
+    raise RuntimeError("std::bad_cast")
+
+
+# --- full, zeros, ones ---------------------------------------------------------------
+
+
+def _full(shape, vals):
+    """MLX's ``full(shape, vals)``: Full over ``vals`` broadcast to ``shape``."""
+    if any(d < 0 for d in shape):
+        raise ValueError("[full] Negative dimensions not allowed.")
+    filled = broadcast_to(vals, shape)
+    return array._node(filled.shape, filled.dtype, Full(), [filled])
+
+
+def _full_like(a, vals):
+    return array._node(a.shape, vals.dtype, Full(), [broadcast_to(vals, a.shape)])
+
+
+def full(shape, vals, dtype=None, *, stream=None):
+    """``mx.full``: an array of ``shape`` filled with ``vals`` (broadcast).
+
+    MLX 0.32 quirk, kept: the dtype is that of ``vals`` after conversion, so
+    ``dtype`` is ignored when ``vals`` is an array, and a float scalar with an
+    integer ``dtype`` stays float32 (see ``scalar_or_array``).
+    """
+    sig = _SIGNATURES["full"]
+    check_dtype(dtype, sig, (shape, vals, dtype))
+    shape = _to_shape(shape, sig, (shape, vals, dtype))
+    return _full(shape, scalar_or_array(vals, dtype))
+
+
+def zeros(shape, dtype=_dt.float32, *, stream=None):
+    """``mx.zeros``: an array of zeros (float32 unless ``dtype`` says otherwise)."""
+    sig = _SIGNATURES["zeros"]
+    check_dtype(dtype, sig, (shape, dtype))
+    dtype = dtype or _dt.float32
+    return _full(_to_shape(shape, sig, (shape, dtype)), array(0, dtype))
+
+
+def ones(shape, dtype=_dt.float32, *, stream=None):
+    """``mx.ones``: an array of ones (float32 unless ``dtype`` says otherwise)."""
+    sig = _SIGNATURES["ones"]
+    check_dtype(dtype, sig, (shape, dtype))
+    dtype = dtype or _dt.float32
+    return _full(_to_shape(shape, sig, (shape, dtype)), array(1, dtype))
+
+
+def zeros_like(a, /, dtype=None, *, stream=None):
+    """``mx.zeros_like``: zeros of ``a``'s shape (and dtype, unless given)."""
+    sig = _SIGNATURES["zeros_like"]
+    if not isinstance(a, array):
+        raise incompatible_arguments(sig, (a, dtype))
+    check_dtype(dtype, sig, (a, dtype))
+    return _full_like(a, array(0, dtype or a.dtype))
+
+
+def ones_like(a, /, dtype=None, *, stream=None):
+    """``mx.ones_like``: ones of ``a``'s shape (and dtype, unless given)."""
+    sig = _SIGNATURES["ones_like"]
+    if not isinstance(a, array):
+        raise incompatible_arguments(sig, (a, dtype))
+    check_dtype(dtype, sig, (a, dtype))
+    return _full_like(a, array(1, dtype or a.dtype))
+
+
+# --- arange and linspace -----------------------------------------------------------------
+
+
+def _number_dtype(value):
+    """MLX's ``scalar_to_dtype``: the dtype a Python number asks for in arange."""
+    if isinstance(value, bool):
+        return _dt.bool_
+    if isinstance(value, int):
+        return _dt.int32 if _INT32_MIN <= value <= _INT32_MAX else _dt.int64
+    return _dt.float32
+
+
+def _arange(start, stop, step, dtype):
+    """MLX's C++ ``arange(start, stop, step, dtype)``: checks, then an Arange node."""
+    if dtype is _dt.bool_:
+        raise ValueError("bool not supported for arange.")
+    if any(math.isnan(v) for v in (start, stop, step)) or math.isinf(start) or math.isinf(stop):
+        raise ValueError("[arange] Cannot compute length.")
+    if step == 0:
+        raise ValueError("[arange] step must be nonzero.")
+    if math.isinf(step):
+        # An infinite step: one element if the range is not empty, else none.
+        if (step > 0 and start < stop) or (step < 0 and start > stop):
+            return array([start], dtype)
+    size = arange_size(start, stop, step)
+    if size > _INT32_MAX:
+        raise ValueError("[arange] Maximum size exceeded.")
+    return array._node((size,), dtype, Arange(start, stop, step, dtype), [])
+
+
+def arange(start=None, stop=None, step=None, dtype=None, *, stream=None):
+    """``mx.arange``: ``arange(stop)``, ``arange(start, stop)`` or ``arange(start, stop, step)``.
+
+    The dtype is ``dtype`` if given, else int32 when every number given is an
+    int (int64 if one does not fit int32) and float32 when one is a float.
+    """
+    sig = _SIGNATURES["arange"]
+    given = tuple(v for v in (start, stop, step) if v is not None)
+    if start is None and stop is None:
+        raise incompatible_arguments(sig, given)
+    if not all(isinstance(v, (bool, int, float)) for v in given):
+        raise incompatible_arguments(sig, given)
+    check_dtype(dtype, sig, given + (dtype,))
+    if stop is None or start is None:  # arange(stop) / arange(stop=...)
+        stop = start if stop is None else stop
+        start = 0
+        inferred = (stop,) if step is None else (stop, step)
+    else:
+        inferred = (start, stop) if step is None else (start, stop, step)
+    if dtype is None:
+        dtype = _dt.bool_
+        for v in inferred:
+            dtype = _dt.promote_types(dtype, _number_dtype(v))
+    return _arange(start, stop, 1 if step is None else step, dtype)
+
+
+def _as_number(value, signature, args):
+    """A ``scalar`` argument (a Python number or a one-element array) as a number."""
+    if isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, array) and value.size == 1:
+        return value.item()
+    raise incompatible_arguments(signature, args)
+
+
+def linspace(start, stop, num=50, endpoint=True, dtype=_dt.float32, stream=None):
+    """``mx.linspace``: ``num`` evenly spaced numbers from ``start`` to ``stop``.
+
+    Composed as in MLX: ``t = arange(num) / (num - 1)`` (or ``/ num`` without
+    the endpoint), then ``(1 - t) * start + t * stop``, cast to ``dtype``.
+    """
+    sig = _SIGNATURES["linspace"]
+    args = (start, stop, num, endpoint, dtype)
+    start = _as_number(start, sig, args)
+    stop = _as_number(stop, sig, args)
+    if not is_int(num) or not isinstance(endpoint, bool):
+        raise incompatible_arguments(sig, args)
+    check_dtype(dtype, sig, args)
+    dtype = dtype or _dt.float32
+    if num < 0:
+        raise ValueError(f"[linspace] number of samples, {num}, must be non-negative.")
+    inner = _dt.float64 if dtype is _dt.float64 else _dt.float32
+    if num == 1:
+        return astype(array([start], inner), dtype)
+    denominator = num - 1 if endpoint else num
+    t = divide(_arange(0, num, 1, inner), array(denominator, inner))
+    t_bar = subtract(array(1, inner), t)
+    return astype(
+        add(multiply(t_bar, array(start, inner)), multiply(t, array(stop, inner))),
+        dtype,
+    )
+
+
+# --- eye and identity ------------------------------------------------------------------
+
+
+def _eye(n, m, k, dtype):
+    from .shape import expand_dims  # the shape family; imported late so families load in any order
+
+    if n < 0 or m < 0:
+        raise ValueError("[eye] N and M must be positive integers.")
+    if n == 0 or m == 0 or k >= m or -k >= n:
+        return zeros((n, m), dtype)
+    # Element (i, j) is on the k-th diagonal when i == j - k.
+    rows = expand_dims(_arange(0, n, 1, _dt.int32), 1)
+    columns = _arange(-k, m - k, 1, _dt.int32)
+    return astype(equal(rows, columns), dtype)
+
+
+def eye(n, m=None, k=0, dtype=_dt.float32, *, stream=None):
+    """``mx.eye``: an ``n`` x ``m`` matrix with ones on the ``k``-th diagonal."""
+    sig = _SIGNATURES["eye"]
+    args = tuple(v for v in (n, m) if v is not None) + (k, dtype)
+    if not is_int(n) or not (m is None or is_int(m)) or not is_int(k):
+        raise incompatible_arguments(sig, args)
+    check_dtype(dtype, sig, args)
+    return _eye(int(n), int(n if m is None else m), int(k), dtype or _dt.float32)
+
+
+def identity(n, dtype=_dt.float32, *, stream=None):
+    """``mx.identity``: the ``n`` x ``n`` identity matrix."""
+    sig = _SIGNATURES["identity"]
+    if not is_int(n):
+        raise incompatible_arguments(sig, (n, dtype))
+    check_dtype(dtype, sig, (n, dtype))
+    return _eye(int(n), int(n), 0, dtype or _dt.float32)

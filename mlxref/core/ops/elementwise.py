@@ -10,6 +10,62 @@ from ..primitives import base as _base
 from ..primitives import elementwise as P
 from .common import as_arrays, astype, broadcast_arrays, float_dtype, to_array
 
+__all__ = [
+    "abs",
+    "negative",
+    "sign",
+    "square",
+    "sqrt",
+    "rsqrt",
+    "reciprocal",
+    "exp",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "sin",
+    "cos",
+    "tan",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+    "sigmoid",
+    "erf",
+    "erfinv",
+    "floor",
+    "ceil",
+    "round",
+    "logical_not",
+    "stop_gradient",
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "floor_divide",
+    "remainder",
+    "power",
+    "maximum",
+    "minimum",
+    "arctan2",
+    "logaddexp",
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "logical_and",
+    "logical_or",
+    "where",
+]
+
 # --- unary -------------------------------------------------------------------------
 
 
@@ -159,7 +215,15 @@ def ceil(a, /, *, stream=None):
 
 
 def round(a, /, decimals=0, *, stream=None):
-    return _integral_identity_or(P.Round(decimals), a)
+    a = to_array(a)
+    if decimals == 0:
+        return _integral_identity_or(P.Round(), a)
+    # MLX composes it (ops.cpp): scale, round to an integer, scale back, cast
+    # back. So round(int array, -1) rounds the ints: round([15, 25], -1) is [20, 20].
+    dtype = float_dtype(a.dtype)
+    scale = 10.0**decimals
+    scaled = multiply(a, array(scale, dtype))
+    return astype(multiply(round(scaled), array(1 / scale, dtype)), a.dtype)
 
 
 def logical_not(a, /, *, stream=None):

@@ -1,1 +1,152 @@
-"""(being written)"""
+"""Matrix products and clip: matmul (a primitive), inner, outer and clip (composed).
+
+Read alongside: mlx/ops.cpp (``matmul``, ``tensordot``, ``inner``, ``outer``,
+``clip``) and python/src/ops.cpp for the Python signatures.
+
+``matmul`` does all the shape work before it builds the ``Matmul`` node: a 1-D
+operand gets a unit dimension (``a`` in front, ``b`` at the end) that is
+removed again from the result; a stack of matrices times one matrix is
+flattened into one tall matrix (so the matrix is not copied per batch); any
+other batch dimensions are broadcast against each other. The ``Matmul``
+primitive then only multiplies two arrays of equal batch shape.
+
+The shape ops (reshape, flatten, expand_dims, ...) live in ``ops/shape.py``,
+another family module that may import this one's neighbours; the functions
+here import them when called, so the family modules load in any order.
+"""
+
+from .. import dtypes as _dt
+from ..array import _fmt_shape, array
+from ..primitives.linalg import Matmul
+from .common import astype, broadcast_shapes, broadcast_to
+from .creation import check_scalar_or_array, incompatible_arguments
+from .elementwise import maximum, minimum, multiply
+
+__all__ = ["matmul", "inner", "outer", "clip"]
+
+_SIGNATURES = {
+    "matmul": "matmul(a: array, b: array, /, *, stream: StreamOrDevice = None) -> array",
+    "inner": "inner(a: array, b: array, /, *, stream: StreamOrDevice = None) -> array",
+    "outer": "outer(a: array, b: array, /, *, stream: StreamOrDevice = None) -> array",
+    "clip": "clip(a: array, /, a_min: scalar | array | None, a_max: scalar | array | None, "
+    "*, stream: StreamOrDevice = None) -> array",
+}
+
+
+def _require_arrays(name, *args):
+    if not all(isinstance(x, array) for x in args):
+        raise incompatible_arguments(_SIGNATURES[name], args)
+
+
+def _prod(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def matmul(a, b, /, *, stream=None):
+    """``mx.matmul`` (``a @ b``): matrix product with numpy's rules for 1-D and batched inputs.
+
+    Only floating point inputs are supported, as in MLX.
+    """
+    from .shape import expand_dims, flatten, reshape, squeeze  # see the module docstring
+
+    _require_arrays("matmul", a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(
+            "[matmul] Got 0 dimension input. Inputs must have at least one dimension."
+        )
+    x = expand_dims(a, 0) if a.ndim == 1 else a
+    y = expand_dims(b, 1) if b.ndim == 1 else b
+    if x.shape[-1] != y.shape[-2]:
+        raise ValueError(
+            f"[matmul] Last dimension of first input with shape {_fmt_shape(x.shape)} "
+            "must match second to last dimension of second input with shape "
+            f"{_fmt_shape(y.shape)}."
+        )
+    out_type = _dt.promote_types(a.dtype, b.dtype)
+    if not out_type.is_float:
+        raise ValueError(
+            f"[matmul] Only inexact types are supported but {a.dtype.name} and "
+            f"{b.dtype.name} were provided which results in {out_type.name}, which "
+            "is not a floating point type."
+        )
+    x, y = astype(x, out_type), astype(y, out_type)
+
+    n = y.shape[-1]
+    if a.ndim > 2 and b.ndim <= 2:
+        # A stack of matrices times one matrix: one tall matrix product, so
+        # the matrix is not copied for every batch (MLX: flatten / unflatten).
+        rows = x.shape[:-1]
+        x = flatten(x, 0, -2)
+        out = array._node((x.shape[0], n), out_type, Matmul(), [x, y])
+        out = reshape(out, rows + (n,))
+    else:
+        if a.ndim > 2 or b.ndim > 2:
+            batch = broadcast_shapes(x.shape[:-2], y.shape[:-2])
+            x = broadcast_to(x, batch + x.shape[-2:])
+            y = broadcast_to(y, batch + y.shape[-2:])
+        out = array._node(x.shape[:-1] + (n,), out_type, Matmul(), [x, y])
+
+    # Remove the unit dimensions added to 1-D operands.
+    axes = []
+    if a.ndim == 1:
+        axes.append(out.ndim - 2)
+    if b.ndim == 1:
+        axes.append(out.ndim - 1)
+    return squeeze(out, axes) if axes else out
+
+
+def inner(a, b, /, *, stream=None):
+    """``mx.inner``: sums of products over the last axes of ``a`` and ``b``.
+
+    Composed as MLX's ``tensordot(a, b, [-1], [-1])``: ``a`` as a matrix of its
+    rows, ``b`` transposed into a matrix of columns, one matmul, then the
+    result reshaped to ``a.shape[:-1] + b.shape[:-1]``. (MLX also applies the
+    identity transpose to ``a``; mlxref skips identity transposes.) A 0-d
+    operand makes it a plain multiply.
+    """
+    from .shape import reshape, transpose  # see the module docstring
+
+    _require_arrays("inner", a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        return multiply(a, b)
+    k = a.shape[-1]
+    if k != b.shape[-1]:
+        raise ValueError("[inner] a and b must have the same last dimension.")
+    x = reshape(a, (_prod(a.shape[:-1]), k))
+    if b.ndim > 1:
+        b = transpose(b, (b.ndim - 1,) + tuple(range(b.ndim - 1)))
+    y = reshape(b, (k, _prod(b.shape[1:])))
+    return reshape(matmul(x, y), a.shape[:-1] + b.shape[1:])
+
+
+def outer(a, b, /, *, stream=None):
+    """``mx.outer``: every element of ``a`` (flattened) times every element of ``b``.
+
+    Composed as in MLX: ``a`` reshaped to a column times ``b`` flattened. Any
+    dtype works (it is a multiply, not a matmul).
+    """
+    from .shape import flatten, reshape  # see the module docstring
+
+    _require_arrays("outer", a, b)
+    return multiply(reshape(a, (a.size, 1)), flatten(b))
+
+
+def clip(a, /, a_min, a_max, *, stream=None):
+    """``mx.clip``: ``minimum(maximum(a, a_min), a_max)``; one bound may be None.
+
+    The bounds are weakly typed when they are Python scalars, as in any
+    binary op (``clip(int32 array, 2.5, 8)`` is float32).
+    """
+    if not isinstance(a, array):
+        raise incompatible_arguments(_SIGNATURES["clip"], (a, a_min, a_max))
+    if a_min is None and a_max is None:
+        raise ValueError("At most one of a_min and a_max may be None")
+    result = a
+    if a_min is not None:
+        result = maximum(result, check_scalar_or_array(a_min))
+    if a_max is not None:
+        result = minimum(result, check_scalar_or_array(a_max))
+    return result

@@ -1,1 +1,367 @@
-"""(being written)"""
+"""Reductions, scans and softmax: sum, prod, mean, var, std, max, min, argmax,
+argmin, all, any, logsumexp, cumsum, softmax.
+
+Read alongside: mlx/ops.cpp (``compute_reduce_shape``, ``sum`` ... ``softmax``,
+``number_of_elements``) and python/src/ops.cpp (``get_reduce_axes``: ``axis=None``
+means every axis). The primitives are in ``mlxref.core.primitives.reduction``.
+
+As in MLX, ``mean``, ``var`` and ``std`` are not primitives: they are composed
+of ``sum``, ``multiply`` / ``divide``, ``subtract``, ``square`` and ``sqrt``.
+
+Differences from MLX 0.32.4, on purpose:
+
+- ``argmax`` / ``argmin`` return **int32**: MLX returns uint32, which mlxref
+  does not have. The values are the same.
+- Integer sums and products do not wrap around at 2**31 as MLX's int32 do.
+- The graph is slightly smaller than MLX's: ``keepdims`` is a parameter of
+  the reduction instead of a ``Squeeze`` after it, ``argmax(axis=None)`` and
+  ``cumsum(axis=None)`` need no ``Flatten`` before them, and ``logsumexp`` /
+  ``softmax`` are one node over any axes (see the primitives' docstring).
+  Results, dtypes and errors are MLX's, including ``softmax`` keeping the
+  input's dtype (ints give ints!) when it does not reduce the last axis.
+"""
+
+import builtins
+
+from .. import dtypes as _dt
+from ..array import array
+from ..primitives import reduction as P
+from .common import astype, float_dtype
+from .elementwise import divide, maximum, multiply, sqrt, square, subtract
+
+__all__ = [
+    "sum",
+    "prod",
+    "mean",
+    "var",
+    "std",
+    "max",
+    "min",
+    "argmax",
+    "argmin",
+    "all",
+    "any",
+    "logsumexp",
+    "cumsum",
+    "softmax",
+]
+
+# --- argument checks ------------------------------------------------------------------
+# MLX's Python bindings (nanobind) reject a wrongly typed argument with this
+# TypeError before the op runs. mlxref writes its first two lines (MLX's
+# third line, "Invoked with types: ...", depends on how the call was spelled).
+
+_SIGNATURES = {
+    name: f"{name}(a: array, /, axis: None | int | Sequence[int] = None, keepdims: bool = False, "
+    "*, stream: StreamOrDevice = None) -> array"
+    for name in ("sum", "prod", "mean", "max", "min", "all", "any", "logsumexp")
+}
+for _name in ("var", "std"):
+    _SIGNATURES[_name] = (
+        f"{_name}(a: array, /, axis: None | int | Sequence[int] = None, keepdims: bool = False, "
+        "ddof: int = 0, *, stream: StreamOrDevice = None) -> array"
+    )
+for _name in ("argmax", "argmin"):
+    _SIGNATURES[_name] = (
+        f"{_name}(a: array, /, axis: None | int = None, keepdims: bool = False, "
+        "*, stream: StreamOrDevice = None) -> array"
+    )
+_SIGNATURES["cumsum"] = (
+    "cumsum(a: array, /, axis: int | None = None, *, reverse: bool = False, "
+    "inclusive: bool = True, dtype: Dtype | None = None, stream: StreamOrDevice = None) -> array"
+)
+_SIGNATURES["softmax"] = (
+    "softmax(a: array, /, axis: None | int | Sequence[int] = None, *, precise: bool = False, "
+    "stream: StreamOrDevice = None) -> array"
+)
+
+_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1  # axis and ddof are C ints in MLX
+
+
+def _bad_arguments(op):
+    return TypeError(
+        f"{op}(): incompatible function arguments. The following argument types are "
+        f"supported:\n    1. {_SIGNATURES[op]}"
+    )
+
+
+def _is_c_int(value):
+    # nanobind takes a bool where an int is expected (axis=True is axis 1).
+    return isinstance(value, int) and _INT_MIN <= value <= _INT_MAX
+
+
+def _check_args(op, a, keepdims=False, **flags):
+    """``a`` must be an array and every flag a bool (MLX converts neither)."""
+    if not isinstance(a, array):
+        raise _bad_arguments(op)
+    for value in (keepdims, *flags.values()):
+        if not isinstance(value, bool):
+            raise _bad_arguments(op)
+
+
+def _axes_arg(op, axis, ndim):
+    """MLX's ``get_reduce_axes``: None is every axis, an int is one, else a sequence."""
+    if axis is None:
+        return list(range(ndim))
+    if _is_c_int(axis):
+        return [int(axis)]
+    if isinstance(axis, (list, tuple)) and builtins.all(_is_c_int(ax) for ax in axis):
+        return [int(ax) for ax in axis]
+    raise _bad_arguments(op)
+
+
+def _single_axis_arg(op, axis):
+    if axis is None or _is_c_int(axis):
+        return None if axis is None else int(axis)
+    raise _bad_arguments(op)
+
+
+def _reduce_axes(axes, shape, op_without_identity=None):
+    """MLX's ``compute_reduce_shape``: the sorted, non-negative, checked axes.
+
+    ``max`` and ``min`` have no identity element, so they name themselves here
+    and an empty reduced axis is refused.
+    """
+    ndim = len(shape)
+    normal = []
+    for ax in axes:
+        if ax < -ndim or ax >= ndim:
+            raise IndexError(f"Invalid axis {ax} for array with {ndim} dimensions.")
+        normal.append(ax % ndim)
+    if len(set(normal)) != len(normal):
+        raise ValueError("Duplicate axes detected in reduction.")
+    normal.sort()
+    if op_without_identity is not None:
+        for ax in normal:
+            if shape[ax] == 0:
+                raise ValueError(
+                    f"[{op_without_identity}] Cannot {op_without_identity} "
+                    f"reduce over axis {ax} with size 0."
+                )
+    return tuple(normal)
+
+
+# --- Reduce: sum, prod, max, min, all, any --------------------------------------------
+
+
+def _reduce(kind, a, axes, keepdims):
+    """A ``Reduce`` node over the (raw, unchecked) ``axes`` of ``a``."""
+    if not axes:
+        # Reducing over no axes changes nothing (MLX returns the input; all
+        # and any cast it to bool).
+        return astype(a, _dt.bool_) if kind in ("and", "or") else a
+    checked = _reduce_axes(axes, a.shape, kind if kind in ("max", "min") else None)
+    primitive = P.Reduce(kind, checked, keepdims)
+    shape = primitive.output_shapes([a])[0]
+    return array._node(shape, P.reduce_dtype(kind, a.dtype), primitive, [a])
+
+
+def sum(a, /, axis=None, keepdims=False, *, stream=None):
+    """``mx.sum``: bool and int32 give int32, other dtypes keep theirs."""
+    _check_args("sum", a, keepdims)
+    return _reduce("sum", a, _axes_arg("sum", axis, a.ndim), keepdims)
+
+
+def prod(a, /, axis=None, keepdims=False, *, stream=None):
+    """``mx.prod``: the product over the axes (1 over an empty axis)."""
+    _check_args("prod", a, keepdims)
+    return _reduce("prod", a, _axes_arg("prod", axis, a.ndim), keepdims)
+
+
+def max(a, /, axis=None, keepdims=False, *, stream=None):
+    """``mx.max``: a nan anywhere in a run makes that result nan."""
+    _check_args("max", a, keepdims)
+    return _reduce("max", a, _axes_arg("max", axis, a.ndim), keepdims)
+
+
+def min(a, /, axis=None, keepdims=False, *, stream=None):
+    """``mx.min``: a nan anywhere in a run makes that result nan."""
+    _check_args("min", a, keepdims)
+    return _reduce("min", a, _axes_arg("min", axis, a.ndim), keepdims)
+
+
+def all(a, /, axis=None, keepdims=False, *, stream=None):
+    """``mx.all``: True over an empty axis."""
+    _check_args("all", a, keepdims)
+    return _reduce("and", a, _axes_arg("all", axis, a.ndim), keepdims)
+
+
+def any(a, /, axis=None, keepdims=False, *, stream=None):
+    """``mx.any``: False over an empty axis."""
+    _check_args("any", a, keepdims)
+    return _reduce("or", a, _axes_arg("any", axis, a.ndim), keepdims)
+
+
+# --- mean, var, std: composed, as in mlx/ops.cpp -----------------------------------
+
+
+def _number_of_elements(a, axes, inverted, dtype):
+    """MLX's ``number_of_elements``: a constant array (its count, or 1 / count).
+
+    1 / 0 is inf here, as in C++, so the mean of nothing is 0 * inf = nan.
+    """
+    count = 1.0
+    for ax in axes:
+        count *= a.shape[ax]
+    if inverted:
+        count = 1.0 / count if count else float("inf")
+    return array(count, dtype)
+
+
+def _mean(a, axes, keepdims):
+    ndim = a.ndim
+    for ax in axes:
+        if ax < -ndim or ax >= ndim:
+            raise IndexError(
+                f"[mean] axis {ax} is out of bounds for array with {ndim} dimensions."
+            )
+    normalizer = _number_of_elements(a, axes, True, float_dtype(a.dtype))
+    return multiply(_reduce("sum", a, axes, keepdims), normalizer)
+
+
+def _var(a, axes, keepdims, ddof):
+    dtype = float_dtype(a.dtype)
+    mu = _mean(a, axes, True)
+    v = _reduce("sum", square(subtract(a, mu)), axes, keepdims)
+    if ddof != 0:
+        # n - ddof, but never below 0: a variance with too few elements is inf (or nan).
+        count = subtract(_number_of_elements(a, axes, False, dtype), array(ddof, dtype))
+        return divide(v, maximum(count, array(0, dtype)))
+    return multiply(v, _number_of_elements(a, axes, True, dtype))
+
+
+def mean(a, /, axis=None, keepdims=False, *, stream=None):
+    """``mx.mean``: sum times 1/n; ints and bools give float32."""
+    _check_args("mean", a, keepdims)
+    return _mean(a, _axes_arg("mean", axis, a.ndim), keepdims)
+
+
+def var(a, /, axis=None, keepdims=False, ddof=0, *, stream=None):
+    """``mx.var``: the mean squared deviation, divided by n - ddof when ddof != 0."""
+    _check_args("var", a, keepdims)
+    if not _is_c_int(ddof):
+        raise _bad_arguments("var")
+    return _var(a, _axes_arg("var", axis, a.ndim), keepdims, ddof)
+
+
+def std(a, /, axis=None, keepdims=False, ddof=0, *, stream=None):
+    """``mx.std``: ``sqrt(var(...))``."""
+    _check_args("std", a, keepdims)
+    if not _is_c_int(ddof):
+        raise _bad_arguments("std")
+    return sqrt(_var(a, _axes_arg("std", axis, a.ndim), keepdims, ddof))
+
+
+# --- argmax, argmin ------------------------------------------------------------------
+
+
+def _arg_reduce(kind, a, axis, keepdims):
+    _check_args(kind, a, keepdims)
+    axis = _single_axis_arg(kind, axis)
+    if a.size == 0:
+        raise ValueError(f"[{kind}] Cannot {kind} reduce zero size array.")
+    if axis is None:
+        if keepdims and a.ndim == 0:
+            # MLX asks for a vector of ndim - 1 axes to expand; for a 0-d
+            # array that size wraps around and C++ throws this.
+            raise ValueError("cannot create std::vector larger than max_size()")
+    else:
+        (axis,) = _reduce_axes([axis], a.shape)
+    primitive = P.ArgReduce(kind, axis, keepdims)
+    shape = primitive.output_shapes([a])[0]
+    return array._node(shape, _dt.int32, primitive, [a])
+
+
+def argmax(a, /, axis=None, keepdims=False, *, stream=None):
+    """``mx.argmax``: the first index of the maximum (of a nan, if there is one).
+
+    ``axis=None`` indexes the flattened array. int32 here, uint32 in MLX.
+    """
+    return _arg_reduce("argmax", a, axis, keepdims)
+
+
+def argmin(a, /, axis=None, keepdims=False, *, stream=None):
+    """``mx.argmin``: the first index of the minimum (of a nan, if there is one)."""
+    return _arg_reduce("argmin", a, axis, keepdims)
+
+
+# --- logsumexp, softmax --------------------------------------------------------------
+
+
+def _reduces_last_axis(axes, shape):
+    """MLX's test for its fast path: the axes end at the last one, and any
+    before it are consecutive and of size 1 (so the reduction is of the last
+    axis in disguise)."""
+    ndim = len(shape)
+    if not axes or axes[-1] not in (ndim - 1, -1):
+        return False
+    for i in range(len(axes) - 2, -1, -1):
+        if axes[i] + 1 != axes[i + 1]:
+            return False
+        if not -ndim <= axes[i] < ndim:
+            raise IndexError("SmallVector out of range.")  # MLX's a.shape(axis)
+        if shape[axes[i]] != 1:
+            return False
+    return True
+
+
+def logsumexp(a, /, axis=None, keepdims=False, *, stream=None):
+    """``mx.logsumexp``: ``log(sum(exp(a)))``, computed stably; ints give float32."""
+    _check_args("logsumexp", a, keepdims)
+    axes = _axes_arg("logsumexp", axis, a.ndim)
+    if a.size == 0:
+        raise ValueError("[logsumexp] Received empty array.")
+    if a.ndim == 0 and axes:
+        raise ValueError("[logsumexp] Received non-empty axes for array with 0 dimensions.")
+    _reduces_last_axis(axes, a.shape)  # only for its error
+    checked = _reduce_axes(axes, a.shape)
+    x = astype(a, float_dtype(a.dtype))
+    primitive = P.LogSumExp(checked, keepdims)
+    shape = primitive.output_shapes([x])[0]
+    return array._node(shape, x.dtype, primitive, [x])
+
+
+def softmax(a, /, axis=None, *, precise=False, stream=None):
+    """``mx.softmax``: ``exp(a) / sum(exp(a))`` over the axes, computed stably.
+
+    MLX uses its Softmax primitive (float result) when the reduction is over
+    the last axis; otherwise it composes max, exp, sum and divide and casts
+    the result back to the input's dtype, so softmax of an int array over
+    axis 0 is an int array (of zeros, mostly). mlxref gives the same dtypes.
+    """
+    _check_args("softmax", a, precise=precise)
+    axes = _axes_arg("softmax", axis, a.ndim)
+    if a.size == 0:
+        return a
+    if a.ndim == 0 and axes:
+        raise ValueError("[softmax] Received non-empty axes for array with 0 dimensions.")
+    last_axis = _reduces_last_axis(axes, a.shape)
+    checked = _reduce_axes(axes, a.shape)
+    x = astype(a, float_dtype(a.dtype))
+    out = array._node(x.shape, x.dtype, P.Softmax(checked, precise), [x])
+    return out if last_axis else astype(out, a.dtype)
+
+
+# --- cumsum ------------------------------------------------------------------------------
+
+
+def cumsum(a, /, axis=None, *, reverse=False, inclusive=True, dtype=None, stream=None):
+    """``mx.cumsum``: running sums along ``axis`` (``None``: of the flattened array).
+
+    ``dtype`` casts the input first; bool counts as int32.
+    """
+    _check_args("cumsum", a, reverse=reverse, inclusive=inclusive)
+    axis = _single_axis_arg("cumsum", axis)
+    if dtype is not None and not isinstance(dtype, _dt.Dtype):
+        raise _bad_arguments("cumsum")
+    if axis is not None:
+        ndim = a.ndim
+        if axis >= ndim or axis < -ndim:
+            raise IndexError(
+                f"[cumsum] Axis {axis} is out of bounds for array with {ndim} dimensions."
+            )
+        axis %= ndim
+    x = a if dtype is None else astype(a, dtype)
+    out_dtype = _dt.int32 if x.dtype is _dt.bool_ else x.dtype
+    primitive = P.Scan(axis, reverse, inclusive)
+    return array._node(primitive.output_shapes([x])[0], out_dtype, primitive, [x])

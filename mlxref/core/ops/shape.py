@@ -1,1 +1,557 @@
-"""(being written)"""
+"""Shape ops: reshape, transpose, squeeze, concatenate, split, pad, repeat, tile ...
+
+Read alongside: mlx/ops.cpp (``reshape``, ``flatten``, ``squeeze``,
+``expand_dims``, ``concatenate``, ``stack``, ``split``, ``pad``, ``repeat``,
+``tile``, ``moveaxis``, ``swapaxes``, ``transpose``) and python/src/ops.cpp for
+the argument forms each accepts. MLX composes ``swapaxes``, ``moveaxis``
+(transpose), ``stack`` (expand_dims + concatenate), ``repeat`` and ``tile``
+(expand_dims / reshape + broadcast + reshape) and the non-constant ``pad``
+modes (slice_update of slices); so does mlxref. The primitives are in
+``mlxref.core.primitives.shape``.
+"""
+
+from .. import dtypes as _dt
+from ..array import _fmt_shape, array
+from ..primitives import shape as P
+from .common import broadcast_to, normalize_axis, to_array
+
+_Array = array
+
+__all__ = [
+    "reshape",
+    "flatten",
+    "transpose",
+    "swapaxes",
+    "moveaxis",
+    "expand_dims",
+    "squeeze",
+    "broadcast_to",
+    "concatenate",
+    "stack",
+    "split",
+    "pad",
+    "repeat",
+    "tile",
+]
+
+
+def _prod(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _is_int(x):
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _check_array(a, op):
+    # MLX's bindings take only an mx.array here (no lists or Python scalars).
+    if not isinstance(a, array):
+        raise TypeError(
+            f"{op}(): incompatible function arguments: expected an array, "
+            f"got {type(a).__name__}."
+        )
+
+
+def _int_tuple(values, op, name):
+    """A tuple of Python ints from an int sequence, or a TypeError."""
+    if not isinstance(values, (list, tuple)) or not all(_is_int(v) for v in values):
+        raise TypeError(
+            f"{op}(): incompatible function arguments: {name} must be a sequence "
+            f"of ints, got {values!r}."
+        )
+    return tuple(values)
+
+
+def _axis_message(op):
+    return "[" + op + "] Axis {axis} is out of bounds for array with {ndim} dimensions."
+
+
+# --- reshape, flatten --------------------------------------------------------------
+
+
+def _reshape_output_shape(size, shape):
+    """MLX's ``Reshape::output_shape``: infer one -1, then check the size."""
+    shape = list(shape)
+    known, infer = 1, None
+    for i, d in enumerate(shape):
+        if d == -1:
+            if infer is not None:
+                raise ValueError("[reshape] Reshape can only infer one dimension.")
+            infer = i
+        else:
+            known *= d
+    if infer is not None:
+        if known == 0:
+            raise ValueError("[reshape] Cannot infer the shape of an empty array")
+        shape[infer] = size // known
+        known *= shape[infer]
+    # MLX accepts e.g. (-2, -3) for size 6 and makes an array with negative
+    # dimensions; mlxref refuses any negative dimension with the size message.
+    if known != size or any(d < 0 for d in shape):
+        raise ValueError(
+            f"[reshape] Cannot reshape array of size {size} into shape {_fmt_shape(shape)}."
+        )
+    return tuple(shape)
+
+
+def reshape(a, /, shape, *, stream=None):
+    """``mx.reshape``: the same elements under ``shape`` (one entry may be -1)."""
+    _check_array(a, "reshape")
+    shape = _int_tuple(shape, "reshape", "shape")
+    if a.shape == shape:
+        return a
+    out_shape = _reshape_output_shape(a.size, shape)
+    return array._node(out_shape, a.dtype, P.Reshape(out_shape), [a])
+
+
+def flatten(a, /, start_axis=0, end_axis=-1, *, stream=None):
+    """``mx.flatten``: merge axes ``start_axis..end_axis``; out-of-range axes are clamped."""
+    _check_array(a, "flatten")
+    ndim = a.ndim
+    start = start_axis + (ndim if start_axis < 0 else 0)
+    end = end_axis + (ndim if end_axis < 0 else 0)
+    start = max(0, start)
+    end = min(ndim - 1, end)
+    if ndim == 0:
+        return reshape(a, (1,))
+    if end < start:
+        raise ValueError("[flatten] start_axis must be less than or equal to end_axis")
+    if start >= ndim:
+        raise ValueError(
+            f"[flatten] Invalid start_axis {start_axis} for array with {ndim} dimensions."
+        )
+    if end < 0:
+        raise ValueError(f"[flatten] Invalid end_axis {end_axis} for array with {ndim} dimensions.")
+    if start == end:
+        return a
+    out_shape = a.shape[:start] + (_prod(a.shape[start : end + 1]),) + a.shape[end + 1 :]
+    return array._node(out_shape, a.dtype, P.Flatten(start, end), [a])
+
+
+# --- transposes ------------------------------------------------------------------------
+
+
+def transpose(a, /, axes=None, *, stream=None):
+    """``mx.transpose``: output axis ``i`` is input axis ``axes[i]`` (default: reversed)."""
+    _check_array(a, "transpose")
+    ndim = a.ndim
+    if axes is None:
+        axes = tuple(range(ndim - 1, -1, -1))
+    axes = [ax + ndim if ax < 0 else ax for ax in _int_tuple(axes, "transpose", "axes")]
+    if len(axes) != ndim:
+        raise ValueError(f"[transpose] Received {len(axes)} axes for array with {ndim} dimensions.")
+    seen = set()
+    for ax in axes:
+        if ax < 0 or ax >= ndim:
+            raise IndexError(f"[transpose] Invalid axis ({ax}) for array with {ndim} dimensions.")
+        if ax in seen:
+            raise ValueError("[transpose] Repeat axes not allowed.")
+        seen.add(ax)
+    out_shape = tuple(a.shape[ax] for ax in axes)
+    return array._node(out_shape, a.dtype, P.Transpose(axes), [a])
+
+
+def _check_axis(ax, ndim, op):
+    if not _is_int(ax):
+        raise TypeError(
+            f"{op}(): incompatible function arguments: axis must be an int, got {ax!r}."
+        )
+    if ax < -ndim or ax >= ndim:
+        raise IndexError(f"[{op}] Invalid axis {ax} for array with {ndim} dimensions.")
+    return ax + ndim if ax < 0 else ax
+
+
+def swapaxes(a, /, axis1, axis2, *, stream=None):
+    """``mx.swapaxes``: a transpose that exchanges two axes."""
+    _check_array(a, "swapaxes")
+    axis1 = _check_axis(axis1, a.ndim, "swapaxes")
+    axis2 = _check_axis(axis2, a.ndim, "swapaxes")
+    order = list(range(a.ndim))
+    order[axis1], order[axis2] = order[axis2], order[axis1]
+    return transpose(a, order)
+
+
+def moveaxis(a, /, source, destination, *, stream=None):
+    """``mx.moveaxis``: a transpose that moves axis ``source`` to ``destination``."""
+    _check_array(a, "moveaxis")
+    source = _check_axis(source, a.ndim, "moveaxis")
+    destination = _check_axis(destination, a.ndim, "moveaxis")
+    if source == destination:
+        return a
+    order = list(range(a.ndim))
+    order.pop(source)
+    order.insert(destination, source)
+    return transpose(a, order)
+
+
+# --- size-1 axes ---------------------------------------------------------------------
+
+
+def _axes_arg(axis, op):
+    if _is_int(axis):
+        return (axis,)
+    return _int_tuple(axis, op, "axis")
+
+
+def expand_dims(a, /, axis, *, stream=None):
+    """``mx.expand_dims``: insert size-1 axes at the output positions ``axis``."""
+    _check_array(a, "expand_dims")
+    axes = _axes_arg(axis, "expand_dims")
+    if not axes:
+        return a
+    out_ndim = a.ndim + len(axes)
+    normalized = {normalize_axis(ax, out_ndim, _axis_message("expand_dims")) for ax in axes}
+    if len(normalized) != len(axes):
+        raise ValueError("[expand_dims] Received duplicate axes.")
+    axes = tuple(sorted(normalized))
+    shape = list(a.shape)
+    for ax in axes:
+        shape.insert(ax, 1)
+    return array._node(tuple(shape), a.dtype, P.ExpandDims(axes), [a])
+
+
+def squeeze(a, /, axis=None, *, stream=None):
+    """``mx.squeeze``: remove the size-1 axes ``axis`` (default: all of them)."""
+    _check_array(a, "squeeze")
+    if axis is None:
+        axes = tuple(d for d, n in enumerate(a.shape) if n == 1)
+    else:
+        given = _axes_arg(axis, "squeeze")
+        if not given and not _is_int(axis):
+            return a
+        normalized = set()
+        for ax in given:
+            d = normalize_axis(ax, a.ndim, _axis_message("squeeze"))
+            if a.shape[d] != 1:
+                raise ValueError(
+                    f"[squeeze] Cannot squeeze axis {ax} with size {a.shape[d]} "
+                    "which is not equal to 1."
+                )
+            normalized.add(d)
+        if len(normalized) != len(given):
+            raise ValueError("[squeeze] Received duplicate axes.")
+        axes = tuple(sorted(normalized))
+    out_shape = tuple(n for d, n in enumerate(a.shape) if d not in axes)
+    return array._node(out_shape, a.dtype, P.Squeeze(axes), [a])
+
+
+# --- joining and splitting ----------------------------------------------------------
+
+
+def _array_list(arrays, op):
+    if not isinstance(arrays, (list, tuple)) or not all(isinstance(x, array) for x in arrays):
+        raise TypeError(
+            f"{op}(): incompatible function arguments: expected a list of arrays, got {arrays!r}."
+        )
+    return list(arrays)
+
+
+def concatenate(arrays, /, axis=0, *, stream=None):
+    """``mx.concatenate``: join arrays along ``axis`` (``None``: flatten them first)."""
+    arrays = _array_list(arrays, "concatenate")
+    if axis is None:
+        arrays = [flatten(x) for x in arrays]
+        axis = 0
+    if not arrays:
+        raise ValueError("[concatenate] No arrays provided for concatenation")
+    if len(arrays) == 1:
+        return arrays[0]
+    ndim = arrays[0].ndim
+    ax = normalize_axis(axis, ndim, _axis_message("concatenate"))
+    shape = list(arrays[0].shape)
+    total = 0
+    for x in arrays:
+        if x.ndim != ndim:
+            raise ValueError(
+                "[concatenate] All the input arrays must have the same number of "
+                f"dimensions. However, got arrays with dimensions {ndim} and {x.ndim}."
+            )
+        if any(x.shape[d] != shape[d] for d in range(ndim) if d != ax):
+            shapes = "".join(f"{_fmt_shape(y.shape)}, " for y in arrays)
+            raise ValueError(
+                "[concatenate] All the input array dimensions must match exactly "
+                "except for the concatenation axis. However, the provided shapes are "
+                f"{shapes}and the concatenation axis is {axis}."
+            )
+        total += x.shape[ax]
+    shape[ax] = total
+    dtype = arrays[0].dtype
+    for x in arrays[1:]:
+        dtype = _dt.promote_types(dtype, x.dtype)
+    arrays = [x.astype(dtype) for x in arrays]
+    return array._node(tuple(shape), dtype, P.Concatenate(ax), arrays)
+
+
+def stack(arrays, /, axis=0, *, stream=None):
+    """``mx.stack``: join same-shape arrays along a new axis (expand_dims + concatenate)."""
+    arrays = _array_list(arrays, "stack")
+    if axis is None:
+        axis = 0
+    if not arrays:
+        raise ValueError("[stack] No arrays provided for stacking")
+    if any(x.shape != arrays[0].shape for x in arrays):
+        raise ValueError("[stack] All arrays must have the same shape")
+    ax = normalize_axis(axis, arrays[0].ndim + 1, _axis_message("stack"))
+    return concatenate([expand_dims(x, ax) for x in arrays], axis)
+
+
+def _slice_axis(a, axis, start, stop):
+    from .indexing import _slice
+
+    starts = [0] * a.ndim
+    stops = list(a.shape)
+    starts[axis], stops[axis] = start, stop
+    return _slice(a, starts, stops, [1] * a.ndim)
+
+
+def _split_at(a, indices, ax):
+    if not indices:
+        return [a]
+    n = a.shape[ax]
+    # As MLX: one Split node for a few sorted cut points inside the axis,
+    # otherwise one slice per piece (which also handles negative or unsorted cuts).
+    few_sorted = len(indices) < 10 and list(indices) == sorted(indices)
+    if few_sorted and indices[0] > 0 and indices[-1] < n:
+        prim = P.Split(indices, ax)
+        shapes = prim.output_shapes([a])
+        return array._nodes(shapes, [a.dtype] * len(shapes), prim, [a])
+    pieces = []
+    start = 0
+    for i in range(len(indices) + 1):
+        stop = indices[i] if i < len(indices) else n
+        pieces.append(_slice_axis(a, ax, start, stop))
+        start = stop
+    return pieces
+
+
+def split(a, /, indices_or_sections, axis=0, *, stream=None):
+    """``mx.split``: ``n`` equal pieces, or pieces cut at the given indices; a list."""
+    _check_array(a, "split")
+    ax = normalize_axis(axis, a.ndim, _axis_message("split"))
+    if _is_int(indices_or_sections):
+        sections = indices_or_sections
+        if sections <= 0:
+            raise ValueError(
+                f"[split] num_splits must be positive and non-zero but got {sections}."
+            )
+        size, rem = divmod(a.shape[ax], sections)
+        if rem:
+            raise ValueError(
+                "Array split does not result in sub arrays with equal size: attempting "
+                f"{sections} splits along axis {axis} for shape {_fmt_shape(a.shape)}."
+            )
+        indices = tuple((i + 1) * size for i in range(sections - 1))
+    else:
+        indices = _int_tuple(indices_or_sections, "split", "indices_or_sections")
+    return _split_at(a, indices, ax)
+
+
+# --- padding ------------------------------------------------------------------------------
+
+
+def _pad_widths(pad_width, ndim):
+    """The (low, high) pair for every axis, from pad's four argument forms."""
+    if _is_int(pad_width):
+        return [(pad_width, pad_width)] * ndim
+    if isinstance(pad_width, (list, tuple)):
+        if len(pad_width) == 1 and _is_int(pad_width[0]):
+            return [(pad_width[0], pad_width[0])] * ndim
+        if len(pad_width) == 2 and all(_is_int(p) for p in pad_width):
+            return [tuple(pad_width)] * ndim
+        if all(
+            isinstance(p, (list, tuple)) and len(p) == 2 and all(_is_int(v) for v in p)
+            for p in pad_width
+        ):
+            if len(pad_width) == 1:
+                return [tuple(pad_width[0])] * ndim
+            return [tuple(p) for p in pad_width]
+    raise TypeError(
+        "pad(): incompatible function arguments: pad_width must be an int, (int,), "
+        f"(int, int) or a list of (int, int) pairs, got {pad_width!r}."
+    )
+
+
+def _zeros(shape, dtype):
+    return broadcast_to(array(0, dtype), shape)
+
+
+def _flip(a, axis):
+    from .indexing import _slice
+
+    starts = [0] * a.ndim
+    stops = list(a.shape)
+    strides = [1] * a.ndim
+    starts[axis], stops[axis], strides[axis] = -1, -a.shape[axis] - 1, -1
+    return _slice(a, starts, stops, strides)
+
+
+def _window(a_ndim, out_shape, axis, start, stop):
+    starts = [0] * a_ndim
+    stops = list(out_shape)
+    starts[axis], stops[axis] = start, stop
+    return starts, stops
+
+
+def _edge_pad(a, low, high, out_shape):
+    from .indexing import _slice, _slice_update
+
+    ones = [1] * a.ndim
+    stops = [n + lo for n, lo in zip(a.shape, low)]
+    padded = _slice_update(_zeros(out_shape, a.dtype), a, list(low), stops, ones)
+    for axis in range(a.ndim):
+        if low[axis] > 0:
+            starts, stops = _window(a.ndim, out_shape, axis, low[axis], low[axis] + 1)
+            edge = _slice(padded, starts, stops, ones)
+            starts, stops = _window(a.ndim, out_shape, axis, 0, low[axis])
+            padded = _slice_update(padded, edge, starts, stops, ones)
+        if high[axis] > 0:
+            starts, stops = _window(a.ndim, out_shape, axis, -high[axis] - 1, -high[axis])
+            edge = _slice(padded, starts, stops, ones)
+            starts, stops = _window(a.ndim, out_shape, axis, -high[axis], out_shape[axis])
+            padded = _slice_update(padded, edge, starts, stops, ones)
+    return padded
+
+
+def _reflect_pad(a, low, high, out_shape, include_edge):
+    from .indexing import _slice, _slice_update
+
+    ones = [1] * a.ndim
+    stops = [n + lo for n, lo in zip(a.shape, low)]
+    padded = _slice_update(_zeros(out_shape, a.dtype), a, list(low), stops, ones)
+    for axis in range(a.ndim):
+        n, lo, hi = a.shape[axis], low[axis], high[axis]
+        if lo == 0 and hi == 0:
+            continue
+        if n == 0:
+            mode = "symmetric" if include_edge else "reflect"
+            raise ValueError(f"[pad] Cannot pad empty axis {axis} using mode '{mode}'.")
+        # reflect skips the edge value (period 2(n-1)); symmetric repeats it (period 2n).
+        offset = 1 if (not include_edge and n > 1) else 0
+        tile_len = n - offset
+        filled, remaining = lo, lo
+        while remaining > 0:
+            chunk = min(remaining, tile_len)
+            start = filled + offset
+            starts, stops = _window(a.ndim, out_shape, axis, start, start + chunk)
+            piece = _flip(_slice(padded, starts, stops, ones), axis)
+            starts, stops = _window(a.ndim, out_shape, axis, filled - chunk, filled)
+            padded = _slice_update(padded, piece, starts, stops, ones)
+            filled -= chunk
+            remaining -= chunk
+        filled, remaining = lo + n, hi
+        while remaining > 0:
+            chunk = min(remaining, tile_len)
+            stop = filled - offset
+            starts, stops = _window(a.ndim, out_shape, axis, stop - chunk, stop)
+            piece = _flip(_slice(padded, starts, stops, ones), axis)
+            starts, stops = _window(a.ndim, out_shape, axis, filled, filled + chunk)
+            padded = _slice_update(padded, piece, starts, stops, ones)
+            filled += chunk
+            remaining -= chunk
+    return padded
+
+
+def pad(a, /, pad_width, mode="constant", constant_values=0, *, stream=None):
+    """``mx.pad``: add ``(low, high)`` elements around every axis.
+
+    ``mode`` "constant" is one ``Pad`` node; "edge", "reflect" and "symmetric"
+    are composed of slices and slice updates, as in MLX.
+    """
+    _check_array(a, "pad")
+    widths = _pad_widths(pad_width, a.ndim)
+    if len(widths) != a.ndim:
+        raise ValueError(
+            f"Invalid number of padding sizes passed to pad with axes of size {a.ndim}"
+        )
+    low = [lo for lo, _ in widths]
+    high = [hi for _, hi in widths]
+    out_shape = list(a.shape)
+    for i, (lo, hi) in enumerate(widths):
+        if lo < 0:
+            raise ValueError(
+                f"Invalid low padding size ({lo}) passed to pad for axis {i}. "
+                "Padding sizes must be non-negative"
+            )
+        if hi < 0:
+            raise ValueError(
+                f"Invalid high padding size ({hi}) passed to pad for axis {i}. "
+                "Padding sizes must be non-negative"
+            )
+        out_shape[i] += lo + hi
+    out_shape = tuple(out_shape)
+    value = to_array(constant_values, a.dtype)
+    if mode == "constant":
+        axes = tuple(range(a.ndim))
+        return array._node(out_shape, a.dtype, P.Pad(axes, low, high), [a, value])
+    if mode == "edge":
+        return _edge_pad(a, low, high, out_shape)
+    if mode == "reflect":
+        return _reflect_pad(a, low, high, out_shape, False)
+    if mode == "symmetric":
+        return _reflect_pad(a, low, high, out_shape, True)
+    raise ValueError(f"Invalid padding mode ({mode}) passed to pad")
+
+
+# --- repeat, tile ---------------------------------------------------------------------------
+
+
+def repeat(array, /, repeats, axis=None, *, stream=None):
+    """``mx.repeat``: repeat each element ``repeats`` times along ``axis`` (None: flattened).
+
+    Composed as in MLX: expand_dims after ``axis``, broadcast that new axis to
+    ``repeats``, and reshape it into ``axis``.
+    """
+    arr = array  # the parameter is named ``array`` in MLX; the class is ``_Array`` here
+    _check_array(arr, "repeat")
+    if not _is_int(repeats):
+        raise TypeError(
+            "repeat(): incompatible function arguments: repeats must be an int, "
+            f"got {repeats!r}."
+        )
+    if axis is None:
+        arr = flatten(arr)
+        axis = 0
+    axis = normalize_axis(axis, arr.ndim, _axis_message("repeat"))
+    if repeats < 0:
+        raise ValueError("[repeat] Number of repeats cannot be negative")
+    if repeats == 0:
+        shape = list(arr.shape)
+        shape[axis] = 0
+        return _Array._from_data([], tuple(shape), arr.dtype)
+    if repeats == 1:
+        return arr
+    shape = list(arr.shape)
+    shape.insert(axis + 1, repeats)
+    out = broadcast_to(expand_dims(arr, axis + 1), tuple(shape))
+    shape.pop(axis + 1)
+    shape[axis] *= repeats
+    return reshape(out, tuple(shape))
+
+
+def tile(a, reps, /, *, stream=None):
+    """``mx.tile``: ``a`` repeated ``reps[i]`` times along axis ``i``.
+
+    Composed as in MLX: reshape (a size-1 axis before each repeated one),
+    broadcast those axes to ``reps``, reshape them away.
+    """
+    _check_array(a, "tile")
+    reps = [reps] if _is_int(reps) else list(_int_tuple(reps, "tile", "reps"))
+    shape = list(a.shape)
+    if len(reps) < len(shape):
+        reps = [1] * (len(shape) - len(reps)) + reps
+    if len(reps) > len(shape):
+        shape = [1] * (len(reps) - len(shape)) + shape
+    expand_shape, broad_shape, final_shape = [], [], []
+    for n, r in zip(shape, reps):
+        if r != 1:
+            expand_shape.append(1)
+            broad_shape.append(r)
+        expand_shape.append(n)
+        broad_shape.append(n)
+        final_shape.append(r * n)
+    x = reshape(a, tuple(expand_shape))
+    x = broadcast_to(x, tuple(broad_shape))
+    return reshape(x, tuple(final_shape))

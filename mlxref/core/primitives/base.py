@@ -81,6 +81,12 @@ class Copy(Primitive):
     def eval(self, inputs):
         return [inputs[0]._data]  # element lists are never mutated, so share it
 
+    def vjp(self, primals, cotangents, argnums, outputs):
+        return [cotangents[0]]
+
+    def jvp(self, primals, tangents, argnums):
+        return [tangents[0]]
+
 
 class AsType(Primitive):
     """Cast to ``dtype``: ``x.astype(dtype)``."""
@@ -90,6 +96,17 @@ class AsType(Primitive):
 
     def params(self):
         return {"dtype": self.dtype}
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        # Back to the input's dtype: an int input gets a (truncated) int gradient.
+        from ..ops.common import astype
+
+        return [astype(cotangents[0], primals[0].dtype)]
+
+    def jvp(self, primals, tangents, argnums):
+        from ..ops.common import astype
+
+        return [astype(tangents[0], self.dtype)]
 
     def eval(self, inputs):
         (x,) = inputs

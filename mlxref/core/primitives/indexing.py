@@ -1,1 +1,460 @@
-"""(being written)"""
+"""Primitives that read or write elements at computed positions.
+
+Read alongside: mlx/primitives.h (``Slice``, ``SliceUpdate``, ``Gather``,
+``GatherAxis``, ``Scatter``, ``MaskedScatter``) and mlx/backend/cpu/indexing.cpp
+for what their ``eval`` does.
+
+Positions are flat row-major offsets: a strided window is ``strided_indices``,
+and an index array contributes ``index * stride`` of the axis it indexes.
+Negative indices count from the end, as in MLX's kernels. An index outside its
+axis is an ``IndexError`` here (MLX reads or writes out of bounds); each
+primitive is told the name of the op that built it, for that message.
+"""
+
+from .. import dtypes as _dt
+from .. import ops
+from ..array import array
+from .base import Primitive, row_major_strides, strided_indices
+
+
+def _prod(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _out_of_bounds(op, index, axis, size):
+    prefix = f"[{op}] " if op else ""
+    return IndexError(f"{prefix}Index {index} is out of bounds for axis {axis} with size {size}.")
+
+
+def _wrapped(values, axis, size, op):
+    """Index values with negatives counted from the end; IndexError if outside the axis."""
+    out = []
+    for v in values:
+        if v < -size or v >= size:
+            raise _out_of_bounds(op, v, axis, size)
+        out.append(v + size if v < 0 else v)
+    return out
+
+
+def _index_offsets(a_shape, axes, index_arrays, op):
+    """Flat offset in ``a`` selected by each position of the (same-shape) index arrays."""
+    strides = row_major_strides(a_shape)
+    n = _prod(index_arrays[0].shape) if index_arrays else 1
+    offsets = [0] * n
+    for ax, idx in zip(axes, index_arrays):
+        s = strides[ax]
+        values = _wrapped(idx._data, ax, a_shape[ax], op)
+        offsets = [o + v * s for o, v in zip(offsets, values)]
+    return offsets
+
+
+def _index_error(op, mode, what="indices"):
+    """MLX's refusal to differentiate with respect to integer indices (or a mask)."""
+    return ValueError(
+        f"[{op}] Cannot calculate {mode} with respect to {what}. "
+        f"Use stop_gradient on {what} to stop gradients from being computed."
+    )
+
+
+def _zeros(shape, dtype):
+    return ops.zeros(shape, dtype)
+
+
+# The rules build nodes of these primitives directly (as MLX's rules construct
+# primitives): their bounds and indices are already normalised, so the ops,
+# which would normalise and check them again, are not the right entry point.
+
+
+def _slice_node(a, start, stop, strides):
+    prim = Slice(start, stop, strides)
+    (shape,) = prim.output_shapes([a])
+    return array._node(shape, a.dtype, prim, [a])
+
+
+def _slice_update_node(src, update, start, stop, strides):
+    return array._node(src.shape, src.dtype, SliceUpdate(start, stop, strides), [src, update])
+
+
+def _gather_node(a, indices, axes, slice_sizes):
+    prim = Gather(axes, slice_sizes)
+    (shape,) = prim.output_shapes([a] + list(indices))
+    return array._node(shape, a.dtype, prim, [a] + list(indices))
+
+
+def _scatter_node(a, indices, updates, axes, reduce_type):
+    prim = Scatter(axes, reduce_type)
+    return array._node(a.shape, a.dtype, prim, [a] + list(indices) + [updates])
+
+
+class Slice(Primitive):
+    """``a[start:stop:stride]`` on every axis.
+
+    start/stop are already normalised the way ``slice.indices`` does it, so
+    axis ``d`` takes ``len(range(start[d], stop[d], strides[d]))`` elements.
+    """
+
+    def __init__(self, start_indices, end_indices, strides):
+        self.start_indices = tuple(start_indices)
+        self.end_indices = tuple(end_indices)
+        self.strides = tuple(strides)
+
+    def params(self):
+        return {
+            "start_indices": self.start_indices,
+            "end_indices": self.end_indices,
+            "strides": self.strides,
+        }
+
+    def output_shapes(self, inputs):
+        return [
+            tuple(
+                len(range(s, e, st))
+                for s, e, st in zip(self.start_indices, self.end_indices, self.strides)
+            )
+        ]
+
+    def eval(self, inputs):
+        (x,) = inputs
+        (shape,) = self.output_shapes(inputs)
+        in_strides = row_major_strides(x.shape)
+        offset = sum(s * k for s, k in zip(self.start_indices, in_strides))
+        strides = [st * k for st, k in zip(self.strides, in_strides)]
+        data = x._data
+        return [[data[i] for i in strided_indices(shape, strides, offset)]]
+
+    def _params(self):
+        return self.start_indices, self.end_indices, self.strides
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        # The cotangent goes back into the window it came from; elements the
+        # slice skipped get zero (MLX: slice_update of zeros).
+        (x,), (cot,) = primals, cotangents
+        return [_slice_update_node(_zeros(x.shape, cot.dtype), cot, *self._params())]
+
+    def jvp(self, primals, tangents, argnums):
+        return [_slice_node(tangents[0], *self._params())]
+
+
+class SliceUpdate(Primitive):
+    """``src`` with the strided window ``start:stop:strides`` replaced by ``update``.
+
+    Inputs: ``src`` and ``update``, already cast and broadcast to the window's shape.
+    """
+
+    def __init__(self, start_indices, end_indices, strides):
+        self.start_indices = tuple(start_indices)
+        self.end_indices = tuple(end_indices)
+        self.strides = tuple(strides)
+
+    def params(self):
+        return {
+            "start_indices": self.start_indices,
+            "end_indices": self.end_indices,
+            "strides": self.strides,
+        }
+
+    def eval(self, inputs):
+        src, update = inputs
+        in_strides = row_major_strides(src.shape)
+        offset = sum(s * k for s, k in zip(self.start_indices, in_strides))
+        strides = [st * k for st, k in zip(self.strides, in_strides)]
+        out = list(src._data)  # a copy: element lists are never mutated
+        for i, v in zip(strided_indices(update.shape, strides, offset), update._data):
+            out[i] = v
+        return [out]
+
+    def _params(self):
+        return self.start_indices, self.end_indices, self.strides
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        # src: the cotangent, with the overwritten window zeroed;
+        # update: the cotangent's window.
+        src, update = primals
+        (cot,) = cotangents
+        grads = []
+        for i in argnums:
+            if i == 0:
+                zeros = _zeros(update.shape, cot.dtype)
+                grads.append(_slice_update_node(cot, zeros, *self._params()))
+            else:
+                grads.append(_slice_node(cot, *self._params()))
+        return grads
+
+    def jvp(self, primals, tangents, argnums):
+        # The same update applied to the tangents (zeros for a constant input).
+        src, update = primals
+        given = dict(zip(argnums, tangents))
+        dtype = tangents[0].dtype
+        t_src = given[0] if 0 in given else _zeros(src.shape, dtype)
+        t_upd = ops.astype(given[1], dtype) if 1 in given else _zeros(update.shape, dtype)
+        return [_slice_update_node(ops.astype(t_src, dtype), t_upd, *self._params())]
+
+
+class Gather(Primitive):
+    """``mlx::core::gather``: for each position of the broadcast index arrays, the
+    window of shape ``slice_sizes`` that starts at those indices on ``axes``
+    (and at 0 on the other axes).
+
+    Inputs: ``a``, then one index array per axis, all of one shape. The output
+    shape is ``index_shape + slice_sizes``.
+    """
+
+    def __init__(self, axes, slice_sizes, op="gather"):
+        self.axes = tuple(axes)
+        self.slice_sizes = tuple(slice_sizes)
+        self.op = op  # only for the out-of-bounds message
+
+    def params(self):
+        return {"axes": self.axes, "slice_sizes": self.slice_sizes}
+
+    def output_shapes(self, inputs):
+        index_shape = inputs[1].shape if len(inputs) > 1 else ()
+        return [tuple(index_shape) + self.slice_sizes]
+
+    def eval(self, inputs):
+        a, indices = inputs[0], inputs[1:]
+        window = strided_indices(self.slice_sizes, row_major_strides(a.shape))
+        if not window:
+            return [[]]
+        bases = _index_offsets(a.shape, self.axes, indices, self.op)
+        data = a._data
+        return [[data[b + w] for b in bases for w in window]]
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        # Every window read adds its cotangent back where it was read from:
+        # a scatter-*add* into zeros, so an index read twice gets both.
+        a, indices = primals[0], primals[1:]
+        (cot,) = cotangents
+        grads = []
+        for i in argnums:
+            if i > 0:
+                raise _index_error("gather", "VJP")
+            grads.append(_scatter_node(_zeros(a.shape, cot.dtype), indices, cot, self.axes, "sum"))
+        return grads
+
+    def jvp(self, primals, tangents, argnums):
+        if list(argnums) != [0]:
+            raise _index_error("gather", "JVP")
+        return [_gather_node(tangents[0], primals[1:], self.axes, self.slice_sizes)]
+
+
+class GatherAxis(Primitive):
+    """``take_along_axis``: ``out[..., i, ...] = a[..., indices[..., i, ...], ...]`` on ``axis``.
+
+    Inputs: ``a`` and ``indices``, broadcast against each other on every axis but ``axis``.
+    """
+
+    def __init__(self, axis, op="take_along_axis"):
+        self.axis = axis
+        self.op = op
+
+    def params(self):
+        return {"axis": self.axis}
+
+    def output_shapes(self, inputs):
+        return [inputs[1].shape]
+
+    def eval(self, inputs):
+        a, indices = inputs
+        strides = row_major_strides(a.shape)
+        base_strides = [0 if d == self.axis else s for d, s in enumerate(strides)]
+        bases = strided_indices(indices.shape, base_strides)
+        values = _wrapped(indices._data, self.axis, a.shape[self.axis], self.op)
+        s = strides[self.axis]
+        data = a._data
+        return [[data[b + v * s] for b, v in zip(bases, values)]]
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        # A scatter-add of the cotangent into zeros (MLX uses ScatterAxis; here
+        # it is a Scatter over every axis: position p of the output was read
+        # from a[p with axis replaced by indices[p]]).
+        a, indices = primals
+        (cot,) = cotangents
+        grads = []
+        for i in argnums:
+            if i > 0:
+                raise _index_error("gather_axis", "VJP")
+            index_arrays = []
+            for d, n in enumerate(indices.shape):
+                if d == self.axis:
+                    index_arrays.append(indices)
+                    continue
+                shape = [1] * indices.ndim
+                shape[d] = n
+                positions = array._from_data(list(range(n)), tuple(shape), indices.dtype)
+                index_arrays.append(ops.broadcast_to(positions, indices.shape))
+            updates = ops.reshape(cot, cot.shape + (1,) * a.ndim)
+            axes = list(range(a.ndim))
+            zeros = _zeros(a.shape, cot.dtype)
+            grads.append(_scatter_node(zeros, index_arrays, updates, axes, "sum"))
+        return grads
+
+    def jvp(self, primals, tangents, argnums):
+        if list(argnums) != [0]:
+            raise _index_error("gather_axis", "JVP")
+        (t,), indices = tangents, primals[1]
+        return [array._node(indices.shape, t.dtype, GatherAxis(self.axis), [t, indices])]
+
+
+class Scatter(Primitive):
+    """``mlx::core::scatter``: the inverse of ``Gather``. For each position of the
+    index arrays, the window ``updates[position]`` is written into ``a`` starting
+    at those indices on ``axes``; later positions win where windows overlap.
+
+    Inputs: ``a``, one index array per axis (all one shape), and ``updates`` of
+    shape ``index_shape + window_shape`` (``window_shape`` has ``a.ndim`` axes).
+    ``reduce_type`` "none" replaces; "sum" adds (what a gather's vjp needs).
+    """
+
+    def __init__(self, axes, reduce_type="none", op="scatter"):
+        if reduce_type not in ("none", "sum"):
+            raise ValueError(f"[scatter] Unknown reduce type {reduce_type!r}.")
+        self.axes = tuple(axes)
+        self.reduce_type = reduce_type
+        self.op = op
+
+    def params(self):
+        return {"reduce_type": self.reduce_type, "axes": self.axes}
+
+    def eval(self, inputs):
+        a, indices, updates = inputs[0], inputs[1:-1], inputs[-1]
+        out = list(a._data)
+        index_ndim = indices[0].ndim if indices else 0
+        window_shape = updates.shape[index_ndim:]
+        strides = row_major_strides(a.shape)
+        window = strided_indices(window_shape, strides)
+        if not window:
+            return [out]
+        bases = _index_offsets(a.shape, self.axes, indices, self.op)
+        upd = updates._data
+        n = len(window)
+        add = self.reduce_type == "sum"
+        for p, b in enumerate(bases):
+            for k, w in enumerate(window):
+                out[b + w] = out[b + w] + upd[p * n + k] if add else upd[p * n + k]
+        return [out]
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        # a: "sum" keeps every element of a, so the cotangent passes through;
+        #    "none" overwrote the windows, so they get zero.
+        # updates: the cotangent read back from each window (a gather). As in
+        #    MLX, when windows overlap under "none" every update gets the
+        #    cotangent, even the ones a later update overwrote.
+        a, indices, updates = primals[0], primals[1:-1], primals[-1]
+        (cot,) = cotangents
+        index_ndim = indices[0].ndim if indices else 0
+        window = updates.shape[index_ndim:]
+        grads = []
+        for i in argnums:
+            if i == 0:
+                if self.reduce_type == "sum":
+                    grads.append(cot)
+                else:
+                    zeros = _zeros(updates.shape, cot.dtype)
+                    grads.append(_scatter_node(cot, indices, zeros, self.axes, "none"))
+            elif i == len(primals) - 1:
+                # MLX takes the window from the cotangent's shape with the indexed
+                # axes set to 1; for an update that spans a slice after the index
+                # arrays (``x[idx, 0:2] = v``) that window is too small and MLX
+                # fails with a reshape error. The update's own window is right.
+                grads.append(_gather_node(cot, indices, self.axes, window))
+            else:
+                raise _index_error("scatter", "VJP")
+        return grads
+
+    def jvp(self, primals, tangents, argnums):
+        # MLX 0.32 has no rule here ("[scatter] JVP not yet implemented"). The
+        # scatter is linear in (a, updates), so its jvp is the same scatter of
+        # the tangents, zeros standing in for an input without one.
+        a, indices, updates = primals[0], primals[1:-1], primals[-1]
+        given = dict(zip(argnums, tangents))
+        if any(0 < i < len(primals) - 1 for i in given):
+            raise _index_error("scatter", "JVP")
+        dtype = tangents[0].dtype
+        t_a = given[0] if 0 in given else _zeros(a.shape, dtype)
+        last = len(primals) - 1
+        t_u = ops.astype(given[last], dtype) if last in given else _zeros(updates.shape, dtype)
+        return [_scatter_node(ops.astype(t_a, dtype), indices, t_u, self.axes, self.reduce_type)]
+
+
+class MaskedScatter(Primitive):
+    """``a[mask] = values``: the positions where ``mask`` is true take the elements
+    of ``values`` in row-major order, batch by batch along axis 0.
+
+    Inputs: ``a``, ``mask`` (bool, a's shape) and ``values`` (leading axis the batch).
+    """
+
+    def eval(self, inputs):
+        a, mask, values = inputs
+        out = list(a._data)
+        batches = a.shape[0] if a.ndim else 1
+        if batches == 0:
+            return [out]
+        per_mask = len(mask._data) // batches
+        per_value = len(values._data) // batches
+        m, v = mask._data, values._data
+        for b in range(batches):
+            used = 0
+            for i in range(b * per_mask, (b + 1) * per_mask):
+                if m[i]:
+                    if used >= per_value:
+                        raise RuntimeError(
+                            "[MaskedScatter::eval_cpu] Source does not have enough "
+                            "elements for mask."
+                        )
+                    out[i] = v[b * per_value + used]
+                    used += 1
+        return [out]
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        # a: the cotangent where the mask is false (masked positions were
+        #    overwritten). values: value k of a batch went to the k-th true
+        #    position of that batch, so it collects the cotangent there.
+        a, mask, values = primals
+        (cot,) = cotangents
+        grads = []
+        for i in argnums:
+            if i == 0:
+                grads.append(ops.where(mask, array(0, cot.dtype), cot))
+            elif i == 2:
+                grads.append(self._values_vjp(a, mask, values, cot))
+            else:
+                raise _index_error("masked_scatter", "VJP", "mask")
+        return grads
+
+    @staticmethod
+    def _values_vjp(a, mask, values, cot):
+        if values.size == 0:
+            return _zeros(values.shape, cot.dtype)
+        batches = a.shape[0] if a.ndim else 1
+        per_mask = mask.size // batches if batches else 0
+        per_value = values.size // batches if batches else 0
+        m = ops.reshape(mask, (batches, per_mask))
+        # The rank of each true position within its batch (exclusive cumsum),
+        # offset to that batch's values; unmasked positions point at 0 and add 0.
+        rank = ops.cumsum(ops.astype(m, _dt.int32), axis=1, inclusive=False)
+        first = array._from_data([b * per_value for b in range(batches)], (batches, 1), _dt.int32)
+        target = ops.where(m, ops.add(rank, first), array(0, _dt.int32))
+        contrib = ops.where(m, ops.reshape(cot, (batches, per_mask)), array(0, cot.dtype))
+        flat = _scatter_node(
+            _zeros((values.size,), cot.dtype),
+            [ops.reshape(target, (-1,))],
+            ops.reshape(contrib, (-1, 1)),
+            [0],
+            "sum",
+        )
+        return ops.reshape(flat, values.shape)
+
+    def jvp(self, primals, tangents, argnums):
+        # The same masked scatter of the tangents (zeros for an input without one).
+        a, mask, values = primals
+        given = dict(zip(argnums, tangents))
+        if 1 in given:
+            raise ValueError("[masked_scatter] invalid arg index in JVP")
+        dtype = tangents[0].dtype
+        t_a = given[0] if 0 in given else _zeros(a.shape, dtype)
+        t_v = ops.astype(given[2], dtype) if 2 in given else _zeros(values.shape, dtype)
+        return [array._node(a.shape, dtype, MaskedScatter(), [ops.astype(t_a, dtype), mask, t_v])]

@@ -5,14 +5,22 @@ Read alongside: mlx/primitives.h (``Broadcast``, ``Reshape``, ``Transpose``,
 its output reads from (``strided_indices``) and gathers.
 """
 
+from .. import ops
+from ..array import array
 from .base import Primitive, row_major_strides, strided_indices
 
 
 class Broadcast(Primitive):
     """Repeat an array along new or size-1 axes to reach ``shape``.
 
-    Its vjp is the one place where broadcasting is undone: it sums the
-    cotangent over the broadcast axes.
+    **This vjp is the one place in mlxref where broadcasting is undone.** The
+    ops layer broadcasts the inputs of every elementwise op with an explicit
+    ``Broadcast`` node, so ``Add.vjp``, ``Multiply.vjp``, ... hand back
+    cotangents of the broadcast shape and never reduce anything themselves.
+    The reduction happens here, once: the cotangent is summed over the axes
+    the broadcast added in front and over the axes it stretched from size 1
+    (kept, with size 1), which gives exactly the input's shape. No other rule
+    repeats it.
     """
 
     def __init__(self, shape):
@@ -34,3 +42,322 @@ class Broadcast(Primitive):
         ]
         data = x._data
         return [[data[i] for i in strided_indices(self.shape, strides)]]
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        # Unbroadcasting (MLX: ``broadcast_vjp``). Every output element copied
+        # from one input element, so that element's cotangent is the sum of
+        # the cotangents of all its copies.
+        (x,), (cot,) = primals, cotangents
+        lead = cot.ndim - x.ndim
+        added = list(range(lead))  # new leading axes: summed, then dropped
+        stretched = [lead + d for d, n in enumerate(x.shape) if n != cot.shape[lead + d]]
+        summed = ops.sum(cot, axis=added + stretched, keepdims=True)
+        return [ops.squeeze(summed, added)]
+
+    def jvp(self, primals, tangents, argnums):
+        return [ops.broadcast_to(tangents[0], self.shape)]
+
+
+def _prod(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+class Reshape(Primitive):
+    """The same elements in row-major order under a new shape."""
+
+    def __init__(self, shape):
+        self.shape = tuple(shape)
+
+    def params(self):
+        return {"shape": self.shape}
+
+    def output_shapes(self, inputs):
+        return [self.shape]
+
+    def eval(self, inputs):
+        return [inputs[0]._data]  # row-major order is unchanged; lists are never mutated
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        return [ops.reshape(cotangents[0], primals[0].shape)]
+
+    def jvp(self, primals, tangents, argnums):
+        return [ops.reshape(tangents[0], self.shape)]
+
+
+class Flatten(Primitive):
+    """Merge the axes ``start_axis..end_axis`` (inclusive) into one."""
+
+    def __init__(self, start_axis, end_axis):
+        self.start_axis = start_axis
+        self.end_axis = end_axis
+
+    def params(self):
+        return {"start_axis": self.start_axis, "end_axis": self.end_axis}
+
+    def output_shapes(self, inputs):
+        shape = inputs[0].shape
+        s, e = self.start_axis, self.end_axis
+        return [shape[:s] + (_prod(shape[s : e + 1]),) + shape[e + 1 :]]
+
+    def eval(self, inputs):
+        return [inputs[0]._data]
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        # MLX unflattens the merged axis; reshaping to the input's shape is the same.
+        return [ops.reshape(cotangents[0], primals[0].shape)]
+
+    def jvp(self, primals, tangents, argnums):
+        return [ops.flatten(tangents[0], self.start_axis, self.end_axis)]
+
+
+class Transpose(Primitive):
+    """Permute the axes: output axis ``i`` is input axis ``axes[i]``."""
+
+    def __init__(self, axes):
+        self.axes = tuple(axes)
+
+    def params(self):
+        return {"axes": self.axes}
+
+    def output_shapes(self, inputs):
+        shape = inputs[0].shape
+        return [tuple(shape[ax] for ax in self.axes)]
+
+    def eval(self, inputs):
+        (x,) = inputs
+        in_strides = row_major_strides(x.shape)
+        shape = [x.shape[ax] for ax in self.axes]
+        strides = [in_strides[ax] for ax in self.axes]
+        data = x._data
+        return [[data[i] for i in strided_indices(shape, strides)]]
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        # The inverse permutation: input axis axes[i] came from output axis i.
+        inverse = [0] * len(self.axes)
+        for i, ax in enumerate(self.axes):
+            inverse[ax] = i
+        return [ops.transpose(cotangents[0], inverse)]
+
+    def jvp(self, primals, tangents, argnums):
+        return [ops.transpose(tangents[0], self.axes)]
+
+
+class ExpandDims(Primitive):
+    """Insert size-1 axes at the (sorted, non-negative) output positions ``axes``."""
+
+    def __init__(self, axes):
+        self.axes = tuple(axes)
+
+    def params(self):
+        return {"axes": self.axes}
+
+    def output_shapes(self, inputs):
+        shape = list(inputs[0].shape)
+        for ax in self.axes:
+            shape.insert(ax, 1)
+        return [tuple(shape)]
+
+    def eval(self, inputs):
+        return [inputs[0]._data]
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        return [ops.squeeze(cotangents[0], self.axes)]
+
+    def jvp(self, primals, tangents, argnums):
+        return [ops.expand_dims(tangents[0], self.axes)]
+
+
+class Squeeze(Primitive):
+    """Remove the (sorted, non-negative) size-1 axes ``axes``."""
+
+    def __init__(self, axes):
+        self.axes = tuple(axes)
+
+    def params(self):
+        return {"axes": self.axes}
+
+    def output_shapes(self, inputs):
+        shape = inputs[0].shape
+        return [tuple(n for d, n in enumerate(shape) if d not in self.axes)]
+
+    def eval(self, inputs):
+        return [inputs[0]._data]
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        return [ops.expand_dims(cotangents[0], self.axes)]
+
+    def jvp(self, primals, tangents, argnums):
+        return [ops.squeeze(tangents[0], self.axes)]
+
+
+class Concatenate(Primitive):
+    """Join same-dtype arrays along ``axis``; all other axes match."""
+
+    def __init__(self, axis):
+        self.axis = axis
+
+    def params(self):
+        return {"axis": self.axis}
+
+    def output_shapes(self, inputs):
+        shape = list(inputs[0].shape)
+        shape[self.axis] = sum(x.shape[self.axis] for x in inputs)
+        return [tuple(shape)]
+
+    def eval(self, inputs):
+        # Row-major: for every index of the axes before ``axis``, each input
+        # contributes one contiguous block of prod(shape[axis:]) elements.
+        outer = _prod(inputs[0].shape[: self.axis])
+        blocks = [(x._data, _prod(x.shape[self.axis :])) for x in inputs]
+        out = []
+        for o in range(outer):
+            for data, n in blocks:
+                out.extend(data[o * n : (o + 1) * n])
+        return [out]
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        # Input i owns the window [offsets[i], offsets[i + 1]) of the axis.
+        (cot,) = cotangents
+        offsets = [0]
+        for x in primals:
+            offsets.append(offsets[-1] + x.shape[self.axis])
+        grads = []
+        for i in argnums:
+            start, stop = [0] * cot.ndim, list(cot.shape)
+            start[self.axis], stop[self.axis] = offsets[i], offsets[i + 1]
+            grads.append(_slice_node(cot, start, stop, [1] * cot.ndim))
+        return grads
+
+    def jvp(self, primals, tangents, argnums):
+        # Inputs without a tangent contribute zeros of their shape.
+        given = dict(zip(argnums, tangents))
+        dtype = tangents[0].dtype
+        parts = [
+            given[i] if i in given else ops.zeros(x.shape, dtype) for i, x in enumerate(primals)
+        ]
+        return [ops.concatenate(parts, self.axis)]
+
+
+class Split(Primitive):
+    """Cut an array along ``axis`` at the sorted positions ``indices``: one output per piece."""
+
+    def __init__(self, indices, axis):
+        self.indices = tuple(indices)
+        self.axis = axis
+
+    def params(self):
+        return {"indices": self.indices, "axis": self.axis}
+
+    def _bounds(self, n):
+        cuts = (0,) + self.indices + (n,)
+        return list(zip(cuts[:-1], cuts[1:]))
+
+    def output_shapes(self, inputs):
+        shape = inputs[0].shape
+        out = []
+        for start, stop in self._bounds(shape[self.axis]):
+            s = list(shape)
+            s[self.axis] = stop - start
+            out.append(tuple(s))
+        return out
+
+    def eval(self, inputs):
+        (x,) = inputs
+        strides = row_major_strides(x.shape)
+        data = x._data
+        outs = []
+        for shape, (start, _) in zip(self.output_shapes(inputs), self._bounds(x.shape[self.axis])):
+            idx = strided_indices(shape, strides, start * strides[self.axis])
+            outs.append([data[i] for i in idx])
+        return outs
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        # One cotangent per piece (the transform fills pieces nobody used with
+        # zeros), joined back in order.
+        return [ops.concatenate(list(cotangents), self.axis)]
+
+    def jvp(self, primals, tangents, argnums):
+        (t,) = tangents
+        shapes = self.output_shapes([t])
+        return array._nodes(shapes, [t.dtype] * len(shapes), Split(self.indices, self.axis), [t])
+
+
+class Pad(Primitive):
+    """Surround an array with a constant: inputs are the array and a 0-d pad value.
+
+    ``low[i]`` and ``high[i]`` elements are added before and after axis ``axes[i]``.
+    """
+
+    def __init__(self, axes, low_pad_size, high_pad_size):
+        self.axes = tuple(axes)
+        self.low_pad_size = tuple(low_pad_size)
+        self.high_pad_size = tuple(high_pad_size)
+
+    def params(self):
+        return {
+            "axes": self.axes,
+            "low_pad_size": self.low_pad_size,
+            "high_pad_size": self.high_pad_size,
+        }
+
+    def output_shapes(self, inputs):
+        shape = list(inputs[0].shape)
+        for ax, lo, hi in zip(self.axes, self.low_pad_size, self.high_pad_size):
+            shape[ax] += lo + hi
+        return [tuple(shape)]
+
+    def eval(self, inputs):
+        x, value = inputs
+        (out_shape,) = self.output_shapes(inputs)
+        out_strides = row_major_strides(out_shape)
+        offset = sum(lo * out_strides[ax] for ax, lo in zip(self.axes, self.low_pad_size))
+        out = value._data * _prod(out_shape)  # a fresh list we own
+        for i, v in zip(strided_indices(x.shape, out_strides, offset), x._data):
+            out[i] = v
+        return [out]
+
+    def _inner(self, cot):
+        """The window of the padded array where the input sits."""
+        start, stop = [0] * cot.ndim, list(cot.shape)
+        for ax, lo, hi in zip(self.axes, self.low_pad_size, self.high_pad_size):
+            start[ax], stop[ax] = lo, cot.shape[ax] - hi
+        return _slice_node(cot, start, stop, [1] * cot.ndim)
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        (cot,) = cotangents
+        value = primals[1]
+        grads = []
+        for i in argnums:
+            if i == 0:
+                grads.append(self._inner(cot))
+            else:
+                # The pad value fills every position outside the window.
+                # MLX 0.32 has no rule for it (it hands back the array's
+                # gradient, of the wrong shape); this is the true derivative.
+                border = ops.subtract(ops.sum(cot), ops.sum(self._inner(cot)))
+                grads.append(ops.reshape(border, value.shape))
+        return grads
+
+    def jvp(self, primals, tangents, argnums):
+        # Pad the array's tangent with the pad value's tangent (zero when the
+        # pad value is a constant, which is MLX's rule).
+        x, value = primals
+        given = dict(zip(argnums, tangents))
+        dtype = tangents[0].dtype
+        tx = given[0] if 0 in given else ops.zeros(x.shape, dtype)
+        tv = ops.astype(given[1], dtype) if 1 in given else ops.zeros(value.shape, dtype)
+        (shape,) = self.output_shapes([tx, tv])
+        return [array._node(shape, dtype, Pad(self.axes, self.low_pad_size, self.high_pad_size),
+                            [tx, tv])]
+
+
+def _slice_node(a, start, stop, strides):
+    """A ``Slice`` of ``a`` with already-normalised bounds (what the rules need)."""
+    from .indexing import Slice
+
+    prim = Slice(start, stop, strides)
+    (shape,) = prim.output_shapes([a])
+    return array._node(shape, a.dtype, prim, [a])

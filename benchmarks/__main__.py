@@ -1,0 +1,105 @@
+"""``python -m benchmarks [--quick] [--json PATH] [--only NAME] [--repeats K]``.
+
+Prints a Markdown report on stdout and progress on stderr. Exits 1 when an
+implementation disagrees with its reference (or raised), so ``make bench``
+fails loudly instead of reporting the speed of a wrong answer; missing a
+speed target is reported, not an error.
+"""
+
+import argparse
+import datetime
+import json
+import platform
+import sys
+
+from . import deep_chain, harness, mlp
+
+WORKLOADS = ("chain", "mlp")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, few repeats (< 1 minute)")
+    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
+    parser.add_argument("--only", choices=WORKLOADS, action="append", help="run only this workload")
+    parser.add_argument("--repeats", type=int, help="override the number of timed repeats")
+    args = parser.parse_args(argv)
+    only = args.only or WORKLOADS
+
+    results = {
+        "meta": {
+            "quick": args.quick,
+            "python": platform.python_version(),
+            "implementation": platform.python_implementation(),
+            "machine": platform.machine(),
+            "platform": platform.platform(),
+            "when": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "timer": "time.perf_counter, median over repeats",
+        }
+    }
+    failed = False
+    sections = [
+        "# mlxref benchmarks" + (" (--quick)" if args.quick else ""),
+        "",
+        f"Python {platform.python_version()} ({platform.python_implementation()}) on "
+        f"{platform.machine()}; times are medians of `time.perf_counter` over repeats.",
+    ]
+
+    if "chain" in only:
+        harness.progress("deep chain")
+        try:
+            chain = deep_chain.run(quick=args.quick, repeats=args.repeats)
+        except harness.Mismatch as exc:
+            chain, failed = None, True
+            results["deep_chain"] = {"mismatch": str(exc)}
+            sections += ["", "## Deep chain", "", f"**MISMATCH**: {exc}"]
+        if chain is not None:
+            results["deep_chain"] = chain
+            failed |= any("error" in r for r in chain)
+            sections += [
+                "",
+                "## Deep chain: value_and_grad through N scalar ops",
+                "",
+                f"Step `x = x + sin(x) * {deep_chain.SCALE} + {deep_chain.SHIFT}` "
+                f"({deep_chain.OPS_PER_STEP} primitives) on a 0-d float32 array, from "
+                f"x0 = {deep_chain.X0}; {chain[0]['repeats']} repeat(s) per N. Target: "
+                f"doubling N costs at most {deep_chain.TARGET_DOUBLING}x. Every value and "
+                "gradient equals the float reference to 1e-9.",
+                "",
+                deep_chain.table(chain),
+            ]
+
+    if "mlp" in only:
+        harness.progress("mlp")
+        try:
+            res = mlp.run(quick=args.quick, repeats=args.repeats)
+        except harness.Mismatch as exc:
+            res, failed = None, True
+            results["mlp"] = {"mismatch": str(exc)}
+            sections += ["", "## MLP step", "", f"**MISMATCH**: {exc}"]
+        if res is not None:
+            results["mlp"] = res
+            failed |= bool(res["errors"])
+            sizes = "-".join(str(s) for s in res["sizes"])
+            sections += [
+                "",
+                f"## MLP step: value_and_grad of a {sizes} ReLU MLP, batch {res['batch']}, MSE",
+                "",
+                f"Median of {res['repeats']} interleaved repeats (after one warm-up); "
+                f"seed {res['seed']}, loss {res['loss']:.12g}. The loss and every "
+                "gradient agree across the implementations to 1e-9.",
+                "",
+                mlp.table(res),
+            ]
+
+    print("\n".join(sections))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=2)
+            f.write("\n")
+        harness.progress(f"wrote {args.json}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""A scalar autodiff graph in the style of micrograd, written for this benchmark.
+
+Every number is a ``Value`` node; an operation records its operands and the
+local derivatives of its result with respect to each (``_parents`` and
+``_partials``), computed eagerly in the forward pass. ``backward`` orders the
+graph with an iterative depth-first search (no recursion, so deep graphs are
+fine) and then applies the chain rule once per node, in reverse topological
+order. Only +, * and relu are primitives; subtraction and negation are
+composed from them.
+"""
+
+
+class Value:
+    __slots__ = ("data", "grad", "_parents", "_partials")
+
+    def __init__(self, data, parents=(), partials=()):
+        self.data = data
+        self.grad = 0.0
+        self._parents = parents
+        self._partials = partials
+
+    def __repr__(self):
+        return f"Value(data={self.data!r}, grad={self.grad!r})"
+
+    # --- primitives -------------------------------------------------------------
+
+    def __add__(self, other):
+        if not isinstance(other, Value):
+            other = Value(other)
+        return Value(self.data + other.data, (self, other), (1.0, 1.0))
+
+    def __mul__(self, other):
+        if not isinstance(other, Value):
+            other = Value(other)
+        return Value(self.data * other.data, (self, other), (other.data, self.data))
+
+    def relu(self):
+        positive = self.data > 0.0
+        return Value(self.data if positive else 0.0, (self,), (1.0 if positive else 0.0,))
+
+    # --- composed -----------------------------------------------------------------
+
+    __radd__ = __add__
+    __rmul__ = __mul__
+
+    def __neg__(self):
+        return self * -1.0
+
+    def __sub__(self, other):
+        return self + (-other)
+
+    def __rsub__(self, other):
+        return (-self) + other
+
+    # --- reverse mode ---------------------------------------------------------------
+
+    def topological_order(self):
+        """Every node this one depends on, each after all of its parents."""
+        order = []
+        done = set()
+        entered = set()
+        stack = [self]
+        while stack:
+            node = stack[-1]
+            if node in entered:
+                stack.pop()
+                if node not in done:
+                    done.add(node)
+                    order.append(node)
+                continue
+            entered.add(node)
+            for p in node._parents:
+                if p not in entered:
+                    stack.append(p)
+        return order
+
+    def backward(self):
+        """Set ``grad`` of every node behind this one to d self / d node."""
+        order = self.topological_order()
+        for node in order:
+            node.grad = 0.0
+        self.grad = 1.0
+        for node in reversed(order):
+            g = node.grad
+            for p, d in zip(node._parents, node._partials):
+                p.grad += d * g

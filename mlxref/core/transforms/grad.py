@@ -1,0 +1,161 @@
+"""``mx.grad`` and ``mx.value_and_grad``: reverse mode for scalar functions of trees.
+
+Read alongside: mlx/transforms.cpp ``value_and_grad`` and python/src/
+transforms.cpp ``py_value_and_grad`` (argnums, argnames, trees, messages).
+
+Both are built on ``vjp_impl``: the differentiated arguments (nested lists,
+tuples and dicts of arrays) are flattened to a list of primals, the function
+is called on trees rebuilt from the tracers, every output after the first is
+put behind ``stop_gradient``, and the first is seeded with a cotangent of one.
+Gradients come back in the structure of the arguments they belong to.
+"""
+
+import functools
+
+from ..array import array
+from ..ops.elementwise import stop_gradient
+from . import trees
+from .vjp import vjp_impl
+
+
+def value_and_grad(fun, argnums=None, argnames=[]):  # noqa: B006 (MLX's signature)
+    """Return a function computing ``(fun(*args, **kwargs), gradients)``.
+
+    ``fun`` returns a scalar array, or a tuple whose first element is one (the
+    rest, "aux", can be anything and is returned untouched but not
+    differentiated). With one argnum the gradient is bare; with several it is
+    a tuple in sorted argnum order; with ``argnames`` it is
+    ``(positional, {name: gradient})``.
+
+    >>> import mlxref.core as mx
+    >>> mx.value_and_grad(lambda x: (x * x).sum())(mx.array([1.0, 2.0]))
+    (array(5, dtype=float32), array([2, 4], dtype=float32))
+    """
+    return _make(fun, argnums, argnames, "[value_and_grad]", scalar_only=False)
+
+
+def grad(fun, argnums=None, argnames=[]):  # noqa: B006
+    """Return a function computing the gradient of the scalar function ``fun``.
+
+    >>> import mlxref.core as mx
+    >>> mx.grad(lambda x: mx.sin(x) * mx.exp(x))(mx.array(0.5))
+    array(2.23733, dtype=float32)
+    """
+    vag = _make(fun, argnums, argnames, "[grad]", scalar_only=True)
+
+    @functools.wraps(fun)
+    def gradient(*args, **kwargs):
+        return vag(*args, **kwargs)[1]
+
+    return gradient
+
+
+def _validate(argnums, argnames, tag):
+    """argnums and argnames as MLX normalises them when the transform is made."""
+    if isinstance(argnames, str):
+        argnames = [argnames]
+    argnames = list(argnames)
+    if argnums is None:
+        argnums = [] if argnames else [0]
+    elif isinstance(argnums, int) and not isinstance(argnums, bool):
+        argnums = [argnums]
+    else:
+        if not all(isinstance(a, int) and not isinstance(a, bool) for a in argnums):
+            raise TypeError(f"{tag[1:-1]}(): argnums must be an int or a sequence of ints.")
+        argnums = sorted(argnums)
+    for a in argnums:
+        if a < 0:
+            raise ValueError(f"{tag} Can't compute the gradient of negative argument index {a}")
+    for prev, cur in zip(argnums, argnums[1:]):
+        if prev == cur:
+            # MLX's message names argnums[0], whichever index repeats.
+            raise ValueError(f"{tag} Duplicate argument index {argnums[0]} is not allowed.")
+    if not argnums and not argnames:
+        raise ValueError(f"{tag} Gradient wrt no argument requested")
+    return argnums, argnames
+
+
+def _make(fun, argnums, argnames, tag, scalar_only):
+    argnums, argnames = _validate(argnums, argnames, tag)
+
+    @functools.wraps(fun)
+    def value_and_gradient(*args, **kwargs):
+        for a in argnums:
+            if a >= len(args):
+                raise ValueError(
+                    f"{tag} Can't compute the gradient of argument index {a} because "
+                    f"the function is called with only {len(args)} positional arguments."
+                )
+        for name in argnames:
+            if name not in kwargs:
+                listed = "".join(f"{k}," for k in kwargs)
+                raise ValueError(
+                    f"{tag} Can't compute the gradient of keyword argument '{name}' because "
+                    f"the function is called with the following keyword arguments {{{listed}}}"
+                )
+
+        # The differentiated arguments, flattened strictly to one list of primals.
+        wrt = [args[a] for a in argnums] + [kwargs[n] for n in argnames]
+        leaves = [trees.flatten(t) for t in wrt]
+        primals = [leaf for group in leaves for leaf in group]
+
+        value = []
+
+        def flat_fun(*tracers):
+            it = iter(tracers)
+            new_args, new_kwargs = list(args), dict(kwargs)
+            for a, tree in zip(argnums, wrt):
+                new_args[a] = trees.unflatten(tree, it)
+            for n, tree in zip(argnames, wrt[len(argnums) :]):
+                new_kwargs[n] = trees.unflatten(tree, it)
+            out = fun(*new_args, **new_kwargs)
+            value.append(out)
+            loss = _check_output(out, tag, scalar_only)
+            aux = trees.flatten(out[1:], strict=False) if isinstance(out, tuple) else []
+            return [loss] + [stop_gradient(x) for x in aux if isinstance(x, array)]
+
+        one = array(1.0)
+        _, flat_grads = vjp_impl(flat_fun, primals, [one])
+
+        it = iter(flat_grads)
+        grads = [trees.unflatten(t, it) for t in wrt]
+        positional = grads[: len(argnums)]
+        positional = positional[0] if len(positional) == 1 else tuple(positional)
+        if argnames:
+            named = dict(zip(argnames, grads[len(argnums) :]))
+            return value[0], (positional if argnums else None, named)
+        return value[0], positional
+
+    return value_and_gradient
+
+
+def _check_output(out, tag, scalar_only):
+    """The scalar to differentiate, or MLX's message for what was returned instead."""
+    if isinstance(out, array):
+        return out
+    if scalar_only:
+        raise ValueError(
+            f"{tag} The return value of the function whose gradient we want to compute "
+            f"should be a scalar array; but {type(out).__name__} was returned."
+        )
+    if not isinstance(out, tuple):
+        raise ValueError(
+            f"{tag} The return value of the function whose gradient we want to compute "
+            "should be either a scalar array or a tuple with the first value being a "
+            "scalar array (Union[array, tuple[array, Any, ...]]); but "
+            f"{type(out).__name__} was returned."
+        )
+    if not out:
+        raise ValueError(
+            f"{tag} The return value of the function whose gradient we want to compute "
+            "should be either a scalar array or a non-empty tuple. The first value should "
+            "be a scalar array and the rest can be anything. Instead, we got an empty tuple."
+        )
+    if not isinstance(out[0], array):
+        raise ValueError(
+            f"{tag} The return value of the function whose gradient we want to compute "
+            "should be either a scalar array or a tuple with the first value being a "
+            "scalar array (Union[array, tuple[array, Any, ...]]); but it was a tuple with "
+            f"the first value being of type {type(out[0]).__name__} ."
+        )
+    return out[0]

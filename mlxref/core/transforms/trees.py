@@ -1,0 +1,77 @@
+"""Trees of arrays: nested lists, tuples (NamedTuples kept) and dicts.
+
+Read alongside: python/src/trees.cpp (``tree_flatten``, ``tree_unflatten``,
+``tree_map``, ``validate_subtrees``). The transforms use these to accept any
+nesting of arguments and outputs; ``mlxref.utils`` builds MLX's Python-level
+helpers (paths, ``tree_reduce``) on ``map_tree``.
+"""
+
+from ..array import array
+
+
+def is_namedtuple(t):
+    return isinstance(t, tuple) and hasattr(type(t), "_fields")
+
+
+def rebuild(node, children):
+    """A container of the same type as ``node`` holding ``children``."""
+    if isinstance(node, dict):
+        return type(node)(zip(node.keys(), children))
+    if is_namedtuple(node):
+        return type(node)(*children)
+    return type(node)(children)
+
+
+def children(node):
+    if isinstance(node, dict):
+        return list(node.values())
+    return list(node)
+
+
+def is_container(node):
+    return isinstance(node, (list, tuple, dict))
+
+
+def map_tree(fn, tree, *rest, is_leaf=None):
+    """``fn`` applied to the leaves of ``tree`` (and the matching nodes of ``rest``).
+
+    ``rest`` trees must have ``tree``'s structure or extend it (``tree`` is a
+    prefix of them), as in mlx.utils.tree_map.
+    """
+    if (is_leaf is not None and is_leaf(tree)) or not is_container(tree):
+        return fn(tree, *rest)
+    if isinstance(tree, dict):
+        parts = [
+            map_tree(fn, v, *(r[k] for r in rest), is_leaf=is_leaf) for k, v in tree.items()
+        ]
+    else:
+        parts = [
+            map_tree(fn, v, *(r[i] for r in rest), is_leaf=is_leaf) for i, v in enumerate(tree)
+        ]
+    return rebuild(tree, parts)
+
+
+def flatten(tree, strict=True):
+    """The leaves of ``tree`` in order. ``strict``: every leaf must be an array."""
+    leaves = []
+    stack = [tree]
+    while stack:
+        t = stack.pop()
+        if is_container(t):
+            stack.extend(reversed(children(t)))
+        else:
+            if strict and not isinstance(t, array):
+                raise ValueError("[tree_flatten] The argument should contain only arrays")
+            leaves.append(t)
+    return leaves
+
+
+def unflatten(tree, leaves):
+    """``tree`` with its leaves replaced, in order, by ``leaves`` (an iterable)."""
+    it = iter(leaves)
+    return map_tree(lambda _: next(it), tree)
+
+
+def replace_arrays(tree, fn):
+    """``tree`` with every array leaf ``a`` replaced by ``fn(a)``; other leaves kept."""
+    return map_tree(lambda leaf: fn(leaf) if isinstance(leaf, array) else leaf, tree)

@@ -1,0 +1,293 @@
+"""The SymPy cross-check of every primitive's rules.
+
+For each primitive there is at least one ``Case``: a small program that uses
+it, the shapes of its inputs, and the domain its inputs live in. The check
+fills the inputs with SymPy symbols and runs the program, ``mx.vjp`` and
+``mx.jvp`` through the ordinary engine: the element lists simply hold
+expressions. Then it requires, for every input element ``x_i`` and output
+element ``f_j``,
+
+- vjp with symbolic cotangents ``c``:  vjp_i = sum_j c_j * df_j/dx_i
+- jvp with symbolic tangents ``t``:    jvp_j = sum_i df_j/dx_i * t_i
+
+with the derivatives taken by ``sympy.diff`` of the forward result. Equality
+is exact: the difference must simplify to zero ("simplify"), or, where that
+is too slow, be zero to 50 digits at several random rational points
+("rational points"). Non-differentiable primitives must give MLX's zeros
+("zero rule"). The forward result is also compared with the numeric engine at
+a random point. ``mlxref check-rules`` prints the table.
+
+The cases live in one module per primitive family, beside this one.
+"""
+
+import random
+from dataclasses import dataclass, field
+
+import sympy
+
+from .. import core as mx
+from ..core.array import array
+from ..core.primitives.base import Primitive
+
+DOMAINS = {
+    # name: (SymPy assumptions, interval random points are drawn from)
+    "real": ({"real": True}, (-2, 2)),
+    "positive": ({"positive": True}, (sympy.Rational(1, 4), 3)),
+    "unit": ({"real": True}, (sympy.Rational(-3, 4), sympy.Rational(3, 4))),
+    "above_one": ({"real": True}, (sympy.Rational(5, 4), 3)),
+}
+
+
+@dataclass
+class Case:
+    """A program using ``primitive``, checked on symbolic inputs of ``shapes``."""
+
+    primitive: type
+    build: object  # (*arrays) -> array, written with mlxref ops
+    shapes: tuple
+    domain: str = "real"
+    zero: bool = False  # MLX's rule for it is a zero gradient
+    note: str = ""
+
+
+@dataclass
+class Result:
+    primitive: str
+    forward: bool
+    vjp: bool
+    jvp: bool
+    method: str
+    detail: str = ""
+    cases: int = 1
+
+    @property
+    def ok(self):
+        return self.forward and self.vjp and self.jvp
+
+
+@dataclass
+class _Inputs:
+    symbols: list  # one flat list of symbols per input
+    arrays: list = field(default_factory=list)
+
+
+def _symbols(prefix, shapes, assumptions):
+    out = []
+    for k, shape in enumerate(shapes):
+        n = 1
+        for d in shape:
+            n *= d
+        name = prefix + "abcdefgh"[k]
+        out.append([sympy.Symbol(f"{name}{i}", **assumptions) for i in range(n)])
+    return out
+
+
+def _sym_array(symbols, shape):
+    return array._from_data(list(symbols), shape, mx.float64)
+
+
+def _exact(expr):
+    """Turn the float constants a rule used (0.5, 2/sqrt(pi), log(2)...) exact."""
+    expr = sympy.sympify(expr)
+    floats = expr.atoms(sympy.Float)
+    if not floats:
+        return expr
+    return expr.xreplace({f: _exact_float(f) for f in floats})
+
+
+def _exact_float(f):
+    """The shortest exact number among plain, pi, log(2) and log(10) forms of ``f``."""
+    candidates = [sympy.nsimplify(f)] + [
+        sympy.nsimplify(f, [c]) for c in (sympy.pi, sympy.log(2), sympy.log(10))
+    ]
+    exact = [c for c in candidates if not c.atoms(sympy.Float)]
+    return min(exact, key=lambda c: len(str(c))) if exact else f
+
+
+def _elements(a):
+    return [_exact(_number(v)) for v in a._eval()]
+
+
+def _number(v):
+    """SymPy's true/false (from a comparison) as 1/0, so it can be compared."""
+    if v is sympy.true or v is True:
+        return 1
+    if v is sympy.false or v is False:
+        return 0
+    return v
+
+
+class _Compare:
+    """Decides equality of expression lists; remembers which method it needed."""
+
+    def __init__(self, symbols, domain, rng):
+        self.symbols = symbols
+        self.lo, self.hi = DOMAINS[domain][1]
+        self.rng = rng
+        self.method = "simplify"
+
+    def _point(self):
+        span = self.hi - self.lo
+        return {
+            s: self.lo + span * sympy.Rational(self.rng.randint(1, 999), 1000)
+            for s in self.symbols
+        }
+
+    def equal(self, got, expected):
+        if len(got) != len(expected):
+            return False
+        for g, e in zip(got, expected):
+            diff = sympy.sympify(g - e)
+            if diff == 0 or sympy.expand(diff) == 0:
+                continue
+            if sympy.count_ops(diff) < 120 and sympy.simplify(diff) == 0:
+                continue
+            self.method = "rational points"
+            for _ in range(4):
+                value = diff.subs(self._point()).evalf(50)
+                if not value.is_number or abs(value) > sympy.Float("1e-40", 50):
+                    return False
+        return True
+
+
+def check_case(case, seed=0):
+    """Run one case: a Result for it (a case that raises is a failure, with its message)."""
+    try:
+        return _check_case(case, seed)
+    except Exception as e:  # noqa: BLE001 - the table reports it
+        return Result(case.primitive.__name__, False, False, False, "-",
+                      f"{type(e).__name__}: {e}")
+
+
+def _check_case(case, seed):
+    rng = random.Random(seed)
+    assumptions = DOMAINS[case.domain][0]
+    xs = _symbols("", case.shapes, assumptions)
+    inputs = [_sym_array(s, shape) for s, shape in zip(xs, case.shapes)]
+    out = case.build(*inputs)
+    if not _uses(out, case.primitive):
+        return Result(case.primitive.__name__, False, False, False, "-",
+                      "the case's program does not use the primitive")
+    f = _elements(out)
+    flat_x = [s for group in xs for s in group]
+    cmp = _Compare(flat_x, case.domain, rng)
+
+    # forward: the symbolic result agrees with the numeric engine at a point
+    point = cmp._point()
+    numeric_inputs = [
+        mx.array([float(point[s]) for s in group], mx.float64).reshape(shape)
+        for group, shape in zip(xs, case.shapes)
+    ]
+    numeric = case.build(*numeric_inputs)
+    want = [sympy.sympify(_number(sympy.sympify(v).subs(point))).evalf(30) for v in f]
+    got = numeric.reshape(-1).tolist() if numeric.ndim else [numeric.item()]
+    forward = all(
+        abs(float(w) - float(g)) <= 1e-9 * (1 + abs(float(w))) for w, g in zip(want, got)
+    )
+
+    (c_syms,) = _symbols("u", [out.shape], {"real": True})
+    cot = _sym_array(c_syms, out.shape)
+    t_syms = _symbols("t", case.shapes, {"real": True})
+    tangents = [_sym_array(s, shape) for s, shape in zip(t_syms, case.shapes)]
+    _, vjps = mx.vjp(case.build, inputs, [cot])
+    got_vjp = [_elements(v) for v in vjps]
+    _, (jvp_out,) = mx.jvp(case.build, inputs, tangents)
+    got_jvp = _elements(jvp_out)
+
+    if case.zero:
+        vjp_ok = all(v == 0 for group in got_vjp for v in group)
+        jvp_ok = all(v == 0 for v in got_jvp)
+        return Result(case.primitive.__name__, forward, vjp_ok, jvp_ok, "zero rule")
+
+    expected_vjp = [
+        [sum((c * sympy.diff(fj, x) for c, fj in zip(c_syms, f)), sympy.Integer(0)) for x in group]
+        for group in xs
+    ]
+    expected_jvp = [
+        sum((sympy.diff(fj, x) * t for x, t in zip(flat_x, [t for g in t_syms for t in g])),
+            sympy.Integer(0))
+        for fj in f
+    ]
+    vjp_ok = all(cmp.equal(g, e) for g, e in zip(got_vjp, expected_vjp))
+    jvp_ok = cmp.equal(got_jvp, expected_jvp)
+    return Result(case.primitive.__name__, forward, vjp_ok, jvp_ok, cmp.method)
+
+
+def _uses(out, primitive):
+    """Whether the graph behind ``out`` contains a node of ``primitive``."""
+    stack, seen = [out], set()
+    while stack:
+        a = stack.pop()
+        if id(a) in seen:
+            continue
+        seen.add(id(a))
+        if isinstance(a._primitive, primitive):
+            return True
+        stack.extend(a._inputs)
+    return False
+
+
+def all_cases():
+    from . import cases
+
+    return cases.CASES
+
+
+def all_primitives():
+    """Every concrete Primitive subclass mlxref defines (abstract bases excluded)."""
+    import importlib
+    import pkgutil
+
+    from ..core import primitives
+
+    for info in pkgutil.iter_modules(primitives.__path__):
+        importlib.import_module(f"{primitives.__name__}.{info.name}")
+    found, stack = [], list(Primitive.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        if not cls.__dict__.get("abstract", False) and cls not in found:
+            found.append(cls)
+    return sorted(found, key=lambda c: c.__name__)
+
+
+def check_all(seed=0):
+    """One Result per primitive (cases of the same primitive combined)."""
+    by_primitive = {}
+    for case in all_cases():
+        by_primitive.setdefault(case.primitive, []).append(case)
+    results = []
+    for prim in all_primitives():
+        cases = by_primitive.get(prim)
+        if not cases:
+            results.append(Result(prim.__name__, False, False, False, "-", "no symbolic check"))
+            continue
+        rs = [check_case(c, seed) for c in cases]
+        methods = sorted({r.method for r in rs})
+        results.append(
+            Result(
+                prim.__name__,
+                all(r.forward for r in rs),
+                all(r.vjp for r in rs),
+                all(r.jvp for r in rs),
+                ", ".join(methods),
+                "; ".join(r.detail for r in rs if r.detail),
+                len(rs),
+            )
+        )
+    return results
+
+
+def format_table(results):
+    def mark(ok):
+        return "ok" if ok else "FAIL"
+
+    rows = [("primitive", "cases", "forward", "vjp", "jvp", "method")]
+    for r in results:
+        rows.append((r.primitive, str(r.cases), mark(r.forward), mark(r.vjp), mark(r.jvp),
+                     r.method + (f"  ({r.detail})" if r.detail else "")))
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    lines = []
+    for row in rows:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row[:5], widths)) + "  " + row[5])
+    return "\n".join(line.rstrip() for line in lines)

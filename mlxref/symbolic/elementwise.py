@@ -1,0 +1,67 @@
+"""Symbolic cases for the elementwise primitives (and Copy, AsType, StopGradient)."""
+
+from .. import core as mx
+from ..core.primitives import base as B
+from ..core.primitives import elementwise as E
+from . import Case
+
+V = ((3,),)  # one input, a vector
+VV = ((2, 1), (3,))  # two inputs that broadcast, so Broadcast's rules run too
+
+CASES = [
+    Case(B.Copy, lambda x: mx.array(x), V),
+    Case(B.AsType, lambda x: x.astype(mx.float32), V),
+    Case(B.StopGradient, lambda x: mx.stop_gradient(x) + 0, V, zero=True,
+         note="the transforms never cross it"),
+    Case(E.Abs, mx.abs, V),
+    Case(E.Negative, mx.negative, V),
+    Case(E.Sign, mx.sign, V, zero=True),
+    Case(E.Square, mx.square, V),
+    Case(E.Sqrt, mx.sqrt, V, "positive"),
+    Case(E.Rsqrt, mx.rsqrt, V, "positive"),
+    Case(E.Exp, mx.exp, V),
+    Case(E.Expm1, mx.expm1, V),
+    Case(E.Log, mx.log, V, "positive"),
+    Case(E.Log, mx.log2, V, "positive"),
+    Case(E.Log, mx.log10, V, "positive"),
+    Case(E.Log1p, mx.log1p, V, "positive"),
+    Case(E.Sin, mx.sin, V),
+    Case(E.Cos, mx.cos, V),
+    Case(E.Tan, mx.tan, V, "unit"),
+    Case(E.ArcSin, mx.arcsin, V, "unit"),
+    Case(E.ArcCos, mx.arccos, V, "unit"),
+    Case(E.ArcTan, mx.arctan, V),
+    Case(E.Sinh, mx.sinh, V),
+    Case(E.Cosh, mx.cosh, V),
+    Case(E.Tanh, mx.tanh, V),
+    Case(E.ArcSinh, mx.arcsinh, V),
+    Case(E.ArcCosh, mx.arccosh, V, "above_one"),
+    Case(E.ArcTanh, mx.arctanh, V, "unit"),
+    Case(E.Sigmoid, mx.sigmoid, V),
+    Case(E.Erf, mx.erf, V),
+    Case(E.ErfInv, mx.erfinv, V, "unit"),
+    Case(E.Floor, mx.floor, V, zero=True),
+    Case(E.Ceil, mx.ceil, V, zero=True),
+    Case(E.Round, mx.round, V, zero=True),
+    Case(E.LogicalNot, lambda x: mx.logical_not(x).astype(x.dtype), V, zero=True),
+    Case(E.Add, mx.add, VV),
+    Case(E.Subtract, mx.subtract, VV),
+    Case(E.Multiply, mx.multiply, VV),
+    Case(E.Divide, mx.divide, VV, "positive"),
+    Case(E.FloorDivide, mx.floor_divide, VV, "positive", zero=True),
+    Case(E.Remainder, mx.remainder, VV, "positive"),
+    Case(E.Power, mx.power, VV, "positive"),
+    Case(E.Maximum, mx.maximum, VV),
+    Case(E.Minimum, mx.minimum, VV),
+    Case(E.ArcTan2, mx.arctan2, VV, "positive"),
+    Case(E.LogAddExp, mx.logaddexp, VV),
+    Case(E.Equal, lambda a, b: mx.equal(a, b).astype(a.dtype), VV, zero=True),
+    Case(E.NotEqual, lambda a, b: mx.not_equal(a, b).astype(a.dtype), VV, zero=True),
+    Case(E.Less, lambda a, b: mx.less(a, b).astype(a.dtype), VV, zero=True),
+    Case(E.LessEqual, lambda a, b: mx.less_equal(a, b).astype(a.dtype), VV, zero=True),
+    Case(E.Greater, lambda a, b: mx.greater(a, b).astype(a.dtype), VV, zero=True),
+    Case(E.GreaterEqual, lambda a, b: mx.greater_equal(a, b).astype(a.dtype), VV, zero=True),
+    Case(E.LogicalAnd, lambda a, b: mx.logical_and(a, b).astype(a.dtype), VV, zero=True),
+    Case(E.LogicalOr, lambda a, b: mx.logical_or(a, b).astype(a.dtype), VV, zero=True),
+    Case(E.Select, lambda x, y: mx.where(mx.array([[True], [False]]), x, y), VV),
+]

@@ -1,0 +1,86 @@
+"""Symbolic cases for the reductions (Reduce, ArgReduce, Scan, LogSumExp,
+Softmax), the matrix product and the creation primitives (Full, Arange).
+
+SymPy cannot order two independent symbols, and max, min, argmax and argmin
+must pick an element. Their cases therefore compare ``x_i + c`` for constant
+offsets ``c``: the order is decided, yet the result still depends on the
+symbols, so the routing of the cotangent (split evenly between ties in the
+vjp, the first arg max in the jvp) is checked exactly.
+"""
+
+from .. import core as mx
+from ..core.primitives import creation as C
+from ..core.primitives import linalg as L
+from ..core.primitives import reduction as R
+from . import Case
+
+
+def _offsets(x, values):
+    """Each element of ``x`` beside shifted copies of itself: ``x[..., None] +
+    values`` (``x[..., None, None] + values`` for a table of offsets)."""
+    values = mx.array(values)
+    return mx.expand_dims(x, list(range(-values.ndim, 0))) + values
+
+
+CASES = [
+    # Reduce: sum
+    Case(R.Reduce, lambda x: mx.sum(x, axis=1), ((2, 3),), note="sum"),
+    Case(R.Reduce, lambda x: mx.sum(x, axis=(0, -1), keepdims=True), ((2, 1, 2),),
+         note="sum over two axes, keepdims"),
+    # Reduce: prod (and a product with a zero factor, which must not divide)
+    Case(R.Reduce, lambda x: mx.prod(x, axis=-1), ((2, 3),), note="prod"),
+    Case(R.Reduce, lambda x: mx.prod(x, axis=(0, 2), keepdims=True), ((2, 1, 2),),
+         note="prod over two axes, keepdims"),
+    Case(R.Reduce, lambda x: mx.prod(x * mx.array([1.0, 0.0, 1.0]), axis=0), ((3,),),
+         note="prod with a zero factor"),
+    # Reduce: max and min (ordered by constant offsets; ties in the second ones)
+    Case(R.Reduce, lambda x: mx.max(_offsets(x, [0.0, 1.0, -1.0]), axis=-1), ((2,),),
+         note="max"),
+    Case(R.Reduce, lambda x: mx.max(_offsets(x, [0.0, 1.0, 1.0]), axis=-1, keepdims=True),
+         ((2,),), note="max with a tie"),
+    Case(R.Reduce,
+         lambda x: mx.min(_offsets(x, [[0.0, 1.0], [-1.0, -1.0]]), axis=(-2, -1)),
+         ((2,),), note="min over two axes, with a tie"),
+    Case(R.Reduce, lambda x: mx.min(_offsets(x, [2.0, 0.5, 3.0]), axis=(0, 1)), ((1,),),
+         note="min over every axis"),
+    # Reduce: all, any (bool results: MLX's zero rule)
+    Case(R.Reduce, lambda x: mx.all(x, axis=0).astype(x.dtype), ((2, 2),), "positive",
+         zero=True, note="all"),
+    Case(R.Reduce, lambda x: mx.any(x, keepdims=True).astype(x.dtype), ((3,),), "positive",
+         zero=True, note="any"),
+    # ArgReduce (an index: zero rule)
+    Case(R.ArgReduce,
+         lambda x: mx.argmax(_offsets(x, [0.0, 1.0, -1.0]), axis=-1).astype(x.dtype), ((2,),),
+         zero=True, note="argmax"),
+    Case(R.ArgReduce,
+         lambda x: mx.argmin(_offsets(x, [0.0, 1.0, -1.0]), keepdims=True).astype(x.dtype),
+         ((1,),), zero=True, note="argmin of the flattened array"),
+    # Scan: cumsum, every direction
+    Case(R.Scan, lambda x: mx.cumsum(x, axis=1), ((2, 3),), note="cumsum"),
+    Case(R.Scan, lambda x: mx.cumsum(x, axis=0, reverse=True), ((3, 2),),
+         note="reverse cumsum"),
+    Case(R.Scan, lambda x: mx.cumsum(x, axis=-1, inclusive=False), ((2, 3),),
+         note="exclusive cumsum"),
+    Case(R.Scan, lambda x: mx.cumsum(x, reverse=True, inclusive=False), ((2, 2),),
+         note="reverse exclusive cumsum of the flattened array"),
+    # LogSumExp and Softmax
+    Case(R.LogSumExp, lambda x: mx.logsumexp(x, axis=-1), ((2, 2),)),
+    Case(R.LogSumExp, lambda x: mx.logsumexp(x, axis=0, keepdims=True), ((3, 1),),
+         note="keepdims, not the last axis"),
+    Case(R.LogSumExp, lambda x: mx.logsumexp(x), ((2, 2),), note="every axis"),
+    Case(R.Softmax, lambda x: mx.softmax(x, axis=-1), ((2, 2),)),
+    Case(R.Softmax, lambda x: mx.softmax(x, axis=0), ((3, 1),), note="not the last axis"),
+    Case(R.Softmax, lambda x: mx.softmax(x, axis=(0, 1)), ((2, 2),), note="two axes"),
+    # Matmul
+    Case(L.Matmul, lambda a, b: a @ b, ((3,), (3,)), note="vector . vector"),
+    Case(L.Matmul, lambda a, b: a @ b, ((2, 3), (3,)), note="matrix . vector"),
+    Case(L.Matmul, lambda a, b: a @ b, ((2, 2), (2, 3)), note="matrix . matrix"),
+    Case(L.Matmul, lambda a, b: a @ b, ((2, 1, 2), (1, 2, 2)),
+         note="batched, batch dims broadcast"),
+    Case(L.Matmul, lambda a, b: a @ b, ((2, 2, 2), (2, 1)), note="a stack times one matrix"),
+    # Creation
+    Case(C.Full, lambda x: mx.full((2, 3), x), ((3,),), note="full of a broadcast row"),
+    Case(C.Full, lambda x: mx.full((2,), x), ((),), note="full of a scalar"),
+    Case(C.Arange, lambda x: x * mx.arange(3), ((3,),),
+         note="no inputs: never on a tape, so its own rules never run"),
+]

@@ -1,0 +1,108 @@
+"""Tree helpers, mirroring mlx.utils (python/mlx/utils.py).
+
+A tree is any nesting of lists, tuples (NamedTuples keep their type) and
+dicts; everything else is a leaf. Paths name leaves with dots: ``"layers.0.w"``.
+"""
+
+from .core.transforms.trees import is_container, map_tree
+
+__all__ = ["tree_flatten", "tree_unflatten", "tree_map", "tree_map_with_path", "tree_reduce"]
+
+
+def tree_map(fn, tree, *rest, is_leaf=None):
+    """Apply ``fn`` to the leaves of ``tree``; ``rest`` trees supply extra arguments.
+
+    >>> tree_map(lambda x: x * 2, {"a": [1, 2], "b": 3})
+    {'a': [2, 4], 'b': 6}
+    """
+    return map_tree(fn, tree, *rest, is_leaf=is_leaf)
+
+
+def _items(tree):
+    return tree.items() if isinstance(tree, dict) else enumerate(tree)
+
+
+def tree_map_with_path(fn, tree, *rest, is_leaf=None, path=None):
+    """Like ``tree_map``, but ``fn(path, leaf, *rest_leaves)`` gets the leaf's dotted path.
+
+    >>> tree_map_with_path(lambda p, _: p, {"a": [1, 2], "b": {"c": 3}})
+    {'a': ['a.0', 'a.1'], 'b': {'c': 'b.c'}}
+    """
+    if (is_leaf is not None and is_leaf(tree)) or not is_container(tree):
+        return fn(path, tree, *rest)
+    from .core.transforms.trees import rebuild
+
+    parts = [
+        tree_map_with_path(
+            fn,
+            v,
+            *(r[k] for r in rest),
+            is_leaf=is_leaf,
+            path=f"{path}.{k}" if path is not None else str(k),
+        )
+        for k, v in _items(tree)
+    ]
+    return rebuild(tree, parts)
+
+
+def tree_flatten(tree, prefix="", is_leaf=None, destination=None):
+    """The leaves of ``tree`` as ``[(path, leaf), ...]`` (or into the dict ``destination``).
+
+    >>> tree_flatten({"a": [1, 2], "b": {"c": 3}})
+    [('a.0', 1), ('a.1', 2), ('b.c', 3)]
+    """
+    out = [] if destination is None else destination
+    stack = [(prefix, tree)]
+    while stack:
+        path, t = stack.pop()
+        if (is_leaf is not None and is_leaf(t)) or not is_container(t):
+            if isinstance(out, dict):
+                out[path[1:] if path.startswith(".") else path] = t
+            else:
+                out.append((path[1:] if path.startswith(".") else path, t))
+            continue
+        stack.extend(reversed([(f"{path}.{k}", v) for k, v in _items(t)]))
+    return out
+
+
+def tree_unflatten(tree):
+    """Rebuild a tree from ``tree_flatten``'s output (a list of pairs or a dict).
+
+    Integer keys become lists; a single empty key gives back the bare leaf.
+
+    >>> tree_unflatten([("a.0", 1), ("a.1", 2), ("b.c", 3)])
+    {'a': [1, 2], 'b': {'c': 3}}
+    """
+    items = list(tree.items()) if isinstance(tree, dict) else list(tree)
+    if len(items) == 1 and items[0][0] == "":
+        return items[0][1]
+    root = {}
+    for path, value in items:
+        node = root
+        keys = path.split(".")
+        for k in keys[:-1]:
+            node = node.setdefault(k, {})
+        node[keys[-1]] = value
+    return _lists_from_int_keys(root)
+
+
+def _lists_from_int_keys(node):
+    if not isinstance(node, dict):
+        return node
+    node = {k: _lists_from_int_keys(v) for k, v in node.items()}
+    if node and all(k.isdigit() for k in node):
+        size = max(int(k) for k in node) + 1
+        return [node.get(str(i), {}) for i in range(size)]
+    return node
+
+
+def tree_reduce(fn, tree, initializer=None, is_leaf=None):
+    """Fold ``fn(accumulator, leaf)`` over the leaves, left to right.
+
+    >>> tree_reduce(lambda acc, x: acc + x, {"a": [1, 2], "b": 3}, 0)
+    6
+    """
+    acc = initializer
+    for _, leaf in tree_flatten(tree, is_leaf=is_leaf):
+        acc = leaf if acc is None else fn(acc, leaf)
+    return acc

@@ -1,0 +1,515 @@
+"""Tests of the creation family (zeros ones full zeros_like ones_like arange
+linspace eye identity) and of mx.random (seed uniform normal randint).
+
+Expected values are worked out by hand; random values are checked for
+determinism, range and sample statistics (mlxref's generator is not MLX's).
+The last tests compare every creation op with real MLX.
+"""
+
+import math
+import re
+
+import pytest
+
+import mlxref.core as mx
+from mlxref.core.primitives.creation import Arange, Full
+from support import assert_array, assert_same_as_mlx, needs_mlx, real_mx
+
+
+def raises(exc, msg):
+    return pytest.raises(exc, match=re.escape(msg))
+
+
+# --- zeros, ones, full ---------------------------------------------------------------
+
+
+def test_zeros_and_ones():
+    assert_array(mx.zeros(3), [0.0, 0.0, 0.0], mx.float32, (3,))
+    assert_array(mx.zeros((2, 3), mx.int32), [[0] * 3] * 2, mx.int32, (2, 3))
+    assert_array(mx.zeros([2, 1], dtype=None), [[0.0], [0.0]], mx.float32, (2, 1))
+    assert_array(mx.zeros(()), 0.0, mx.float32, ())
+    assert_array(mx.zeros((2, 0)), [[], []], mx.float32, (2, 0))
+    assert_array(mx.ones((2,), mx.bool_), [True, True], mx.bool_, (2,))
+    assert_array(mx.ones([]), 1.0, mx.float32, ())
+    assert_array(mx.ones((1, 2), mx.float64), [[1.0, 1.0]], mx.float64)
+    assert_array(mx.ones(shape=(2,), dtype=mx.int64), [1, 1], mx.int64)
+    assert mx.zeros(2).tolist()[0] is not True  # a float, not a bool
+    assert isinstance(mx.ones(2, mx.int32).tolist()[0], int)
+
+
+def test_full():
+    assert_array(mx.full((2, 3), 2.5), [[2.5] * 3] * 2, mx.float32, (2, 3))
+    assert_array(mx.full((2,), 2), [2, 2], mx.int32)
+    assert_array(mx.full(3, True), [True] * 3, mx.bool_)
+    assert_array(mx.full((), 7), 7, mx.int32, ())
+    assert_array(mx.full((2, 0), 7), [[], []], mx.int32, (2, 0))
+    # an array is broadcast to the shape
+    assert_array(mx.full((2, 3), mx.array([[1], [2]])), [[1, 1, 1], [2, 2, 2]], mx.int32, (2, 3))
+    assert_array(mx.full((2, 2), mx.array([1.0, 2.0])), [[1.0, 2.0], [1.0, 2.0]], mx.float32)
+    assert_array(mx.full(shape=(2,), vals=1.0, dtype=mx.float64), [1.0, 1.0], mx.float64)
+    assert_array(mx.full((2,), 3, mx.float32), [3.0, 3.0], mx.float32)
+    assert_array(mx.full((1,), 3000000000), [3000000000], mx.int64)
+
+
+def test_full_keeps_mlx_dtype_quirks():
+    # MLX 0.32: the dtype comes from the converted value, so these look odd but are MLX's.
+    assert_array(mx.full((2,), 2.5, mx.int32), [2.5, 2.5], mx.float32)  # a float stays float
+    assert_array(mx.full((2,), 1, mx.bool_), [1, 1], mx.int32)  # an int never becomes bool
+    assert_array(mx.full((2,), mx.array([1, 2]), dtype=mx.float32), [1, 2], mx.int32)
+
+
+def test_full_is_a_lazy_full_node_over_a_broadcast():
+    out = mx.full((2, 3), 1.5)
+    assert out._data is None and isinstance(out._primitive, Full)
+    (filled,) = out._inputs
+    assert filled.shape == (2, 3)
+    assert_array(out, [[1.5] * 3] * 2)
+
+
+def test_full_errors():
+    with raises(ValueError, "[full] Negative dimensions not allowed."):
+        mx.full((2, -1), 7)
+    with raises(ValueError, "[full] Negative dimensions not allowed."):
+        mx.zeros(-1)
+    with raises(ValueError, "[full] Negative dimensions not allowed."):
+        mx.ones((1, -3))
+    with raises(ValueError, "[broadcast_shapes] Shapes (2) and (2,3) cannot be broadcast."):
+        mx.full((2, 3), mx.array([1, 2]))
+    with raises(ValueError, "Invalid type list received in array initialization."):
+        mx.full((2, 3), [1, 2, 3])
+    with raises(ValueError, "Converting 3000000000 to int32 would result in overflow."):
+        mx.full((2,), 3000000000, mx.int32)
+    with raises(RuntimeError, "std::bad_cast"):
+        mx.full(2.0, 1)
+    with raises(RuntimeError, "std::bad_cast"):
+        mx.zeros((2.0,))
+    with raises(TypeError, "full(): incompatible function arguments."):
+        mx.full(None, 1)
+    with raises(TypeError, "zeros(): incompatible function arguments. The following argument "
+                "types are supported:\n    1. zeros(shape: int | Sequence[int], dtype: Dtype | "
+                "None = float32, *, stream: StreamOrDevice = None) -> array\n\n"
+                "Invoked with types: tuple, str"):
+        mx.zeros((2,), "float32")
+
+
+def test_zeros_like_and_ones_like():
+    a = mx.array([[1, 2]])
+    assert_array(mx.zeros_like(a), [[0, 0]], mx.int32, (1, 2))
+    assert_array(mx.zeros_like(a, mx.float32), [[0.0, 0.0]], mx.float32, (1, 2))
+    assert_array(mx.ones_like(a, dtype=mx.bool_), [[True, True]], mx.bool_, (1, 2))
+    assert_array(mx.ones_like(mx.array(3.0)), 1.0, mx.float32, ())
+    assert_array(mx.ones_like(mx.array._from_data([], (0, 2), mx.float32)), [], mx.float32, (0, 2))
+    # the result does not depend on a's values, so its graph does not contain a
+    assert all(x is not a for x in mx.zeros_like(a)._inputs)
+    with raises(TypeError, "ones_like(): incompatible function arguments."):
+        mx.ones_like([1, 2])
+    with raises(TypeError, "zeros_like(): incompatible function arguments."):
+        mx.zeros_like(3)
+
+
+# --- arange ------------------------------------------------------------------------------
+
+
+def test_arange_overloads_and_dtypes():
+    assert_array(mx.arange(5), [0, 1, 2, 3, 4], mx.int32, (5,))
+    assert_array(mx.arange(5.0), [0.0, 1.0, 2.0, 3.0, 4.0], mx.float32)
+    assert_array(mx.arange(2, 5), [2, 3, 4], mx.int32)
+    assert_array(mx.arange(2, 5.0), [2.0, 3.0, 4.0], mx.float32)
+    assert_array(mx.arange(0, 1, 0.25), [0.0, 0.25, 0.5, 0.75], mx.float32)
+    assert_array(mx.arange(5, 0, -2), [5, 3, 1], mx.int32)
+    assert_array(mx.arange(0, 10, 3.5), [0.0, 3.5, 7.0], mx.float32)
+    assert_array(mx.arange(10, step=3), [0, 3, 6, 9], mx.int32)
+    assert_array(mx.arange(start=1, stop=4), [1, 2, 3], mx.int32)
+    assert_array(mx.arange(stop=6, step=2), [0, 2, 4], mx.int32)
+    assert_array(mx.arange(3, None, 2), [0, 2], mx.int32)
+    assert_array(mx.arange(1, 4, None, mx.float32), [1.0, 2.0, 3.0], mx.float32)
+    assert_array(mx.arange(0.0, 3, dtype=mx.float64), [0.0, 1.0, 2.0], mx.float64)
+    assert_array(mx.arange(0, 3, True), [0, 1, 2], mx.int32)
+    # an int that does not fit int32 makes it int64
+    big = 2**31
+    assert_array(mx.arange(1, big + 5, 2**30), [1, 2**30 + 1, big + 1], mx.int64)
+
+
+def test_arange_empty_and_size():
+    assert_array(mx.arange(5, 0), [], mx.int32, (0,))
+    assert_array(mx.arange(-3), [], mx.int32, (0,))
+    assert_array(mx.arange(0), [], mx.int32, (0,))
+    # the size is ceil((stop - start) / step) computed in doubles, as in MLX
+    assert mx.arange(0.1, 0.4, 0.1).shape == (4,)
+    assert_array(mx.arange(0, 3, math.inf), [0.0], mx.float32, (1,))
+    assert_array(mx.arange(0, -3, math.inf), [], mx.float32, (0,))
+
+
+def test_arange_with_an_integer_dtype_truncates_start_and_step_like_mlx():
+    # MLX casts start and start + step to the dtype, then steps by their difference.
+    assert_array(mx.arange(0, 3, 0.5, mx.int32), [0] * 6, mx.int32, (6,))
+    assert_array(mx.arange(0.5, 3, dtype=mx.int32), [0, 1, 2], mx.int32)
+    assert_array(mx.arange(-2.5, 2, 1, mx.int32), [-2, -1, 0, 1, 2], mx.int32)
+    assert_array(mx.arange(2.7, 5, 0.6, mx.int32), [2, 3, 4, 5], mx.int32)
+    assert_array(mx.arange(1.5, dtype=mx.int32), [0, 1], mx.int32)
+
+
+def test_arange_is_a_node_without_inputs():
+    out = mx.arange(1, 7, 2)
+    assert out._data is None and isinstance(out._primitive, Arange)
+    assert out._inputs == ()
+    assert out._primitive.params() == {"start": 1, "stop": 7, "step": 2}
+    assert_array(out, [1, 3, 5])
+
+
+def test_arange_errors():
+    with raises(ValueError, "[arange] step must be nonzero."):
+        mx.arange(0, 5, 0)
+    with raises(ValueError, "[arange] step must be nonzero."):
+        mx.arange(0, 5, 0.0)
+    with raises(ValueError, "bool not supported for arange."):
+        mx.arange(5, dtype=mx.bool_)
+    with raises(ValueError, "bool not supported for arange."):
+        mx.arange(True)
+    with raises(ValueError, "[arange] Cannot compute length."):
+        mx.arange(math.nan)
+    with raises(ValueError, "[arange] Cannot compute length."):
+        mx.arange(math.inf)
+    with raises(ValueError, "[arange] Maximum size exceeded."):
+        mx.arange(2**31 + 5)
+    with raises(ValueError, "[arange] Maximum size exceeded."):
+        mx.arange(0, 1, 1e-20)
+    with raises(TypeError, "arange(): incompatible function arguments."):
+        mx.arange()
+    with raises(TypeError, "Invoked with types: str"):
+        mx.arange("a")
+    with raises(TypeError, "arange(): incompatible function arguments."):
+        mx.arange(mx.array(3))
+
+
+# --- linspace ----------------------------------------------------------------------------
+
+
+def test_linspace():
+    assert_array(mx.linspace(0, 1, 5), [0.0, 0.25, 0.5, 0.75, 1.0], mx.float32, (5,))
+    assert mx.linspace(0, 1).shape == (50,)
+    assert_array(mx.linspace(0, 1, 3), [0.0, 0.5, 1.0], mx.float32)
+    assert_array(mx.linspace(2, -2, 3), [2.0, 0.0, -2.0], mx.float32)
+    assert_array(mx.linspace(0, 1, 4, endpoint=False), [0.0, 0.25, 0.5, 0.75], mx.float32)
+    assert_array(mx.linspace(0, 1, 4, False), [0.0, 0.25, 0.5, 0.75], mx.float32)
+    assert_array(mx.linspace(0, 1, 0), [], mx.float32, (0,))
+    assert_array(mx.linspace(3, 7, 1), [3.0], mx.float32, (1,))
+    # an integer dtype truncates: 0, 10/3, 20/3, 10
+    assert_array(mx.linspace(0, 10, 4, dtype=mx.int32), [0, 3, 6, 10], mx.int32)
+    assert_array(mx.linspace(0, 1, 3, dtype=mx.float64), [0.0, 0.5, 1.0], mx.float64)
+    assert_array(mx.linspace(0, 1, 3, dtype=mx.bool_), [False, True, True], mx.bool_)
+    assert_array(mx.linspace(mx.array(1.0), 2, 3), [1.0, 1.5, 2.0], mx.float32)
+
+
+def test_linspace_of_fifty_has_its_endpoints_and_even_steps():
+    values = mx.linspace(-1, 1).tolist()
+    assert len(values) == 50
+    assert values[0] == -1.0 and abs(values[-1] - 1.0) < 1e-6
+    for i, v in enumerate(values):
+        assert abs(v - (-1 + 2 * i / 49)) < 1e-6
+
+
+def test_linspace_errors():
+    with raises(ValueError, "[linspace] number of samples, -1, must be non-negative."):
+        mx.linspace(0, 1, -1)
+    with raises(TypeError, "linspace(): incompatible function arguments."):
+        mx.linspace(0, 1, 2.5)
+    with raises(TypeError, "linspace(): incompatible function arguments."):
+        mx.linspace("a", 1, 3)
+    with raises(TypeError, "linspace(): incompatible function arguments."):
+        mx.linspace(0, 1, 3, endpoint=1)
+
+
+# --- eye and identity ----------------------------------------------------------------------
+
+
+def test_eye():
+    assert_array(mx.eye(3), [[1, 0, 0], [0, 1, 0], [0, 0, 1]], mx.float32, (3, 3))
+    assert_array(mx.eye(2, 3), [[1, 0, 0], [0, 1, 0]], mx.float32, (2, 3))
+    assert_array(mx.eye(3, k=1), [[0, 1, 0], [0, 0, 1], [0, 0, 0]], mx.float32)
+    assert_array(mx.eye(3, 2, -1), [[0, 0], [1, 0], [0, 1]], mx.float32, (3, 2))
+    assert_array(mx.eye(3, m=None, k=-1), [[0, 0, 0], [1, 0, 0], [0, 1, 0]], mx.float32)
+    assert_array(mx.eye(3, k=5), [[0] * 3] * 3, mx.float32)
+    assert_array(mx.eye(3, k=-5), [[0] * 3] * 3, mx.float32)
+    assert_array(mx.eye(0), [], mx.float32, (0, 0))
+    assert_array(mx.eye(2, 0), [[], []], mx.float32, (2, 0))
+    assert_array(mx.eye(2, dtype=mx.int32), [[1, 0], [0, 1]], mx.int32)
+    assert_array(mx.eye(2, None, 0, mx.bool_), [[True, False], [False, True]], mx.bool_)
+    assert_array(mx.eye(True), [[1.0]], mx.float32, (1, 1))
+
+
+def test_identity():
+    assert_array(mx.identity(3), [[1, 0, 0], [0, 1, 0], [0, 0, 1]], mx.float32, (3, 3))
+    assert_array(mx.identity(2, mx.int32), [[1, 0], [0, 1]], mx.int32)
+    assert_array(mx.identity(2, dtype=None), [[1, 0], [0, 1]], mx.float32)
+    assert_array(mx.identity(0), [], mx.float32, (0, 0))
+
+
+def test_eye_errors():
+    with raises(ValueError, "[eye] N and M must be positive integers."):
+        mx.eye(-1)
+    with raises(ValueError, "[eye] N and M must be positive integers."):
+        mx.eye(2, -1)
+    with raises(ValueError, "[eye] N and M must be positive integers."):
+        mx.identity(-2)
+    with raises(TypeError, "eye(): incompatible function arguments. The following argument types "
+                "are supported:\n    1. eye(n: int, m: int | None = None, k: int = 0, dtype: "
+                "Dtype | None = float32, *, stream: StreamOrDevice = None) -> array\n\n"
+                "Invoked with types: float"):
+        mx.eye(2.5)
+    with raises(TypeError, "eye(): incompatible function arguments."):
+        mx.eye(2, k=1.0)
+    with raises(TypeError, "identity(): incompatible function arguments."):
+        mx.identity(2.0)
+
+
+# --- mx.random ---------------------------------------------------------------------------
+
+
+def test_same_seed_same_values_different_seed_different_values():
+    mx.random.seed(42)
+    first = (mx.random.uniform(shape=(5,)).tolist(), mx.random.normal((5,)).tolist(),
+             mx.random.randint(0, 1000, (5,)).tolist())
+    mx.random.seed(42)
+    again = (mx.random.uniform(shape=(5,)).tolist(), mx.random.normal((5,)).tolist(),
+             mx.random.randint(0, 1000, (5,)).tolist())
+    assert first == again
+    mx.random.seed(43)
+    other = (mx.random.uniform(shape=(5,)).tolist(), mx.random.normal((5,)).tolist(),
+             mx.random.randint(0, 1000, (5,)).tolist())
+    assert other[0] != first[0] and other[1] != first[1] and other[2] != first[2]
+    # successive draws differ
+    mx.random.seed(42)
+    assert mx.random.uniform(shape=(5,)).tolist() != mx.random.uniform(shape=(5,)).tolist()
+
+
+def test_a_key_gives_the_same_values_every_time():
+    a = mx.random.uniform(shape=(4,), key=7).tolist()
+    mx.random.uniform(shape=(3,))  # the global generator does not matter
+    assert mx.random.uniform(shape=(4,), key=7).tolist() == a
+    assert mx.random.uniform(shape=(4,), key=8).tolist() != a
+    k = mx.array([0, 3])
+    assert mx.random.normal((3,), key=k).tolist() == mx.random.normal((3,), key=k).tolist()
+    assert mx.random.randint(0, 100, (6,), key=k).tolist() == \
+        mx.random.randint(0, 100, (6,), key=k).tolist()
+
+
+def test_uniform():
+    mx.random.seed(0)
+    u = mx.random.uniform(shape=(1000,))
+    assert u.shape == (1000,) and u.dtype is mx.float32
+    values = u.tolist()
+    assert all(0.0 <= v < 1.0 for v in values)
+    assert abs(sum(values) / 1000 - 0.5) < 0.05
+    assert len(set(values)) > 990
+    v = mx.random.uniform(-3, -1, (500,)).tolist()
+    assert all(-3.0 <= x < -1.0 for x in v)
+    assert min(v) < -2.9 and max(v) > -1.1
+    s = mx.random.uniform()
+    assert s.shape == () and 0.0 <= s.item() < 1.0
+    assert mx.random.uniform(0, 1, (0,)).shape == (0,)
+    assert mx.random.uniform(0, 1, [2, 3]).shape == (2, 3)
+
+
+def test_uniform_with_array_bounds_broadcasts():
+    low = mx.array([0.0, 10.0, 100.0])
+    out = mx.random.uniform(low, low + 1, (4, 3))
+    assert out.shape == (4, 3) and out.dtype is mx.float32
+    for row in out.tolist():
+        for lo, x in zip([0.0, 10.0, 100.0], row):
+            assert lo <= x < lo + 1
+    out = mx.random.uniform(mx.array([1, 2]), mx.array([[3], [4]]), (2, 2))
+    for i, row in enumerate(out.tolist()):
+        for j, x in enumerate(row):
+            assert 1 + j <= x < 3 + i
+    assert out.dtype is mx.float32
+
+
+def test_uniform_errors():
+    with raises(ValueError, "[uniform] Cannot generate random values of shape () from "
+                "broadcasted shape (3)."):
+        mx.random.uniform(mx.zeros((3,)), 1)
+    with raises(ValueError, "[broadcast_shapes] Shapes (3,2) and (3) cannot be broadcast."):
+        mx.random.uniform(mx.zeros((3,)), 1, (3, 2))
+    with raises(ValueError, "[uniform] Can only generate uniform numbers with real floating "
+                "point type."):
+        mx.random.uniform(0, 1, (2,), mx.int32)
+    with raises(RuntimeError, "[uniform] Unsupported type."):
+        mx.random.uniform(0, 1, (2,), mx.float64)
+    with raises(ValueError, "[bits] Negative dimensions not allowed."):
+        mx.random.uniform(0, 1, (-2,))
+    with raises(ValueError, "Invalid type list received in array initialization."):
+        mx.random.uniform(0, [1, 2], (2,))
+    with raises(TypeError, "uniform(): incompatible function arguments."):
+        mx.random.uniform(0, 1, 3)
+
+
+def test_normal_statistics():
+    mx.random.seed(1)
+    values = mx.random.normal((10000,)).tolist()
+    mean = sum(values) / len(values)
+    std = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+    assert abs(mean) < 0.05 and abs(std - 1.0) < 0.05
+    values = mx.random.normal((10000,), loc=3.0, scale=0.5).tolist()
+    mean = sum(values) / len(values)
+    std = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+    assert abs(mean - 3.0) < 0.03 and abs(std - 0.5) < 0.03
+
+
+def test_normal_shapes_dtypes_and_array_parameters():
+    z = mx.random.normal()
+    assert z.shape == () and z.dtype is mx.float32
+    assert mx.random.normal((2, 3), mx.float64).dtype is mx.float64
+    assert mx.random.normal([0, 2]).shape == (0, 2)
+    # loc broadcasts against the draws: one draw, three means
+    out = mx.random.normal((), loc=mx.array([1.0, 2.0, 3.0]), key=5).tolist()
+    assert len(out) == 3 and abs(out[1] - out[0] - 1.0) < 1e-6 and abs(out[2] - out[0] - 2.0) < 1e-6
+    assert_array(mx.random.normal([2, 2], scale=0), [[0.0, 0.0], [0.0, 0.0]], mx.float32)
+    base = mx.random.normal((3,), key=9).tolist()
+    scaled = mx.random.normal((3,), loc=1, scale=mx.array([1.0, 2.0, 3.0]), key=9).tolist()
+    for i in range(3):
+        assert abs(scaled[i] - (1 + (i + 1) * base[i])) < 1e-6
+    assert mx.random.normal((3,), loc=mx.array([1, 2, 3])).dtype is mx.float32
+
+
+def test_normal_errors():
+    with raises(ValueError, "[normal] Only floating point and complex64 types are supported."):
+        mx.random.normal((3,), mx.int32)
+    with raises(ValueError, "[bits] Negative dimensions not allowed."):
+        mx.random.normal((-1,))
+    with raises(ValueError, "Invalid type list received in array initialization."):
+        mx.random.normal(loc=[1.0])
+
+
+def test_randint():
+    mx.random.seed(3)
+    r = mx.random.randint(0, 10, (2000,))
+    assert r.shape == (2000,) and r.dtype is mx.int32
+    values = r.tolist()
+    assert all(isinstance(v, int) and 0 <= v < 10 for v in values)
+    assert set(values) == set(range(10))
+    neg = mx.random.randint(-5, -1, (200,)).tolist()
+    assert set(neg) == {-5, -4, -3, -2}
+    assert mx.random.randint(0, 10).shape == ()
+    assert mx.random.randint(0, 10, (5,), mx.int64).dtype is mx.int64
+    b = mx.random.randint(0, 2, (200,), mx.bool_)
+    assert b.dtype is mx.bool_ and set(b.tolist()) == {True, False}
+    # high <= low: MLX clamps to low
+    assert_array(mx.random.randint(5, 5, (3,)), [5, 5, 5], mx.int32)
+    assert_array(mx.random.randint(5, 2, (3,)), [5, 5, 5], mx.int32)
+    # float bounds: floor of a uniform in [0.5, 3.7), clamped to [0, 2]
+    assert set(mx.random.randint(0.5, 3.7, (300,)).tolist()) == {0, 1, 2}
+    per_column = mx.random.randint(mx.array([0, 10]), 20, (50, 2)).tolist()
+    assert all(0 <= x < 20 and 10 <= y < 20 for x, y in per_column)
+
+
+def test_randint_and_seed_errors():
+    with raises(ValueError, "[randint] randint only accepts integer dtypes and bool."):
+        mx.random.randint(0, 10, (5,), mx.float32)
+    with raises(ValueError, "[broadcast_shapes] Shapes (3) and (2) cannot be broadcast."):
+        mx.random.randint(mx.array([0, 10]), 20, (3,))
+    with raises(ValueError, "[bits] Negative dimensions not allowed."):
+        mx.random.randint(0, 10, (-1,))
+    with raises(TypeError, "seed(): incompatible function arguments. The following argument "
+                "types are supported:\n    1. seed(seed: int) -> None\n\n"
+                "Invoked with types: float"):
+        mx.random.seed(1.5)
+    with raises(TypeError, "seed(): incompatible function arguments."):
+        mx.random.seed(-1)
+
+
+def test_random_draws_are_leaves_and_the_arithmetic_is_lazy():
+    u = mx.random.uniform(2.0, 3.0, (3,), key=1)
+    # low + (high - low) * u: the draws are a materialised leaf under an Add node
+    assert u._data is None and u._primitive.name == "Add"
+    leaves = []
+    stack = [u]
+    while stack:
+        node = stack.pop()
+        if node._primitive is None:
+            leaves.append(node)
+        stack.extend(node._inputs)
+    assert any(leaf.shape == (3,) and leaf._data is not None for leaf in leaves)
+
+
+# --- against real MLX ----------------------------------------------------------------
+
+
+@needs_mlx
+def test_creation_ops_match_mlx():
+    calls = [
+        ("zeros", (3,), {}), ("zeros", ((2, 3), ), {"dtype": "int32"}), ("zeros", ((),), {}),
+        ("zeros", ((2, 0),), {}), ("ones", ([2, 2],), {}), ("ones", ((2,),), {"dtype": "bool_"}),
+        ("ones", ((2, 1),), {"dtype": "float64"}),
+        ("full", ((2, 3), 2.5), {}), ("full", ((2,), 2), {}), ("full", (3, True), {}),
+        ("full", ((2,), 2.5), {"dtype": "int32"}), ("full", ((2,), 1), {"dtype": "bool_"}),
+        ("full", ((2,), 1), {"dtype": "float64"}),
+        ("arange", (5,), {}), ("arange", (5.0,), {}), ("arange", (2, 5), {}),
+        ("arange", (0, 1, 0.25), {}), ("arange", (5, 0, -1), {}), ("arange", (5, 0), {}),
+        ("arange", (10,), {"step": 3}), ("arange", (), {"stop": 4}),
+        ("arange", (0.5, 3), {"dtype": "int32"}), ("arange", (0, 3, 0.5), {"dtype": "int32"}),
+        ("arange", (-2.5, 2, 1), {"dtype": "int32"}), ("arange", (0.1, 0.4, 0.1), {}),
+        ("arange", (0, 3, math.inf), {}), ("arange", (1, 2**31 + 5, 2**30), {}),
+        ("arange", (0, 3), {"dtype": "float64"}),
+        ("linspace", (0, 1, 5), {}), ("linspace", (0, 1), {}), ("linspace", (0, 1, 0), {}),
+        ("linspace", (0, 1, 1), {}), ("linspace", (0, 10, 4), {"dtype": "int32"}),
+        ("linspace", (0, 1, 4), {"endpoint": False}), ("linspace", (1, 0, 3), {}),
+        ("linspace", (0, 1, 3), {"dtype": "float64"}), ("linspace", (0, 1, 3), {"dtype": "bool_"}),
+        ("linspace", (-3.5, 7.25, 9), {}),
+        ("eye", (3,), {}), ("eye", (2, 3), {}), ("eye", (3,), {"k": 1}), ("eye", (3, 2, -1), {}),
+        ("eye", (3,), {"k": 5}), ("eye", (3,), {"k": -5}), ("eye", (0,), {}),
+        ("eye", (4, 6), {"k": 2, "dtype": "int32"}), ("eye", (2,), {"dtype": "bool_"}),
+        ("identity", (3,), {}), ("identity", (0,), {}), ("identity", (2, ), {"dtype": "int32"}),
+    ]
+    for name, args, kwargs in calls:
+        ours_kw = {k: getattr(mx, v) if k == "dtype" else v for k, v in kwargs.items()}
+        theirs_kw = {k: getattr(real_mx, v) if k == "dtype" else v for k, v in kwargs.items()}
+        assert_same_as_mlx(getattr(mx, name)(*args, **ours_kw),
+                           getattr(real_mx, name)(*args, **theirs_kw))
+    for dtype in [None, "float32", "int32", "bool_"]:
+        vals = [[1, 2, 3], [4, 5, 6]]
+        kw_ours = {} if dtype is None else {"dtype": getattr(mx, dtype)}
+        kw_theirs = {} if dtype is None else {"dtype": getattr(real_mx, dtype)}
+        for name in ["zeros_like", "ones_like"]:
+            assert_same_as_mlx(getattr(mx, name)(mx.array(vals), **kw_ours),
+                               getattr(real_mx, name)(real_mx.array(vals), **kw_theirs))
+    assert_same_as_mlx(mx.full((2, 3), mx.array([[1], [2]])),
+                       real_mx.full((2, 3), real_mx.array([[1], [2]])))
+    assert_same_as_mlx(mx.full((2,), mx.array([1, 2]), mx.float32),
+                       real_mx.full((2,), real_mx.array([1, 2]), real_mx.float32))
+
+
+@needs_mlx
+def test_creation_errors_match_mlx():
+    calls = [
+        ("full", ((2, -1), 7), {}), ("zeros", (-1,), {}), ("arange", (0, 5, 0), {}),
+        ("arange", (math.nan,), {}), ("arange", (True,), {}), ("arange", (2**31 + 5,), {}),
+        ("linspace", (0, 1, -1), {}), ("eye", (-1,), {}), ("eye", (2, -1), {}),
+        ("identity", (-2,), {}),
+    ]
+    for name, args, kwargs in calls:
+        with pytest.raises(ValueError) as theirs:
+            getattr(real_mx, name)(*args, **kwargs)
+        with raises(ValueError, str(theirs.value)):
+            getattr(mx, name)(*args, **kwargs)
+
+
+@needs_mlx
+def test_random_shapes_and_dtypes_match_mlx():
+    cases = [
+        ("uniform", (), {}), ("uniform", (0, 1, (2, 3)), {}), ("uniform", (2, 3, [4]), {}),
+        ("normal", ((3,),), {}), ("normal", ((2,),), {"dtype": "float64"}),
+        ("normal", ((),), {"loc": "array3"}), ("randint", (0, 10, (5,)), {}),
+        ("randint", (0, 2, (5,)), {"dtype": "bool_"}),
+        ("randint", (0, 10, (2, 2)), {"dtype": "int64"}),
+    ]
+    for name, args, kwargs in cases:
+        def conv(lib):
+            kw = {}
+            for k, v in kwargs.items():
+                kw[k] = getattr(lib, v) if k == "dtype" else lib.array([1.0, 2.0, 3.0])
+            return kw
+        ours = getattr(mx.random, name)(*args, **conv(mx))
+        theirs = getattr(real_mx.random, name)(*args, **conv(real_mx))
+        assert ours.shape == theirs.shape, name
+        assert ours.dtype.name == str(theirs.dtype).split(".")[-1], name

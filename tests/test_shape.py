@@ -1,0 +1,540 @@
+"""Shape ops: reshape, flatten, transpose, swapaxes, moveaxis, expand_dims, squeeze,
+broadcast_to, concatenate, stack, split, pad, repeat, tile."""
+
+import re
+
+import pytest
+
+import mlxref.core as mx
+from mlxref.core.ops import common
+from support import assert_array, assert_same_as_mlx, needs_mlx, real_mx
+
+
+def arange(n, shape=None, dtype=None):
+    a = mx.array(list(range(n)), dtype)
+    return a if shape is None else mx.reshape(a, shape)
+
+
+A = [[0, 1, 2], [3, 4, 5]]  # arange(6).reshape(2, 3)
+
+
+def B(x, y, z):  # arange(24).reshape(2, 3, 4)
+    return 12 * x + 4 * y + z
+
+
+def raises(exc, msg):
+    return pytest.raises(exc, match=re.escape(msg))
+
+
+# --- reshape, flatten ---------------------------------------------------------------
+
+
+def test_reshape_keeps_row_major_order():
+    a = arange(6, (2, 3))
+    assert_array(mx.reshape(a, (3, 2)), [[0, 1], [2, 3], [4, 5]], mx.int32, (3, 2))
+    assert_array(mx.reshape(a, [6]), [0, 1, 2, 3, 4, 5], shape=(6,))
+    assert_array(a.reshape(3, 2), [[0, 1], [2, 3], [4, 5]])
+    assert_array(a.reshape((1, 6)), [[0, 1, 2, 3, 4, 5]])
+
+
+def test_reshape_infers_one_dimension():
+    a = arange(6, (2, 3))
+    assert mx.reshape(a, (-1,)).shape == (6,)
+    assert mx.reshape(a, (3, -1)).shape == (3, 2)
+    assert mx.reshape(a, (-1, 1, 2)).shape == (3, 1, 2)
+
+
+def test_reshape_scalar_and_empty():
+    assert_array(mx.reshape(mx.array(5.0), (1, 1)), [[5.0]], shape=(1, 1))
+    assert_array(mx.reshape(mx.array([7]), ()), 7, shape=())
+    assert mx.reshape(mx.zeros((0, 3)), (3, 0)).shape == (3, 0)
+    assert mx.reshape(mx.zeros((0, 3)), (3, 0)).tolist() == [[], [], []]
+
+
+def test_reshape_same_shape_is_the_same_array():
+    a = arange(6, (2, 3))
+    assert mx.reshape(a, (2, 3)) is a
+
+
+def test_reshape_of_an_evaluated_array_shares_its_list():
+    a = arange(6, (2, 3))
+    r = mx.reshape(a, (3, 2))
+    mx.eval(r)
+    assert r._data is a._data
+
+
+def test_reshape_errors():
+    a = arange(6, (2, 3))
+    with raises(ValueError, "[reshape] Cannot reshape array of size 6 into shape (4)."):
+        mx.reshape(a, (4,))
+    with raises(ValueError, "[reshape] Reshape can only infer one dimension."):
+        mx.reshape(a, (-1, -1))
+    with raises(ValueError, "[reshape] Cannot reshape array of size 6 into shape (1,4)."):
+        mx.reshape(a, (-1, 4))
+    with raises(ValueError, "[reshape] Cannot infer the shape of an empty array"):
+        mx.reshape(mx.zeros((0, 3)), (-1, 0))
+    # MLX accepts (-2, -3) and makes an array with negative dimensions; we refuse.
+    with raises(ValueError, "[reshape] Cannot reshape array of size 6 into shape (-2,-3)."):
+        mx.reshape(a, (-2, -3))
+    with pytest.raises(TypeError):
+        mx.reshape(a, 6)
+    with pytest.raises(TypeError):
+        mx.reshape([1, 2, 3], (3,))
+
+
+def test_flatten():
+    b = arange(24, (2, 3, 4))
+    assert mx.flatten(b).shape == (24,)
+    assert mx.flatten(b, 1).shape == (2, 12)
+    assert mx.flatten(b, 0, 1).shape == (6, 4)
+    assert mx.flatten(b, -2, -1).shape == (2, 12)
+    assert mx.flatten(b, -10, 10).shape == (24,)  # clamped
+    assert mx.flatten(b, 1, 1) is b
+    assert_array(mx.flatten(arange(6, (2, 3))), [0, 1, 2, 3, 4, 5])
+    assert_array(mx.flatten(mx.array(3)), [3], shape=(1,))
+    assert_array(arange(4, (2, 2)).flatten(), [0, 1, 2, 3])
+
+
+def test_flatten_errors():
+    b = arange(24, (2, 3, 4))
+    with raises(ValueError, "[flatten] start_axis must be less than or equal to end_axis"):
+        mx.flatten(b, 2, 1)
+    with raises(ValueError, "[flatten] start_axis must be less than or equal to end_axis"):
+        mx.flatten(b, 5)
+
+
+# --- transposes -------------------------------------------------------------------------
+
+
+def test_transpose_default_reverses_axes():
+    a = arange(6, (2, 3))
+    assert_array(mx.transpose(a), [[0, 3], [1, 4], [2, 5]], mx.int32, (3, 2))
+    assert_array(a.T, [[0, 3], [1, 4], [2, 5]])
+    assert_array(a.transpose(), [[0, 3], [1, 4], [2, 5]])
+    assert_array(mx.transpose(mx.array(1.5)), 1.5, shape=())
+
+
+def test_transpose_with_axes():
+    b = arange(24, (2, 3, 4))
+    t = mx.transpose(b, (1, 2, 0))
+    assert t.shape == (3, 4, 2)
+    want = [[[B(x, y, z) for x in range(2)] for z in range(4)] for y in range(3)]
+    assert t.tolist() == want
+    assert mx.transpose(b, (-1, 0, 1)).tolist() == [
+        [[B(x, y, z) for y in range(3)] for x in range(2)] for z in range(4)
+    ]
+    assert b.transpose(1, 0, 2).shape == (3, 2, 4)
+
+
+def test_transpose_size_zero():
+    assert mx.transpose(mx.zeros((0, 2))).shape == (2, 0)
+    assert mx.transpose(mx.zeros((0, 2))).tolist() == [[], []]
+
+
+def test_transpose_errors():
+    b = arange(24, (2, 3, 4))
+    with raises(ValueError, "[transpose] Received 2 axes for array with 3 dimensions."):
+        mx.transpose(b, (0, 1))
+    with raises(IndexError, "[transpose] Invalid axis (3) for array with 3 dimensions."):
+        mx.transpose(b, (0, 1, 3))
+    with raises(IndexError, "[transpose] Invalid axis (-1) for array with 3 dimensions."):
+        mx.transpose(b, (0, 1, -4))
+    with raises(ValueError, "[transpose] Repeat axes not allowed."):
+        mx.transpose(b, (0, 0, 1))
+
+
+def test_swapaxes_and_moveaxis():
+    b = arange(24, (2, 3, 4))
+    s = mx.swapaxes(b, 0, -1)
+    assert s.shape == (4, 3, 2)
+    assert s.tolist() == [[[B(x, y, z) for x in range(2)] for y in range(3)] for z in range(4)]
+    assert b.swapaxes(0, 1).shape == (3, 2, 4)
+    m = mx.moveaxis(b, 0, -1)
+    assert m.shape == (3, 4, 2)
+    assert m.tolist() == [[[B(x, y, z) for x in range(2)] for z in range(4)] for y in range(3)]
+    assert mx.moveaxis(b, -1, 0).shape == (4, 2, 3)
+    assert mx.moveaxis(b, 1, 1) is b
+    assert b.moveaxis(2, 0).shape == (4, 2, 3)
+
+
+def test_swapaxes_and_moveaxis_errors():
+    b = arange(24, (2, 3, 4))
+    with raises(IndexError, "[swapaxes] Invalid axis 3 for array with 3 dimensions."):
+        mx.swapaxes(b, 0, 3)
+    with raises(IndexError, "[moveaxis] Invalid axis -4 for array with 3 dimensions."):
+        mx.moveaxis(b, 0, -4)
+    with raises(IndexError, "[moveaxis] Invalid axis 3 for array with 3 dimensions."):
+        mx.moveaxis(b, 3, 0)
+
+
+# --- size-1 axes ---------------------------------------------------------------------
+
+
+def test_expand_dims():
+    a = arange(6, (2, 3))
+    assert mx.expand_dims(a, 0).shape == (1, 2, 3)
+    assert mx.expand_dims(a, -1).shape == (2, 3, 1)
+    assert mx.expand_dims(a, (0, 2)).shape == (1, 2, 1, 3)
+    assert mx.expand_dims(a, (0, -1)).shape == (1, 2, 3, 1)
+    assert mx.expand_dims(a, []) is a
+    assert_array(mx.expand_dims(mx.array(2), 0), [2], shape=(1,))
+    assert_array(mx.expand_dims(a, 1), [[[0, 1, 2]], [[3, 4, 5]]])
+
+
+def test_expand_dims_errors():
+    a = arange(6, (2, 3))
+    with raises(IndexError, "[expand_dims] Axis 3 is out of bounds for array with 3 dimensions."):
+        mx.expand_dims(a, 3)
+    with raises(IndexError, "[expand_dims] Axis -5 is out of bounds for array with 4 dimensions."):
+        mx.expand_dims(a, (0, -5))
+    with raises(ValueError, "[expand_dims] Received duplicate axes."):
+        mx.expand_dims(a, (0, -4))
+
+
+def test_squeeze():
+    x = mx.zeros((1, 2, 1))
+    assert mx.squeeze(x).shape == (2,)
+    assert mx.squeeze(x, 0).shape == (2, 1)
+    assert mx.squeeze(x, -1).shape == (1, 2)
+    assert mx.squeeze(x, (0, 2)).shape == (2,)
+    assert mx.squeeze(x, []) is x
+    assert x.squeeze(0).shape == (2, 1)
+    assert_array(mx.squeeze(mx.array([[7]])), 7, shape=())
+    assert mx.squeeze(mx.zeros((2, 3))).shape == (2, 3)
+
+
+def test_squeeze_errors():
+    x = mx.zeros((1, 2, 1))
+    with raises(ValueError, "[squeeze] Cannot squeeze axis 1 with size 2 which is not equal to 1."):
+        mx.squeeze(x, 1)
+    with raises(IndexError, "[squeeze] Axis 3 is out of bounds for array with 3 dimensions."):
+        mx.squeeze(x, 3)
+    with raises(ValueError, "[squeeze] Received duplicate axes."):
+        mx.squeeze(x, (0, -3))
+
+
+def test_broadcast_to_is_exported():
+    assert mx.broadcast_to is common.broadcast_to
+    assert_array(mx.broadcast_to(mx.array([1, 2]), (2, 2)), [[1, 2], [1, 2]])
+
+
+# --- joining and splitting ----------------------------------------------------------
+
+
+def test_concatenate():
+    a = arange(6, (2, 3))
+    assert_array(mx.concatenate([a, a]), A + A, mx.int32, (4, 3))
+    assert_array(mx.concatenate([a, a], axis=1), [r + r for r in A], shape=(2, 6))
+    assert_array(mx.concatenate((a, a), axis=-1), [r + r for r in A])
+    assert_array(mx.concatenate([a, a], axis=None), list(range(6)) * 2, shape=(12,))
+    assert mx.concatenate([a]) is a
+    assert_array(mx.concatenate([mx.zeros((0, 3), mx.int32), a]), A, shape=(2, 3))
+
+
+def test_concatenate_promotes_dtypes():
+    a = arange(6, (2, 3))
+    out = mx.concatenate([a, mx.array([[0.5, 1.5, 2.5]])])
+    assert_array(out, A + [[0.5, 1.5, 2.5]], mx.float32, (3, 3))
+    assert mx.concatenate([a > 2, a]).dtype is mx.int32
+    assert_array(mx.concatenate([mx.array(1), mx.array(2.5)], axis=None), [1.0, 2.5], mx.float32)
+
+
+def test_concatenate_errors():
+    a = arange(6, (2, 3))
+    with raises(ValueError, "[concatenate] No arrays provided for concatenation"):
+        mx.concatenate([])
+    with raises(
+        ValueError,
+        "[concatenate] All the input array dimensions must match exactly except for the "
+        "concatenation axis. However, the provided shapes are (2,3), (3,2), and the "
+        "concatenation axis is 0.",
+    ):
+        mx.concatenate([a, mx.zeros((3, 2))])
+    with raises(
+        ValueError,
+        "[concatenate] All the input arrays must have the same number of dimensions. "
+        "However, got arrays with dimensions 2 and 1.",
+    ):
+        mx.concatenate([a, mx.zeros((3,))])
+    with raises(IndexError, "[concatenate] Axis 2 is out of bounds for array with 2 dimensions."):
+        mx.concatenate([a, a], axis=2)
+    with raises(IndexError, "[concatenate] Axis 0 is out of bounds for array with 0 dimensions."):
+        mx.concatenate([mx.array(1), mx.array(2)])
+    with pytest.raises(TypeError):
+        mx.concatenate([[1, 2], [3]])
+
+
+def test_stack():
+    a = arange(6, (2, 3))
+    assert_array(mx.stack([a, a]), [A, A], shape=(2, 2, 3))
+    assert_array(mx.stack([a, a], axis=1), [[r, r] for r in A], shape=(2, 2, 3))
+    assert_array(mx.stack([a, a], axis=-1), [[[v, v] for v in r] for r in A], shape=(2, 3, 2))
+    assert mx.stack([a, a], axis=None).shape == (2, 2, 3)
+    assert_array(mx.stack([mx.array(1), mx.array(2.0)]), [1.0, 2.0], mx.float32, (2,))
+
+
+def test_stack_errors():
+    a = arange(6, (2, 3))
+    with raises(ValueError, "[stack] No arrays provided for stacking"):
+        mx.stack([])
+    with raises(ValueError, "[stack] All arrays must have the same shape"):
+        mx.stack([a, mx.zeros((3, 2))])
+    with raises(IndexError, "[stack] Axis 3 is out of bounds for array with 3 dimensions."):
+        mx.stack([a, a], axis=3)
+
+
+def test_split_into_sections():
+    a = arange(6, (2, 3))
+    parts = mx.split(a, 3, axis=1)
+    assert isinstance(parts, list) and len(parts) == 3
+    assert [p.tolist() for p in parts] == [[[0], [3]], [[1], [4]], [[2], [5]]]
+    assert [p.tolist() for p in mx.split(a, 2)] == [[A[0]], [A[1]]]
+    assert [p.tolist() for p in a.split(3, axis=-1)] == [[[0], [3]], [[1], [4]], [[2], [5]]]
+
+
+def test_split_is_one_multi_output_node():
+    a = arange(6, (2, 3))
+    parts = mx.split(a, [1, 2], axis=1)
+    assert all(p._primitive is parts[0]._primitive for p in parts)
+    assert type(parts[0]._primitive).__name__ == "Split"
+    parts[1].tolist()
+    assert all(p._data is not None for p in parts)  # evaluating one evaluates its siblings
+
+
+def test_split_at_indices():
+    a = arange(6, (2, 3))
+    shapes = lambda parts: [p.shape for p in parts]  # noqa: E731
+    assert shapes(mx.split(a, [1, 2], axis=1)) == [(2, 1), (2, 1), (2, 1)]
+    assert shapes(mx.split(a, [2, 1], axis=1)) == [(2, 2), (2, 0), (2, 2)]
+    assert shapes(mx.split(a, [1, 5], axis=1)) == [(2, 1), (2, 2), (2, 0)]
+    assert [p.tolist() for p in mx.split(a, [-1], axis=1)] == [[[0, 1], [3, 4]], [[2], [5]]]
+    assert [p.tolist() for p in mx.split(a, [2, 1], axis=1)][2] == [[1, 2], [4, 5]]
+    assert shapes(mx.split(a, [1, 1], axis=-1)) == [(2, 1), (2, 0), (2, 2)]
+    assert mx.split(a, [], axis=1)[0] is a
+    assert shapes(mx.split(mx.zeros((0,)), 2)) == [(0,), (0,)]
+
+
+def test_split_errors():
+    a = arange(6, (2, 3))
+    with raises(
+        ValueError,
+        "Array split does not result in sub arrays with equal size: attempting 4 splits "
+        "along axis 1 for shape (2,3).",
+    ):
+        mx.split(a, 4, axis=1)
+    with raises(ValueError, "[split] num_splits must be positive and non-zero but got 0."):
+        mx.split(a, 0, axis=1)
+    with raises(IndexError, "[split] Axis 2 is out of bounds for array with 2 dimensions."):
+        mx.split(a, 2, axis=2)
+    with raises(IndexError, "[split] Axis 0 is out of bounds for array with 0 dimensions."):
+        mx.split(mx.array(1), 1)
+
+
+# --- pad ---------------------------------------------------------------------------------
+
+
+def test_pad_constant():
+    a = arange(6, (2, 3))
+    assert_array(
+        mx.pad(a, ((1, 0), (0, 2))),
+        [[0, 0, 0, 0, 0], [0, 1, 2, 0, 0], [3, 4, 5, 0, 0]],
+        mx.int32,
+    )
+    p = mx.pad(a, 1, constant_values=9)
+    assert p.tolist() == [[9] * 5, [9, 0, 1, 2, 9], [9, 3, 4, 5, 9], [9] * 5]
+    # the constant takes the array's dtype
+    assert mx.pad(a, 1, constant_values=2.5).tolist()[0] == [2] * 5
+    p = mx.pad(mx.array([1.0]), 1, constant_values=mx.array(2.5))
+    assert_array(p, [2.5, 1.0, 2.5], mx.float32)
+
+
+def test_pad_width_forms():
+    a = arange(6, (2, 3))
+    assert mx.pad(a, 1).shape == (4, 5)
+    assert mx.pad(a, (1,)).shape == (4, 5)
+    assert mx.pad(a, (1, 2)).shape == (5, 6)
+    assert mx.pad(a, [1, 2]).shape == (5, 6)
+    assert mx.pad(a, [(1, 2)]).shape == (5, 6)
+    assert mx.pad(a, [[1, 0], [0, 2]]).shape == (3, 5)
+    assert_array(mx.pad(mx.array(1), 2), 1, shape=())
+    assert mx.pad(mx.zeros((0, 2)), 1).tolist() == [[0.0] * 4] * 2
+
+
+def test_pad_modes():
+    x = mx.array([1, 2, 3])
+    assert mx.pad(x, 2, mode="edge").tolist() == [1, 1, 1, 2, 3, 3, 3]
+    assert mx.pad(x, 2, mode="reflect").tolist() == [3, 2, 1, 2, 3, 2, 1]
+    assert mx.pad(x, 2, mode="symmetric").tolist() == [2, 1, 1, 2, 3, 3, 2]
+    # longer than the axis: the reflection keeps bouncing
+    assert mx.pad(x, (5, 0), mode="reflect").tolist() == [2, 1, 2, 3, 2, 1, 2, 3]
+    assert mx.pad(x, (0, 4), mode="symmetric").tolist() == [1, 2, 3, 3, 2, 1, 1]
+    assert mx.pad(mx.array([7]), 2, mode="reflect").tolist() == [7] * 5
+    a = arange(6, (2, 3))
+    assert mx.pad(a, ((1, 0), (1, 1)), mode="edge").tolist() == [
+        [0, 0, 1, 2, 2],
+        [0, 0, 1, 2, 2],
+        [3, 3, 4, 5, 5],
+    ]
+
+
+def test_pad_errors():
+    a = arange(6, (2, 3))
+    with raises(ValueError, "Invalid number of padding sizes passed to pad with axes of size 2"):
+        mx.pad(a, [(1, 1), (1, 1), (1, 1)])
+    with raises(
+        ValueError,
+        "Invalid high padding size (-1) passed to pad for axis 0. "
+        "Padding sizes must be non-negative",
+    ):
+        mx.pad(a, [(1, -1), (1, 1)])
+    with raises(
+        ValueError,
+        "Invalid low padding size (-1) passed to pad for axis 0. "
+        "Padding sizes must be non-negative",
+    ):
+        mx.pad(a, -1)
+    with raises(ValueError, "Invalid padding mode (wrap) passed to pad"):
+        mx.pad(a, 1, mode="wrap")
+    with raises(ValueError, "[pad] Cannot pad empty axis 0 using mode 'reflect'."):
+        mx.pad(mx.zeros((0, 2)), 1, mode="reflect")
+    with pytest.raises(TypeError):
+        mx.pad(a, (1, 2, 3))
+
+
+# --- repeat, tile -------------------------------------------------------------------------
+
+
+def test_repeat():
+    a = arange(6, (2, 3))
+    assert_array(mx.repeat(a, 2), [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5], mx.int32)
+    assert_array(mx.repeat(a, 2, axis=0), [A[0], A[0], A[1], A[1]])
+    assert_array(mx.repeat(a, 2, axis=-1), [[0, 0, 1, 1, 2, 2], [3, 3, 4, 4, 5, 5]])
+    assert mx.repeat(a, 0, axis=1).shape == (2, 0)
+    assert mx.repeat(a, 1, axis=1) is a
+    assert_array(mx.repeat(mx.array(2.5), 3), [2.5] * 3, mx.float32, (3,))
+
+
+def test_repeat_errors():
+    a = arange(6, (2, 3))
+    with raises(ValueError, "[repeat] Number of repeats cannot be negative"):
+        mx.repeat(a, -1, axis=0)
+    with raises(IndexError, "[repeat] Axis 2 is out of bounds for array with 2 dimensions."):
+        mx.repeat(a, 2, axis=2)
+    with raises(IndexError, "[repeat] Axis 0 is out of bounds for array with 0 dimensions."):
+        mx.repeat(mx.array(2), 3, axis=0)
+
+
+def test_tile():
+    a = arange(6, (2, 3))
+    assert_array(mx.tile(a, 2), [r + r for r in A], shape=(2, 6))
+    assert_array(mx.tile(a, (2, 1)), A + A, shape=(4, 3))
+    assert mx.tile(a, (2, 1, 2)).shape == (2, 2, 6)
+    assert mx.tile(a, (2, 1, 2)).tolist() == [[r + r for r in A]] * 2
+    assert mx.tile(a, []).shape == (2, 3)
+    assert mx.tile(a, (2, 0)).shape == (4, 0)
+    assert_array(mx.tile(mx.array(2), 3), [2, 2, 2], shape=(3,))
+    with raises(ValueError, "[broadcast_to] Negative dimensions not allowed."):
+        mx.tile(a, -1)
+
+
+def test_shape_ops_on_symbolic_elements():
+    sympy = pytest.importorskip("sympy")
+    x, y = sympy.symbols("x y")
+    a = mx.array([[x, y], [y, x]])
+    assert mx.transpose(mx.pad(a, ((0, 0), (1, 0)))).tolist() == [[0, 0], [x, y], [y, x]]
+    assert mx.concatenate([a, a], axis=1).tolist()[0] == [x, y, x, y]
+
+
+# --- against real MLX ------------------------------------------------------------------------
+
+SHAPE_CASES = [
+    lambda m, a, b: m.reshape(b, (4, -1)),
+    lambda m, a, b: m.reshape(m.zeros((0, 3)), (3, 0)),
+    lambda m, a, b: m.flatten(b, 1),
+    lambda m, a, b: m.flatten(b, -3, -2),
+    lambda m, a, b: m.flatten(m.array(3)),
+    lambda m, a, b: m.transpose(b),
+    lambda m, a, b: m.transpose(b, (2, 0, 1)),
+    lambda m, a, b: m.transpose(b, (-1, -3, 1)),
+    lambda m, a, b: b.T,
+    lambda m, a, b: m.swapaxes(b, -1, 0),
+    lambda m, a, b: m.moveaxis(b, 2, 0),
+    lambda m, a, b: m.moveaxis(b, 0, -2),
+    lambda m, a, b: m.expand_dims(b, (0, 3, -1)),
+    lambda m, a, b: m.squeeze(m.reshape(a, (1, 2, 1, 3)), (0, -2)),
+    lambda m, a, b: m.squeeze(m.reshape(a, (1, 2, 1, 3))),
+    lambda m, a, b: m.broadcast_to(a, (2, 2, 3)),
+    lambda m, a, b: m.concatenate([a, a * 2, a + 1], axis=-1),
+    lambda m, a, b: m.concatenate([a, m.array([[0.5, 1.5, 2.5]])]),
+    lambda m, a, b: m.concatenate([b, a], axis=None),
+    lambda m, a, b: m.stack([a, a + 1, a + 2], axis=1),
+    lambda m, a, b: m.stack([a, a.astype(m.float32)], axis=-1),
+    lambda m, a, b: m.split(b, 2, axis=2)[1],
+    lambda m, a, b: m.split(b, [1, 3], axis=-1)[1],
+    lambda m, a, b: m.split(b, [3, 1], axis=2)[2],
+    lambda m, a, b: m.split(b, [-3], axis=1)[0],
+    lambda m, a, b: m.pad(b, ((0, 1), (2, 0), (1, 1))),
+    lambda m, a, b: m.pad(a, 2, constant_values=-1),
+    lambda m, a, b: m.pad(a.astype(m.float32), (1, 2), constant_values=0.5),
+    lambda m, a, b: m.pad(b, ((1, 2), (0, 3), (2, 1)), mode="edge"),
+    lambda m, a, b: m.pad(b, ((1, 1), (2, 4), (5, 0)), mode="reflect"),
+    lambda m, a, b: m.pad(b, ((1, 2), (4, 2), (0, 6)), mode="symmetric"),
+    lambda m, a, b: m.repeat(b, 3, axis=1),
+    lambda m, a, b: m.repeat(a, 2),
+    lambda m, a, b: m.repeat(b, 0, axis=-1),
+    lambda m, a, b: m.tile(a, (2, 1, 3)),
+    lambda m, a, b: m.tile(b, 2),
+]
+
+
+def _inputs(m):
+    a = m.array([[0, 1, 2], [3, 4, 5]])
+    b = m.reshape(m.array(list(range(24))), (2, 3, 4))
+    return a, b
+
+
+@needs_mlx
+@pytest.mark.parametrize("case", range(len(SHAPE_CASES)))
+def test_shape_ops_match_mlx(case):
+    f = SHAPE_CASES[case]
+    assert_same_as_mlx(f(mx, *_inputs(mx)), f(real_mx, *_inputs(real_mx)))
+
+
+SHAPE_ERRORS = [
+    lambda m, a, b: m.reshape(a, (4,)),
+    lambda m, a, b: m.reshape(a, (-1, -1)),
+    lambda m, a, b: m.flatten(b, 2, 1),
+    lambda m, a, b: m.transpose(b, (0, 1)),
+    lambda m, a, b: m.transpose(b, (0, 1, 5)),
+    lambda m, a, b: m.transpose(b, (1, 1, 0)),
+    lambda m, a, b: m.swapaxes(b, 3, 0),
+    lambda m, a, b: m.moveaxis(b, 0, -4),
+    lambda m, a, b: m.expand_dims(a, 3),
+    lambda m, a, b: m.expand_dims(a, (1, 1)),
+    lambda m, a, b: m.squeeze(a, 0),
+    lambda m, a, b: m.squeeze(a, -3),
+    lambda m, a, b: m.concatenate([a, b]),
+    lambda m, a, b: m.concatenate([a, m.zeros((2, 2)), a]),
+    lambda m, a, b: m.concatenate([a, a], axis=-3),
+    lambda m, a, b: m.stack([a, b]),
+    lambda m, a, b: m.stack([a, a], axis=-4),
+    lambda m, a, b: m.split(b, 3, axis=-1),
+    lambda m, a, b: m.split(b, -1),
+    lambda m, a, b: m.pad(b, [(1, 1), (1, 1)]),
+    lambda m, a, b: m.pad(a, [(0, 0), (-2, 1)]),
+    lambda m, a, b: m.pad(a, 1, mode="circular"),
+    lambda m, a, b: m.pad(m.zeros((2, 0)), 1, mode="symmetric"),
+    lambda m, a, b: m.repeat(a, -2),
+    lambda m, a, b: m.repeat(a, 2, axis=-3),
+    lambda m, a, b: m.tile(a, (1, -2)),
+]
+
+
+@needs_mlx
+@pytest.mark.parametrize("case", range(len(SHAPE_ERRORS)))
+def test_shape_errors_match_mlx(case):
+    f = SHAPE_ERRORS[case]
+    with pytest.raises(Exception) as theirs:
+        f(real_mx, *_inputs(real_mx))
+    with pytest.raises(type(theirs.value), match=re.escape(str(theirs.value))):
+        f(mx, *_inputs(mx))
