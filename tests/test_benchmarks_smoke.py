@@ -13,7 +13,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from benchmarks import deep_chain, harness, mlp  # noqa: E402
-from benchmarks.scalar_graph import Value  # noqa: E402
+from benchmarks.scalar_graph import ClosureValue, Value  # noqa: E402
 
 TINY_CHAIN = 40  # ops: 10 steps
 TINY_MLP = {"sizes": (2, 3, 4, 1), "batch": 5, "seed": 1}
@@ -39,10 +39,10 @@ def test_deep_chain_rejects_lengths_that_are_not_whole_steps():
 
 def test_mlp_three_implementations_agree():
     results = mlp.check(**TINY_MLP)
-    assert set(results) == {"mlxref", "lists", "scalar graph"}
+    assert set(results) == {"mlxref", "lists", "scalar graph", "scalar graph (closures)"}
     want_loss, want_grads = results["lists"]
     assert sorted(want_grads) == ["W1", "W2", "W3", "b1", "b2", "b3"]
-    for name in ("mlxref", "scalar graph"):
+    for name in ("mlxref", "scalar graph", "scalar graph (closures)"):
         loss, grads = results[name]
         assert abs(loss - want_loss) <= 1e-9, name
         for k, g in want_grads.items():
@@ -70,8 +70,9 @@ def test_mlp_list_reference_matches_central_differences():
                 assert abs((up - down) / (2 * h) - g_row[j]) <= 1e-6, (k, j)
 
 
-def test_scalar_graph_backward_is_iterative_and_accumulates_fan_out():
-    x = Value(0.5)
+@pytest.mark.parametrize("node", [Value, ClosureValue])
+def test_scalar_graph_backward_is_iterative_and_accumulates_fan_out(node):
+    x = node(0.5)
     y = x
     for _ in range(5000):  # far deeper than the recursion limit
         y = y * 1.0 + x * 0.0
@@ -97,5 +98,10 @@ def test_benchmark_cli_quick_report(tmp_path, monkeypatch, capsys):
 
     data = json.loads(path.read_text())
     assert [r["n_ops"] for r in data["deep_chain"]] == [TINY_CHAIN, 2 * TINY_CHAIN]
-    assert set(data["mlp"]["median_s"]) == {"lists", "mlxref", "scalar graph"}
+    assert set(data["mlp"]["median_s"]) == {
+        "lists",
+        "mlxref",
+        "scalar graph",
+        "scalar graph (closures)",
+    }
     assert data["mlp"]["sizes"] == list(TINY_MLP["sizes"])

@@ -19,7 +19,12 @@ from . import graph
 _creation_order = itertools.count(1)
 
 
+_PLAIN = (float, int, bool)
+
+
 def _is_symbolic(value):
+    if type(value) in _PLAIN:
+        return False
     sympy = sys.modules.get("sympy")
     return sympy is not None and isinstance(value, sympy.Basic)
 

@@ -130,6 +130,8 @@ def _unevaluated_postorder(outputs):
 def eval_arrays(outputs):
     """Evaluate a flat list of arrays (the engine behind ``mx.eval``)."""
     order = _unevaluated_postorder(outputs)
+    # What ``array.is_tracer()`` asks, read once: tracers keep their graph.
+    retain, tracing = retain_graph(), in_tracing()
     for i, node in enumerate(order):
         order[i] = None  # the tape must not keep intermediates alive
         if node._data is not None:  # computed already as a sibling
@@ -143,7 +145,7 @@ def eval_arrays(outputs):
         siblings = node.outputs()
         for out, data in zip(siblings, results):
             out._set_data(data)
-        if not node.is_tracer():
+        if not (retain or (tracing and node._tracer)):
             for out in siblings:
                 out._detach()
 

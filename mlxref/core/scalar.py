@@ -1,14 +1,17 @@
 """The scalar namespaces that elementwise math is written against.
 
-Every elementwise primitive states its math once, as a function of a namespace
-``ns`` and Python scalars, e.g. ``lambda ns, x: ns.exp(x)``. ``NUMERIC`` runs it
-on floats with IEEE results where ``math`` would raise (``log(0)`` is ``-inf``,
-``sqrt(-1)`` is ``nan``, ``1/0`` is ``inf``), as MLX does. ``SYMBOLIC`` runs the
-same function on SymPy expressions: that is how ``mlxref.symbolic`` checks every
-derivative rule exactly. Arithmetic operators (+, -, *, /) need no namespace.
+Every elementwise primitive names its math once, as a function of these
+namespaces: ``Exp`` has ``op = "exp"``. ``NUMERIC.exp`` works on Python floats,
+with IEEE results where ``math`` would raise (``log(0)`` is ``-inf``,
+``sqrt(-1)`` is ``nan``, ``1/0`` is ``inf``), as MLX does. ``SYMBOLIC.exp`` is
+the same function on SymPy expressions: that is how ``mlxref.symbolic`` checks
+every derivative rule exactly. ``apply`` maps one over element lists.
 """
 
+import functools
 import math
+import operator
+import sys
 
 inf = math.inf
 nan = math.nan
@@ -19,6 +22,32 @@ class _Numeric:
 
     name = "numeric"
     pi = math.pi
+
+    # Python's own operators: they run in C, on numbers and SymPy alike.
+    add = staticmethod(operator.add)
+    subtract = staticmethod(operator.sub)
+    multiply = staticmethod(operator.mul)
+    negative = staticmethod(operator.neg)
+    abs = staticmethod(abs)
+    equal = staticmethod(operator.eq)
+    not_equal = staticmethod(operator.ne)
+    less = staticmethod(operator.lt)
+    less_equal = staticmethod(operator.le)
+    greater = staticmethod(operator.gt)
+    greater_equal = staticmethod(operator.ge)
+    square = staticmethod(lambda x: x * x)
+
+    @staticmethod
+    def rsqrt(x):
+        return _Numeric.divide(1, _Numeric.sqrt(x))
+
+    @staticmethod
+    def log2(x):
+        return _Numeric.divide(_Numeric.log(x), math.log(2))
+
+    @staticmethod
+    def log10(x):
+        return _Numeric.divide(_Numeric.log(x), math.log(10))
 
     @staticmethod
     def exp(x):
@@ -227,10 +256,28 @@ def _truth_value(v):
 
 
 def _symbolic_condition(c):
-    """A SymPy Boolean from a condition: a Relational as it is, an indicator as c != 0."""
+    """A SymPy condition from a value: a comparison as it is, anything else as c != 0."""
+    import sympy
+    from sympy.logic.boolalg import BooleanAtom, BooleanFunction
+
+    if isinstance(c, (sympy.core.relational.Relational, BooleanFunction, BooleanAtom)):
+        return c
+    if not isinstance(c, sympy.Basic):  # a plain number: its truth value
+        return sympy.true if c else sympy.false
+    return sympy.Ne(c, 0)
+
+
+def _symbolic_round():
+    """SymPy has no round-half-to-even of an expression: a function that has one."""
     import sympy
 
-    return c if isinstance(c, sympy.logic.boolalg.Boolean) else sympy.Ne(c, 0)
+    class round_half_even(sympy.Function):  # noqa: N801 (prints like a function)
+        @classmethod
+        def eval(cls, x, decimals):
+            if x.is_Number and decimals.is_Integer:
+                return sympy.Rational(round(sympy.Rational(x) * 10**decimals)) / 10**decimals
+
+    return lambda x, decimals=0: round_half_even(x, decimals)
 
 
 class _Symbolic:
@@ -241,8 +288,25 @@ class _Symbolic:
     def __getattr__(self, name):
         import sympy
 
+        indicator = lambda r: sympy.Piecewise((1, r), (0, True))  # noqa: E731
         table = {
             "pi": sympy.pi,
+            "add": operator.add,
+            "subtract": operator.sub,
+            "multiply": operator.mul,
+            "negative": operator.neg,
+            "abs": sympy.Abs,
+            "square": lambda x: x * x,
+            "rsqrt": lambda x: 1 / sympy.sqrt(x),
+            "log2": lambda x: sympy.log(x) / sympy.log(2),
+            "log10": lambda x: sympy.log(x) / sympy.log(10),
+            # A symbolic boolean is a 0/1 indicator, so masks can multiply.
+            "equal": lambda a, b: indicator(sympy.Eq(a, b)),
+            "not_equal": lambda a, b: indicator(sympy.Ne(a, b)),
+            "less": lambda a, b: indicator(a < b),
+            "less_equal": lambda a, b: indicator(a <= b),
+            "greater": lambda a, b: indicator(a > b),
+            "greater_equal": lambda a, b: indicator(a >= b),
             "exp": sympy.exp,
             "expm1": lambda x: sympy.exp(x) - 1,
             "log": sympy.log,
@@ -265,11 +329,12 @@ class _Symbolic:
             "erfinv": sympy.erfinv,
             "floor": sympy.floor,
             "ceil": sympy.ceiling,
-            "round": lambda x, decimals=0: sympy.Function("round")(x),
+            "round": _symbolic_round(),
             "sign": sympy.sign,
             "divide": lambda a, b: a / b,
             "floor_divide": lambda a, b: sympy.floor(a / b),
-            "remainder": sympy.Mod,
+            # a - b * floor(a / b), which SymPy differentiates (Mod it does not)
+            "remainder": lambda a, b: a - b * sympy.floor(a / b),
             "power": lambda a, b: a**b,
             "maximum": sympy.Max,
             "minimum": sympy.Min,
@@ -278,12 +343,13 @@ class _Symbolic:
             # A symbolic boolean is a 0/1 indicator, so masks can multiply.
             "truth": lambda r: sympy.Piecewise((1, r), (0, True)),
             "where": lambda c, a, b: sympy.Piecewise((a, _symbolic_condition(c)), (b, True)),
-            # a Relational stays a Boolean (x > 0 -> x <= 0); an indicator stays 0/1
-            "logical_not": lambda x: (
-                sympy.Not(x) if isinstance(x, sympy.logic.boolalg.Boolean) else 1 - x
+            "logical_not": lambda x: indicator(sympy.Not(_symbolic_condition(x))),
+            "logical_and": lambda a, b: indicator(
+                sympy.And(_symbolic_condition(a), _symbolic_condition(b))
             ),
-            "logical_and": lambda a, b: sympy.And(_symbolic_condition(a), _symbolic_condition(b)),
-            "logical_or": lambda a, b: sympy.Or(_symbolic_condition(a), _symbolic_condition(b)),
+            "logical_or": lambda a, b: indicator(
+                sympy.Or(_symbolic_condition(a), _symbolic_condition(b))
+            ),
         }
         if name not in table:
             raise AttributeError(name)
@@ -296,18 +362,29 @@ NUMERIC = _Numeric()
 SYMBOLIC = _Symbolic()
 
 
-def apply(fn, *datas):
-    """Run the scalar function ``fn(ns, *elements)`` over equal-length lists.
+def _is_expression(value):
+    return type(value) not in (float, int, bool) and "sympy" in sys.modules and isinstance(
+        value, sys.modules["sympy"].Basic
+    )
 
-    The numeric namespace is tried first; a SymPy element makes it raise
-    ``TypeError`` (``math`` cannot convert an expression, and ``if x > 0`` has no
-    truth value), and the whole list is then redone symbolically.
+
+def apply(op, *datas):
+    """``op`` mapped over equal-length lists, in the right namespace.
+
+    ``op`` names a function of the namespaces ("exp"), or is a function
+    ``op(ns, *elements)`` written against one. Lists of numbers use
+    ``NUMERIC``. A list whose first element is a SymPy expression uses
+    ``SYMBOLIC``, and so does one that makes ``NUMERIC`` raise ``TypeError``
+    further down (``math`` cannot convert an expression, and an expression has
+    no numeric truth value).
     """
-    try:
-        if len(datas) == 1:
-            return [fn(NUMERIC, x) for x in datas[0]]
-        return [fn(NUMERIC, *xs) for xs in zip(*datas)]
-    except TypeError:
-        if len(datas) == 1:
-            return [fn(SYMBOLIC, x) for x in datas[0]]
-        return [fn(SYMBOLIC, *xs) for xs in zip(*datas)]
+    if isinstance(op, str):
+        numeric, symbolic = getattr(NUMERIC, op), getattr(SYMBOLIC, op)
+    else:
+        numeric, symbolic = functools.partial(op, NUMERIC), functools.partial(op, SYMBOLIC)
+    if not any(d and _is_expression(d[0]) for d in datas):
+        try:
+            return list(map(numeric, *datas))
+        except TypeError:
+            pass
+    return list(map(symbolic, *datas))

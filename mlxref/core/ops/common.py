@@ -8,12 +8,19 @@ import numbers
 
 from .. import dtypes as _dt
 from ..array import _fmt_shape, _is_symbolic, array
+from ..primitives.base import AsType
+from ..primitives.shape import Broadcast
 
 SCALARS = (bool, int, float)
 
 
 def is_scalar(x):
-    return isinstance(x, SCALARS) or _is_symbolic(x)
+    return type(x) in SCALARS or isinstance(x, SCALARS) or _is_symbolic(x)
+
+
+def scalar_array(value, dtype):
+    """A 0-d array holding one Python scalar (or SymPy expression) as ``dtype``."""
+    return array._from_data([value if _is_symbolic(value) else dtype.cast(value)], (), dtype)
 
 
 def to_array(x, dtype=None):
@@ -32,6 +39,11 @@ def as_arrays(*values):
     meet when it fits (``int32 array * 2`` is int32, ``int32 array * 2.5`` is
     float32), as in MLX.
     """
+    first = values[0]
+    if type(first) is array and all(
+        type(v) is array and v._dtype is first._dtype for v in values
+    ):
+        return list(values)  # the common case inside a graph: nothing to do
     strong = [v for v in values if not is_scalar(v)]
     strong = [to_array(v) for v in strong]
     if strong:
@@ -48,15 +60,15 @@ def as_arrays(*values):
     it = iter(strong)
     out = []
     for v in values:
-        a = to_array(v, dtype) if is_scalar(v) else next(it)
+        a = scalar_array(v, dtype) if is_scalar(v) else next(it)
         out.append(astype(a, dtype))
     return out
 
 
 def astype(a, dtype):
     """``a`` cast to ``dtype``: an AsType node only when the dtype changes."""
-    from ..primitives.base import AsType
-
+    if a._dtype is dtype:
+        return a
     if not isinstance(dtype, _dt.Dtype):
         raise TypeError(f"[astype] Expected an mlx.core.Dtype, got {dtype!r}.")
     if a.dtype is dtype:
@@ -90,11 +102,9 @@ def broadcast_shapes(*shapes):
 
 def broadcast_to(a, /, shape, *, stream=None):
     """``mx.broadcast_to``: a Broadcast node only when the shape changes."""
-    from ..primitives.shape import Broadcast
-
     a = to_array(a)
     shape = tuple(shape)
-    if a.shape == shape:
+    if a._shape == shape:
         return a
     if any(d < 0 for d in shape):
         raise ValueError("[broadcast_to] Negative dimensions not allowed.")
@@ -107,6 +117,9 @@ def broadcast_to(a, /, shape, *, stream=None):
 
 
 def broadcast_arrays(*arrays):
+    first = arrays[0]._shape
+    if all(a._shape == first for a in arrays):
+        return list(arrays)
     shape = broadcast_shapes(*(a.shape for a in arrays))
     return [broadcast_to(a, shape) for a in arrays]
 

@@ -20,6 +20,8 @@ The transform rules are written with mlxref ops, so a gradient is itself a
 lazy graph and higher-order derivatives need no extra machinery.
 """
 
+from .. import scalar as _scalar
+
 
 class Primitive:
     """Base class. A rule a subclass does not define raises MLX's message."""
@@ -68,6 +70,31 @@ def strided_indices(shape, strides, offset=0):
     return indices
 
 
+def gather_strided(data, shape, strides, offset=0):
+    """``[data[i] for i in strided_indices(shape, strides, offset)]``, faster.
+
+    The innermost axis is copied with one slice per row (or one repetition,
+    for a stride of 0), so the per-element work happens in C.
+    """
+    if not shape:
+        return [data[offset]]
+    n, s = shape[-1], strides[-1]
+    rows = strided_indices(shape[:-1], strides[:-1], offset)
+    if n == 0:
+        return []
+    out = []
+    if s == 0:
+        for i in rows:
+            out += [data[i]] * n
+    elif s > 0:
+        for i in rows:
+            out += data[i : i + n * s : s]
+    else:
+        for i in rows:  # walk forwards from the last element read, then reverse
+            out += data[i + (n - 1) * s : i + 1 : -s][::-1]
+    return out
+
+
 def row_major_strides(shape):
     strides = [1] * len(shape)
     for d in range(len(shape) - 2, -1, -1):
@@ -110,10 +137,11 @@ class AsType(Primitive):
 
     def eval(self, inputs):
         (x,) = inputs
-        cast = self.dtype.cast
         data = x._data
+        if data and _scalar._is_expression(data[0]):
+            return [data]  # SymPy expressions (and 0/1 indicators) stay as they are
         try:
-            return [[cast(v) for v in data]]
+            return [list(map(self.dtype.cast, data))]
         except (TypeError, ValueError, OverflowError):
             # SymPy expressions stay symbolic; inf and nan have no int value.
             return [[_cast_special(v, self.dtype) for v in data]]

@@ -3,11 +3,11 @@
 Read alongside: mlx/primitives.h (``Abs`` ... ``Tanh``, ``Add`` ... ``Select``)
 and mlx/primitives.cpp, where each class's vjp, jvp and vmap sit together.
 
-Each class states its math once, as ``scalar(ns, *elements)`` against a scalar
-namespace (``mlxref.core.scalar``): Python floats normally, SymPy expressions
-when the symbolic checks run. The ops layer has already broadcast the inputs to
-one shape and promoted them to one dtype, so ``eval`` is a single list
-comprehension.
+Each class names its math once, as ``op``: a function of the scalar namespaces
+in ``mlxref.core.scalar`` (``NUMERIC.exp`` on Python floats, ``SYMBOLIC.exp``
+on SymPy expressions when the symbolic checks run). The ops layer has already
+broadcast the inputs to one shape and promoted them to one dtype, so ``eval``
+maps ``op`` over the element lists.
 """
 
 import math
@@ -16,6 +16,13 @@ from .. import ops
 from .. import scalar as _scalar
 from ..array import array
 from .base import Primitive
+
+
+def _keep_dtype(out, dtype):
+    """Results cast back to an integer or bool dtype (SymPy expressions stay)."""
+    if dtype.category == "float" or not out or _scalar._is_expression(out[0]):
+        return out
+    return list(map(dtype.cast, out))
 
 
 class Unary(Primitive):
@@ -32,9 +39,13 @@ class Unary(Primitive):
         raise NotImplementedError
 
     def vjp(self, primals, cotangents, argnums, outputs):
+        if self.derivative is None:  # piecewise constant: MLX's gradient is zero
+            return [ops.zeros_like(primals[0])]
         return [ops.multiply(cotangents[0], self.derivative(primals[0], outputs[0]))]
 
     def jvp(self, primals, tangents, argnums):
+        if self.derivative is None:
+            return [ops.zeros_like(tangents[0])]
         # The output again, as a fresh node of this primitive: a rule that uses
         # it (exp, tanh, sigmoid...) stays differentiable for higher orders.
         x = primals[0]
@@ -43,14 +54,8 @@ class Unary(Primitive):
 
     def eval(self, inputs):
         (x,) = inputs
-        out = _scalar.apply(self.scalar, x._data)
-        if x._dtype.category != "float":
-            cast = x._dtype.cast  # abs, sign, square: ints stay int, bools stay bool
-            try:
-                out = [cast(v) for v in out]
-            except TypeError:
-                pass  # SymPy elements (logical_not of x > 0) stay symbolic
-        return [out]
+        # abs, sign, square: ints stay int, bools stay bool
+        return [_keep_dtype(_scalar.apply(self.op, x._data), x._dtype)]
 
 
 class Binary(Primitive):
@@ -82,11 +87,8 @@ class Binary(Primitive):
 
     def eval(self, inputs):
         a, b = inputs
-        out = _scalar.apply(self.scalar, a._data, b._data)
-        if a._dtype.category != "float":
-            cast = a._dtype.cast  # int ** -1 truncates; bool + bool stays bool
-            out = [cast(v) for v in out]
-        return [out]
+        # int ** -1 truncates; bool + bool stays bool
+        return [_keep_dtype(_scalar.apply(self.op, a._data, b._data), a._dtype)]
 
 
 class Comparison(Binary):
@@ -105,22 +107,21 @@ class Comparison(Binary):
 
     def eval(self, inputs):
         a, b = inputs
-        compare = self.scalar
-        return [_scalar.apply(lambda ns, x, y: ns.truth(compare(ns, x, y)), a._data, b._data)]
+        return [_scalar.apply(self.op, a._data, b._data)]
 
 
 # --- unary -------------------------------------------------------------------------
 
 
 class Abs(Unary):
-    scalar = staticmethod(lambda ns, x: abs(x))
+    op = "abs"
 
     def derivative(self, x, out):
         return ops.sign(x)
 
 
 class Negative(Unary):
-    scalar = staticmethod(lambda ns, x: -x)
+    op = "negative"
 
     def vjp(self, primals, cotangents, argnums, outputs):
         return [ops.negative(cotangents[0])]
@@ -130,42 +131,41 @@ class Negative(Unary):
 
 
 class Sign(Unary):
-    scalar = staticmethod(lambda ns, x: ns.sign(x))
+    op = "sign"
 
-    def derivative(self, x, out):
-        return ops.zeros_like(x)  # piecewise constant: MLX's gradient is zero
+    derivative = None  # piecewise constant: MLX's gradient is zero
 
 
 class Square(Unary):
-    scalar = staticmethod(lambda ns, x: x * x)
+    op = "square"
 
     def derivative(self, x, out):
         return ops.multiply(2, x)
 
 
 class Sqrt(Unary):
-    scalar = staticmethod(lambda ns, x: ns.sqrt(x))
+    op = "sqrt"
 
     def derivative(self, x, out):
         return ops.divide(0.5, out)
 
 
 class Rsqrt(Unary):
-    scalar = staticmethod(lambda ns, x: ns.divide(1, ns.sqrt(x)))
+    op = "rsqrt"
 
     def derivative(self, x, out):
         return ops.multiply(-0.5, ops.divide(out, x))
 
 
 class Exp(Unary):
-    scalar = staticmethod(lambda ns, x: ns.exp(x))
+    op = "exp"
 
     def derivative(self, x, out):
         return out
 
 
 class Expm1(Unary):
-    scalar = staticmethod(lambda ns, x: ns.expm1(x))
+    op = "expm1"
 
     def derivative(self, x, out):
         return ops.add(out, 1)
@@ -174,16 +174,9 @@ class Expm1(Unary):
 class Log(Unary):
     """Natural, base-2 or base-10 logarithm (one class, as in MLX)."""
 
-    _scalars = {
-        "e": lambda ns, x: ns.log(x),
-        # log(2), not log(2.0): symbolically it stays exact, log(x)/log(2).
-        "2": lambda ns, x: ns.divide(ns.log(x), ns.log(2)),
-        "10": lambda ns, x: ns.divide(ns.log(x), ns.log(10)),
-    }
-
     def __init__(self, base="e"):
         self.base = base
-        self.scalar = self._scalars[base]
+        self.op = {"e": "log", "2": "log2", "10": "log10"}[base]
 
     @property
     def name(self):
@@ -198,157 +191,157 @@ class Log(Unary):
 
 
 class Log1p(Unary):
-    scalar = staticmethod(lambda ns, x: ns.log1p(x))
+    op = "log1p"
 
     def derivative(self, x, out):
         return ops.reciprocal(ops.add(x, 1))
 
 
 class Sin(Unary):
-    scalar = staticmethod(lambda ns, x: ns.sin(x))
+    op = "sin"
 
     def derivative(self, x, out):
         return ops.cos(x)
 
 
 class Cos(Unary):
-    scalar = staticmethod(lambda ns, x: ns.cos(x))
+    op = "cos"
 
     def derivative(self, x, out):
         return ops.negative(ops.sin(x))
 
 
 class Tan(Unary):
-    scalar = staticmethod(lambda ns, x: ns.tan(x))
+    op = "tan"
 
     def derivative(self, x, out):
         return ops.reciprocal(ops.square(ops.cos(x)))
 
 
 class ArcSin(Unary):
-    scalar = staticmethod(lambda ns, x: ns.arcsin(x))
+    op = "arcsin"
 
     def derivative(self, x, out):
         return ops.rsqrt(ops.subtract(1, ops.square(x)))
 
 
 class ArcCos(Unary):
-    scalar = staticmethod(lambda ns, x: ns.arccos(x))
+    op = "arccos"
 
     def derivative(self, x, out):
         return ops.negative(ops.rsqrt(ops.subtract(1, ops.square(x))))
 
 
 class ArcTan(Unary):
-    scalar = staticmethod(lambda ns, x: ns.arctan(x))
+    op = "arctan"
 
     def derivative(self, x, out):
         return ops.reciprocal(ops.add(1, ops.square(x)))
 
 
 class Sinh(Unary):
-    scalar = staticmethod(lambda ns, x: ns.sinh(x))
+    op = "sinh"
 
     def derivative(self, x, out):
         return ops.cosh(x)
 
 
 class Cosh(Unary):
-    scalar = staticmethod(lambda ns, x: ns.cosh(x))
+    op = "cosh"
 
     def derivative(self, x, out):
         return ops.sinh(x)
 
 
 class Tanh(Unary):
-    scalar = staticmethod(lambda ns, x: ns.tanh(x))
+    op = "tanh"
 
     def derivative(self, x, out):
         return ops.subtract(1, ops.square(out))
 
 
 class ArcSinh(Unary):
-    scalar = staticmethod(lambda ns, x: ns.arcsinh(x))
+    op = "arcsinh"
 
     def derivative(self, x, out):
         return ops.rsqrt(ops.add(ops.square(x), 1))
 
 
 class ArcCosh(Unary):
-    scalar = staticmethod(lambda ns, x: ns.arccosh(x))
+    op = "arccosh"
 
     def derivative(self, x, out):
         return ops.rsqrt(ops.subtract(ops.square(x), 1))
 
 
 class ArcTanh(Unary):
-    scalar = staticmethod(lambda ns, x: ns.arctanh(x))
+    op = "arctanh"
 
     def derivative(self, x, out):
         return ops.reciprocal(ops.subtract(1, ops.square(x)))
 
 
 class Sigmoid(Unary):
-    scalar = staticmethod(lambda ns, x: ns.sigmoid(x))
+    op = "sigmoid"
 
     def derivative(self, x, out):
         return ops.multiply(out, ops.subtract(1, out))
 
 
 class Erf(Unary):
-    scalar = staticmethod(lambda ns, x: ns.erf(x))
+    op = "erf"
 
     def derivative(self, x, out):
         return ops.multiply(2 / math.sqrt(math.pi), ops.exp(ops.negative(ops.square(x))))
 
 
 class ErfInv(Unary):
-    scalar = staticmethod(lambda ns, x: ns.erfinv(x))
+    op = "erfinv"
 
     def derivative(self, x, out):
         return ops.multiply(math.sqrt(math.pi) / 2, ops.exp(ops.square(out)))
 
 
 class Floor(Unary):
-    scalar = staticmethod(lambda ns, x: ns.floor(x))
+    op = "floor"
 
-    def derivative(self, x, out):
-        return ops.zeros_like(x)  # piecewise constant: MLX's gradient is zero
+    derivative = None  # piecewise constant: MLX's gradient is zero
 
 
 class Ceil(Unary):
-    scalar = staticmethod(lambda ns, x: ns.ceil(x))
+    op = "ceil"
 
-    def derivative(self, x, out):
-        return ops.zeros_like(x)  # piecewise constant: MLX's gradient is zero
+    derivative = None  # piecewise constant: MLX's gradient is zero
 
 
 class Round(Unary):
     """Round half to even. ``decimals`` is MLX's parameter of ``mx.round``."""
 
+    op = "round"
+
     def __init__(self, decimals=0):
         self.decimals = decimals
-        self.scalar = lambda ns, x: ns.round(x, decimals)
+
+    def eval(self, inputs):
+        return [_scalar.apply(self.op, inputs[0]._data, [self.decimals] * inputs[0].size)]
 
     def params(self):
         return {"decimals": self.decimals} if self.decimals else {}
 
-    def derivative(self, x, out):
-        return ops.zeros_like(x)  # piecewise constant: MLX's gradient is zero
+    derivative = None  # piecewise constant: MLX's gradient is zero
 
 
 class LogicalNot(Unary):
-    scalar = staticmethod(lambda ns, x: ns.logical_not(x))
+    op = "logical_not"
 
-    def derivative(self, x, out):
-        return ops.zeros_like(x)  # piecewise constant: MLX's gradient is zero
+    derivative = None  # piecewise constant: MLX's gradient is zero
 
 
 # --- binary ------------------------------------------------------------------------
 
 
 class Add(Binary):
-    scalar = staticmethod(lambda ns, a, b: a + b)
+    op = "add"
 
     def vjp(self, primals, cotangents, argnums, outputs):
         return [cotangents[0] for _ in argnums]
@@ -358,7 +351,7 @@ class Add(Binary):
 
 
 class Subtract(Binary):
-    scalar = staticmethod(lambda ns, a, b: a - b)
+    op = "subtract"
 
     def vjp(self, primals, cotangents, argnums, outputs):
         cot = cotangents[0]
@@ -370,28 +363,28 @@ class Subtract(Binary):
 
 
 class Multiply(Binary):
-    scalar = staticmethod(lambda ns, a, b: a * b)
+    op = "multiply"
 
     def partials(self, a, b, out):
         return [b, a]
 
 
 class Divide(Binary):
-    scalar = staticmethod(lambda ns, a, b: ns.divide(a, b))
+    op = "divide"
 
     def partials(self, a, b, out):
         return [ops.reciprocal(b), ops.negative(ops.divide(out, b))]
 
 
 class FloorDivide(Binary):
-    scalar = staticmethod(lambda ns, a, b: ns.floor_divide(a, b))
+    op = "floor_divide"
 
     def partials(self, a, b, out):
         return [ops.zeros_like(a), ops.zeros_like(b)]  # piecewise constant
 
 
 class Remainder(Binary):
-    scalar = staticmethod(lambda ns, a, b: ns.remainder(a, b))
+    op = "remainder"
 
     def partials(self, a, b, out):
         # a % b = a - b * floor(a / b)
@@ -399,7 +392,7 @@ class Remainder(Binary):
 
 
 class Power(Binary):
-    scalar = staticmethod(lambda ns, a, b: ns.power(a, b))
+    op = "power"
 
     def partials(self, a, b, out):
         # d/db is log(a) * a**b, taken as 0 where a == 0 (as MLX does).
@@ -409,7 +402,7 @@ class Power(Binary):
 
 
 class Maximum(Binary):
-    scalar = staticmethod(lambda ns, a, b: ns.maximum(a, b))
+    op = "maximum"
 
     def partials(self, a, b, out):
         # Ties send the whole gradient to b, as in MLX.
@@ -418,7 +411,7 @@ class Maximum(Binary):
 
 
 class Minimum(Binary):
-    scalar = staticmethod(lambda ns, a, b: ns.minimum(a, b))
+    op = "minimum"
 
     def partials(self, a, b, out):
         # Ties send the whole gradient to b, as in MLX.
@@ -427,7 +420,7 @@ class Minimum(Binary):
 
 
 class ArcTan2(Binary):
-    scalar = staticmethod(lambda ns, a, b: ns.arctan2(a, b))
+    op = "arctan2"
 
     def partials(self, a, b, out):
         denominator = ops.add(ops.square(a), ops.square(b))
@@ -435,42 +428,42 @@ class ArcTan2(Binary):
 
 
 class LogAddExp(Binary):
-    scalar = staticmethod(lambda ns, a, b: ns.logaddexp(a, b))
+    op = "logaddexp"
 
     def partials(self, a, b, out):
         return [ops.exp(ops.subtract(a, out)), ops.exp(ops.subtract(b, out))]
 
 
 class Equal(Comparison):
-    scalar = staticmethod(lambda ns, a, b: a == b)
+    op = "equal"
 
 
 class NotEqual(Comparison):
-    scalar = staticmethod(lambda ns, a, b: a != b)
+    op = "not_equal"
 
 
 class Less(Comparison):
-    scalar = staticmethod(lambda ns, a, b: a < b)
+    op = "less"
 
 
 class LessEqual(Comparison):
-    scalar = staticmethod(lambda ns, a, b: a <= b)
+    op = "less_equal"
 
 
 class Greater(Comparison):
-    scalar = staticmethod(lambda ns, a, b: a > b)
+    op = "greater"
 
 
 class GreaterEqual(Comparison):
-    scalar = staticmethod(lambda ns, a, b: a >= b)
+    op = "greater_equal"
 
 
 class LogicalAnd(Comparison):
-    scalar = staticmethod(lambda ns, a, b: ns.logical_and(a, b))
+    op = "logical_and"
 
 
 class LogicalOr(Comparison):
-    scalar = staticmethod(lambda ns, a, b: ns.logical_or(a, b))
+    op = "logical_or"
 
 
 # --- ternary -----------------------------------------------------------------------
@@ -502,4 +495,4 @@ class Select(Primitive):
     def eval(self, inputs):
         c, x, y = inputs
         # Through the scalar namespace: a symbolic condition (x > 0) gives a Piecewise.
-        return [_scalar.apply(lambda ns, cv, xv, yv: ns.where(cv, xv, yv), c._data, x._data, y._data)]
+        return [_scalar.apply("where", c._data, x._data, y._data)]

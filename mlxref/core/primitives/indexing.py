@@ -14,7 +14,7 @@ primitive is told the name of the op that built it, for that message.
 from .. import dtypes as _dt
 from .. import ops
 from ..array import array
-from .base import Primitive, row_major_strides, strided_indices
+from .base import Primitive, gather_strided, row_major_strides, strided_indices
 
 
 def _prod(shape):
@@ -123,7 +123,7 @@ class Slice(Primitive):
         offset = sum(s * k for s, k in zip(self.start_indices, in_strides))
         strides = [st * k for st, k in zip(self.strides, in_strides)]
         data = x._data
-        return [[data[i] for i in strided_indices(shape, strides, offset)]]
+        return [gather_strided(data, shape, strides, offset)]
 
     def _params(self):
         return self.start_indices, self.end_indices, self.strides

@@ -7,7 +7,7 @@ its output reads from (``strided_indices``) and gathers.
 
 from .. import ops
 from ..array import array
-from .base import Primitive, row_major_strides, strided_indices
+from .base import Primitive, gather_strided, row_major_strides, strided_indices
 
 
 class Broadcast(Primitive):
@@ -41,7 +41,7 @@ class Broadcast(Primitive):
             for n, m, s in zip(x.shape, self.shape[lead:], in_strides)
         ]
         data = x._data
-        return [[data[i] for i in strided_indices(self.shape, strides)]]
+        return [gather_strided(data, self.shape, strides)]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # Unbroadcasting (MLX: ``broadcast_vjp``). Every output element copied
@@ -132,7 +132,7 @@ class Transpose(Primitive):
         shape = [x.shape[ax] for ax in self.axes]
         strides = [in_strides[ax] for ax in self.axes]
         data = x._data
-        return [[data[i] for i in strided_indices(shape, strides)]]
+        return [gather_strided(data, shape, strides)]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # The inverse permutation: input axis axes[i] came from output axis i.

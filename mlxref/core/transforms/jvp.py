@@ -44,16 +44,16 @@ def jvp_impl(fun, primals, tangents):
     listening = events.active()
     if listening:
         events.announce(events.Begin("jvp", tracers, outputs, tape))
-    for position, node in enumerate(tape):
-        inputs = list(node._inputs)
-        argnums = [i for i, x in enumerate(inputs) if id(x) in tan]
-        incoming = [tan[id(inputs[i])] for i in argnums]
-        with graph.RetainGraph():
+    with graph.RetainGraph():
+        for position, node in enumerate(tape):
+            inputs = list(node._inputs)
+            argnums = [i for i, x in enumerate(inputs) if id(x) in tan]
+            incoming = [tan[id(inputs[i])] for i in argnums]
             produced = node._primitive.jvp(inputs, incoming, argnums)
-        if listening:
-            events.announce(events.Step("jvp", position, node, argnums, incoming, produced))
-        for o, t in zip(node.outputs(), produced):
-            tan[id(o)] = t
+            if listening:
+                events.announce(events.Step("jvp", position, node, argnums, incoming, produced))
+            for o, t in zip(node.outputs(), produced):
+                tan[id(o)] = t
 
     from ..ops.creation import zeros_like
 

@@ -15,9 +15,6 @@ from ..primitives.base import Copy, StopGradient
 
 def make_tracer(primal):
     """A fresh node standing for ``primal`` inside a transform (a Copy of it)."""
-    from ..ops.common import to_array
-
-    primal = to_array(primal)
     tracer = array._node(primal.shape, primal.dtype, Copy(), [primal])
     tracer._tracer = True
     return tracer

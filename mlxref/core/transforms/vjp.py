@@ -91,20 +91,22 @@ def vjp_impl(fun, primals, cotangents, argnums=None, output_check=None):
     listening = events.active()
     if listening:
         events.announce(events.Begin("vjp", tracers, outputs, tape))
-    for position, node in enumerate(reversed(tape)):
-        outs = node.outputs()
-        if not any(id(o) in cotan for o in outs):
-            continue
-        incoming = [cotan.pop(id(o)) if id(o) in cotan else zeros_like(o) for o in outs]
-        inputs = list(node._inputs)
-        node_argnums = [i for i, x in enumerate(inputs) if id(x) in depends]
-        with graph.RetainGraph():
+    with graph.RetainGraph():  # a rule may evaluate; the graph must survive it
+        for position, node in enumerate(reversed(tape)):
+            outs = node.outputs()
+            if not any(id(o) in cotan for o in outs):
+                continue
+            incoming = [cotan.pop(id(o)) if id(o) in cotan else zeros_like(o) for o in outs]
+            inputs = list(node._inputs)
+            node_argnums = [i for i, x in enumerate(inputs) if id(x) in depends]
             produced = node._primitive.vjp(inputs, incoming, node_argnums, list(outs))
-        if listening:
-            events.announce(events.Step("vjp", position, node, node_argnums, incoming, produced))
-        for i, v in zip(node_argnums, produced):
-            key = id(inputs[i])
-            cotan[key] = add(cotan[key], v) if key in cotan else v
+            if listening:
+                events.announce(
+                    events.Step("vjp", position, node, node_argnums, incoming, produced)
+                )
+            for i, v in zip(node_argnums, produced):
+                key = id(inputs[i])
+                cotan[key] = add(cotan[key], v) if key in cotan else v
 
     # 5. Collect, with zeros for primals the walk never reached.
     vjps = [cotan.get(id(tracers[i])) for i in argnums]
