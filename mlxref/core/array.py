@@ -180,7 +180,10 @@ class array:
     def _attach(self, primitive, inputs):
         self._primitive = primitive
         self._inputs = inputs
-        self._tracer = any(x._tracer for x in inputs)
+        tracer = False  # a node built from a tracer is a tracer (MLX's ArrayDesc::init)
+        for x in inputs:
+            tracer = tracer or x._tracer
+        self._tracer = tracer
 
     def _set_data(self, data):
         self._data = data

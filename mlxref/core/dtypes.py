@@ -12,12 +12,14 @@ whatever the dtype says: the dtype decides the *type* of a result and its
 class Dtype:
     """A dtype: its name, its size in bytes and its category."""
 
-    __slots__ = ("name", "size", "category")
+    __slots__ = ("name", "size", "category", "cast")
 
     def __init__(self, name, size, category):
         self.name = name
         self.size = size
         self.category = category  # "bool", "int" or "float"
+        # cast(value): one Python scalar as this dtype's Python type
+        self.cast = {"float": float, "int": int, "bool": bool}[category]
 
     def __repr__(self):
         return f"mlx.core.{self.name}"
@@ -31,15 +33,6 @@ class Dtype:
     @property
     def is_integer(self):
         return self.category == "int"
-
-    def cast(self, value):
-        """Convert one Python scalar to this dtype's Python type."""
-        if self.category == "float":
-            return float(value)
-        if self.category == "int":
-            return int(value)
-        return bool(value)
-
 
 bool_ = Dtype("bool", 1, "bool")
 int32 = Dtype("int32", 4, "int")

@@ -11,7 +11,9 @@ and inputs, so intermediates nothing else refers to are freed at once. Arrays
 that are being traced by a transform keep their graph (``is_tracer``).
 """
 
+import contextlib
 import contextvars
+import gc
 
 # --- tracing state -------------------------------------------------------------
 # Each is a context variable, so threads (and asyncio tasks) never see each
@@ -60,6 +62,25 @@ def in_vmap_tracing():
 
 def retain_graph():
     return _retain_graph.get() > 0
+
+
+@contextlib.contextmanager
+def cycle_collector_paused():
+    """Pause Python's cycle collector while a graph is built, walked or evaluated.
+
+    Graphs hold no reference cycles (only a multi-output node's siblings refer
+    to each other, until evaluation drops them), so reference counting frees
+    everything. Left running, the collector would rescan every live node again
+    and again as a long chain grows, making a 100,000-op gradient superlinear.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 # --- memory ---------------------------------------------------------------------
@@ -129,7 +150,11 @@ def _unevaluated_postorder(outputs):
 
 def eval_arrays(outputs):
     """Evaluate a flat list of arrays (the engine behind ``mx.eval``)."""
-    order = _unevaluated_postorder(outputs)
+    with cycle_collector_paused():
+        _eval_postorder(_unevaluated_postorder(outputs))
+
+
+def _eval_postorder(order):
     # What ``array.is_tracer()`` asks, read once: tracers keep their graph.
     retain, tracing = retain_graph(), in_tracing()
     for i, node in enumerate(order):

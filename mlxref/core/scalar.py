@@ -378,13 +378,11 @@ def apply(op, *datas):
     further down (``math`` cannot convert an expression, and an expression has
     no numeric truth value).
     """
-    if isinstance(op, str):
-        numeric, symbolic = getattr(NUMERIC, op), getattr(SYMBOLIC, op)
-    else:
-        numeric, symbolic = functools.partial(op, NUMERIC), functools.partial(op, SYMBOLIC)
     if not any(d and _is_expression(d[0]) for d in datas):
+        numeric = getattr(NUMERIC, op) if isinstance(op, str) else functools.partial(op, NUMERIC)
         try:
             return list(map(numeric, *datas))
         except TypeError:
             pass
+    symbolic = getattr(SYMBOLIC, op) if isinstance(op, str) else functools.partial(op, SYMBOLIC)
     return list(map(symbolic, *datas))

@@ -20,7 +20,9 @@ def is_scalar(x):
 
 def scalar_array(value, dtype):
     """A 0-d array holding one Python scalar (or SymPy expression) as ``dtype``."""
-    return array._from_data([value if _is_symbolic(value) else dtype.cast(value)], (), dtype)
+    if type(value) not in SCALARS and _is_symbolic(value):
+        return array._from_data([value], (), dtype)
+    return array._from_data([dtype.cast(value)], (), dtype)
 
 
 def to_array(x, dtype=None):
@@ -39,11 +41,17 @@ def as_arrays(*values):
     meet when it fits (``int32 array * 2`` is int32, ``int32 array * 2.5`` is
     float32), as in MLX.
     """
-    first = values[0]
-    if type(first) is array and all(
-        type(v) is array and v._dtype is first._dtype for v in values
-    ):
-        return list(values)  # the common case inside a graph: nothing to do
+    if len(values) == 2:  # the common cases first: two arrays, or an array and a number
+        a, b = values
+        ta, tb = type(a), type(b)
+        if ta is array and tb is array and a._dtype is b._dtype:
+            return [a, b]
+        if ta is array and tb in SCALARS:
+            dtype = _dt.promote_types(a._dtype, _dt.weak_scalar_dtype(b, a._dtype))
+            return [astype(a, dtype), scalar_array(b, dtype)]
+        if tb is array and ta in SCALARS:
+            dtype = _dt.promote_types(b._dtype, _dt.weak_scalar_dtype(a, b._dtype))
+            return [scalar_array(a, dtype), astype(b, dtype)]
     strong = [v for v in values if not is_scalar(v)]
     strong = [to_array(v) for v in strong]
     if strong:

@@ -29,6 +29,11 @@ def jvp(fun, primals, tangents):
 
 
 def jvp_impl(fun, primals, tangents):
+    with graph.cycle_collector_paused():  # see graph.cycle_collector_paused
+        return _jvp(fun, primals, tangents)
+
+
+def _jvp(fun, primals, tangents):
     if len(primals) != len(tangents):
         raise ValueError("[jvp] Number of inputs does not match number of tangents.")
     for p, t in zip(primals, tangents):

@@ -48,6 +48,11 @@ def vjp_impl(fun, primals, cotangents, argnums=None, output_check=None):
     ``argnums`` picks the primals to differentiate (default: all).
     ``output_check(outputs)`` lets grad report its own errors before pairing.
     """
+    with graph.cycle_collector_paused():
+        return _vjp(fun, primals, cotangents, argnums, output_check)
+
+
+def _vjp(fun, primals, cotangents, argnums, output_check):
     if argnums is None:
         argnums = range(len(primals))
     with graph.InTracing("grad"):
