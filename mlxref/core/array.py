@@ -41,7 +41,7 @@ def _parse_nested(value):
         if isinstance(v, bool):
             kinds.add(_dt.bool_)
         elif isinstance(v, int):
-            kinds.add(_dt.int32)
+            kinds.add(_dt.int32 if -(2**31) <= v < 2**31 else _dt.int64)
         elif isinstance(v, float) or _is_symbolic(v):
             kinds.add(_dt.float32)
         else:
@@ -107,9 +107,9 @@ class array:
     )
 
     def __init__(self, val, dtype=None):
+        self._data = None
         if dtype is not None and not isinstance(dtype, _dt.Dtype):
             raise TypeError(f"[array] dtype must be an mlx.core.Dtype, got {dtype!r}.")
-        self._data = None
         self._primitive = None
         self._inputs = ()
         self._siblings = None
@@ -123,6 +123,15 @@ class array:
             self._shape, self._dtype = val._shape, dtype or val._dtype
             prim = Copy() if self._dtype is val._dtype else AsType(self._dtype)
             self._attach(prim, (val,))
+            return
+        if isinstance(val, (list, tuple)) and any(isinstance(v, array) for v in val):
+            # MLX stacks a list of arrays (lazily).
+            from .primitives.base import Copy
+
+            parts = [v if isinstance(v, array) else array(v) for v in val]
+            stacked = ops.stack(parts) if dtype is None else ops.stack(parts).astype(dtype)
+            self._shape, self._dtype = stacked._shape, stacked._dtype
+            self._attach(Copy(), (stacked,))
             return
         if val is None or isinstance(val, (str, bytes, dict, set)):
             raise TypeError(
@@ -275,8 +284,8 @@ class array:
         return float(self.item())
 
     def __index__(self):
-        if not self._dtype.is_integer and self._dtype is not _dt.bool_:
-            raise TypeError("Only integer arrays can be converted to a Python index.")
+        if self.ndim != 0 or self._dtype.is_float:
+            raise TypeError("Only 0-dimensional integer arrays can be converted to an index.")
         return int(self.item())
 
     __hash__ = object.__hash__
@@ -343,14 +352,27 @@ class array:
     def __abs__(self):
         return ops.abs(self)
 
+    # In MLX, ~ & | are bitwise. On bool arrays that is logical not/and/or, which
+    # mlxref has; integer bitwise ops are not part of mlxref, so they raise.
     def __invert__(self):
+        _bool_only("inversion", self)
         return ops.logical_not(self)
 
     def __and__(self, other):
+        _bool_only("and", self, other)
         return ops.logical_and(self, other)
 
+    def __rand__(self, other):
+        _bool_only("and", other, self)
+        return ops.logical_and(other, self)
+
     def __or__(self, other):
+        _bool_only("or", self, other)
         return ops.logical_or(self, other)
+
+    def __ror__(self, other):
+        _bool_only("or", other, self)
+        return ops.logical_or(other, self)
 
     def __eq__(self, other):
         return ops.equal(self, other)
@@ -511,6 +533,17 @@ class array:
         return ops.split(self, indices_or_sections, axis)
 
 
+def _bool_only(what, *operands):
+    dts = [o.dtype if isinstance(o, array) else _dt.default_dtype_of_scalar(o) for o in operands]
+    if any(d.is_float for d in dts):
+        raise ValueError(f"Floating point types not allowed with bitwise {what}.")
+    if any(d is not _dt.bool_ for d in dts):
+        raise TypeError(
+            f"[bitwise {what}] mlxref implements ~, & and | for bool arrays only; "
+            f"got {', '.join(d.name for d in dts)} (MLX also has integer bitwise ops)."
+        )
+
+
 def _nest(flat, shape):
     """A flat row-major list as nested lists of the given shape."""
     if len(shape) == 1:
@@ -521,8 +554,7 @@ def _nest(flat, shape):
 
 # --- printing, as MLX prints ------------------------------------------------------
 
-_SUMMARY_THRESHOLD = 1000  # more elements than this: show 3 at each end of every axis
-_EDGE = 3
+_EDGE = 3  # MLX shows 3 elements at each end of any axis longer than 6
 
 
 def _format_scalar(v, dtype):
@@ -538,11 +570,11 @@ def _format_scalar(v, dtype):
 def _format_array(a):
     data = a._eval()
     shape = a._shape
-    body = _format_block(data, shape, a._dtype, a.size > _SUMMARY_THRESHOLD)
+    body = _format_block(data, shape, a._dtype)
     return f"array({body}, dtype={a._dtype.name})"
 
 
-def _format_block(data, shape, dtype, summarize):
+def _format_block(data, shape, dtype):
     if not shape:
         return _format_scalar(data[0], dtype)
 
@@ -551,7 +583,7 @@ def _format_block(data, shape, dtype, summarize):
         strides[d] = strides[d + 1] * shape[d + 1]
 
     def shown(n):
-        if summarize and n > 2 * _EDGE:
+        if n > 2 * _EDGE:
             return list(range(_EDGE)) + [None] + list(range(n - _EDGE, n))
         return list(range(n))
 

@@ -114,8 +114,8 @@ def get_peak_memory():
 
 
 def reset_peak_memory():
-    """``mx.reset_peak_memory()``: start measuring the peak again from now."""
-    _Memory.peak = _Memory.active
+    """``mx.reset_peak_memory()``: set the peak to 0; the next allocation raises it again."""
+    _Memory.peak = 0
 
 
 # --- eval -------------------------------------------------------------------------

@@ -52,6 +52,9 @@ def as_arrays(*values):
         if tb is array and ta in SCALARS:
             dtype = _dt.promote_types(b._dtype, _dt.weak_scalar_dtype(a, b._dtype))
             return [scalar_array(a, dtype), astype(b, dtype)]
+    for v in values:
+        if isinstance(v, (list, tuple)):  # MLX takes arrays and scalars here, not lists
+            raise ValueError(f"Invalid type {type(v).__name__} received in array initialization.")
     strong = [v for v in values if not is_scalar(v)]
     strong = [to_array(v) for v in strong]
     if strong:
@@ -85,26 +88,26 @@ def astype(a, dtype):
 
 
 def broadcast_shapes(*shapes):
-    """``mx.broadcast_shapes``: the shape all ``shapes`` broadcast to, or MLX's error."""
-    ndim = max((len(s) for s in shapes), default=0)
+    """``mx.broadcast_shapes``: the shape all ``shapes`` broadcast to, or MLX's error.
+
+    Like MLX, it folds the shapes pairwise, so the error names the pair that fails.
+    """
+    out = ()
+    for k, shape in enumerate(shapes):
+        out = _broadcast_pair(out, tuple(shape)) if k else tuple(shape)
+    return out
+
+
+def _broadcast_pair(a, b):
+    ndim = max(len(a), len(b))
+    pa, pb = (1,) * (ndim - len(a)) + a, (1,) * (ndim - len(b)) + b
     out = []
-    for d in range(-ndim, 0):
-        size = 1
-        for s in shapes:
-            if -d > len(s):
-                continue
-            n = s[d]
-            if n == size or n == 1:
-                continue
-            if size == 1:
-                size = n
-                continue
+    for m, n in zip(pa, pb):
+        if m != n and m != 1 and n != 1:
             raise ValueError(
-                "[broadcast_shapes] Shapes "
-                + " and ".join(_fmt_shape(t) for t in shapes)
-                + " cannot be broadcast."
+                f"[broadcast_shapes] Shapes {_fmt_shape(a)} and {_fmt_shape(b)} cannot be broadcast."
             )
-        out.append(size)
+        out.append(n if m == 1 else m)
     return tuple(out)
 
 
