@@ -10,10 +10,11 @@ every parameter, from the same seeded weights and data:
   of the loss and the gradients;
 - ``lists``: a hand-written forward and backward over Python lists (list
   comprehensions and ``sum(map(mul, ...))``): the floor for pure Python;
-- ``scalar graph``: the MLP built from ``scalar_graph.Value`` nodes, one per
-  number, as micrograd does (the lean design: partials stored, no closures);
-- ``scalar graph (closures)``: the same on ``scalar_graph.ClosureValue``,
-  micrograd's own design (a closure per node), for context.
+- ``micrograd-style Value``: the MLP built from ``scalar_graph.ClosureValue``
+  nodes, one per number, in micrograd's design (a closure per node): the
+  reference the issue's "at least 30x faster" target is measured against;
+- ``lean scalar Value``: the same on ``scalar_graph.Value``, a leaner scalar
+  graph (local partials stored, no closures), for context only: no target.
 
 All three must agree (``check``) before their times mean anything.
 """
@@ -32,7 +33,7 @@ SEED = 0
 REPEATS = 21
 QUICK_REPEATS = 7
 TARGET_VS_LISTS = 1.5  # mlxref / lists at most
-TARGET_SCALAR_VS_MLXREF = 30.0  # scalar graph / mlxref at least
+TARGET_SCALAR_VS_MLXREF = 30.0  # micrograd-style Value / mlxref at least
 
 
 # --- the problem: weights and data, as nested Python lists -----------------------
@@ -220,8 +221,8 @@ def check(sizes=SIZES, batch=BATCH, seed=SEED):
     results = {
         "lists": lists_step(params, X, Y),
         "mlxref": mlxref_result(mlxref_step(*mlxref_inputs(params, X, Y))),
-        "scalar graph": scalar_result(scalar_step(*scalar_inputs(params, X, Y))),
-        "scalar graph (closures)": scalar_result(
+        "lean scalar Value": scalar_result(scalar_step(*scalar_inputs(params, X, Y))),
+        "micrograd-style Value": scalar_result(
             scalar_step(*closure_scalar_inputs(params, X, Y))
         ),
     }
@@ -245,8 +246,8 @@ IMPLEMENTATIONS = (
     # name, prepare(params, X, Y) -> step args, step, result(step output)
     ("lists", lambda p, X, Y: (p, X, Y), lists_step, lambda out: out),
     ("mlxref", mlxref_inputs, mlxref_step, mlxref_result),
-    ("scalar graph", scalar_inputs, scalar_step, scalar_result),
-    ("scalar graph (closures)", closure_scalar_inputs, scalar_step, scalar_result),
+    ("lean scalar Value", scalar_inputs, scalar_step, scalar_result),
+    ("micrograd-style Value", closure_scalar_inputs, scalar_step, scalar_result),
 )
 
 
@@ -306,9 +307,10 @@ def run(quick=False, repeats=None, sizes=None, batch=None, seed=SEED):
 
 
 SCALAR_RATIOS = (
-    ("scalar graph", "scalar_graph_over_mlxref"),
-    ("scalar graph (closures)", "closure_scalar_graph_over_mlxref"),
+    ("micrograd-style Value", "closure_scalar_graph_over_mlxref"),
+    ("lean scalar Value", "scalar_graph_over_mlxref"),
 )
+TARGETED = "micrograd-style Value"  # the only scalar graph with a target
 
 
 def table(res):
@@ -351,8 +353,10 @@ def table(res):
                     f"{name} / mlxref",
                     f"{b:.1f}x",
                     f"{res['cpu_' + key]:.1f}x",
-                    f"≥ {TARGET_SCALAR_VS_MLXREF:g}x",
-                    "yes" if b >= TARGET_SCALAR_VS_MLXREF else "**no**",
+                    f"≥ {TARGET_SCALAR_VS_MLXREF:g}x" if name == TARGETED else "(context)",
+                    ("yes" if b >= TARGET_SCALAR_VS_MLXREF else "**no**")
+                    if name == TARGETED
+                    else "-",
                 ]
             )
     if ratios:

@@ -39,10 +39,10 @@ def test_deep_chain_rejects_lengths_that_are_not_whole_steps():
 
 def test_mlp_three_implementations_agree():
     results = mlp.check(**TINY_MLP)
-    assert set(results) == {"mlxref", "lists", "scalar graph", "scalar graph (closures)"}
+    assert set(results) == {"mlxref", "lists", "lean scalar Value", "micrograd-style Value"}
     want_loss, want_grads = results["lists"]
     assert sorted(want_grads) == ["W1", "W2", "W3", "b1", "b2", "b3"]
-    for name in ("mlxref", "scalar graph", "scalar graph (closures)"):
+    for name in ("mlxref", "lean scalar Value", "micrograd-style Value"):
         loss, grads = results[name]
         assert abs(loss - want_loss) <= 1e-9, name
         for k, g in want_grads.items():
@@ -101,7 +101,7 @@ def test_benchmark_cli_quick_report(tmp_path, monkeypatch, capsys):
     assert set(data["mlp"]["median_s"]) == {
         "lists",
         "mlxref",
-        "scalar graph",
-        "scalar graph (closures)",
+        "lean scalar Value",
+        "micrograd-style Value",
     }
     assert data["mlp"]["sizes"] == list(TINY_MLP["sizes"])

@@ -61,27 +61,27 @@ class Unary(Primitive):
 class Binary(Primitive):
     """An elementwise function of two same-shape arrays; ``scalar(ns, a, b)``.
 
-    A subclass gives ``partials(a, b, out)``: the arrays d out/d a and
-    d out/d b. The vjp scales the cotangent by the partial of each requested
+    A subclass gives ``partial(i, a, b, out)``: d out/d a or d out/d b as an
+    array. The vjp scales the cotangent by the partial of each requested
     input; the jvp sums tangent times partial over the inputs that have one.
     """
 
     abstract = True  # a family, not a primitive of its own
 
-    def partials(self, a, b, out):
+    def partial(self, i, a, b, out):
+        """d out / d a (``i`` = 0) or d out / d b (``i`` = 1), elementwise."""
         raise NotImplementedError
 
     def vjp(self, primals, cotangents, argnums, outputs):
-        partials = self.partials(*primals, outputs[0])
-        return [ops.multiply(cotangents[0], partials[i]) for i in argnums]
+        a, b = primals
+        return [ops.multiply(cotangents[0], self.partial(i, a, b, outputs[0])) for i in argnums]
 
     def jvp(self, primals, tangents, argnums):
         a, b = primals
         out = array._node(a.shape, a.dtype, self, [a, b])
-        partials = self.partials(a, b, out)
         result = None
         for i, t in zip(argnums, tangents):
-            term = ops.multiply(t, partials[i])
+            term = ops.multiply(t, self.partial(i, a, b, out))
             result = term if result is None else ops.add(result, term)
         return [result]
 
@@ -365,73 +365,72 @@ class Subtract(Binary):
 class Multiply(Binary):
     op = "multiply"
 
-    def partials(self, a, b, out):
-        return [b, a]
+    def partial(self, i, a, b, out):
+        return b if i == 0 else a
 
 
 class Divide(Binary):
     op = "divide"
 
-    def partials(self, a, b, out):
-        return [ops.reciprocal(b), ops.negative(ops.divide(out, b))]
+    def partial(self, i, a, b, out):
+        return ops.reciprocal(b) if i == 0 else ops.negative(ops.divide(out, b))
 
 
 class FloorDivide(Binary):
     op = "floor_divide"
 
-    def partials(self, a, b, out):
-        return [ops.zeros_like(a), ops.zeros_like(b)]  # piecewise constant
+    def partial(self, i, a, b, out):
+        return ops.zeros_like(a)  # piecewise constant
 
 
 class Remainder(Binary):
     op = "remainder"
 
-    def partials(self, a, b, out):
+    def partial(self, i, a, b, out):
         # a % b = a - b * floor(a / b)
-        return [ops.ones_like(a), ops.negative(ops.floor(ops.divide(a, b)))]
+        return ops.ones_like(a) if i == 0 else ops.negative(ops.floor(ops.divide(a, b)))
 
 
 class Power(Binary):
     op = "power"
 
-    def partials(self, a, b, out):
+    def partial(self, i, a, b, out):
+        if i == 0:
+            return ops.multiply(b, ops.power(a, ops.subtract(b, 1)))
         # d/db is log(a) * a**b, taken as 0 where a == 0 (as MLX does).
-        d_a = ops.multiply(b, ops.power(a, ops.subtract(b, 1)))
         log_a = ops.where(ops.equal(a, 0), ops.zeros_like(a), ops.log(a))
-        return [d_a, ops.multiply(log_a, out)]
+        return ops.multiply(log_a, out)
 
 
 class Maximum(Binary):
     op = "maximum"
 
-    def partials(self, a, b, out):
+    def partial(self, i, a, b, out):
         # Ties send the whole gradient to b, as in MLX.
-        mask = ops.greater(a, b)
-        return [mask.astype(a.dtype), ops.logical_not(mask).astype(b.dtype)]
+        return (ops.greater(a, b) if i == 0 else ops.less_equal(a, b)).astype(a.dtype)
 
 
 class Minimum(Binary):
     op = "minimum"
 
-    def partials(self, a, b, out):
+    def partial(self, i, a, b, out):
         # Ties send the whole gradient to b, as in MLX.
-        mask = ops.less(a, b)
-        return [mask.astype(a.dtype), ops.logical_not(mask).astype(b.dtype)]
+        return (ops.less(a, b) if i == 0 else ops.greater_equal(a, b)).astype(a.dtype)
 
 
 class ArcTan2(Binary):
     op = "arctan2"
 
-    def partials(self, a, b, out):
+    def partial(self, i, a, b, out):
         denominator = ops.add(ops.square(a), ops.square(b))
-        return [ops.divide(b, denominator), ops.negative(ops.divide(a, denominator))]
+        return ops.divide(b, denominator) if i == 0 else ops.negative(ops.divide(a, denominator))
 
 
 class LogAddExp(Binary):
     op = "logaddexp"
 
-    def partials(self, a, b, out):
-        return [ops.exp(ops.subtract(a, out)), ops.exp(ops.subtract(b, out))]
+    def partial(self, i, a, b, out):
+        return ops.exp(ops.subtract(a if i == 0 else b, out))
 
 
 class Equal(Comparison):

@@ -64,6 +64,10 @@ class Matmul(Primitive):
         for i in range(count):
             a_start, b_start = i * a_step, i * b_step
             b_end = b_start + b_step
+            if k == 1:  # an outer product: no sums to form
+                row = b_data[b_start:b_end]
+                out.extend([u * v for u in a_data[a_start : a_start + m] for v in row])
+                continue
             # Column j of this batch's B: elements j, j + n, j + 2n, ...
             columns = [b_data[b_start + j : b_end : n] for j in range(n)]
             for r in range(a_start, a_start + a_step, k):

@@ -61,6 +61,13 @@ def _trailing(axes, ndim):
     return list(axes) == list(range(ndim - len(axes), ndim))
 
 
+def _count(shape, axes):
+    n = 1
+    for d in axes:
+        n *= shape[d]
+    return n
+
+
 def _groups(x, axes):
     """The runs of ``x``'s elements that reduce to one output element each.
 
@@ -313,8 +320,15 @@ class Reduce(Primitive):
             raise ValueError(
                 f"[{self.kind}] Cannot {self.kind} reduce over axis {d} with size 0."
             )
-        fold = self._folds[self.kind]
-        out = [fold(g) for g in _groups(x, self.axes)]
+        if self.kind == "sum" and list(self.axes) == list(range(len(self.axes))):
+            # Summing leading axes (a bias gradient, say): add up columns.
+            inner = _count(x.shape, range(len(self.axes), x.ndim))
+            data = x._data
+            rows = [data[i : i + inner] for i in range(0, len(data), inner)] if data else []
+            out = [sum(column) for column in zip(*rows)] if rows else [0] * inner
+        else:
+            fold = self._folds[self.kind]
+            out = [fold(g) for g in _groups(x, self.axes)]
         return [_cast(out, reduce_dtype(self.kind, x.dtype))]
 
 
