@@ -12,9 +12,9 @@ import json
 import platform
 import sys
 
-from . import deep_chain, harness, mlp
+from . import checkpoint_memory, deep_chain, harness, mlp
 
-WORKLOADS = ("chain", "mlp")
+WORKLOADS = ("chain", "mlp", "checkpoint")
 
 
 def main(argv=None):
@@ -91,6 +91,21 @@ def main(argv=None):
                 "",
                 mlp.table(res),
             ]
+
+    if "checkpoint" in only:
+        harness.progress("checkpoint memory")
+        res = checkpoint_memory.run(quick=args.quick)
+        results["checkpoint_memory"] = res
+        failed |= res["max_gradient_difference"] > 1e-9
+        sections += [
+            "",
+            f"## checkpoint: peak memory of a gradient through {res['layers']} tanh layers",
+            "",
+            f"Batch {res['batch']}, width {res['width']}; `mx.get_peak_memory()` over the "
+            "gradient's evaluation, above the memory alive before it.",
+            "",
+            checkpoint_memory.table(res),
+        ]
 
     print("\n".join(sections))
     if args.json:

@@ -25,5 +25,13 @@ from .graph import (  # noqa: F401
     reset_peak_memory,
 )
 from .ops import *  # noqa: F401,F403
-from .transforms import grad, jvp, value_and_grad, vjp  # noqa: F401,E402
+from .transforms import (  # noqa: F401,E402
+    checkpoint,
+    custom_function,
+    grad,
+    jvp,
+    value_and_grad,
+    vjp,
+    vmap,
+)
 from . import random  # noqa: F401

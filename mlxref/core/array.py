@@ -196,7 +196,7 @@ class array:
 
     def _set_data(self, data):
         self._data = data
-        graph._allocate(len(data) * self._dtype.size)
+        graph._allocate(data, len(data) * self._dtype.size)
 
     def _detach(self):
         """Drop the graph behind an evaluated array (MLX's ``array::detach``)."""
@@ -206,7 +206,7 @@ class array:
 
     def __del__(self):
         if self._data is not None:
-            graph._free(len(self._data) * self._dtype.size)
+            graph._free(self._data)
 
     def outputs(self):
         """All outputs of this array's primitive, in order (itself included)."""

@@ -87,20 +87,35 @@ def cycle_collector_paused():
 
 
 class _Memory:
-    """Bytes of materialised element data alive (elements x itemsize), like MLX."""
+    """Bytes of materialised element data alive (elements x itemsize), like MLX.
+
+    Arrays that share one element list (a reshape, a copy, stop_gradient, the
+    outputs of a custom function) share one buffer, as they do in MLX, so it is
+    counted once: ``buffers`` maps a list's id to [holders, nbytes].
+    """
 
     active = 0
     peak = 0
+    buffers = {}
 
 
-def _allocate(nbytes):
+def _allocate(data, nbytes):
+    entry = _Memory.buffers.get(id(data))
+    if entry is not None:
+        entry[0] += 1
+        return
+    _Memory.buffers[id(data)] = [1, nbytes]
     _Memory.active += nbytes
     if _Memory.active > _Memory.peak:
         _Memory.peak = _Memory.active
 
 
-def _free(nbytes):
-    _Memory.active -= nbytes
+def _free(data):
+    entry = _Memory.buffers[id(data)]
+    entry[0] -= 1
+    if entry[0] == 0:
+        del _Memory.buffers[id(data)]
+        _Memory.active -= entry[1]
 
 
 def get_active_memory():

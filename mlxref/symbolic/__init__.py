@@ -59,10 +59,11 @@ class Result:
     method: str
     detail: str = ""
     cases: int = 1
+    vmap: bool = True
 
     @property
     def ok(self):
-        return self.forward and self.vjp and self.jvp
+        return self.forward and self.vjp and self.jvp and self.vmap
 
 
 @dataclass
@@ -153,10 +154,54 @@ class _Compare:
 def check_case(case, seed=0):
     """Run one case: a Result for it (a case that raises is a failure, with its message)."""
     try:
-        return _check_case(case, seed)
+        result = _check_case(case, seed)
     except Exception as e:  # noqa: BLE001 - the table reports it
         return Result(case.primitive.__name__, False, False, False, "-",
-                      f"{type(e).__name__}: {e}")
+                      f"{type(e).__name__}: {e}", vmap=False)
+    try:
+        result.vmap = check_vmap(case)
+    except Exception as e:  # noqa: BLE001
+        result.vmap = False
+        result.detail = (result.detail + "; " if result.detail else "") + (
+            f"vmap: {type(e).__name__}: {e}"
+        )
+    return result
+
+
+def check_vmap(case, batch=2):
+    """vmap of the case's program equals a stack of its per-example results.
+
+    Checked for every input alone on every batch-axis position it can take,
+    and for all inputs batched on axis 0; inputs that are not batched are
+    shared by every example. Elements are SymPy symbols, so the per-example
+    expressions must come out of the batched program exactly.
+    """
+    assumptions = DOMAINS[case.domain][0]
+    examples = [
+        [_sym_array(s, shape) for s, shape in zip(_symbols(f"v{b}", case.shapes, assumptions),
+                                                   case.shapes)]
+        for b in range(batch)
+    ]
+    n = len(case.shapes)
+    configs = [[ax if j == i else None for j in range(n)]
+               for i in range(n) for ax in range(len(case.shapes[i]) + 1)]
+    if n > 1:
+        configs.append([0] * n)
+    for in_axes in configs:
+        batched = [
+            examples[0][j] if ax is None else mx.stack([examples[b][j] for b in range(batch)], ax)
+            for j, ax in enumerate(in_axes)
+        ]
+        got = mx.vmap(case.build, in_axes=tuple(in_axes))(*batched)
+        for b in range(batch):
+            inputs = [examples[b if ax is not None else 0][j] for j, ax in enumerate(in_axes)]
+            want = case.build(*inputs)
+            if got.shape != (batch,) + want.shape:
+                return False
+            if any(sympy.simplify(g - w) != 0 for g, w in zip(_elements(got[b]), _elements(want))
+                   if g != w):
+                return False
+    return True
 
 
 def _check_case(case, seed):
@@ -286,6 +331,7 @@ def check_all(seed=0):
                 ", ".join(methods),
                 "; ".join(r.detail for r in rs if r.detail),
                 len(rs),
+                all(r.vmap for r in rs),
             )
         )
     return results
@@ -295,12 +341,12 @@ def format_table(results):
     def mark(ok):
         return "ok" if ok else "FAIL"
 
-    rows = [("primitive", "cases", "forward", "vjp", "jvp", "method")]
+    rows = [("primitive", "cases", "forward", "vjp", "jvp", "vmap", "method")]
     for r in results:
         rows.append((r.primitive, str(r.cases), mark(r.forward), mark(r.vjp), mark(r.jvp),
-                     r.method + (f"  ({r.detail})" if r.detail else "")))
-    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+                     mark(r.vmap), r.method + (f"  ({r.detail})" if r.detail else "")))
+    widths = [max(len(row[i]) for row in rows) for i in range(6)]
     lines = []
     for row in rows:
-        lines.append("  ".join(c.ljust(w) for c, w in zip(row[:5], widths)) + "  " + row[5])
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row[:6], widths)) + "  " + row[6])
     return "\n".join(line.rstrip() for line in lines)

@@ -1,13 +1,5 @@
 """All symbolic cases, gathered from the family modules."""
 
-from . import elementwise
+from . import custom, elementwise, reduction, shape
 
-CASES = list(elementwise.CASES)
-
-from . import shape  # noqa: E402
-
-CASES += shape.CASES
-
-from . import reduction  # noqa: E402
-
-CASES += reduction.CASES
+CASES = list(elementwise.CASES) + shape.CASES + reduction.CASES + custom.CASES

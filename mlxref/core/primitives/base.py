@@ -102,6 +102,28 @@ def row_major_strides(shape):
     return strides
 
 
+def vmap_elementwise(primitive, inputs, axes, dtype=None):
+    """The vmap rule of every elementwise primitive (MLX's ``vmap_binary_op``).
+
+    The op already broadcast the per-example inputs to one shape, so: move each
+    batched input's batch axis to the front, broadcast the unbatched ones
+    along it, and apply the same primitive once. The output is batched on
+    axis 0. ``dtype`` is the output's (default: the first input's).
+    """
+    from ..array import array
+    from ..ops.common import broadcast_to
+    from ..ops.shape import moveaxis
+
+    size = next(x.shape[ax] for x, ax in zip(inputs, axes) if ax is not None)
+    example = next(x.shape[:ax] + x.shape[ax + 1 :] for x, ax in zip(inputs, axes) if ax is not None)
+    front = [
+        broadcast_to(x, (size,) + example) if ax is None else moveaxis(x, ax, 0)
+        for x, ax in zip(inputs, axes)
+    ]
+    out = array._node(front[0].shape, dtype or front[0].dtype, primitive, front)
+    return [out], [0]
+
+
 class Copy(Primitive):
     """The identity, as a new node (MLX uses it to make tracers of the primals)."""
 
@@ -113,6 +135,9 @@ class Copy(Primitive):
 
     def jvp(self, primals, tangents, argnums):
         return [tangents[0]]
+
+    def vmap(self, inputs, axes):
+        return vmap_elementwise(self, inputs, axes)
 
 
 class AsType(Primitive):
@@ -134,6 +159,9 @@ class AsType(Primitive):
         from ..ops.common import astype
 
         return [astype(tangents[0], self.dtype)]
+
+    def vmap(self, inputs, axes):
+        return vmap_elementwise(self, inputs, axes, self.dtype)
 
     def eval(self, inputs):
         (x,) = inputs
@@ -162,3 +190,7 @@ class StopGradient(Primitive):
 
     def eval(self, inputs):
         return [inputs[0]._data]
+
+    def vmap(self, inputs, axes):
+        # Still a stop_gradient once batched (MLX: StopGradient::vmap).
+        return vmap_elementwise(self, inputs, axes)

@@ -9,6 +9,7 @@ composed from these and other ops, as in MLX.
 
 import math
 
+from ..array import array
 from .base import Primitive
 
 
@@ -23,6 +24,9 @@ class Arange(Primitive):
     MLX's Arange reads the dtype from its output array; an mlxref primitive
     only sees its inputs, so it keeps the dtype itself (not printed: it is
     the node's dtype anyway).
+
+    It has no inputs, so it never depends on a vmapped input and never has
+    its ``vmap`` rule called; the rule raises MLX's default message.
     """
 
     def __init__(self, start, stop, step, dtype):
@@ -69,6 +73,13 @@ class Full(Primitive):
 
     def jvp(self, primals, tangents, argnums):
         return [tangents[0]]
+
+    def vmap(self, inputs, axes):
+        """MLX's Full::vmap: the input is already broadcast to the example's
+        shape (the ``Broadcast`` node below got the batch axis), so the batched
+        copy is a copy of the batched input, on the same batch axis."""
+        (x,) = inputs
+        return [array._node(x.shape, x.dtype, Full(), [x])], list(axes)
 
     def eval(self, inputs):
         return [inputs[0]._data]

@@ -13,9 +13,10 @@ maps ``op`` over the element lists.
 import math
 
 from .. import ops
+from .. import dtypes as _dt
 from .. import scalar as _scalar
 from ..array import array
-from .base import Primitive
+from .base import Primitive, vmap_elementwise
 
 
 def _keep_dtype(out, dtype):
@@ -52,6 +53,9 @@ class Unary(Primitive):
         out = array._node(x.shape, x.dtype, self, [x])
         return [ops.multiply(tangents[0], self.derivative(x, out))]
 
+    def vmap(self, inputs, axes):
+        return [array._node(inputs[0].shape, inputs[0].dtype, self, inputs)], list(axes)
+
     def eval(self, inputs):
         (x,) = inputs
         # abs, sign, square: ints stay int, bools stay bool
@@ -85,6 +89,9 @@ class Binary(Primitive):
             result = term if result is None else ops.add(result, term)
         return [result]
 
+    def vmap(self, inputs, axes):
+        return vmap_elementwise(self, inputs, axes)
+
     def eval(self, inputs):
         a, b = inputs
         # int ** -1 truncates; bool + bool stays bool
@@ -104,6 +111,9 @@ class Comparison(Binary):
 
     def jvp(self, primals, tangents, argnums):
         return [ops.zeros(primals[0].shape, tangents[0].dtype)]
+
+    def vmap(self, inputs, axes):
+        return vmap_elementwise(self, inputs, axes, dtype=_dt.bool_)
 
     def eval(self, inputs):
         a, b = inputs
@@ -495,3 +505,6 @@ class Select(Primitive):
         c, x, y = inputs
         # Through the scalar namespace: a symbolic condition (x > 0) gives a Piecewise.
         return [_scalar.apply("where", c._data, x._data, y._data)]
+
+    def vmap(self, inputs, axes):
+        return vmap_elementwise(self, inputs, axes, dtype=inputs[1].dtype)

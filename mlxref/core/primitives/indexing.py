@@ -89,6 +89,29 @@ def _scatter_node(a, indices, updates, axes, reduce_type):
     return array._node(a.shape, a.dtype, prim, [a] + list(indices) + [updates])
 
 
+# --- vmap helpers -------------------------------------------------------------------
+
+
+def _batch_size(inputs, axes):
+    """The size of the batch axis (of the first batched input)."""
+    return next(x.shape[ax] for x, ax in zip(inputs, axes) if ax is not None)
+
+
+def _at_axis(x, ax, size, dest):
+    """``x`` with its batch axis at ``dest``; an unbatched ``x`` is broadcast along a new one."""
+    if ax is None:
+        x = ops.expand_dims(x, dest)
+        shape = list(x.shape)
+        shape[dest] = size
+        return ops.broadcast_to(x, tuple(shape))
+    return ops.moveaxis(x, ax, dest)
+
+
+def _batch_positions(size, ndim, dtype):
+    """``arange(size)`` laid along axis 0 of an ``ndim``-d array (size 1 elsewhere)."""
+    return array._from_data(list(range(size)), (size,) + (1,) * (ndim - 1), dtype)
+
+
 class Slice(Primitive):
     """``a[start:stop:stride]`` on every axis.
 
@@ -136,6 +159,16 @@ class Slice(Primitive):
 
     def jvp(self, primals, tangents, argnums):
         return [_slice_node(tangents[0], *self._params())]
+
+    def vmap(self, inputs, axes):
+        # The whole batch axis, taken in order: start 0, stop its size, step 1.
+        (x,), (ax,) = inputs, axes
+        start, stop, strides = (list(p) for p in self._params())
+        if ax is not None:
+            start.insert(ax, 0)
+            stop.insert(ax, x.shape[ax])
+            strides.insert(ax, 1)
+        return [_slice_node(x, start, stop, strides)], [ax]
 
 
 class SliceUpdate(Primitive):
@@ -192,6 +225,22 @@ class SliceUpdate(Primitive):
         t_upd = ops.astype(given[1], dtype) if 1 in given else _zeros(update.shape, dtype)
         return [_slice_update_node(ops.astype(t_src, dtype), t_upd, *self._params())]
 
+    def vmap(self, inputs, axes):
+        # src and update batched on one axis (src's if it has one; the unbatched
+        # one broadcast along it), and the window spans all of that axis.
+        (src, update), (src_ax, upd_ax) = inputs, axes
+        start, stop, strides = (list(p) for p in self._params())
+        if src_ax is None and upd_ax is None:
+            return [_slice_update_node(src, update, start, stop, strides)], [None]
+        size = _batch_size(inputs, axes)
+        ax = upd_ax if src_ax is None else src_ax
+        src = _at_axis(src, src_ax, size, ax)
+        update = _at_axis(update, upd_ax, size, ax)
+        start.insert(ax, 0)
+        stop.insert(ax, size)
+        strides.insert(ax, 1)
+        return [_slice_update_node(src, update, start, stop, strides)], [ax]
+
 
 class Gather(Primitive):
     """``mlx::core::gather``: for each position of the broadcast index arrays, the
@@ -239,6 +288,43 @@ class Gather(Primitive):
         if list(argnums) != [0]:
             raise _index_error("gather", "JVP")
         return [_gather_node(tangents[0], primals[1:], self.axes, self.slice_sizes)]
+
+    def vmap(self, inputs, axes):
+        a, indices = inputs[0], list(inputs[1:])
+        a_ax, idx_axes = axes[0], list(axes[1:])
+        gather_axes = list(self.axes)
+        slice_sizes = list(self.slice_sizes)
+        batched_idx = [ax for ax in idx_axes if ax is not None]
+        if a_ax is None and not batched_idx:
+            return [self._node(a, indices, gather_axes, slice_sizes)], [None]
+        size = _batch_size(inputs, axes)
+        if a_ax is not None:
+            gather_axes = [d + 1 if d >= a_ax else d for d in gather_axes]
+        if not batched_idx:
+            # Only the source: its batch axis is one more (whole) window axis,
+            # which lands after the index axes in the output.
+            slice_sizes.insert(a_ax, size)
+            out = self._node(a, indices, gather_axes, slice_sizes)
+            return [out], [len(indices[0].shape if indices else ()) + a_ax]
+        # Batched indices: every index array batched on one axis (unbatched ones
+        # broadcast along it); the output's index axes carry the batch.
+        out_ax = batched_idx[0]
+        indices = [_at_axis(x, ax, size, out_ax) for x, ax in zip(indices, idx_axes)]
+        if a_ax is None:
+            return [self._node(a, indices, gather_axes, slice_sizes)], [out_ax]
+        # Both: example b reads from slice b of the source, i.e. one more index
+        # array, b itself, on the source's batch axis (window 1, squeezed away).
+        idx_ndim = indices[0].ndim
+        positions = _batch_positions(size, idx_ndim, indices[0].dtype)
+        positions = ops.broadcast_to(ops.moveaxis(positions, 0, out_ax), indices[0].shape)
+        slice_sizes.insert(a_ax, 1)
+        out = self._node(a, indices + [positions], gather_axes + [a_ax], slice_sizes)
+        return [ops.squeeze(out, idx_ndim + a_ax)], [out_ax]
+
+    def _node(self, a, indices, axes, slice_sizes):
+        prim = Gather(axes, slice_sizes, self.op)
+        (shape,) = prim.output_shapes([a] + list(indices))
+        return array._node(shape, a.dtype, prim, [a] + list(indices))
 
 
 class GatherAxis(Primitive):
@@ -297,6 +383,19 @@ class GatherAxis(Primitive):
             raise _index_error("gather_axis", "JVP")
         (t,), indices = tangents, primals[1]
         return [array._node(indices.shape, t.dtype, GatherAxis(self.axis), [t, indices])]
+
+    def vmap(self, inputs, axes):
+        # Source and indices batched on axis 0 (the unbatched one broadcast
+        # along it, as they must match on every axis but ``axis``).
+        (a, indices), (a_ax, idx_ax) = inputs, axes
+        if a_ax is None and idx_ax is None:
+            prim = GatherAxis(self.axis, self.op)
+            return [array._node(indices.shape, a.dtype, prim, [a, indices])], [None]
+        size = _batch_size(inputs, axes)
+        a = _at_axis(a, a_ax, size, 0)
+        indices = _at_axis(indices, idx_ax, size, 0)
+        prim = GatherAxis(self.axis + 1, self.op)
+        return [array._node(indices.shape, a.dtype, prim, [a, indices])], [0]
 
 
 class Scatter(Primitive):
@@ -379,6 +478,28 @@ class Scatter(Primitive):
         t_u = ops.astype(given[last], dtype) if last in given else _zeros(updates.shape, dtype)
         return [_scatter_node(ops.astype(t_a, dtype), indices, t_u, self.axes, self.reduce_type)]
 
+    def vmap(self, inputs, axes):
+        # Everything batched on axis 0 (unbatched inputs broadcast along it),
+        # and one more index array, the example's own number, on that axis:
+        # example b writes only into slice b of the batched ``a``. (MLX's rule
+        # loses track of the batch axis of ``a`` when it is 2 or more, MLX
+        # #4321; here every batch axis is moved to the front first.)
+        a, indices, updates = inputs[0], list(inputs[1:-1]), inputs[-1]
+        if all(ax is None for ax in axes):
+            prim = Scatter(self.axes, self.reduce_type, self.op)
+            return [array._node(a.shape, a.dtype, prim, list(inputs))], [None]
+        size = _batch_size(inputs, axes)
+        a = _at_axis(a, axes[0], size, 0)
+        indices = [_at_axis(x, ax, size, 0) for x, ax in zip(indices, axes[1:-1])]
+        index_shape = indices[0].shape if indices else (size,)
+        positions = _batch_positions(size, len(index_shape), indices[0].dtype if indices
+                                     else _dt.int32)
+        indices.append(ops.broadcast_to(positions, index_shape))
+        # updates: (batch,) + index shape + a window with a size-1 batch axis.
+        updates = ops.expand_dims(_at_axis(updates, axes[-1], size, 0), len(index_shape))
+        prim = Scatter([d + 1 for d in self.axes] + [0], self.reduce_type, self.op)
+        return [array._node(a.shape, a.dtype, prim, [a] + indices + [updates])], [0]
+
 
 class MaskedScatter(Primitive):
     """``a[mask] = values``: the positions where ``mask`` is true take the elements
@@ -458,3 +579,16 @@ class MaskedScatter(Primitive):
         t_a = given[0] if 0 in given else _zeros(a.shape, dtype)
         t_v = ops.astype(given[2], dtype) if 2 in given else _zeros(values.shape, dtype)
         return [array._node(a.shape, dtype, MaskedScatter(), [ops.astype(t_a, dtype), mask, t_v])]
+
+    def vmap(self, inputs, axes):
+        # The primitive already works batch by batch along axis 0: put the vmap
+        # axis in front of it (unbatched inputs broadcast), merge the two, and
+        # split them again afterwards.
+        if all(ax is None for ax in axes):
+            a = inputs[0]
+            return [array._node(a.shape, a.dtype, MaskedScatter(), list(inputs))], [None]
+        size = _batch_size(inputs, axes)
+        a, mask, values = (ops.flatten(_at_axis(x, ax, size, 0), 0, 1)
+                           for x, ax in zip(inputs, axes))
+        out = array._node(a.shape, a.dtype, MaskedScatter(), [a, mask, values])
+        return [ops.reshape(out, (size, -1) + a.shape[1:])], [0]

@@ -16,6 +16,7 @@ expressions work too.
 from operator import mul
 
 from .. import ops
+from ..array import array
 from .base import Primitive
 
 
@@ -48,6 +49,18 @@ class Matmul(Primitive):
             ops.matmul(t, b) if i == 0 else ops.matmul(a, t) for i, t in zip(argnums, tangents)
         ]
         return [terms[0] if len(terms) == 1 else ops.add(terms[0], terms[1])]
+
+    def vmap(self, inputs, axes):
+        """MLX's Matmul::vmap: each batched operand's batch axis goes to the
+        front, and ``ops.matmul`` broadcasts it against the other operand's
+        batch dimensions (an unbatched operand is shared by every example).
+        The result is batched on axis 0.
+        """
+        a, b = inputs
+        if axes[0] is None and axes[1] is None:  # nothing batched: the node itself
+            return [array._node(self.output_shapes(inputs)[0], a.dtype, self, [a, b])], [None]
+        a, b = (x if ax is None else ops.moveaxis(x, ax, 0) for x, ax in zip(inputs, axes))
+        return [ops.matmul(a, b)], [0]
 
     def eval(self, inputs):
         a, b = inputs

@@ -112,6 +112,32 @@ def _reduced_shape(shape, axes, keepdims):
     return tuple(n for d, n in enumerate(shape) if d not in axes)
 
 
+def _shift_axes(axes, ax):
+    """Per-example ``axes`` as axes of the batched array, whose batch axis is ``ax``."""
+    return tuple(d + 1 if d > ax else d for d in axes)
+
+
+def _out_batch_axis(ax, axes, keepdims):
+    """Where batch axis ``ax`` lands once the (batched array's) ``axes`` are
+    reduced: each removed axis before it moves it one to the left."""
+    return ax if keepdims else ax - sum(1 for d in axes if d < ax)
+
+
+def _flat_examples(x, ax):
+    """``x`` with its batch axis ``ax`` in front and each example flattened:
+    shape ``(batch, example size)`` (the ``axis=None`` cases)."""
+    x = ops.moveaxis(x, ax, 0)
+    size = 1
+    for d in x.shape[1:]:
+        size *= d
+    return ops.reshape(x, (x.shape[0], size))
+
+
+def _unbatched(primitive, x, dtype):
+    """The node itself, for an input that is not batched (output not batched)."""
+    return [array._node(primitive.output_shapes([x])[0], dtype, primitive, [x])], [None]
+
+
 def reduce_dtype(kind, dtype):
     """The dtype of ``Reduce(kind)`` of an input of ``dtype`` (mlx/ops.cpp ``sum``...).
 
@@ -312,6 +338,19 @@ class Reduce(Primitive):
         picked = ops.take_along_axis(_to_last(t, self.axes), index, axis=-1)
         return [ops.reshape(picked, out_shape)]
 
+    def vmap(self, inputs, axes):
+        """MLX's Reduce::vmap: the batch axis stays where it is and the reduced
+        axes at or after it shift by one. Without ``keepdims`` the batch axis
+        then moves left by the number of reduced axes before it."""
+        (x,), (ax,) = inputs, axes
+        dtype = reduce_dtype(self.kind, x.dtype)
+        if ax is None:
+            return _unbatched(self, x, dtype)
+        shifted = _shift_axes(self.axes, ax)
+        primitive = Reduce(self.kind, shifted, self.keepdims)
+        out = array._node(primitive.output_shapes([x])[0], dtype, primitive, [x])
+        return [out], [_out_batch_axis(ax, shifted, self.keepdims)]
+
     def eval(self, inputs):
         (x,) = inputs
         if self.kind in ("max", "min") and any(x.shape[d] == 0 for d in self.axes):
@@ -389,6 +428,25 @@ class ArgReduce(Primitive):
         # MLX's zero is uint32, its argmax dtype; mlxref's argmax is int32.
         return [ops.zeros(self.output_shapes(primals)[0], _dt.int32)]
 
+    def vmap(self, inputs, axes):
+        """MLX's ArgReduce::vmap for an int ``axis``: shift it past the batch
+        axis. ``axis=None`` (the flattened example; MLX's op flattens before
+        its primitive) reduces axis 1 of ``(batch, example size)``."""
+        (x,), (ax,) = inputs, axes
+        if ax is None:
+            return _unbatched(self, x, _dt.int32)
+        if self.axis is not None:
+            (axis,) = _shift_axes((self.axis,), ax)
+            primitive = ArgReduce(self.kind, axis, self.keepdims)
+            out = array._node(primitive.output_shapes([x])[0], _dt.int32, primitive, [x])
+            return [out], [_out_batch_axis(ax, (axis,), self.keepdims)]
+        example_ndim = x.ndim - 1
+        flat = _flat_examples(x, ax)
+        out = array._node(flat.shape[:1], _dt.int32, ArgReduce(self.kind, 1), [flat])
+        if self.keepdims:
+            out = ops.reshape(out, out.shape + (1,) * example_ndim)
+        return [out], [0]
+
     def eval(self, inputs):
         (x,) = inputs
         if x.size == 0:
@@ -443,6 +501,21 @@ class Scan(Primitive):
 
     def jvp(self, primals, tangents, argnums):
         return [ops.cumsum(tangents[0], self.axis, reverse=self.reverse, inclusive=self.inclusive)]
+
+    def vmap(self, inputs, axes):
+        """MLX's Scan::vmap for an int ``axis``: shift it past the batch axis.
+        ``axis=None`` (a flat output per example) scans axis 1 of
+        ``(batch, example size)``."""
+        (x,), (ax,) = inputs, axes
+        dtype = _dt.int32 if x.dtype is _dt.bool_ else x.dtype
+        if ax is None:
+            return _unbatched(self, x, dtype)
+        if self.axis is None:
+            x, ax, axis = _flat_examples(x, ax), 0, 1
+        else:
+            (axis,) = _shift_axes((self.axis,), ax)
+        out = array._node(x.shape, dtype, Scan(axis, self.reverse, self.inclusive), [x])
+        return [out], [ax]
 
     def eval(self, inputs):
         (x,) = inputs
@@ -529,6 +602,18 @@ class LogSumExp(Primitive):
         product = ops.multiply(tangents[0], self._softmax(x))
         return [ops.sum(product, list(self.axes), keepdims=self.keepdims)]
 
+    def vmap(self, inputs, axes):
+        """As Reduce's rule. (MLX's primitive only reduces the last axis, so
+        its rule swaps a trailing batch axis out of the way; mlxref's takes
+        any axes and simply shifts them.)"""
+        (x,), (ax,) = inputs, axes
+        if ax is None:
+            return _unbatched(self, x, x.dtype)
+        shifted = _shift_axes(self.axes, ax)
+        primitive = LogSumExp(shifted, self.keepdims)
+        out = array._node(primitive.output_shapes([x])[0], x.dtype, primitive, [x])
+        return [out], [_out_batch_axis(ax, shifted, self.keepdims)]
+
     def eval(self, inputs):
         (x,) = inputs
         if x.size == 0:
@@ -565,6 +650,15 @@ class Softmax(Primitive):
         (x,) = primals
         s = array._node(x.shape, x.dtype, self, [x])
         return [self._apply_jacobian(s, tangents[0])]
+
+    def vmap(self, inputs, axes):
+        """The softmax axes shift past the batch axis, which stays in place
+        (MLX's Softmax::vmap, for its last-axis-only primitive, picks -1 or -2)."""
+        (x,), (ax,) = inputs, axes
+        if ax is None:
+            return _unbatched(self, x, x.dtype)
+        primitive = Softmax(_shift_axes(self.axes, ax), self.precise)
+        return [array._node(x.shape, x.dtype, primitive, [x])], [ax]
 
     def eval(self, inputs):
         (x,) = inputs

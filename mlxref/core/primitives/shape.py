@@ -5,6 +5,7 @@ Read alongside: mlx/primitives.h (``Broadcast``, ``Reshape``, ``Transpose``,
 its output reads from (``strided_indices``) and gathers.
 """
 
+from .. import dtypes as _dt
 from .. import ops
 from ..array import array
 from .base import Primitive, gather_strided, row_major_strides, strided_indices
@@ -57,12 +58,35 @@ class Broadcast(Primitive):
     def jvp(self, primals, tangents, argnums):
         return [ops.broadcast_to(tangents[0], self.shape)]
 
+    def vmap(self, inputs, axes):
+        # The example's axes are right-aligned in ``shape``: the batch axis
+        # stays where it is, shifted by the axes the broadcast adds in front.
+        (x,), (ax,) = inputs, axes
+        if ax is None:
+            return [ops.broadcast_to(x, self.shape)], [None]
+        lead = len(self.shape) - (x.ndim - 1)
+        out_ax = ax + lead
+        shape = self.shape[:out_ax] + (x.shape[ax],) + self.shape[out_ax:]
+        return [ops.broadcast_to(x, shape)], [out_ax]
+
 
 def _prod(shape):
     n = 1
     for d in shape:
         n *= d
     return n
+
+
+def _batch_size(inputs, axes):
+    """The size of the batch axis (of the first batched input)."""
+    return next(x.shape[ax] for x, ax in zip(inputs, axes) if ax is not None)
+
+
+def _to_front(x, ax, size):
+    """``x`` with its batch axis first; an unbatched ``x`` is broadcast along a new one."""
+    if ax is None:
+        return ops.broadcast_to(ops.expand_dims(x, 0), (size,) + x.shape)
+    return ops.moveaxis(x, ax, 0)
 
 
 class Reshape(Primitive):
@@ -85,6 +109,14 @@ class Reshape(Primitive):
 
     def jvp(self, primals, tangents, argnums):
         return [ops.reshape(tangents[0], self.shape)]
+
+    def vmap(self, inputs, axes):
+        # Row-major order only makes sense with the batch axis first.
+        (x,), (ax,) = inputs, axes
+        if ax is None:
+            return [ops.reshape(x, self.shape)], [None]
+        x = ops.moveaxis(x, ax, 0)
+        return [ops.reshape(x, (x.shape[0],) + self.shape)], [0]
 
 
 class Flatten(Primitive):
@@ -111,6 +143,19 @@ class Flatten(Primitive):
 
     def jvp(self, primals, tangents, argnums):
         return [ops.flatten(tangents[0], self.start_axis, self.end_axis)]
+
+    def vmap(self, inputs, axes):
+        # A batch axis before or after the merged range just shifts it (or
+        # is shifted by it); one inside the range is moved to the front first.
+        (x,), (ax,) = inputs, axes
+        s, e = self.start_axis, self.end_axis
+        if ax is None:
+            return [ops.flatten(x, s, e)], [None]
+        if ax <= s:
+            return [ops.flatten(x, s + 1, e + 1)], [ax]
+        if ax <= e:
+            return [ops.flatten(ops.moveaxis(x, ax, 0), s + 1, e + 1)], [0]
+        return [ops.flatten(x, s, e)], [ax - (e - s)]
 
 
 class Transpose(Primitive):
@@ -144,6 +189,15 @@ class Transpose(Primitive):
     def jvp(self, primals, tangents, argnums):
         return [ops.transpose(tangents[0], self.axes)]
 
+    def vmap(self, inputs, axes):
+        # Keep the batch axis in place and permute the others around it.
+        (x,), (ax,) = inputs, axes
+        if ax is None:
+            return [ops.transpose(x, self.axes)], [None]
+        perm = [d + 1 if d >= ax else d for d in self.axes]
+        perm.insert(ax, ax)
+        return [ops.transpose(x, perm)], [ax]
+
 
 class ExpandDims(Primitive):
     """Insert size-1 axes at the (sorted, non-negative) output positions ``axes``."""
@@ -169,6 +223,21 @@ class ExpandDims(Primitive):
     def jvp(self, primals, tangents, argnums):
         return [ops.expand_dims(tangents[0], self.axes)]
 
+    def vmap(self, inputs, axes):
+        # ``axes`` are sorted positions in the example's output; each one
+        # lands before the batch axis (pushing it right) or after it (shifted).
+        (x,), (ax,) = inputs, axes
+        if ax is None:
+            return [ops.expand_dims(x, self.axes)], [None]
+        new_axes = []
+        for d in self.axes:
+            if d < ax:
+                new_axes.append(d)
+                ax += 1
+            else:
+                new_axes.append(d + 1)
+        return [ops.expand_dims(x, new_axes)], [ax]
+
 
 class Squeeze(Primitive):
     """Remove the (sorted, non-negative) size-1 axes ``axes``."""
@@ -191,6 +260,16 @@ class Squeeze(Primitive):
 
     def jvp(self, primals, tangents, argnums):
         return [ops.squeeze(tangents[0], self.axes)]
+
+    def vmap(self, inputs, axes):
+        # ``axes`` are the example's input axes: those before the batch axis
+        # pull it left, the others are shifted past it.
+        (x,), (ax,) = inputs, axes
+        if ax is None:
+            return [ops.squeeze(x, self.axes)], [None]
+        new_axes = [d + 1 if d >= ax else d for d in self.axes]
+        out_ax = ax - sum(1 for d in self.axes if d < ax)
+        return [ops.squeeze(x, new_axes)], [out_ax]
 
 
 class Concatenate(Primitive):
@@ -240,6 +319,15 @@ class Concatenate(Primitive):
         ]
         return [ops.concatenate(parts, self.axis)]
 
+    def vmap(self, inputs, axes):
+        # Every input batched on axis 0 (unbatched ones broadcast along it),
+        # then one concatenation along the shifted axis.
+        if all(ax is None for ax in axes):
+            return [ops.concatenate(list(inputs), self.axis)], [None]
+        size = _batch_size(inputs, axes)
+        front = [_to_front(x, ax, size) for x, ax in zip(inputs, axes)]
+        return [ops.concatenate(front, self.axis + 1)], [0]
+
 
 class Split(Primitive):
     """Cut an array along ``axis`` at the sorted positions ``indices``: one output per piece."""
@@ -283,6 +371,16 @@ class Split(Primitive):
         (t,) = tangents
         shapes = self.output_shapes([t])
         return array._nodes(shapes, [t.dtype] * len(shapes), Split(self.indices, self.axis), [t])
+
+    def vmap(self, inputs, axes):
+        # The same cuts on the axis as it sits in the batched input; every
+        # piece keeps the input's batch axis.
+        (x,), (ax,) = inputs, axes
+        axis = self.axis + 1 if ax is not None and ax <= self.axis else self.axis
+        prim = Split(self.indices, axis)
+        shapes = prim.output_shapes([x])
+        outs = array._nodes(shapes, [x.dtype] * len(shapes), prim, [x])
+        return outs, [ax] * len(outs)
 
 
 class Pad(Primitive):
@@ -352,6 +450,37 @@ class Pad(Primitive):
         (shape,) = self.output_shapes([tx, tv])
         return [array._node(shape, dtype, Pad(self.axes, self.low_pad_size, self.high_pad_size),
                             [tx, tv])]
+
+    def vmap(self, inputs, axes):
+        # A batched array: the same padding on its shifted axes.
+        # A batched pad value: MLX refuses ("[Pad::vmap] Vmap over padding
+        # value is not supported."); mlxref goes further and selects, per
+        # example, between the padded array and that example's value.
+        (x, value), (ax, vax) = inputs, axes
+        if vax is None:
+            if ax is None:
+                pad_axes = self.axes
+            else:
+                pad_axes = tuple(d + 1 if d >= ax else d for d in self.axes)
+            prim = Pad(pad_axes, self.low_pad_size, self.high_pad_size)
+            (shape,) = prim.output_shapes([x, value])
+            return [array._node(shape, x.dtype, prim, [x, value])], [ax]
+        size = value.shape[vax]
+        fill = ops.astype(ops.reshape(value, (size,)), x.dtype)  # one 0-d value per example
+        zero = ops.zeros((), x.dtype)
+        # The array padded with zeros, and a mask of where its elements sit.
+        if ax is None:
+            (padded,), _ = self.vmap([x, zero], [None, None])
+            example = x.shape
+        else:
+            (padded,), _ = self.vmap([ops.moveaxis(x, ax, 0), zero], [0, None])
+            example = x.shape[:ax] + x.shape[ax + 1 :]
+        ones = ops.ones(example, _dt.bool_)
+        prim = Pad(self.axes, self.low_pad_size, self.high_pad_size)
+        (shape,) = prim.output_shapes([ones, None])
+        mask = array._node(shape, _dt.bool_, prim, [ones, array(False)])
+        fill = ops.reshape(fill, (size,) + (1,) * len(shape))
+        return [ops.where(mask, padded, fill)], [0]
 
 
 def _slice_node(a, start, stop, strides):

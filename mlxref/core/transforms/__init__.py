@@ -3,3 +3,6 @@
 from .grad import grad, value_and_grad  # noqa: F401
 from .jvp import jvp  # noqa: F401
 from .vjp import vjp  # noqa: F401
+from .vmap import vmap  # noqa: F401
+from .checkpoint import checkpoint  # noqa: F401
+from .custom_function import custom_function  # noqa: F401

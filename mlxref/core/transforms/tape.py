@@ -20,13 +20,15 @@ def make_tracer(primal):
     return tracer
 
 
-def build_tape(outputs, primals, active):
+def build_tape(outputs, primals, active, through_stop_gradient=False):
     """The nodes between ``primals`` and ``outputs`` that depend on ``active``.
 
     ``primals`` are tracers; ``active`` are the ones being differentiated.
     Returns ``(tape, depends)``: the tape in topological order (one entry per
     primitive application; siblings share it) and the set of ids of every array
     that depends on an active primal. Iterative, so deep graphs are fine.
+    Differentiation stops at StopGradient nodes; vmap, which must batch them
+    too, passes ``through_stop_gradient=True``.
     """
     visited = {id(p) for p in primals}
     depends = {id(p) for p in active}
@@ -45,7 +47,7 @@ def build_tape(outputs, primals, active):
                     break
             else:
                 stack.pop()
-                if isinstance(node._primitive, StopGradient):
+                if not through_stop_gradient and isinstance(node._primitive, StopGradient):
                     continue
                 if any(id(x) in depends for x in node._inputs):
                     tape.append(node)
