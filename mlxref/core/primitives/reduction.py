@@ -114,7 +114,7 @@ def _reduced_shape(shape, axes, keepdims):
 
 def _shift_axes(axes, ax):
     """Per-example ``axes`` as axes of the batched array, whose batch axis is ``ax``."""
-    return tuple(d + 1 if d > ax else d for d in axes)
+    return tuple(d + 1 if d >= ax else d for d in axes)
 
 
 def _out_batch_axis(ax, axes, keepdims):
