@@ -401,3 +401,12 @@ def test_grads_match_mlx(fn):
     )
     for a, b in zip(ours, theirs):
         assert_same_as_mlx(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_jvp_of_a_comparison_keeps_a_float_tangent():
+    _, (t,) = mx.jvp(lambda x: x > 0, [mx.array([1.0, -1.0])], [mx.array([1.0, 1.0])])
+    assert_array(t, [0, 0], dtype=mx.float32)
+    if real_mx is not None:  # MLX #3081: the same dtype there
+        _, (theirs,) = real_mx.jvp(lambda x: x > 0, [real_mx.array([1.0, -1.0])],
+                                   [real_mx.array([1.0, 1.0])])
+        assert_same_as_mlx(t, theirs)
