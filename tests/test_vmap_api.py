@@ -106,7 +106,9 @@ VALUE_CASES = {
         [[10, 101], [12, 103], [14, 105]],
     ),
     "several_arguments_tree_prefix": (
-        lambda m: m.vmap(lambda d, y: d["a"] * y, in_axes=({"a": 1}, None))({"a": X(m)}, m.array(3.0)),
+        lambda m: m.vmap(lambda d, y: d["a"] * y, in_axes=({"a": 1}, None))(
+            {"a": X(m)}, m.array(3.0)
+        ),
         [[0, 6, 12], [3, 9, 15]],
     ),
     "int_prefix_over_a_subtree": (
@@ -336,7 +338,9 @@ ERROR_CASES = {
         ValueError, PREFIX_MESSAGE,
     ),
     "single_tuple_argument_axes_wrapped_in_tuple": (
-        lambda m: m.vmap(lambda t: t[0] + t[1], in_axes=((0, None),))((_ones(m, 3, 2), _ones(m, 2))),
+        lambda m: m.vmap(lambda t: t[0] + t[1], in_axes=((0, None),))(
+            (_ones(m, 3, 2), _ones(m, 2))
+        ),
         ValueError, PREFIX_MESSAGE,
     ),
     "single_list_argument_tuple_axes": (
@@ -464,12 +468,6 @@ def test_negative_out_axis_out_of_range_mlx_reports_it_normalised():
             "[vmap] Invalid output vectorization axis -1 for array with shape (2)")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: mlxref/core/transforms/vmap.py _place_batch_axis reports the raw negative "
-    "out axis (-3); MLX normalises it first (-3 + ndim + 1 = -1), as mlxref already does "
-    "for in_axes",
-)
 def test_negative_out_axis_out_of_range_reported_normalised():
     _raises(_negative_out_axis, mx, IndexError,
             "[vmap] Invalid output vectorization axis -1 for array with shape (2)")

@@ -98,7 +98,21 @@ def _replay(outputs, placeholders):
     for node in tape:
         inputs = list(node._inputs)
         pairs = [batched.get(id(x), (x, None)) for x in inputs]
-        values, axes = node._primitive.vmap([v for v, _ in pairs], [a for _, a in pairs])
+        values = [v for v, _ in pairs]
+        if all(a is None for _, a in pairs):
+            # A rule upstream (Depends, a custom vmap) returned an unbatched
+            # output: this node is the same for every example; rebuild it on
+            # the replayed inputs, unbatched.
+            outs = node.outputs()
+            shapes, dtypes = [o.shape for o in outs], [o.dtype for o in outs]
+            if len(outs) == 1:
+                rebuilt = [array._node(shapes[0], dtypes[0], node._primitive, values)]
+            else:
+                rebuilt = array._nodes(shapes, dtypes, node._primitive, values)
+            for out, value in zip(outs, rebuilt):
+                batched[id(out)] = (value, None)
+            continue
+        values, axes = node._primitive.vmap(values, [a for _, a in pairs])
         for out, value, axis in zip(node.outputs(), values, axes):
             batched[id(out)] = (value, axis)
     return [batched.get(id(o), (o, None)) for o in outputs]
@@ -112,13 +126,14 @@ def _place_batch_axis(value, axis, want, size):
     ndim = value.ndim + (1 if axis is None else 0)
     if want is None or not isinstance(want, int):
         raise ValueError("[vmap] out_axes must be ints: every output gets a batch axis.")
-    if want < -ndim or want >= ndim:
+    if want < 0:  # reported normalised, as MLX does
+        want += ndim
+    if not 0 <= want < ndim:
         shape = value.shape if axis is None else value.shape[:axis] + value.shape[axis + 1 :]
         raise IndexError(
             f"[vmap] Invalid output vectorization axis {want} for array with shape "
             f"{_fmt_shape(shape)}"
         )
-    want %= ndim
     if axis is None:  # never depended on a mapped input: broadcast it
         expanded = expand_dims(value, want)
         shape = list(expanded.shape)

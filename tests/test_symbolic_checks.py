@@ -1,0 +1,308 @@
+"""mlxref.symbolic (the SymPy cross-check of every rule) and ``mlxref check-rules``.
+
+Most tests run single cases or a handful (fast); one test runs the full
+``check_all()`` once: the "check-rules is green" guarantee.
+"""
+
+import gc
+import math
+import re
+
+import pytest
+
+import mlxref.core as mx
+from mlxref import cli, symbolic
+from mlxref.core.primitives import elementwise as E
+from mlxref.core.primitives.base import Primitive
+from mlxref.symbolic import Case, Result, check_case
+
+V = ((3,),)
+
+
+def _uncovered():
+    """Primitives with no Case, computed without running any check."""
+    covered = {case.primitive for case in symbolic.all_cases()}
+    return [p for p in symbolic.all_primitives() if p not in covered]
+
+
+# --- (a) the registry -------------------------------------------------------------------
+
+
+def test_every_primitive_has_a_case():
+    assert _uncovered() == []
+
+
+def test_every_case_is_for_a_registered_primitive():
+    primitives = set(symbolic.all_primitives())
+    strays = [c for c in symbolic.all_cases() if c.primitive not in primitives]
+    assert strays == [], [(c.primitive, c.note) for c in strays]
+
+
+def test_all_primitives_are_concrete_primitive_classes_sorted_by_name():
+    prims = symbolic.all_primitives()
+    assert len(prims) == len(set(prims))
+    names = [p.__name__ for p in prims]
+    assert names == sorted(names)
+    for p in prims:
+        assert issubclass(p, Primitive) and p is not Primitive
+        assert not p.__dict__.get("abstract", False)
+    # the families are not primitives of their own; their members are
+    assert E.Unary not in prims and E.Binary not in prims and E.Comparison not in prims
+    for member in (E.Sin, E.Add, E.Less, E.Select):
+        assert member in prims
+
+
+def test_every_concrete_primitive_in_the_primitive_modules_is_listed():
+    import importlib
+    import inspect
+    import pkgutil
+
+    from mlxref.core import primitives
+
+    prims = set(symbolic.all_primitives())
+    for info in pkgutil.iter_modules(primitives.__path__):
+        module = importlib.import_module(f"{primitives.__name__}.{info.name}")
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            own = cls.__module__ == module.__name__
+            concrete = cls is not Primitive and not cls.__dict__.get("abstract", False)
+            if own and issubclass(cls, Primitive) and concrete:
+                assert cls in prims, cls
+
+
+@pytest.fixture
+def orphan_primitive():
+    """A Primitive subclass with no Case; removed (and checked gone) afterwards."""
+
+    class Orphan(Primitive):
+        def eval(self, inputs):
+            return [inputs[0]._data]
+
+    class OrphanFamily(Primitive):
+        abstract = True
+
+    holder = [Orphan, OrphanFamily]
+    yield holder
+    holder.clear()
+    del Orphan, OrphanFamily
+    gc.collect()
+    names = {p.__name__ for p in symbolic.all_primitives()}
+    assert "Orphan" not in names, "the test's primitive class is still alive"
+
+
+def test_a_new_primitive_without_a_case_is_reported(orphan_primitive, monkeypatch):
+    orphan, family = orphan_primitive
+    assert orphan in symbolic.all_primitives()
+    assert family not in symbolic.all_primitives()  # abstract: not a primitive
+    assert _uncovered() == [orphan]
+    # check_all reports it, without checking anything else: with no cases at all,
+    # every primitive is "no symbolic check" and nothing runs.
+    monkeypatch.setattr(symbolic, "all_cases", lambda: [])
+    results = {r.primitive: r for r in symbolic.check_all()}
+    assert set(results) == {p.__name__ for p in symbolic.all_primitives()}
+    r = results["Orphan"]
+    assert not r.ok
+    assert r.detail == "no symbolic check"
+    assert "no symbolic check" in symbolic.format_table([r])
+
+
+def test_a_new_primitive_with_a_case_is_checked(orphan_primitive, monkeypatch):
+    orphan, _ = orphan_primitive
+    from mlxref.core.array import array
+
+    def build(x):
+        return array._node(x.shape, x.dtype, orphan(), [x])
+
+    case = Case(orphan, build, V)
+    monkeypatch.setattr(symbolic, "all_cases", lambda: [case])
+    monkeypatch.setattr(symbolic, "all_primitives", lambda: [orphan])
+    (r,) = symbolic.check_all()
+    # it has no vjp or jvp: the check runs and reports MLX's message
+    assert r.primitive == "Orphan" and not r.ok
+    assert "Not implemented for Orphan" in r.detail
+
+
+# --- (b) check_case -----------------------------------------------------------------
+
+
+def test_a_correct_case_passes_by_simplify():
+    r = check_case(Case(E.Exp, mx.exp, V))
+    assert isinstance(r, Result)
+    assert (r.primitive, r.forward, r.vjp, r.jvp, r.method, r.detail) == (
+        "Exp", True, True, True, "simplify", "")
+    assert r.ok
+
+
+def test_a_binary_case_with_broadcasting_passes():
+    r = check_case(Case(E.Multiply, mx.multiply, ((2, 1), (3,))))
+    assert r.ok and r.method == "simplify"
+
+
+def test_a_case_sympy_cannot_simplify_falls_back_to_rational_points():
+    r = check_case(Case(E.ArcCosh, mx.arccosh, ((1,),), "above_one"))
+    assert r.ok and r.method == "rational points"
+
+
+def test_a_zero_rule_case_passes_as_zero_rule():
+    r = check_case(Case(E.Floor, mx.floor, V, zero=True))
+    assert r.ok and r.method == "zero rule"
+
+
+def test_a_zero_rule_claimed_for_a_differentiable_primitive_fails():
+    r = check_case(Case(E.Exp, mx.exp, V, zero=True))
+    assert r.method == "zero rule"
+    assert r.forward and not r.vjp and not r.jvp and not r.ok
+
+
+def test_a_broken_derivative_fails_vjp_and_jvp(monkeypatch):
+    monkeypatch.setattr(E.Exp, "derivative", lambda self, x, out: x)
+    r = check_case(Case(E.Exp, mx.exp, V))
+    assert r.forward  # the forward is untouched
+    assert r.vjp is False and r.jvp is False and not r.ok
+
+
+def test_a_broken_vjp_alone_fails_only_the_vjp(monkeypatch):
+    monkeypatch.setattr(E.Exp, "vjp", lambda self, p, c, a, o: [c[0] * p[0]])
+    r = check_case(Case(E.Exp, mx.exp, V))
+    assert (r.forward, r.vjp, r.jvp) == (True, False, True)
+
+
+def test_a_broken_jvp_alone_fails_only_the_jvp(monkeypatch):
+    monkeypatch.setattr(E.Exp, "jvp", lambda self, p, t, a: [t[0] * 2])
+    r = check_case(Case(E.Exp, mx.exp, V))
+    assert (r.forward, r.vjp, r.jvp) == (True, True, False)
+
+
+def test_a_numeric_forward_that_disagrees_with_the_symbolic_one_fails_forward(monkeypatch):
+    # Only the float version of exp is wrong: the symbolic run (and so vjp and
+    # jvp, checked on expressions) is right, the comparison at a point is not.
+    from mlxref.core import scalar
+
+    monkeypatch.setattr(type(scalar.NUMERIC), "exp", staticmethod(lambda v: 1.01 * math.exp(v)))
+    assert mx.exp(mx.array(0.0)).item() == pytest.approx(1.01)
+    r = check_case(Case(E.Exp, mx.exp, V))
+    assert (r.forward, r.vjp, r.jvp, r.ok) == (False, True, True, False)
+
+
+def test_a_rule_that_raises_is_reported_with_its_message(monkeypatch):
+    def derivative(self, x, out):
+        raise RuntimeError("the rule broke here")
+
+    monkeypatch.setattr(E.Exp, "derivative", derivative)
+    r = check_case(Case(E.Exp, mx.exp, V))
+    assert not r.ok
+    assert r.detail == "RuntimeError: the rule broke here"
+    assert "the rule broke here" in symbolic.format_table([r])
+
+
+def test_a_case_whose_program_does_not_use_its_primitive_says_so():
+    r = check_case(Case(E.Exp, mx.sin, V))
+    assert not r.ok
+    assert "does not use the primitive" in r.detail
+
+
+def test_cases_of_one_primitive_are_combined(monkeypatch):
+    cases = [Case(E.Log, mx.log, V, "positive"), Case(E.Log, mx.log2, V, "positive")]
+    monkeypatch.setattr(symbolic, "all_cases", lambda: cases)
+    monkeypatch.setattr(symbolic, "all_primitives", lambda: [E.Log])
+    (r,) = symbolic.check_all()
+    assert r.primitive == "Log" and r.cases == 2 and r.ok
+
+
+def test_one_failing_case_fails_its_primitive(monkeypatch):
+    cases = [Case(E.Log, mx.log, V, "positive"), Case(E.Log, mx.exp, V)]
+    monkeypatch.setattr(symbolic, "all_cases", lambda: cases)
+    monkeypatch.setattr(symbolic, "all_primitives", lambda: [E.Log])
+    (r,) = symbolic.check_all()
+    assert not r.ok and "does not use the primitive" in r.detail
+
+
+# --- (c) the command line -------------------------------------------------------------
+
+FEW = [
+    Case(E.Exp, mx.exp, V),
+    Case(E.Sin, mx.sin, V),
+    Case(E.Add, mx.add, ((2, 1), (3,))),
+    Case(E.Floor, mx.floor, V, zero=True),
+]
+
+
+@pytest.fixture
+def few_cases(monkeypatch):
+    monkeypatch.setattr(symbolic, "all_cases", lambda: list(FEW))
+    monkeypatch.setattr(symbolic, "all_primitives", lambda: [E.Add, E.Exp, E.Floor, E.Sin])
+
+
+def _rows(out):
+    lines = out.splitlines()
+    header = lines[0].split()
+    assert header[0] == "primitive"
+    # the columns, in order (other columns, e.g. vmap, may sit between them)
+    positions = [header.index(c) for c in ("primitive", "cases", "forward", "vjp", "jvp", "method")]
+    assert positions == sorted(positions)
+    rows = {}
+    for line in lines[1:]:
+        if not line.strip():
+            break
+        cells = line.split()
+        rows[cells[0]] = dict(zip(header, cells))
+    return header, rows, lines
+
+
+def test_check_rules_prints_the_table_and_exits_0(few_cases, capsys):
+    assert cli.main(["check-rules"]) == 0
+    out = capsys.readouterr().out
+    header, rows, lines = _rows(out)
+    assert list(rows) == ["Add", "Exp", "Floor", "Sin"]
+    for name, row in rows.items():
+        assert row["cases"] == "1"
+        assert row["forward"] == row["vjp"] == row["jvp"] == "ok", row
+    assert rows["Exp"]["method"] == "simplify"
+    assert re.search(r"^Floor\s.*zero rule$", out, re.M)
+    assert lines[-1] == "all 4 primitives pass"
+
+
+def test_check_rules_with_a_broken_rule_exits_1_and_names_it(few_cases, monkeypatch, capsys):
+    monkeypatch.setattr(E.Exp, "derivative", lambda self, x, out: x)
+    assert cli.main(["check-rules"]) == 1
+    out = capsys.readouterr().out
+    _, rows, lines = _rows(out)
+    assert rows["Exp"]["vjp"] == "FAIL" and rows["Exp"]["jvp"] == "FAIL"
+    assert rows["Exp"]["forward"] == "ok"
+    assert rows["Sin"]["vjp"] == "ok"
+    assert lines[-1] == "1 of 4 primitives FAILED: Exp"
+
+
+def test_check_rules_names_every_failure_and_its_message(few_cases, monkeypatch, capsys):
+    def boom(self, x, out):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(E.Exp, "derivative", boom)
+    monkeypatch.setattr(E.Sin, "derivative", lambda self, x, out: mx.sin(x))
+    assert cli.main(["check-rules", "--seed", "3"]) == 1
+    out = capsys.readouterr().out
+    assert "RuntimeError: boom" in out
+    assert out.splitlines()[-1] == "2 of 4 primitives FAILED: Exp, Sin"
+
+
+def test_check_rules_reports_a_primitive_without_a_case(monkeypatch, capsys):
+    monkeypatch.setattr(symbolic, "all_cases", lambda: [FEW[0]])
+    monkeypatch.setattr(symbolic, "all_primitives", lambda: [E.Exp, E.Sin])
+    assert cli.main(["check-rules"]) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"^Sin\s.*no symbolic check", out, re.M)
+    assert out.splitlines()[-1] == "1 of 2 primitives FAILED: Sin"
+
+
+def test_check_rules_rejects_a_bad_seed(capsys):
+    assert cli.main(["check-rules", "--seed", "x"]) == 2
+    assert "invalid int value" in capsys.readouterr().err
+
+
+# --- the guarantee: check-rules is green ------------------------------------------------
+
+
+def test_check_all_passes_for_every_primitive():
+    results = symbolic.check_all()
+    assert {r.primitive for r in results} == {p.__name__ for p in symbolic.all_primitives()}
+    failed = [r for r in results if not r.ok]
+    assert failed == [], symbolic.format_table(failed)
