@@ -38,7 +38,7 @@ def tree_map_with_path(fn, tree, *rest, is_leaf=None, path=None):
             v,
             *(r[k] for r in rest),
             is_leaf=is_leaf,
-            path=f"{path}.{k}" if path is not None else str(k),
+            path=f"{path}.{k}" if path else str(k),
         )
         for k, v in _items(tree)
     ]
@@ -51,15 +51,18 @@ def tree_flatten(tree, prefix="", is_leaf=None, destination=None):
     >>> tree_flatten({"a": [1, 2], "b": {"c": 3}})
     [('a.0', 1), ('a.1', 2), ('b.c', 3)]
     """
+    if destination is not None and not isinstance(destination, (list, dict)):
+        raise ValueError("Destination should be either a list or a dictionary or None")
     out = [] if destination is None else destination
     stack = [(prefix, tree)]
     while stack:
         path, t = stack.pop()
         if (is_leaf is not None and is_leaf(t)) or not is_container(t):
+            # MLX always drops the first character (the leading ".").
             if isinstance(out, dict):
-                out[path[1:] if path.startswith(".") else path] = t
+                out[path[1:]] = t
             else:
-                out.append((path[1:] if path.startswith(".") else path, t))
+                out.append((path[1:], t))
             continue
         stack.extend(reversed([(f"{path}.{k}", v) for k, v in _items(t)]))
     return out
@@ -74,6 +77,8 @@ def tree_unflatten(tree):
     {'a': [1, 2], 'b': {'c': 3}}
     """
     items = list(tree.items()) if isinstance(tree, dict) else list(tree)
+    if not items:
+        return []
     if len(items) == 1 and items[0][0] == "":
         return items[0][1]
     root = {}
@@ -91,8 +96,8 @@ def _lists_from_int_keys(node):
         return node
     node = {k: _lists_from_int_keys(v) for k, v in node.items()}
     if node and all(k.isdigit() for k in node):
-        size = max(int(k) for k in node) + 1
-        return [node.get(str(i), {}) for i in range(size)]
+        by_index = {int(k): v for k, v in node.items()}
+        return [by_index.get(i, {}) for i in range(max(by_index) + 1)]
     return node
 
 

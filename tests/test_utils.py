@@ -2,8 +2,8 @@
 
 The expected values are MLX's (python/mlx/utils.py, 0.32); the last part runs
 the same calls through ``mlx.utils`` when it is installed and compares.
-Known differences from MLX are ``xfail(strict=True)`` tests, each naming the
-fix.
+The edge cases where an earlier mlxref differed from mlx.utils have their own
+tests, and a last test confirms the expected values are mlx.utils' own.
 """
 
 from collections import OrderedDict, defaultdict, namedtuple
@@ -336,29 +336,15 @@ def test_reduce_over_arrays():
 # --- known differences from MLX -------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "mlxref/utils.py tree_flatten strips the prefix's first character only when it is "
-    "'.'; mlx.utils always drops it (documented: 'The first character is always "
-    "discarded'): tree_flatten([1], prefix='p') is [('.0', 1)] in MLX. Fix: "
-    "`path[1:]` unconditionally (both branches of the leaf case)."))
 def test_flatten_prefix_first_character_is_always_dropped():
     assert tree_flatten([1], prefix="p") == [(".0", 1)]
     assert tree_flatten(5, prefix="x") == [("", 5)]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "mlxref/utils.py tree_map_with_path joins with `path is not None`, so path='' gives "
-    "'.a'; mlx.utils tests `if path` and gives 'a'. Fix: "
-    "`f'{path}.{k}' if path else str(k)`."))
 def test_map_with_path_empty_path_is_no_prefix():
     assert tree_map_with_path(lambda p, _: p, {"a": [1]}, path="") == {"a": ["a.0"]}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "mlxref/core/transforms/trees.py rebuild() rebuilds a dict as type(node)(zip(...)): an "
-    "OrderedDict stays an OrderedDict and a defaultdict raises TypeError ('first argument "
-    "must be callable or None'); MLX's tree_map (and the transforms, e.g. mx.grad of a "
-    "defaultdict argument) return a plain dict. Fix: `dict(zip(node.keys(), children))`."))
 def test_map_of_dict_subclasses_gives_plain_dicts():
     out = tree_map(lambda x: x + 1, OrderedDict([("z", 1), ("a", 2)]))
     assert type(out) is dict and out == {"z": 2, "a": 3}
@@ -366,25 +352,14 @@ def test_map_of_dict_subclasses_gives_plain_dicts():
     assert type(out) is dict and out == {"a": 2}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "mlxref/utils.py _lists_from_int_keys looks items up by str(i), so a zero-padded index "
-    "('a.01') is lost: {'a': [{}, {}]}; mlx.utils parses int(key) and gives {'a': [{}, 1]}. "
-    "Fix: map int(k) -> value before building the list."))
 def test_unflatten_zero_padded_index_keeps_its_value():
     assert tree_unflatten([("a.01", 1)]) == {"a": [{}, 1]}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "mlxref/utils.py tree_unflatten([]) returns {}; mlx.utils returns [] (no keys: "
-    "'all keys are integers' holds). Fix: return [] for an empty input."))
 def test_unflatten_of_nothing_is_an_empty_list():
     assert tree_unflatten([]) == [] and tree_unflatten({}) == []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "mlxref/utils.py tree_flatten accepts any destination and fails later with "
-    "AttributeError; mlx.utils raises ValueError('Destination should be either a list or "
-    "a dictionary or None'). Fix: check the type first."))
 def test_flatten_rejects_a_bad_destination():
     with pytest.raises(ValueError, match="Destination should be either a list or a dictionary"):
         tree_flatten({"a": 1}, destination=())
@@ -464,8 +439,8 @@ def test_unflatten_same_as_mlx_utils(flat):
 
 
 @needs_mlx
-def test_the_xfailed_differences_are_mlx_behaviour():
-    """The expected values in the xfail tests above are what mlx.utils does."""
+def test_the_edge_cases_are_mlx_behaviour():
+    """The expected values of the edge-case tests above are what mlx.utils does."""
     from mlx import utils as u
 
     assert u.tree_flatten([1], prefix="p") == [(".0", 1)]

@@ -16,7 +16,7 @@ def is_namedtuple(t):
 def rebuild(node, children):
     """A container of the same type as ``node`` holding ``children``."""
     if isinstance(node, dict):
-        return type(node)(zip(node.keys(), children))
+        return dict(zip(node.keys(), children))  # dict subclasses come back as dicts, as in MLX
     if is_namedtuple(node):
         return type(node)(*children)
     return type(node)(children)
