@@ -112,12 +112,10 @@ def _batch_positions(size, ndim, dtype):
     return array._from_data(list(range(size)), (size,) + (1,) * (ndim - 1), dtype)
 
 
-class Slice(Primitive):
-    """``a[start:stop:stride]`` on every axis.
+class _StridedWindow(Primitive):
+    """What Slice and SliceUpdate share: the window ``start:stop:strides`` per axis."""
 
-    start/stop are already normalised the way ``slice.indices`` does it, so
-    axis ``d`` takes ``len(range(start[d], stop[d], strides[d]))`` elements.
-    """
+    abstract = True  # a family, not a primitive of its own
 
     def __init__(self, start_indices, end_indices, strides):
         self.start_indices = tuple(start_indices)
@@ -131,6 +129,24 @@ class Slice(Primitive):
             "strides": self.strides,
         }
 
+    def _params(self):
+        return self.start_indices, self.end_indices, self.strides
+
+    def _window(self, shape):
+        """The window's flat offset and per-axis flat strides in an array of ``shape``."""
+        in_strides = row_major_strides(shape)
+        offset = sum(s * k for s, k in zip(self.start_indices, in_strides))
+        return offset, [st * k for st, k in zip(self.strides, in_strides)]
+
+
+class Slice(_StridedWindow):
+    """``a[start:stop:stride]`` on every axis.
+
+    start/stop are already normalised the way ``slice.indices`` does it, so
+    axis ``d`` takes ``len(range(start[d], stop[d], strides[d]))`` elements.
+    """
+
+
     def output_shapes(self, inputs):
         return [
             tuple(
@@ -142,14 +158,10 @@ class Slice(Primitive):
     def eval(self, inputs):
         (x,) = inputs
         (shape,) = self.output_shapes(inputs)
-        in_strides = row_major_strides(x.shape)
-        offset = sum(s * k for s, k in zip(self.start_indices, in_strides))
-        strides = [st * k for st, k in zip(self.strides, in_strides)]
+        offset, strides = self._window(x.shape)
         data = x._data
         return [gather_strided(data, shape, strides, offset)]
 
-    def _params(self):
-        return self.start_indices, self.end_indices, self.strides
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # The cotangent goes back into the window it came from; elements the
@@ -171,36 +183,21 @@ class Slice(Primitive):
         return [_slice_node(x, start, stop, strides)], [ax]
 
 
-class SliceUpdate(Primitive):
+class SliceUpdate(_StridedWindow):
     """``src`` with the strided window ``start:stop:strides`` replaced by ``update``.
 
     Inputs: ``src`` and ``update``, already cast and broadcast to the window's shape.
     """
 
-    def __init__(self, start_indices, end_indices, strides):
-        self.start_indices = tuple(start_indices)
-        self.end_indices = tuple(end_indices)
-        self.strides = tuple(strides)
-
-    def params(self):
-        return {
-            "start_indices": self.start_indices,
-            "end_indices": self.end_indices,
-            "strides": self.strides,
-        }
 
     def eval(self, inputs):
         src, update = inputs
-        in_strides = row_major_strides(src.shape)
-        offset = sum(s * k for s, k in zip(self.start_indices, in_strides))
-        strides = [st * k for st, k in zip(self.strides, in_strides)]
+        offset, strides = self._window(src.shape)
         out = list(src._data)  # a copy: element lists are never mutated
         for i, v in zip(strided_indices(update.shape, strides, offset), update._data):
             out[i] = v
         return [out]
 
-    def _params(self):
-        return self.start_indices, self.end_indices, self.strides
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # src: the cotangent, with the overwritten window zeroed;
