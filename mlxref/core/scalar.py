@@ -368,6 +368,15 @@ def _is_expression(value):
     )
 
 
+# A few hot ops as whole-list comprehensions: the same math as NUMERIC's
+# function, without a Python call per element (ReLU is maximum(x, 0)).
+# x != x is the NaN test: a NaN on either side gives NaN, as in MLX.
+LIST_KERNELS = {
+    "maximum": lambda a, b: [x if (x >= y or x != x) else y for x, y in zip(a, b)],
+    "minimum": lambda a, b: [x if (x <= y or x != x) else y for x, y in zip(a, b)],
+}
+
+
 def apply(op, *datas):
     """``op`` mapped over equal-length lists, in the right namespace.
 
@@ -379,6 +388,12 @@ def apply(op, *datas):
     no numeric truth value).
     """
     if not any(d and _is_expression(d[0]) for d in datas):
+        kernel = LIST_KERNELS.get(op) if isinstance(op, str) else None
+        if kernel is not None:
+            try:
+                return kernel(*datas)
+            except TypeError:
+                pass
         numeric = getattr(NUMERIC, op) if isinstance(op, str) else functools.partial(op, NUMERIC)
         try:
             return list(map(numeric, *datas))
