@@ -410,3 +410,17 @@ def test_jvp_of_a_comparison_keeps_a_float_tangent():
         _, (theirs,) = real_mx.jvp(lambda x: x > 0, [real_mx.array([1.0, -1.0])],
                                    [real_mx.array([1.0, 1.0])])
         assert_same_as_mlx(t, theirs)
+
+
+def test_vmap_announces_the_batch_axes_of_each_step():
+    seen = []
+    with events.listen(seen.append):
+        mx.vmap(lambda x, y: mx.sin(x) * y, in_axes=(1, None))(mx.ones((2, 3)), mx.ones((2,)))
+    begin, steps = seen[0], seen[1:]
+    assert begin.kind == "vmap" and len(begin.primals) == 1
+    names = [s.node._primitive.name for s in steps]
+    assert names[0] == "Sin" and names[-1] == "Multiply"
+    sin = steps[0]
+    assert sin.incoming == [1] and sin.produced == [1] and sin.argnums == [0]
+    mul = steps[-1]
+    assert mul.incoming[1] is None and mul.produced == [0]

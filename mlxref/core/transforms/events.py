@@ -17,11 +17,14 @@ _listeners = contextvars.ContextVar("mlxref_listeners", default=())
 class Step:
     """One step of a walk over the tape.
 
-    ``kind`` is "vjp" or "jvp"; ``position`` counts from 0 in the order the walk
-    visits; ``node`` is the array whose primitive ran (its siblings are
-    ``node.outputs()``); ``incoming`` are the cotangents (vjp) or tangents (jvp)
-    it received, ``argnums`` the inputs that get a result, and ``produced`` the
-    cotangents of those inputs (vjp) or the tangents of its outputs (jvp).
+    ``kind`` is "vjp", "jvp" or "vmap"; ``position`` counts from 0 in the order
+    the walk visits; ``node`` is the array whose primitive ran (its siblings
+    are ``node.outputs()``). For vjp and jvp, ``incoming`` are the cotangents
+    (vjp) or tangents (jvp) it received, ``argnums`` the inputs that get a
+    result, and ``produced`` the cotangents of those inputs (vjp) or the
+    tangents of its outputs (jvp). For vmap, ``incoming`` are the batch axes of
+    its inputs (None: not batched), ``argnums`` the batched inputs, and
+    ``produced`` the batch axes of its outputs.
     """
 
     kind: str

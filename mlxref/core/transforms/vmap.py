@@ -22,7 +22,7 @@ import functools
 
 from .. import graph
 from ..array import _fmt_shape, array
-from . import trees
+from . import events, trees
 from .tape import build_tape
 
 _PREFIX_ERROR = "[tree_map] Additional input tree is not a valid prefix of the first tree."
@@ -95,7 +95,10 @@ def _replay(outputs, placeholders):
         through_stop_gradient=True,
     )
     batched = {id(p): (x, ax) for p, x, ax in placeholders}
-    for node in tape:
+    listening = events.active()
+    if listening:
+        events.announce(events.Begin("vmap", [p for p, _, _ in placeholders], outputs, tape))
+    for position, node in enumerate(tape):
         inputs = list(node._inputs)
         pairs = [batched.get(id(x), (x, None)) for x in inputs]
         values = [v for v, _ in pairs]
@@ -112,7 +115,11 @@ def _replay(outputs, placeholders):
             for out, value in zip(outs, rebuilt):
                 batched[id(out)] = (value, None)
             continue
-        values, axes = node._primitive.vmap(values, [a for _, a in pairs])
+        in_axes = [a for _, a in pairs]
+        values, axes = node._primitive.vmap(values, in_axes)
+        if listening:  # for vmap, "incoming" and "produced" are batch axes
+            argnums = [i for i, a in enumerate(in_axes) if a is not None]
+            events.announce(events.Step("vmap", position, node, argnums, in_axes, list(axes)))
         for out, value, axis in zip(node.outputs(), values, axes):
             batched[id(out)] = (value, axis)
     return [batched.get(id(o), (o, None)) for o in outputs]
