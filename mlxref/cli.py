@@ -9,9 +9,23 @@ bad arguments.
 from __future__ import annotations
 
 import argparse
+import ast
+import importlib.util
+import inspect
+import os
+import re
 import sys
+import textwrap
+import zlib
 
 PROG = "mlxref"
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr (exit status 2), like every other user error."""
+
+    def error(self, message):
+        self.exit(2, f"{PROG}: error: {message} (see '{self.prog} --help')\n")
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -43,12 +57,318 @@ def _cmd_check_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- mlxref graph ------------------------------------------------------------------------
+
+GRAPH_TRANSFORMS = ("graph", "vjp", "jvp", "grad", "value_and_grad", "vmap", "checkpoint")
+GRAPH_FORMATS = ("text", "dot", "svg", "png", "pdf", "html")
+_NEEDS_FILE = ("svg", "png", "pdf", "html")  # binary, or a whole page: only with -o
+
+
+class _FunctionFailed(Exception):
+    """The user's function (or formula) raised while viz traced it."""
+
+    def __init__(self, exc):
+        super().__init__(exc)
+        self.exc = exc
+
+
+def _cmd_graph(args: argparse.Namespace) -> int:
+    """Draw the graph of a formula or of FILE.py:FUNC, or of one transform of it."""
+    output_format = _graph_format(args)
+    _graph_check_options(args)
+    function, parameters = _graph_target(args.target)  # refuses a bad formula before anything runs
+    values = _graph_values(args, parameters)
+    names = list(values)
+    inputs = list(values.values())
+
+    options = {"transform": args.transform, "names": names, "collapse": args.collapse}
+    if args.max_nodes is not None:
+        options["max_nodes"] = args.max_nodes
+    argnums = _graph_argnums(args.wrt, names) if args.wrt else None
+    if argnums is not None:
+        options["argnums"] = argnums[0] if len(argnums) == 1 else tuple(argnums)
+    if args.cotangent is not None:
+        # As a Python value, so that viz gives it the output's dtype.
+        options["cotangents"] = [_graph_value(args.cotangent, "--cotangent").tolist()]
+    if args.tangent:
+        options["tangents"] = _graph_tangents(args.tangent, names, argnums)
+    if args.in_axes is not None:
+        options["in_axes"] = _graph_in_axes(args.in_axes)
+
+    from mlxref import viz
+
+    def traced(*arrays):
+        try:
+            return function(*arrays)
+        except Exception as exc:  # noqa: BLE001 - reported in one line below
+            raise _FunctionFailed(exc) from exc
+
+    traced.__name__ = traced.__qualname__ = getattr(function, "__name__", "f")
+    try:
+        drawing = viz.trace(traced, inputs, **options)
+    except _FunctionFailed as failed:
+        exc = failed.exc
+        if isinstance(exc, (ValueError, TypeError, IndexError, RuntimeError)):
+            raise ValueError(_one_line(exc)) from None  # mlxref's (MLX's) own message
+        who = traced.__name__ if args.target.endswith(f":{traced.__name__}") else "the expression"
+        raise ValueError(f"{who} raised {type(exc).__name__}: {_one_line(exc)}") from None
+    except (IndexError, RuntimeError, ArithmeticError) as exc:
+        raise ValueError(_one_line(exc)) from None
+
+    written = None  # where the DOT text went, if Graphviz turns out to be missing
+    try:
+        if output_format in ("text", "dot"):
+            text = drawing.to_text() if output_format == "text" else drawing.to_dot()
+            if not text.endswith("\n"):
+                text += "\n"
+            if args.output in (None, "-"):
+                sys.stdout.write(text)
+            else:
+                with open(args.output, "w", encoding="utf-8") as file:
+                    file.write(text)
+        else:
+            written = os.path.splitext(args.output)[0] + ".dot"
+            drawing.render(args.output, output_format)
+        if args.steps:
+            written = os.path.join(args.steps, "000.dot")
+            drawing.write_steps(args.steps)
+    except viz.GraphvizMissing as exc:
+        message = _one_line(exc)
+        if not message.startswith(f"{PROG}:"):
+            message = f"{PROG}: error: {message}"
+        print(f"{message} (the DOT text is in {written}{', ...' if args.steps else ''})",
+              file=sys.stderr)
+        return 2
+    except OSError as exc:
+        where = f" {exc.filename}" if exc.filename else ""
+        raise ValueError(f"cannot write{where}: {exc.strerror or exc}") from None
+    except RuntimeError as exc:  # dot itself failed
+        raise ValueError(_one_line(exc)) from None
+    return 0
+
+
+def _one_line(exc):
+    return " ".join(str(exc).split())
+
+
+def _graph_format(args):
+    """--format, else the suffix of -o when it names a format, else text."""
+    output_format = args.format
+    if output_format is None and args.output not in (None, "-"):
+        suffix = args.output.rsplit(".", 1)[-1].lower() if "." in args.output else ""
+        output_format = suffix if suffix in GRAPH_FORMATS else None
+        if suffix == "gv":
+            output_format = "dot"
+    output_format = output_format or "text"
+    if output_format in _NEEDS_FILE and args.output in (None, "-"):
+        raise ValueError(f"--format {output_format} needs an output file: add -o FILE.{output_format}")
+    return output_format
+
+
+def _graph_check_options(args):
+    """Each transform's own options go with that transform only."""
+    own = [
+        ("--wrt", args.wrt, ("grad", "value_and_grad", "vjp", "jvp", "checkpoint")),
+        ("--cotangent", args.cotangent, ("vjp",)),
+        ("--tangent", args.tangent, ("jvp",)),
+        ("--in-axes", args.in_axes, ("vmap",)),
+    ]
+    for option, given, transforms in own:
+        if given and args.transform not in transforms:
+            allowed = " and ".join(transforms) if len(transforms) < 3 else (
+                ", ".join(transforms[:-1]) + " or " + transforms[-1])
+            raise ValueError(f"{option} goes with --transform {allowed}, not {args.transform}")
+    if args.max_nodes is not None and args.max_nodes < 1:
+        raise ValueError(f"--max-nodes must be at least 1, not {args.max_nodes}")
+
+
+def _graph_target(target):
+    """The function to draw and its parameters: [(name, has_default)], in order."""
+    from mlxref import expr
+
+    match = re.fullmatch(r"(?P<file>.+\.py):(?P<function>[^:]*)", target)
+    if match:
+        return _graph_load_function(match["file"], match["function"])
+    if target.endswith(".py"):
+        raise ValueError(f"name the function in {target} to draw, as in {target}:f")
+    expression = expr.parse(target)
+    if not expression.variables:
+        raise ValueError("the expression has no variables: give it one, as in sin(x) --at x=0.5")
+    return expression, [(name, False) for name in expression.variables]
+
+
+def _graph_load_function(path, name):
+    """Import the file at ``path`` and take its function ``name``."""
+    if not name.isidentifier():
+        raise ValueError(f"{path}:{name}: {name!r} is not a function name")
+    if not os.path.isfile(path):
+        raise ValueError(f"no such file: {path}")
+    module_name = "_mlxref_graph_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ValueError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    folder = os.path.dirname(os.path.abspath(path))
+    sys.path.insert(0, folder)  # as when the file runs as a script: its neighbours import
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        raise ValueError(f"cannot import {path}: SyntaxError: {exc.msg} (line {exc.lineno})") from None
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - whatever the file raises, one line
+        raise ValueError(f"cannot import {path}: {type(exc).__name__}: {_one_line(exc)}") from None
+    finally:
+        if folder in sys.path:
+            sys.path.remove(folder)
+    function = getattr(module, name, None)
+    if function is None:
+        raise ValueError(f"{path} has no function {name!r}")
+    if not callable(function):
+        raise ValueError(f"{path}:{name} is not a function")
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        raise ValueError(f"cannot read the parameters of {path}:{name}") from None
+    parameters = []
+    for parameter in signature.parameters.values():
+        if parameter.kind is parameter.VAR_POSITIONAL:
+            raise ValueError(f"{name} takes *{parameter.name}; mlxref graph needs named parameters")
+        if parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD):
+            parameters.append((parameter.name, parameter.default is not parameter.empty))
+        elif parameter.kind is parameter.KEYWORD_ONLY and parameter.default is parameter.empty:
+            raise ValueError(f"{name} has a keyword-only parameter {parameter.name!r} with no default")
+    if not parameters:
+        raise ValueError(f"{path}:{name} takes no parameters")
+    return function, parameters
+
+
+def _graph_split(text, option):
+    """``NAME=VALUE`` -> (NAME, VALUE)."""
+    name, equals, value = text.partition("=")
+    name = name.strip()
+    if not equals or not name.isidentifier():
+        raise ValueError(f"{option} takes NAME=VALUE, not {text!r}")
+    return name, value
+
+
+def _graph_value(text, option):
+    from mlxref import expr
+
+    try:
+        return expr.parse_value(text)
+    except expr.ExpressionError as exc:
+        raise ValueError(f"{option}: {exc}") from None
+
+
+def _graph_values(args, parameters):
+    """{name: array} for the inputs, in parameter order, from --at and --shape."""
+    import mlxref.core as mx
+    from mlxref import expr
+
+    known = [name for name, _ in parameters]
+    given = {}
+    for option, texts in (("--at", args.at), ("--shape", args.shape)):
+        for text in texts:
+            name, value = _graph_split(text, option)
+            if name not in known:
+                raise ValueError(
+                    f"{option} {name}=...: there is no input {name!r} (the inputs are "
+                    f"{', '.join(known)})"
+                )
+            if name in given:
+                raise ValueError(f"{name} is given twice (--at and --shape, or twice)")
+            if option == "--at":
+                given[name] = _graph_value(value, f"--at {name}")
+            else:
+                try:
+                    shape = expr.parse_shape(value)
+                except expr.ExpressionError as exc:
+                    raise ValueError(f"--shape {name}: {exc}") from None
+                # Seeded by the name: the same values on every run, whatever the other inputs.
+                given[name] = mx.random.normal(shape, key=zlib.crc32(name.encode()))
+    values = {}
+    for position, (name, has_default) in enumerate(parameters):
+        if name in given:
+            values[name] = given[name]
+        elif has_default and not any(later in given for later, _ in parameters[position:]):
+            break  # this and the rest keep their defaults
+        else:
+            raise ValueError(f"no value for {name!r}: give --at {name}=VALUE or --shape {name}=2,3")
+    return values
+
+
+def _graph_argnums(wrt, names):
+    argnums = []
+    for name in wrt:
+        if name not in names:
+            raise ValueError(f"--wrt {name}: there is no input {name!r} (the inputs are {', '.join(names)})")
+        if names.index(name) in argnums:
+            raise ValueError(f"--wrt {name} is given twice")
+        argnums.append(names.index(name))
+    return sorted(argnums)
+
+
+def _graph_tangents(texts, names, argnums):
+    """One tangent per differentiated input; viz's default, ones, for those without --tangent."""
+    tangents = {}
+    for text in texts:
+        name, value = _graph_split(text, "--tangent")
+        if name not in names:
+            raise ValueError(
+                f"--tangent {name}=...: there is no input {name!r} (the inputs are {', '.join(names)})"
+            )
+        if argnums is not None and names.index(name) not in argnums:
+            raise ValueError(f"--tangent {name}=...: {name} is not one of the --wrt inputs")
+        # As a Python value: viz makes it an array of the input's dtype (and fills
+        # the input's shape with a single number).
+        tangents[name] = _graph_value(value, f"--tangent {name}").tolist()
+    wrt = range(len(names)) if argnums is None else argnums
+    return [tangents.get(names[i], 1) for i in wrt]
+
+
+def _graph_in_axes(text):
+    """--in-axes: ``0``, ``None``, ``0,None``, ``(0, None)``: ints and None, nested in tuples."""
+    try:
+        value = ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        value = text
+
+    def axes(item):
+        if item is None or (isinstance(item, int) and not isinstance(item, bool)):
+            return item
+        if isinstance(item, (list, tuple)):
+            return tuple(axes(element) for element in item)
+        raise ValueError(f"--in-axes takes ints and None, as in 0 or 0,None; not {text!r}")
+
+    return axes(value)
+
+
+def _graph_epilog():
+    from mlxref import expr
+
+    functions = textwrap.fill(", ".join(expr.OPS), width=78, initial_indent="  ",
+                              subsequent_indent="  ")
+    return (
+        "An expression may use its variables, numbers, lists and tuples, + - * / // % ** @,\n"
+        "unary -, one comparison at a time (== != < <= > >=), indexing with int literals,\n"
+        "slices, None and ..., keyword arguments with literal values, the dtypes\n"
+        f"{', '.join(expr.DTYPES)}, and calls of these mlxref ops:\n{functions}\n"
+        "Anything else (attribute access, lambdas, strings, other functions...) is refused\n"
+        "before anything runs. An expression that starts with '-' goes after '--', as in\n"
+        "mlxref graph --at x=1 -- '-x'.\n\n"
+        "examples:\n"
+        "  mlxref graph 'sin(x) * exp(x)' --at x=0.5 --transform vjp\n"
+        "  mlxref graph 'sum(tanh(x @ w))' --shape x=2,3 --shape w=3,1 --transform grad --wrt w\n"
+        "  mlxref graph model.py:loss --shape w=3 --format svg -o loss.svg"
+    )
+
+
 def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _OneLineParser(
         prog=PROG,
         description="mlxref: a pure-Python reference implementation of MLX's autodiff engine.",
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineParser)
     sub.required = True
 
     demo = sub.add_parser("demo", help="print the seed example: d/dx sin(x)*exp(x)")
@@ -63,6 +383,44 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument("--seed", type=int, default=0, help="seed for the random points")
     check.set_defaults(func=_cmd_check_rules)
 
+    graph = sub.add_parser(
+        "graph",
+        help="draw the graph of an expression or a function, or of a transform of it",
+        description="Draw the graph of EXPR (a formula such as 'sin(x) * exp(x)') or of the\n"
+        "function FUNC in FILE.py, or the walk of one of its transforms. The inputs are the\n"
+        "formula's variables, in order of first appearance, or the function's parameters.",
+        epilog=_graph_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    graph.add_argument("target", metavar="EXPR|FILE.py:FUNC", help="a formula, or a function in a file")
+    graph.add_argument("--at", action="append", default=[], metavar="NAME=VALUE",
+                       help="an input's value: a number or a nested list, e.g. x=0.5 or w=[[1,2],[3,4]]")
+    graph.add_argument("--shape", action="append", default=[], metavar="NAME=DIMS",
+                       help="an input of random normal values (seeded: the same on every run), e.g. x=2,3")
+    graph.add_argument("--transform", choices=GRAPH_TRANSFORMS, default="graph",
+                       help="what to draw (default: graph, the function's own graph)")
+    graph.add_argument("--wrt", action="append", default=[], metavar="NAME",
+                       help="the input to differentiate; repeat for several (default: the first "
+                       "for grad and value_and_grad, all of them for vjp, jvp and checkpoint)")
+    graph.add_argument("--cotangent", metavar="VALUE",
+                       help="vjp: the cotangent of the output; a number fills its shape "
+                       "(default: ones)")
+    graph.add_argument("--tangent", action="append", default=[], metavar="NAME=VALUE",
+                       help="jvp: an input's tangent; a number fills the input's shape "
+                       "(default: ones)")
+    graph.add_argument("--in-axes", metavar="AXES",
+                       help="vmap: the mapped axis of each input, e.g. 0 or 0,None (default: 0)")
+    graph.add_argument("--format", choices=GRAPH_FORMATS,
+                       help="text or dot (to stdout unless -o), svg, png, pdf or html (need -o); "
+                       "default: from the -o suffix, else text")
+    graph.add_argument("-o", "--output", metavar="OUT", help="the file to write")
+    graph.add_argument("--steps", metavar="DIR", help="also write one SVG frame per step into DIR")
+    graph.add_argument("--collapse", action="store_true",
+                       help="fold custom functions and checkpoints into one node each")
+    graph.add_argument("--max-nodes", type=int, metavar="N",
+                       help="draw at most N nodes, with a summary node for the rest")
+    graph.set_defaults(func=_cmd_graph)
+
     return parser
 
 
@@ -75,7 +433,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except (ValueError, TypeError) as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
 
 

@@ -1,0 +1,201 @@
+"""Drawings of computation graphs and of the walks transforms make over them.
+
+    >>> import mlxref.core as mx
+    >>> from mlxref import viz
+    >>> d = viz.trace(lambda x: mx.sin(x) * mx.exp(x), [mx.array(0.5)], transform="vjp")
+    >>> print(d.to_text(), end="")
+    # vjp of f(x)
+    x = input  # () float32: 0.5
+    sin_1 = sin x  # () float32: 0.47943
+    exp_2 = exp x  # () float32: 1.6487
+    mul_3 = multiply sin_1 exp_2  # () float32: 0.79044; output
+    outputs: mul_3
+    <BLANKLINE>
+    vjp walk (reverse order): cotangent of each node -> cotangent sent to each input
+        1. mul_3  cotangent 1  ->  [0] sin_1 += 1.6487  [1] exp_2 += 0.47943
+        2. exp_2  cotangent 0.47943  ->  [0] x += 0.79044
+        3. sin_1  cotangent 1.6487  ->  [0] x += 1.4469
+    <BLANKLINE>
+    gradient x: 2.2373
+
+Two ways in:
+
+- ``draw(arrays)``: the lazy graph behind arrays that are not evaluated yet.
+- ``trace(fun, args, transform=...)``: run a transform and record its walk
+  (``"graph"``, ``"vjp"``, ``"jvp"``, ``"grad"``, ``"value_and_grad"``,
+  ``"vmap"`` or ``"checkpoint"``: the vjp of ``mx.checkpoint(fun)``).
+
+Both return a ``Drawing``: ``to_dot()``, ``to_text()``, ``frames()`` (one DOT
+text per step of the walk), ``render(path, format)``, ``write_steps(dir)``;
+in a notebook it displays itself.
+
+The package, one concern per module, in reading order: ``model.py`` (the
+small graph model), ``record.py`` (arrays to model, names, clusters),
+``trace.py`` (transforms and their events to overlays), ``shrink.py``
+(collapse, max_nodes), ``dot.py`` (DOT text), ``text.py`` (the listing),
+``render.py`` (the dot binary, HTML).
+"""
+
+import os
+
+from . import dot as _dot
+from . import render as _render
+from . import shrink as _shrink
+from . import text as _text
+from . import trace as _trace
+from .record import Builder, flatten_arrays
+from .render import FORMATS, GraphvizMissing
+
+__all__ = ["Drawing", "GraphvizMissing", "draw", "trace"]
+
+
+class Drawing:
+    """A recorded graph, ready to be written in any format."""
+
+    def __init__(self, graph):
+        self.graph = graph
+        self._dot = None
+
+    def __repr__(self):
+        return (f"<mlxref.viz.Drawing {self.graph.title!r}: {len(self.graph.nodes)} nodes, "
+                f"{len(self.graph.steps)} steps>")
+
+    @property
+    def title(self):
+        return self.graph.title
+
+    def to_dot(self):
+        """The DOT text (byte-identical on every run)."""
+        if self._dot is None:
+            self._dot = _dot.to_dot(self.graph)
+        return self._dot
+
+    def to_text(self):
+        """One line per node, then the walk in visit order."""
+        return _text.to_text(self.graph)
+
+    def frames(self):
+        """One DOT text per step of the walk; ``[to_dot()]`` when there is no walk."""
+        return _dot.frames(self.graph)
+
+    def captions(self):
+        """One line per frame, saying which step it shows."""
+        if not self.graph.steps:
+            return [self.graph.title]
+        n = len(self.graph.steps)
+        return [f"step {s.number} of {n}: the {s.kind} walk visits "
+                + ", ".join(node.name for node in s.nodes if node is not None)
+                for s in self.graph.steps]
+
+    def render(self, path, format=None):
+        """Write the drawing to ``path`` as dot, text, svg, png, pdf or html.
+
+        ``format`` defaults to the suffix of ``path``. svg, png, pdf and html
+        need Graphviz's ``dot``; without it the DOT text goes to ``path`` with
+        a ``.dot`` suffix and GraphvizMissing is raised. Returns the path.
+        """
+        if format is None:
+            format = os.path.splitext(os.fspath(path))[1].lstrip(".").lower() or "svg"
+            format = "text" if format == "txt" else format
+        if format not in FORMATS:
+            raise ValueError(f"[viz.render] Unknown format {format!r}; expected one of "
+                             f"{', '.join(FORMATS)}.")
+        if format == "dot":
+            _render.write(path, self.to_dot())
+        elif format == "text":
+            _render.write(path, self.to_text())
+        elif _render.dot_binary() is None:
+            _render.dot_fallback(path, self.to_dot())
+        elif format == "html":
+            _render.write(path, _render.html_page(self.title, self.frames(), self.captions()))
+        else:
+            _render.write(path, _render.run_dot(self.to_dot(), format))
+        return path
+
+    def write_steps(self, directory):
+        """The frames as numbered SVG files 000.svg, 001.svg, ...; returns their paths.
+
+        Without ``dot`` the frames are written as 000.dot, 001.dot, ... and
+        GraphvizMissing is raised.
+        """
+        os.makedirs(directory, exist_ok=True)
+        frames = self.frames()
+        missing = _render.dot_binary() is None
+        paths = []
+        for i, frame in enumerate(frames):
+            path = os.path.join(directory, f"{i:03d}.{'dot' if missing else 'svg'}")
+            _render.write(path, frame if missing else _render.run_dot(frame, "svg"))
+            paths.append(path)
+        if missing:
+            raise GraphvizMissing()
+        return paths
+
+    def _repr_svg_(self):
+        if _render.dot_binary() is None:
+            return None
+        return _render.run_dot(self.to_dot(), "svg").decode("utf-8")
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        bundle = {"text/plain": self.to_text()}
+        svg = self._repr_svg_()
+        if svg is not None:
+            bundle["image/svg+xml"] = svg
+        if include:
+            bundle = {k: v for k, v in bundle.items() if k in include}
+        if exclude:
+            bundle = {k: v for k, v in bundle.items() if k not in exclude}
+        return bundle
+
+
+def _finish(graph, collapse, max_nodes):
+    if collapse:
+        _shrink.collapse(graph)
+    _shrink.max_nodes(graph, max_nodes)
+    graph.edges.sort(key=lambda e: (e.dst.uid, -1 if e.index is None else e.index, e.src.uid))
+    return Drawing(graph)
+
+
+def draw(arrays, names=None, collapse=False, max_nodes=None, title=None):
+    """The lazy graph behind an array or a list/tuple/dict tree of arrays.
+
+    Nothing is evaluated: a value is shown only where an array already has
+    its data. ``names`` (``{"x": x}``) marks inputs: the walk stops there and
+    other leaves are constants; without it, every leaf is drawn as an input.
+    """
+    outputs = flatten_arrays(arrays)
+    named = dict(names or {})
+    b = Builder("graph", title or "graph", leaves_are_inputs=not named)
+    for i, (name, a) in enumerate(named.items()):
+        b.name_input(a, str(name), i)
+    b.add(outputs, inputs=list(named.values()))
+    for o in outputs:
+        b.node(o).output = True
+    return _finish(b.finish(), collapse, max_nodes)
+
+
+def trace(fun, args, transform="graph", argnums=None, cotangents=None, tangents=None,
+          in_axes=0, collapse=False, max_nodes=None, names=None, title=None):
+    """Run ``transform`` of ``fun`` on ``args`` (a list of arrays) and draw it.
+
+    - ``"graph"``: the graph ``fun(*args)`` builds.
+    - ``"vjp"``: reverse step numbers, cotangents on nodes and edges, nodes
+      off the tape greyed. ``cotangents`` default to ones like each output.
+    - ``"jvp"``: forward step numbers and tangents; ``tangents`` default to
+      ones like each input.
+    - ``"grad"`` / ``"value_and_grad"`` (``argnums`` default 0; ``fun`` returns
+      a scalar): the forward graph with the vjp walk, and the backward graph
+      it built, side by side.
+    - ``"vmap"``: the batch axis of every node (``in_axes`` as ``mx.vmap``).
+    - ``"checkpoint"``: the vjp of ``mx.checkpoint(fun)``, with the region its
+      backward pass recomputes marked.
+
+    ``names`` are display names for the inputs (default: ``fun``'s parameter
+    names). ``collapse`` folds custom functions, checkpoints and recomputed
+    regions into one node each; ``max_nodes`` keeps at most that many nodes
+    plus one summary node. Values of the traced graph are evaluated after the
+    transform ran, so nodes show them.
+    """
+    graph = _trace.trace(fun, args, transform=transform, argnums=argnums,
+                         cotangents=cotangents, tangents=tangents, in_axes=in_axes,
+                         names=names, title=title)
+    return _finish(graph, collapse, max_nodes)

@@ -1,0 +1,103 @@
+"""The small graph model every drawing is made of.
+
+A drawing is recorded once into these plain objects (``record.py`` from the
+arrays, ``trace.py`` from a transform's traversal events), shrunk if asked
+(``shrink.py``), and then only read: ``dot.py`` writes Graphviz DOT and
+``text.py`` the listing. Nothing here refers back to the engine, so the writers
+never evaluate anything and always print the same text.
+
+Overlays are *notes*: a line of text and the traversal step from which it is
+shown. Frame ``k`` of a stepper shows the notes of steps ``0..k``; the final
+drawing shows them all. Read next: ``record.py``.
+"""
+
+from dataclasses import dataclass, field
+
+
+@dataclass(eq=False)
+class Node:
+    """One array (or, after shrinking, a fold or the summary of hidden nodes).
+
+    ``kind``: "input", "constant", "op", "fold" (a folded region) or "summary".
+    ``part``: "forward", or "backward" for the graph a vjp walk built.
+    """
+
+    name: str
+    kind: str
+    uid: int = 0
+    op: str = ""  # the primitive's full name, e.g. "multiply"
+    params: str = ""  # e.g. "axes=(0,), keepdims=False"
+    shape: tuple = ()
+    dtype: str = ""
+    value: str = None  # a short preview, when the value is known
+    part: str = "forward"
+    output: bool = False
+    off_tape: bool = False  # greyed: the walk never visits it
+    custom: str = ""  # "custom_function" or "checkpoint" for a CustomTransforms node
+    sibling: tuple = None  # (position, count) of a multi-output primitive's output
+    folded: int = 0  # how many nodes were folded into this one
+    gradient_of: object = None  # the input Node this backward node is the gradient of
+    cluster: object = None  # the innermost Cluster holding it
+    reveal: int = 0  # the first frame it exists in (backward nodes appear as built)
+    visited: list = field(default_factory=list)  # step numbers that visited it
+    notes: list = field(default_factory=list)  # [(step, text)]
+    tags: list = field(default_factory=list)  # extra words for the listing
+    array: object = None  # the recorded array; writers never touch it
+
+
+@dataclass(eq=False)
+class Edge:
+    """Input ``index`` of ``dst`` is ``src`` (``index`` None: a summary edge).
+
+    ``style``: "data"; "cut" (into a stop_gradient: no derivative crosses it);
+    "cross" (a forward value the backward graph reads).
+    """
+
+    src: Node
+    dst: Node
+    index: int = None
+    style: str = "data"
+    notes: list = field(default_factory=list)  # [(step, text)]
+
+
+@dataclass(eq=False)
+class Cluster:
+    """A box around nodes: "forward", "backward", "custom" or "recompute"."""
+
+    key: str  # the DOT subgraph id, starting with "cluster_"
+    kind: str
+    label: str
+    order: int  # emission order (creation order of its first node)
+    anchor: str = ""  # the name of the node it is about (e.g. the checkpoint node)
+    parent: object = None
+    members: set = field(default_factory=set)  # ids of Nodes, used while building
+
+
+@dataclass(eq=False)
+class StepInfo:
+    """One step of the traversal, for the listing and the frames.
+
+    ``nodes`` are the outputs of the primitive visited; ``incoming`` one text
+    per node (cotangent, tangent or batch axis); ``contributions`` one
+    ``(edge, text)`` per input that received something.
+    """
+
+    number: int  # 1, 2, ... in visit order
+    kind: str  # "vjp", "jvp" or "vmap"
+    nodes: list
+    incoming: list
+    contributions: list
+
+
+@dataclass(eq=False)
+class Graph:
+    """Everything a writer needs."""
+
+    title: str
+    mode: str  # "graph", "vjp", "jvp", "vmap", "grad", "value_and_grad", "checkpoint"
+    nodes: list = field(default_factory=list)  # in creation order
+    edges: list = field(default_factory=list)  # by consumer, then argument index
+    clusters: list = field(default_factory=list)
+    steps: list = field(default_factory=list)  # StepInfo, in visit order
+    results: list = field(default_factory=list)  # [(label, Node, text)] e.g. gradients
+    hidden: int = 0  # nodes left out by max_nodes (counted in the summary node)

@@ -1,0 +1,342 @@
+"""Recording: from arrays to the graph model (one Node per array, one Edge per input).
+
+``Builder.add`` walks the lazy graph behind some arrays, iteratively (a chain
+100,000 nodes deep is fine), and stops at the arrays it is told are inputs.
+``Builder.finish`` then gives the nodes their stable names, numbered 1..n in
+creation order (``_uid``) *within the drawing* (the forward graph first, then
+the backward graph of a grad), so a name never depends on what else the
+process created; and it puts each ``CustomTransforms`` node and the
+inner function's graph behind it into a cluster.
+
+micrograd's ``draw_dot`` is the bar: it sorts recursively, names nodes by
+``id()`` and keeps parents in a set (so ``a + a`` draws one edge). Here the walk
+is a loop, names follow creation order, and every input slot is its own edge.
+
+Read next: ``trace.py`` (overlays from traversal events), then ``dot.py``.
+"""
+
+from ..core import graph as _graph
+from ..core.dtypes import Dtype
+from ..core.primitives.base import StopGradient
+from ..core.primitives.custom import CustomTransforms
+from .model import Cluster, Edge, Graph, Node
+
+# Primitive names as MLX's Python API spells the op; any name not listed is
+# simply lower-cased ("Matmul" -> "matmul", "LogSumExp" -> "logsumexp").
+FULL_NAMES = {
+    "StopGradient": "stop_gradient",
+    "ExpandDims": "expand_dims",
+    "SliceUpdate": "slice_update",
+    "GatherAxis": "gather_axis",
+    "MaskedScatter": "masked_scatter",
+    "CustomTransforms": "custom_function",
+    "FloorDivide": "floor_divide",
+    "NotEqual": "not_equal",
+    "LessEqual": "less_equal",
+    "GreaterEqual": "greater_equal",
+    "LogicalNot": "logical_not",
+    "LogicalAnd": "logical_and",
+    "LogicalOr": "logical_or",
+    "ArgReduce": "arg_reduce",
+    "And": "all",
+    "Or": "any",
+}
+
+# The short form used in node names (mul_3); anything not listed is the full name.
+SHORT_NAMES = {
+    "multiply": "mul",
+    "subtract": "sub",
+    "divide": "div",
+    "negative": "neg",
+    "power": "pow",
+    "custom_function": "custom",
+}
+
+PREVIEW_ELEMENTS = 3
+PARAMS_WIDTH = 40
+
+
+def op_name(primitive):
+    """The full, lower-case name of a primitive: "multiply", "sum", "checkpoint"."""
+    name = primitive.name
+    return FULL_NAMES.get(name, name.lower())
+
+
+def format_params(primitive):
+    parts = []
+    for key, value in primitive.params().items():
+        if isinstance(value, Dtype):
+            value = value.name
+        parts.append(f"{key}={value}" if isinstance(value, str) else f"{key}={value!r}")
+    text = ", ".join(parts)
+    return text if len(text) <= PARAMS_WIDTH else text[: PARAMS_WIDTH - 1] + "…"
+
+
+def format_scalar(v):
+    if isinstance(v, bool):
+        return "True" if v else "False"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return "%.5g" % v
+    text = str(v)  # a SymPy expression
+    return text if len(text) <= 24 else text[:23] + "…"
+
+
+def preview(a):
+    """The first few elements of an array that already has its data, else None."""
+    if a is None or a._data is None:
+        return None
+    data = a._data
+    items = [format_scalar(v) for v in data[:PREVIEW_ELEMENTS]]
+    if not a._shape:
+        return items[0]
+    more = ", …" if len(data) > PREVIEW_ELEMENTS else ""
+    return "[" + ", ".join(items) + more + "]"
+
+
+def flatten_arrays(tree):
+    """The arrays in a list/tuple/dict tree, in order (other leaves are skipped)."""
+    from ..core.array import array
+
+    out, stack = [], [tree]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, array):
+            out.append(t)
+        elif isinstance(t, (list, tuple)):
+            stack.extend(reversed(t))
+        elif isinstance(t, dict):
+            stack.extend(reversed(list(t.values())))
+    return out
+
+
+def collect(outputs, stop):
+    """Every array behind ``outputs`` (siblings included), not walking past ``stop``.
+
+    ``stop`` holds ids; those arrays are included but their inputs are not.
+    Iterative depth-first search; the order does not matter (names sort later).
+    """
+    seen, found = set(), []
+    stack = list(outputs)
+    while stack:
+        a = stack.pop()
+        if id(a) in seen:
+            continue
+        for s in (a,) if id(a) in stop else a.outputs():
+            if id(s) not in seen:
+                seen.add(id(s))
+                found.append(s)
+        if id(a) not in stop:
+            stack.extend(x for x in a._inputs if id(x) not in seen)
+    return found
+
+
+def evaluate(arrays):
+    """Evaluate the arrays that can be, keeping every graph intact.
+
+    Used by ``trace`` after the transform ran, so drawings show values. An
+    array behind a vmap placeholder (no data, no primitive) cannot be
+    evaluated and is skipped.
+    """
+    ok = {}  # id -> evaluable
+    for root in arrays:
+        stack = [root]
+        while stack:
+            a = stack[-1]
+            if id(a) in ok:
+                stack.pop()
+                continue
+            if a._data is not None or a._primitive is None:
+                ok[id(a)] = a._data is not None
+                stack.pop()
+                continue
+            pending = [x for x in a._inputs if id(x) not in ok]
+            if pending:
+                stack.extend(pending)
+                continue
+            ok[id(a)] = all(ok[id(x)] for x in a._inputs)
+            stack.pop()
+    todo = [a for a in arrays if ok[id(a)] and a._data is None]
+    with _graph.RetainGraph():
+        _graph.eval_arrays(todo)
+
+
+class Builder:
+    """Collects nodes and edges, then names them and finds the custom clusters."""
+
+    def __init__(self, mode, title, leaves_are_inputs=False):
+        self.graph = Graph(title=title, mode=mode)
+        self.node_of = {}  # id(array) -> Node
+        self.names = {}  # id(array) -> display name given by the caller
+        self.positions = {}  # id(array) -> argument position, to list inputs in order
+        self.leaves_are_inputs = leaves_are_inputs
+        self._clusters = []  # (kind, anchor, label, nodes), resolved in finish()
+
+    def add(self, outputs, inputs=(), part="forward"):
+        """Record the graph behind ``outputs``, stopping at ``inputs`` and at
+        arrays already recorded (edges to those are "cross" edges when the
+        part differs). Returns the new nodes."""
+        input_ids = {id(a) for a in inputs}
+        stop = input_ids | set(self.node_of)
+        new = [a for a in collect(outputs, stop) if id(a) not in self.node_of]
+        nodes = []
+        for a in new:
+            if id(a) in input_ids or (a._primitive is None and self.leaves_are_inputs):
+                kind = "input"
+            elif a._primitive is None:
+                kind = "constant"
+            else:
+                kind = "op"
+            node = Node(name="", kind=kind, uid=a._uid, shape=tuple(a._shape),
+                        dtype=a._dtype.name, value=preview(a), part=part, array=a)
+            if kind == "op":
+                node.op = op_name(a._primitive)
+                node.params = format_params(a._primitive)
+                if isinstance(a._primitive, CustomTransforms):
+                    node.custom = node.op
+                if a._siblings is not None and len(a._siblings) > 1:
+                    node.sibling = (a._position, len(a._siblings))
+            self.node_of[id(a)] = node
+            nodes.append(node)
+        for node in nodes:
+            if node.kind != "op":
+                continue
+            cut = isinstance(node.array._primitive, StopGradient)
+            for i, x in enumerate(node.array._inputs):
+                src = self.node_of[id(x)]
+                style = "cut" if cut else ("cross" if src.part != node.part else "data")
+                self.graph.edges.append(Edge(src=src, dst=node, index=i, style=style))
+        self.graph.nodes.extend(nodes)
+        return nodes
+
+    def name_input(self, a, name, position):
+        """Call input ``a`` ``name`` (the first name given wins)."""
+        self.names.setdefault(id(a), name)
+        self.positions.setdefault(id(a), position)
+
+    def node(self, a):
+        return self.node_of.get(id(a))
+
+    def add_cluster(self, kind, anchor, label, nodes):
+        """A box around ``nodes``, about ``anchor`` (a Node, or None for the one
+        cluster of its kind); ``label`` may be a function called once names exist."""
+        self._clusters.append((kind, anchor, label, list(nodes)))
+
+    def finish(self):
+        g = self.graph
+        # Forward first; the named inputs first, in argument order; then creation order.
+        position = self.positions
+
+        def order(n):
+            named = n.kind == "input" and id(n.array) in position
+            return (n.part != "forward", not named, position.get(id(n.array), 0), n.uid)
+
+        g.nodes.sort(key=order)
+        g.edges.sort(key=lambda e: (e.dst.uid, e.index))
+        self._name_nodes()
+        for node in g.nodes:
+            if node.custom and (node.sibling is None or node.sibling[0] == 0):
+                self._custom_cluster(node)
+        resolve_clusters(g, self._clusters)
+        return g
+
+    def _name_nodes(self):
+        used = set(self.names.values())
+        n = 0
+        for node in self.graph.nodes:
+            given = self.names.get(id(node.array))
+            if given is not None and node.kind == "input":
+                node.name = given
+                continue
+            n += 1
+            short = {"input": "input", "constant": "const"}.get(node.kind)
+            name = f"{short or SHORT_NAMES.get(node.op, node.op)}_{n}"
+            while name in used:  # only if a caller named an input like this
+                name += "_"
+            used.add(name)
+            node.name = name
+
+    def _custom_cluster(self, node):
+        """The CustomTransforms node, its siblings and the inner function's graph.
+
+        Its inputs are the function's inputs, then its outputs behind
+        stop_gradient. The inner graph is what lies behind those, short of the
+        function's inputs, keeping only nodes nothing outside it consumes.
+        """
+        g = self.graph
+        a = node.array
+        n = a._primitive.num_inputs
+        siblings = [self.node_of[id(s)] for s in a.outputs() if id(s) in self.node_of]
+        boundary = {id(self.node_of[id(x)]) for x in a._inputs[:n]}
+        producers, consumers = {}, {}
+        for e in g.edges:
+            producers.setdefault(id(e.dst), []).append(e.src)
+            consumers.setdefault(id(e.src), []).append(e.dst)
+        region = {}
+        stack = [self.node_of[id(x)] for x in a._inputs[n:]]
+        while stack:
+            m = stack.pop()
+            if id(m) in region or id(m) in boundary or m.part != node.part or m.kind == "input":
+                continue
+            region[id(m)] = m
+            stack.extend(producers.get(id(m), ()))
+        inside = set(region) | {id(s) for s in siblings}
+        changed = True
+        # Drop what is also used outside (a value captured from outside); the
+        # backward graph may read the outputs (checkpoint's Depends does).
+        while changed:
+            changed = False
+            for key, m in list(region.items()):
+                if any(id(c) not in inside and c.part == node.part
+                       for c in consumers.get(id(m), ())):
+                    del region[key]
+                    inside.discard(key)
+                    changed = True
+        label = custom_label(node)
+        self.add_cluster("custom", node, label, siblings + list(region.values()))
+
+
+def custom_label(node):
+    """"checkpoint" or "custom_function: custom vjp, jvp" (the rules that are set)."""
+    if node.custom == "checkpoint":
+        return f"checkpoint {node.name}: recomputed in the backward pass"
+    rules = getattr(node.array._primitive, "rules", None)
+    user = getattr(rules, "cf", None)
+    given = [r for r in ("vjp", "jvp", "vmap") if getattr(user, f"{r}_rule", None) is not None]
+    return f"custom_function {node.name}" + (f": custom {', '.join(given)}" if given else "")
+
+
+def resolve_clusters(graph, specs):
+    """Nest the clusters by containment and give each node its innermost one.
+
+    ``specs`` are ``(kind, anchor, label, nodes)``. A node in several clusters
+    belongs to the smallest; a cluster's parent is the smallest larger cluster
+    holding all of its nodes. Empty clusters are dropped.
+    """
+    clusters = []
+    for kind, anchor, label, nodes in specs:
+        nodes = [n for n in nodes if n is not None]
+        if not nodes:
+            continue
+        first = min(nodes, key=lambda n: n.uid)
+        key = f"cluster_{kind}" if anchor is None else f"cluster_{kind}_{anchor.name}"
+        c = Cluster(key=key, kind=kind, anchor="" if anchor is None else anchor.name,
+                    label=label() if callable(label) else label,
+                    order=first.uid, members={id(n) for n in nodes})
+        clusters.append(c)
+    # Larger clusters first, so a later (smaller) one overrides a node's cluster.
+    clusters.sort(key=lambda c: (-len(c.members), c.order, c.kind))
+    for i, c in enumerate(clusters):
+        for d in reversed(clusters[:i]):  # the smallest larger one first
+            if c.members <= d.members:
+                c.parent = d
+                break
+    by_id = {id(n): n for n in graph.nodes}
+    for c in clusters:
+        for key in c.members:
+            by_id[key].cluster = c
+    # The forward graph first (dot usually places it on the left), then creation order.
+    first = {"forward": 0, "backward": 1}
+    graph.clusters = sorted(clusters, key=lambda c: (first.get(c.kind, 2), c.order,
+                                                     -len(c.members), c.kind))

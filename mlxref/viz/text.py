@@ -1,0 +1,98 @@
+"""The text listing: one line per node, then the walk in visit order.
+
+    # vjp of f(x)
+    x = input  # () float32: 0.5
+    sin_1 = sin x  # () float32: 0.47943
+    exp_2 = exp x  # () float32: 1.6487
+    mul_3 = multiply sin_1 exp_2  # () float32: 0.79044; output
+
+Every name is bound once, and before it is used (nodes are listed in creation
+order), like the jaxprs of Autodidax. It prints in any terminal and diffs in a
+test. After the nodes comes the walk: for vjp each step's cotangent and what
+it sends to each input (``[1] exp_2 += 0.47943``: argument 1), for jvp the
+tangents coming in and going out, for vmap the batch axes.
+
+Read next: ``render.py``.
+"""
+
+from .dot import describe, folded, shape_text, visible_notes
+
+HEADINGS = {
+    "vjp": "vjp walk (reverse order): cotangent of each node -> cotangent sent to each input",
+    "jvp": "jvp walk (forward order): tangents of the inputs -> tangent of each node",
+    "vmap": "vmap walk (forward order): batch axes of the inputs -> batch axis of each node",
+}
+PARTS = {"forward": "# forward: the traced graph",
+         "backward": "# backward: the graph the vjp walk built"}
+
+
+def node_line(node, operands):
+    if node.kind == "summary":
+        return f"# … {node.folded} more nodes"
+    if node.kind == "fold":
+        return f"{node.name} = {' '.join(['recomputed'] + operands)}  # {node.tags[0]}; " \
+               f"{describe(node)}"
+    op = node.op if node.kind == "op" else node.kind
+    if node.params:
+        op += f"[{node.params}]"
+    words = [op] + operands
+    comment = shape_text(node)
+    if node.value is not None:
+        comment += f": {node.value}"
+    tags = []
+    if node.sibling is not None:
+        tags.append(f"output {node.sibling[0]} of {node.sibling[1]}")
+    if node.output:
+        tags.append("output")
+    if node.off_tape:
+        tags.append("off the tape")
+    if node.cluster is not None and node.cluster.kind == "custom" and not node.custom:
+        tags.append(f"inside {node.cluster.anchor}")
+    if node.folded:
+        tags.append(folded(node.folded))
+    tags += node.tags
+    if node.gradient_of is not None:
+        tags.append(f"gradient of {node.gradient_of.name}")
+    tags += [t for t in visible_notes(node.notes, None)
+             if t == "unbatched" or t.endswith("(in_axes)")]
+    if tags:
+        comment += "; " + ", ".join(tags)
+    return f"{node.name} = {' '.join(words)}  # {comment}"
+
+
+def to_text(graph):
+    producers = {}
+    for e in graph.edges:
+        producers.setdefault(id(e.dst), []).append(e)
+    lines = [f"# {graph.title}"]
+    part = None
+    split = any(n.part == "backward" for n in graph.nodes)
+    for node in graph.nodes:  # the forward graph first, then the backward graph
+        if split and node.kind != "summary" and node.part != part:
+            part = node.part
+            lines.append(PARTS[part])
+        operands = [e.src.name if e.src.kind != "summary" else "…"
+                    for e in producers.get(id(node), ())]
+        lines.append(node_line(node, operands))
+    outputs = [n.name for n in graph.nodes if n.output and n.part == "forward"]
+    lines.append(f"outputs: {' '.join(outputs)}")
+    if graph.steps:
+        lines.append("")
+        lines.append(HEADINGS[graph.steps[0].kind])
+        for step in graph.steps:
+            lines.append(step_line(step))
+    if graph.results:
+        lines.append("")
+        for label, node, text in graph.results:
+            lines.append(f"{label} {node.name}: {text}")
+    return "\n".join(lines) + "\n"
+
+
+def step_line(step):
+    names = ", ".join(n.name for n in step.nodes if n is not None)
+    if step.kind == "vjp":
+        sent = "  ".join(f"[{e.index}] {e.src.name} += {t}" for e, t in step.contributions)
+        got = ", ".join(step.incoming)
+        return f"  {step.number:>3}. {names}  cotangent {got}  ->  {sent or '(nothing)'}"
+    got = "  ".join(f"[{e.index}] {e.src.name} {t}" for e, t in step.contributions)
+    return f"  {step.number:>3}. {names}  {got or '(no input)'}  ->  {', '.join(step.incoming)}"

@@ -1,0 +1,437 @@
+"""Recording a transform: run it under a listener, then turn its walk into overlays.
+
+``trace(fun, args, transform=...)`` calls the real transform (``mx.vjp``,
+``mx.jvp``, ``mx.value_and_grad``, ``mx.vmap``) with a listener on the
+traversal events of ``mlxref/core/transforms/events.py``:
+
+1. The *main walk* is the first ``Begin`` of the transform's kind announced
+   after the function has returned (walks announced while it ran belong to
+   transforms inside it, e.g. the ``grad`` inside ``vmap(grad(f))``).
+2. A ``Begin`` announced during the main walk is a *nested* walk: a vjp rule
+   that runs a transform itself. ``checkpoint``'s rule re-runs the function
+   under ``vjp``; the graph that nested walk traced is the recomputed region.
+   A ``Step`` belongs to the innermost walk whose tape holds its node, and
+   a nested walk ends when its parent takes its next step.
+3. The drawing is the graph between the main walk's primals (the tracers,
+   drawn as the named inputs) and its outputs; for grad, value_and_grad and
+   checkpoint also the backward graph behind the gradients, in a second
+   cluster. Then every value that can be is evaluated, and each step becomes
+   notes on nodes and edges (see ``model.py``).
+
+Read next: ``shrink.py``, then ``dot.py``.
+"""
+
+import inspect
+
+from .. import core as mx
+from ..core.transforms import events
+from . import record
+from ..core.primitives.base import StopGradient
+from .model import StepInfo
+from .record import Builder, evaluate, flatten_arrays, preview
+
+TRANSFORMS = ("graph", "vjp", "jvp", "grad", "value_and_grad", "vmap", "checkpoint")
+WALK_KIND = {"vjp": "vjp", "checkpoint": "vjp", "grad": "vjp", "value_and_grad": "vjp",
+             "jvp": "jvp", "vmap": "vmap"}
+BACKWARD = ("grad", "value_and_grad", "checkpoint")
+
+
+class _Log:
+    """The listener: every event, and whether the traced function had returned."""
+
+    def __init__(self):
+        self.events = []
+        self.returned = False
+
+    def __call__(self, event):
+        self.events.append((self.returned, event))
+
+    def marking(self, fun):
+        def marked(*args):
+            out = fun(*args)
+            self.returned = True
+            return out
+
+        return marked
+
+
+class _Walk:
+    def __init__(self, begin):
+        self.begin = begin
+        self.tape_ids = {id(o) for node in begin.tape for o in node.outputs()}
+        self.steps = []
+
+
+def split_walks(logged, kind):
+    """The main walk and the nested walks, each nested one with the node whose
+    step ran it (its owner)."""
+    main, stack, nested = None, [], []
+    for returned, event in logged:
+        if main is None:
+            if returned and isinstance(event, events.Begin) and event.kind == kind:
+                main = _Walk(event)
+                stack = [main]
+            continue
+        if isinstance(event, events.Begin):
+            stack.append(_Walk(event))
+            continue
+        depth = len(stack) - 1
+        while depth >= 0 and id(event.node) not in stack[depth].tape_ids:
+            depth -= 1
+        if depth < 0:
+            continue
+        nested.extend((w, event.node) for w in stack[depth + 1 :])
+        del stack[depth + 1 :]
+        stack[depth].steps.append(event)
+    nested.extend((w, None) for w in stack[1:])
+    return main, nested
+
+
+def input_names(fun, args, names):
+    """Display names: given ones, else the function's parameter names, else arg0..."""
+    if names is None:
+        names = []
+        try:
+            params = list(inspect.signature(fun).parameters.values())
+        except (TypeError, ValueError):
+            params = []
+        for p in params:
+            if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                break
+            names.append(p.name)
+    names = [str(n) for n in list(names)[: len(args)]]
+    names += [f"arg{i}" for i in range(len(names), len(args))]
+    seen = set()
+    for i, n in enumerate(names):
+        if n in seen:
+            names[i] = f"{n}_{i}"
+        seen.add(names[i])
+    return names
+
+
+def _argnums(argnums, default):
+    if argnums is None:
+        return list(default)
+    if isinstance(argnums, int):
+        return [argnums]
+    return sorted(argnums)
+
+
+def _as_arrays(values, like, what):
+    """Cotangents or tangents: arrays, numbers or lists; a scalar fills the shape."""
+    if isinstance(values, dict):
+        raise TypeError(f"[viz.trace] {what} must be a list, not a dict.")
+    if not isinstance(values, (list, tuple)) or (
+        len(like) == 1 and not isinstance(values[0], (mx.array, list, tuple, int, float))
+    ):
+        values = [values]
+    if len(values) != len(like):
+        raise ValueError(f"[viz.trace] Expected {len(like)} {what}, got {len(values)}.")
+    out = []
+    for v, ref in zip(values, like):
+        a = v if isinstance(v, mx.array) else mx.array(v, dtype=ref.dtype)
+        if a.shape != ref.shape and a.size == 1:
+            a = mx.full(ref.shape, a.reshape(()), dtype=ref.dtype)
+        out.append(a)
+    return out
+
+
+def _partial(fun, args, argnums):
+    """``fun`` of the arrays at ``argnums``, the other arguments fixed."""
+
+    def call(*primals):
+        full = list(args)
+        for i, p in zip(argnums, primals):
+            full[i] = p
+        return fun(*full)
+
+    return call
+
+
+def _axes_per_arg(in_axes, count):
+    if count == 1 and isinstance(in_axes, (tuple, list)) and len(in_axes) == 1:
+        in_axes = in_axes[0]
+    if isinstance(in_axes, (tuple, list)):
+        return [a if a is None or isinstance(a, int) else "tree" for a in in_axes]
+    return [in_axes] * count
+
+
+def _title(transform, fun, names, argnums):
+    """E.g. "grad of loss(w, x) with respect to w", "vjp of checkpoint(f)(x)"."""
+    fname = getattr(fun, "__name__", "f")
+    fname = "f" if fname == "<lambda>" else fname
+    arguments = f"({', '.join(names)})"
+    if transform == "graph":
+        return f"graph of {fname}{arguments}"
+    if transform == "checkpoint":
+        title = f"vjp of checkpoint({fname}){arguments}"
+    else:
+        title = f"{transform} of {fname}{arguments}"
+    if argnums is not None:
+        title += " with respect to " + ", ".join(names[i] for i in argnums)
+    return title
+
+
+def trace(fun, args, transform="graph", argnums=None, cotangents=None, tangents=None,
+          in_axes=0, names=None, title=None):
+    """Run ``transform`` of ``fun`` on ``args`` and record it; returns a Graph."""
+    if transform not in TRANSFORMS:
+        raise ValueError(
+            f"[viz.trace] Unknown transform {transform!r}; expected one of {', '.join(TRANSFORMS)}."
+        )
+    args = list(args)
+    for a in args:
+        if not isinstance(a, mx.array):
+            raise TypeError(f"[viz.trace] args must be arrays, got {type(a).__name__}.")
+    names = input_names(fun, args, names)
+    log = _Log()
+    nums, results = _run(log, fun, args, transform, argnums, cotangents, tangents, in_axes)
+
+    wrt = nums if (argnums is not None or transform in ("grad", "value_and_grad")) else None
+    b = Builder(transform, title or _title(transform, fun, names, wrt))
+    for i, (a, n) in enumerate(zip(args, names)):
+        b.name_input(a, n, i)
+    if transform == "graph":
+        outputs = results["outputs"]
+        forward = b.add(outputs + args, inputs=args)
+        for o in outputs:
+            b.node(o).output = True
+        evaluate([n.array for n in forward])
+        _set_values(b)
+        return b.finish()
+
+    main, nested = split_walks(log.events, WALK_KIND[transform])
+    if main is None:  # pragma: no cover - every transform announces its walk
+        raise RuntimeError(f"[viz.trace] The {transform} transform announced no walk.")
+    begin = main.begin
+    _name_primals(b, begin, args, names, transform, in_axes)
+    # The primals too, so an input the outputs do not depend on is still drawn.
+    forward = b.add(list(begin.outputs) + list(begin.primals), inputs=list(begin.primals) + args)
+    for o in begin.outputs:
+        b.node(o).output = True
+    backward = []
+    if transform in BACKWARD:
+        backward = b.add(results["gradients"], part="backward")
+        b.add_cluster("forward", None, "forward: the traced graph", forward)
+        b.add_cluster("backward", None, "backward: the graph the vjp walk built", backward)
+
+    # Values: the transform has run, so the traced graph can be evaluated.
+    todo = [n.array for n in forward + backward]
+    for step in main.steps:
+        todo += [x for x in step.incoming + list(step.produced) if isinstance(x, mx.array)]
+    for role in ("gradients", "jvps", "tangents", "batched"):
+        todo += results.get(role, [])
+    evaluate(todo)
+    _set_values(b)
+
+    _off_tape(b, main, forward)
+    if WALK_KIND[transform] == "vjp":
+        _vjp_notes(b, main, results["gradients"], backward)
+    elif transform == "jvp":
+        _jvp_notes(b, main, results["tangents"], results["jvps"])
+    else:
+        _vmap_notes(b, main, forward, args, in_axes, results["batched"])
+    _recomputed(b, nested, set(map(id, forward)))
+    return b.finish()
+
+
+def _run(log, fun, args, transform, argnums, cotangents, tangents, in_axes):
+    """Call the transform with ``log`` listening; returns (argnums used, results by role)."""
+    f = mx.checkpoint(fun) if transform == "checkpoint" else fun
+    marked = log.marking(f)
+    if transform == "graph":
+        return None, {"outputs": flatten_arrays(marked(*args))}
+    if transform == "vmap":
+        axes = tuple(in_axes) if isinstance(in_axes, list) else in_axes
+        with events.listen(log):
+            return None, {"batched": flatten_arrays(mx.vmap(marked, in_axes=axes)(*args))}
+    if transform in ("grad", "value_and_grad"):
+        with events.listen(log):
+            vag = mx.value_and_grad(marked, argnums=0 if argnums is None else argnums)
+            _, grads = vag(*args)
+        return _argnums(argnums, [0]), {"gradients": flatten_arrays(grads)}
+
+    nums = _argnums(argnums, range(len(args)))
+    primals = [args[i] for i in nums]
+    if transform == "jvp":
+        tans = ([mx.ones_like(p) for p in primals] if tangents is None
+                else _as_arrays(tangents, primals, "tangents"))
+        with events.listen(log):
+            _, jvps = mx.jvp(_partial(marked, args, nums), primals, tans)
+        return nums, {"jvps": jvps, "tangents": tans}
+    # vjp and checkpoint: one cotangent per output that is not a stop_gradient;
+    # a first call (not recorded) tells their shapes.
+    outs = flatten_arrays(_partial(f, args, nums)(*primals))
+    outs = [o for o in outs if not isinstance(o._primitive, StopGradient)]
+    cots = ([mx.ones_like(o) for o in outs] if cotangents is None
+            else _as_arrays(cotangents, outs, "cotangents"))
+    with events.listen(log):
+        _, vjps = mx.vjp(_partial(marked, args, nums), primals, cots)
+    return nums, {"gradients": vjps}
+
+
+def _name_primals(b, begin, args, names, transform, in_axes):
+    """Give the walk's primals (tracers or vmap placeholders) the inputs' names."""
+    position = {}
+    for i, a in enumerate(args):
+        position.setdefault(id(a), i)
+    if transform == "vmap":
+        axes = _axes_per_arg(in_axes, len(args))
+        mapped = [i for i, ax in enumerate(axes) if ax is not None]
+        for p, i in zip(begin.primals, mapped):
+            b.name_input(p, names[i], i)
+        return
+    for p in begin.primals:
+        if p._inputs and id(p._inputs[0]) in position:  # a tracer copies its primal
+            i = position[id(p._inputs[0])]
+            b.name_input(p, names[i], i)
+
+
+def _set_values(b):
+    for node in b.graph.nodes:
+        node.value = preview(node.array)
+
+
+def _text(a):
+    return preview(a) or "(not evaluated)"
+
+
+def _edge_index(b):
+    return {(id(e.dst), e.index): e for e in b.graph.edges}
+
+
+def _off_tape(b, main, forward):
+    """Grey what the vjp or jvp walk never visits (vmap batches every node).
+
+    That is more than what is off the tape: the tape also holds the graph
+    behind a stop_gradient, which the vjp walk then skips for want of a
+    cotangent.
+    """
+    if main.begin.kind == "vmap":
+        return
+    visited = {id(o) for step in main.steps for o in step.node.outputs()}
+    visited |= {id(p) for p in main.begin.primals}
+    for node in forward:
+        if id(node.array) not in visited:
+            node.off_tape = True
+
+
+def _vjp_notes(b, main, gradients, backward):
+    edges = _edge_index(b)
+    watermark, marks = 0, []
+    for k, step in enumerate(main.steps, 1):
+        nodes = [b.node(o) for o in step.node.outputs()]
+        incoming = [_text(c) for c in step.incoming]
+        for node, text in zip(nodes, incoming):
+            if node is not None:
+                node.visited.append(k)
+                node.notes.append((k, f"step {k} · cotangent {text}"))
+        contributions = []
+        dst = b.node(step.node)
+        for i, v in zip(step.argnums, step.produced):
+            edge = edges.get((id(dst), i))
+            if edge is not None:
+                edge.notes.append((k, f"cotangent {_text(v)}"))
+                contributions.append((edge, _text(v)))
+        b.graph.steps.append(StepInfo(k, "vjp", nodes, incoming, contributions))
+        watermark = max([watermark] + [v._uid for v in step.produced])
+        marks.append(watermark)
+    last = len(main.steps)
+    for p, g in zip(main.begin.primals, gradients):
+        node = b.node(p)
+        if node is not None:
+            node.notes.append((last, f"gradient {_text(g)}"))
+            b.graph.results.append(("gradient", node, _text(g)))
+        gnode = b.node(g)
+        if gnode is not None and gnode.part == "backward" and node is not None:
+            gnode.output = True
+            gnode.gradient_of = node
+    for node in backward:  # a backward node appears in the frame of the step that built it
+        node.reveal = next((k for k, m in enumerate(marks, 1) if node.uid <= m), max(last, 1))
+
+
+def _jvp_notes(b, main, tangents, jvps):
+    edges = _edge_index(b)
+    for p, t in zip(main.begin.primals, tangents):
+        node = b.node(p)
+        if node is not None:
+            node.notes.append((0, f"tangent {_text(t)}"))
+    for k, step in enumerate(main.steps, 1):
+        nodes = [b.node(o) for o in step.node.outputs()]
+        produced = [_text(t) for t in step.produced]
+        for node, text in zip(nodes, produced):
+            if node is not None:
+                node.visited.append(k)
+                node.notes.append((k, f"step {k} · tangent {text}"))
+        contributions = []
+        dst = b.node(step.node)
+        for i, t in zip(step.argnums, step.incoming):
+            edge = edges.get((id(dst), i))
+            if edge is not None:
+                edge.notes.append((k, f"tangent {_text(t)}"))
+                contributions.append((edge, _text(t)))
+        b.graph.steps.append(StepInfo(k, "jvp", nodes, produced, contributions))
+    for o, t in zip(main.begin.outputs, jvps):
+        node = b.node(o)
+        if node is not None:
+            b.graph.results.append(("jvp", node, _text(t)))
+
+
+def _axis(ax):
+    return "unbatched" if ax is None else f"batch axis {ax}"
+
+
+def _vmap_notes(b, main, forward, args, in_axes, batched):
+    edges = _edge_index(b)
+    axes = _axes_per_arg(in_axes, len(args))
+    mapped = [ax for ax in axes if ax is not None]
+    for p, ax in zip(main.begin.primals, mapped):
+        node = b.node(p)
+        if node is not None:
+            node.notes.append((0, f"{_axis(ax)} (in_axes)"))
+    for k, step in enumerate(main.steps, 1):
+        nodes = [b.node(o) for o in step.node.outputs()]
+        produced = [_axis(ax) for ax in step.produced]
+        for node, text in zip(nodes, produced):
+            if node is not None:
+                node.visited.append(k)
+                node.notes.append((k, f"step {k} · {text}"))
+        contributions = []
+        dst = b.node(step.node)
+        for i in step.argnums:
+            edge = edges.get((id(dst), i))
+            if edge is not None:
+                edge.notes.append((k, f"axis {step.incoming[i]}"))
+                contributions.append((edge, f"axis {step.incoming[i]}"))
+        b.graph.steps.append(StepInfo(k, "vmap", nodes, produced, contributions))
+    primals = {id(p) for p in main.begin.primals}
+    for node in forward:
+        if not node.visited and id(node.array) not in primals:
+            node.notes.append((0, "unbatched"))
+    for o, v in zip(main.begin.outputs, batched):
+        node = b.node(o)
+        if node is not None:
+            node.notes.append((len(main.steps), f"batched: {v.shape} {_text(v)}"))
+            b.graph.results.append(("batched output", node, f"{v.shape} {_text(v)}"))
+
+
+def _recomputed(b, nested, forward_ids):
+    """Mark the graphs nested walks traced: the regions a vjp rule recomputed."""
+    for walk, owner in nested:
+        if not walk.begin.outputs:
+            continue
+        primal_ids = {id(p) for p in walk.begin.primals}
+        arrays = record.collect(walk.begin.outputs, primal_ids)
+        nodes = [b.node(a) for a in arrays]
+        nodes = [n for n in nodes if n is not None and id(n) not in forward_ids]
+        if not nodes:
+            continue
+        owner_node = b.node(owner) if owner is not None else None
+        for n in nodes:
+            n.tags.append("recomputed")
+
+        def label(owner_node=owner_node, kind=walk.begin.kind):
+            who = f" of {owner_node.name}" if owner_node is not None else ""
+            return f"recomputed: the function re-run by the {kind} rule{who}"
+
+        b.add_cluster("recompute", owner_node or nodes[0], label, nodes)

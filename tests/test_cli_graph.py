@@ -1,0 +1,534 @@
+"""`mlxref graph`: good paths for every transform and format, and bad inputs.
+
+Bad input must end with exit status 2 and one line on stderr, never a
+traceback; a formula that tries to run code must be refused before anything
+runs (a marker file proves nothing ran).
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from mlxref.cli import main
+
+SEED = "sin(x) * exp(x)"
+
+
+def run(capsys, *argv):
+    """main(["graph", *argv]) in-process: (status, stdout, stderr)."""
+    status = main(["graph", *argv])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def run_process(*argv, env=None, cwd=None):
+    return subprocess.run(
+        [sys.executable, "-m", "mlxref", "graph", *argv],
+        capture_output=True, text=True, env=env, cwd=cwd,
+    )
+
+
+def assert_one_line_error(status, out, err, *fragments):
+    assert status == 2, (status, out, err)
+    assert out == ""
+    assert err.endswith("\n") and err.count("\n") == 1, err
+    assert err.startswith("mlxref: error: "), err
+    assert "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in err, (fragment, err)
+
+
+# --- good paths ------------------------------------------------------------------------
+
+# Each transform with inputs that suit it, and the first line of its text listing.
+TITLES = {
+    "graph": "# graph of f(x)",
+    "vjp": "# vjp of f(x)",
+    "jvp": "# jvp of f(x)",
+    "grad": "# grad of f(x) with respect to x",
+    "value_and_grad": "# value_and_grad of f(x) with respect to x",
+    "vmap": "# vmap of f(x)",
+    "checkpoint": "# vjp of checkpoint(f)(x, w)",
+}
+TRANSFORM_CASES = {
+    "graph": [SEED, "--at", "x=0.5"],
+    "vjp": [SEED, "--at", "x=0.5"],
+    "jvp": [SEED, "--at", "x=0.5"],
+    "grad": [SEED, "--at", "x=0.5"],
+    "value_and_grad": [SEED, "--at", "x=0.5"],
+    "vmap": [SEED, "--at", "x=[0.5, 1.0, 1.5]"],
+    "checkpoint": ["sum(tanh(x @ w))", "--at", "x=[[1.0, 2.0]]", "--at", "w=[[0.5], [0.25]]"],
+}
+
+
+@pytest.mark.parametrize("output_format", ["text", "dot"])
+@pytest.mark.parametrize("transform", list(TRANSFORM_CASES))
+def test_each_transform_to_stdout(capsys, transform, output_format):
+    argv = TRANSFORM_CASES[transform] + ["--transform", transform, "--format", output_format]
+    status, out, err = run(capsys, *argv)
+    assert status == 0, err
+    assert err == ""
+    assert out.strip()
+    if output_format == "dot":
+        assert out.lstrip().startswith(("digraph", "strict digraph"))
+        assert out.rstrip().endswith("}")
+    else:
+        assert out.splitlines()[0] == TITLES[transform]
+    # Byte-identical on a second run.
+    assert run(capsys, *argv) == (0, out, "")
+
+
+def test_text_is_the_default_on_stdout(capsys):
+    assert run(capsys, SEED, "--at", "x=0.5") == run(capsys, SEED, "--at", "x=0.5", "--format", "text")
+
+
+def test_seed_example_text_names_its_ops(capsys):
+    status, out, _ = run(capsys, SEED, "--at", "x=0.5", "--format", "text")
+    assert status == 0
+    assert "sin" in out and "exp" in out and "multiply" in out
+
+
+def test_vjp_shows_the_gradient(capsys):
+    status, out, _ = run(capsys, SEED, "--at", "x=0.5", "--transform", "vjp")
+    assert status == 0
+    assert out.rstrip().endswith("gradient x: 2.2373")
+    status, out, _ = run(capsys, SEED, "--at", "x=0.5", "--transform", "grad")
+    assert status == 0
+    assert "gradient of x" in out
+
+
+def test_svg_to_a_file(capsys, tmp_path):
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz's dot binary is not installed")
+    out_file = tmp_path / "seed.svg"
+    status, out, err = run(capsys, SEED, "--at", "x=0.5", "--transform", "vjp", "-o", str(out_file))
+    assert (status, out, err) == (0, "", "")
+    svg = out_file.read_text()
+    assert "<svg" in svg and "</svg>" in svg
+
+
+def test_format_given_explicitly_with_o(capsys, tmp_path):
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz's dot binary is not installed")
+    out_file = tmp_path / "drawing"
+    status, _, err = run(capsys, SEED, "--at", "x=0.5", "--format", "svg", "-o", str(out_file))
+    assert status == 0, err
+    written = [p for p in tmp_path.iterdir() if p.suffix == ".svg" or p.name == "drawing"]
+    assert written and any("<svg" in p.read_text() for p in written)
+
+
+def test_html_stepper_to_a_file(capsys, tmp_path):
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz's dot binary is not installed")
+    out_file = tmp_path / "seed.html"
+    status, _, err = run(capsys, SEED, "--at", "x=0.5", "--transform", "vjp", "-o", str(out_file))
+    assert status == 0, err
+    assert "<html" in out_file.read_text().lower()
+
+
+def test_dot_and_text_to_a_file_match_stdout(capsys, tmp_path):
+    for output_format, name in (("dot", "g.dot"), ("text", "g.txt")):
+        _, on_stdout, _ = run(capsys, SEED, "--at", "x=0.5", "--format", output_format)
+        path = tmp_path / name
+        assert run(capsys, SEED, "--at", "x=0.5", "--format", output_format, "-o", str(path)) == (0, "", "")
+        assert path.read_text() == on_stdout
+
+
+def test_format_from_the_output_suffix(capsys, tmp_path):
+    path = tmp_path / "g.dot"
+    assert run(capsys, SEED, "--at", "x=0.5", "-o", str(path)) == (0, "", "")
+    assert "digraph" in path.read_text()
+
+
+def test_steps_writes_frames(capsys, tmp_path):
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz's dot binary is not installed")
+    frames = tmp_path / "frames"
+    status, out, err = run(capsys, SEED, "--at", "x=0.5", "--transform", "vjp", "--steps", str(frames))
+    assert status == 0, err
+    assert out.strip()  # the drawing itself still goes to stdout
+    written = sorted(p.name for p in frames.iterdir())
+    assert len(written) >= 2 and all(name.endswith(".svg") for name in written)
+
+
+def test_file_function(capsys, tmp_path):
+    source = tmp_path / "model.py"
+    source.write_text(textwrap.dedent("""
+        import mlxref.core as mx
+
+        def loss(w, x, scale=2.0):
+            return mx.sum(mx.tanh(x @ w)) * scale
+    """))
+    status, out, err = run(capsys, f"{source}:loss", "--shape", "w=3,1", "--shape", "x=2,3",
+                           "--transform", "grad")
+    assert status == 0, err
+    assert out.startswith("# grad of loss(w, x) with respect to w\n")
+    assert "tanh" in out
+    # Given explicitly, a defaulted parameter becomes an input.
+    status, out, err = run(capsys, f"{source}:loss", "--shape", "w=3,1", "--shape", "x=2,3",
+                           "--at", "scale=3.0", "--transform", "value_and_grad", "--wrt", "x")
+    assert status == 0, err
+    assert out.startswith("# value_and_grad of loss(w, x, scale) with respect to x\n")
+
+
+def test_shape_values_are_deterministic(capsys):
+    argv = ["sum(tanh(x @ w))", "--shape", "x=2,3", "--shape", "w=3,2", "--transform", "grad", "--wrt", "w"]
+    first = run(capsys, *argv)
+    assert first[0] == 0, first[2]
+    assert run(capsys, *argv) == first
+    # ... and across processes.
+    again = run_process(*argv)
+    assert (again.returncode, again.stdout) == (0, first[1])
+
+
+def test_shape_values_depend_on_the_name_not_the_position(capsys):
+    import mlxref.core as mx
+    from mlxref import cli
+
+    class Args:
+        at = []
+        shape = ["a=3", "b=3"]
+
+    values = cli._graph_values(Args, [("a", False), ("b", False)])
+    assert values["a"].tolist() != values["b"].tolist()
+    Args.shape = ["b=3"]
+    assert cli._graph_values(Args, [("b", False)])["b"].tolist() == values["b"].tolist()
+    assert values["a"].dtype == mx.float32
+
+
+def test_inputs_in_order_of_first_appearance(monkeypatch, capsys):
+    from mlxref import viz
+
+    seen = {}
+    real_trace = viz.trace
+
+    def spy(fun, args, **kwargs):
+        seen.update(kwargs, shapes=[a.shape for a in args])
+        return real_trace(fun, args, **kwargs)
+
+    monkeypatch.setattr(viz, "trace", spy)
+    status, _, err = run(capsys, "w * sum(x) + w", "--at", "x=[1.0, 2.0]", "--at", "w=3.0")
+    assert status == 0, err
+    assert seen["names"] == ["w", "x"] and seen["shapes"] == [(), (2,)]
+
+
+def test_wrt(capsys):
+    status, out, err = run(capsys, "x * y", "--at", "x=2.0", "--at", "y=3.0", "--transform", "grad",
+                           "--wrt", "y")
+    assert status == 0, err
+    assert out.startswith("# grad of f(x, y) with respect to y\n")
+    assert out.rstrip().endswith("gradient y: 2")
+    status, out, err = run(capsys, "x * y", "--at", "x=2.0", "--at", "y=3.0",
+                           "--transform", "value_and_grad", "--wrt", "y", "--wrt", "x")
+    assert status == 0, err
+    assert out.startswith("# value_and_grad of f(x, y) with respect to x, y\n")
+
+
+def test_tangents(capsys):
+    # Inputs without --tangent get ones, as viz does when no tangents are given.
+    status, out, err = run(capsys, "x * y", "--at", "x=2.0", "--at", "y=3.0", "--transform", "jvp",
+                           "--tangent", "y=0.5")
+    assert status == 0, err
+    assert out.rstrip().endswith("jvp mul_1: 4")  # 1 * 3 + 2 * 0.5
+    status, out, err = run(capsys, "x * y", "--at", "x=2.0", "--at", "y=3.0", "--transform", "jvp",
+                           "--wrt", "y", "--tangent", "y=1")
+    assert status == 0, err
+    assert out.rstrip().endswith("jvp mul_1: 2")
+    # A number fills the input's shape.
+    status, out, err = run(capsys, SEED, "--at", "x=[0.5, 1.0]", "--transform", "jvp", "--tangent", "x=1")
+    assert status == 0, err
+    assert out.rstrip().endswith("jvp mul_3: [2.2373, 3.756]")
+
+
+def test_cotangent(capsys):
+    status, out, err = run(capsys, SEED, "--at", "x=[0.5, 0.5]", "--transform", "vjp",
+                           "--cotangent", "[1, -1]")
+    assert status == 0, err
+    assert out.rstrip().endswith("gradient x: [2.2373, -2.2373]")
+    status, out, err = run(capsys, SEED, "--at", "x=[0.5, 0.5]", "--transform", "vjp", "--cotangent", "2")
+    assert status == 0, err
+    assert out.rstrip().endswith("gradient x: [4.4747, 4.4747]")
+
+
+def test_in_axes(capsys):
+    status, out, err = run(capsys, "x * y", "--at", "x=[1.0, 2.0]", "--at", "y=3.0", "--transform", "vmap",
+                           "--in-axes", "0,None")
+    assert status == 0, err
+    assert "batched output mul_1: (2,) [3, 6]" in out
+    assert run(capsys, "x * y", "--at", "x=[1.0, 2.0]", "--at", "y=3.0", "--transform", "vmap",
+               "--in-axes", "(0, None)") == (0, out, "")
+
+
+def test_expression_features(capsys):
+    for formula in ("sum(x, axis=0)", "x[0, 1:]", "where(x > 0, x, 0.0)", "softmax(x, axis=-1)",
+                    "reshape(x, (4,)) @ [1.0, 2.0, 3.0, 4.0]", "stack([x, -x])", "logsumexp(x)",
+                    "clip(x ** 2, 0, 1)", "stop_gradient(x) * x", "astype(x, float32) // 2 % 3"):
+        status, out, err = run(capsys, formula, "--at", "x=[[1.0, -2.0], [3.0, 4.0]]")
+        assert (status, err) == (0, ""), (formula, err)
+
+
+def test_collapse_and_max_nodes(capsys):
+    argv = ["sum(tanh(x @ w))", "--shape", "x=2,3", "--shape", "w=3,1", "--transform", "checkpoint"]
+    assert run(capsys, *argv, "--collapse")[0] == 0
+    status, out, err = run(capsys, *argv, "--max-nodes", "3", "--format", "dot")
+    assert status == 0, err
+
+
+def test_help_lists_the_functions(capsys):
+    assert main(["graph", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "logsumexp" in out and "stop_gradient" in out and "FILE.py:FUNC" in out
+
+
+def test_good_path_in_a_subprocess():
+    r = run_process(SEED, "--at", "x=0.5", "--transform", "jvp", "--format", "dot")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(("digraph", "strict digraph")) and r.stderr == ""
+
+
+# --- bad inputs ------------------------------------------------------------------------
+
+BAD = [
+    # (argv, fragments expected in the one line)
+    (["sin(x"], ["invalid expression"]),
+    (["x +* 2", "--at", "x=1.0"], ["invalid expression"]),
+    (["foo(x)", "--at", "x=1.0"], ["unknown function 'foo'"]),
+    (["sin"], ["'sin' is a function"]),
+    (["sin(1.0)"], ["has no variables"]),
+    (["x.T", "--at", "x=1.0"], ["attribute access", "x.T"]),
+    (["x if x else x", "--at", "x=1.0"], ["conditional expression"]),
+    (["x and x", "--at", "x=1.0"], ["'and' / 'or'"]),
+    (["1 < x < 2", "--at", "x=1.0"], ["chained comparison"]),
+    (["x[y]", "--at", "x=[1.0]", "--at", "y=0"], ["an index must be"]),
+    (["sum(x, axis=y)", "--at", "x=[1.0]", "--at", "y=0"], ["keyword argument axis="]),
+    (["x * 1j", "--at", "x=1.0"], ["complex number"]),
+    (["sin(*x)", "--at", "x=[1.0]"], ["starred argument"]),
+    (["10 ** 10 ** 10 * x", "--at", "x=1.0"], ["too large"]),
+    (["grad(x)", "--at", "x=1.0"], ["unknown function 'grad'"]),
+    (["x+" * 3000 + "x", "--at", "x=1.0"], ["invalid expression"]),
+    (["(" * 300 + "x" + ")" * 300, "--at", "x=1.0"], ["invalid expression"]),
+    (["x" * 10001, "--at", "x=1.0"], ["longer than"]),
+    (["x ** 2 ** 2000", "--at", "x=1.0"], ["the expression raised OverflowError"]),
+    (["1 / 0 + x", "--at", "x=1.0"], ["division by zero in 1 / 0"]),
+    (["(-8) ** 0.5 + x", "--at", "x=1.0"], ["complex number"]),
+    (["zeros((100000, 100000)) + x", "--at", "x=1.0"], ["limit is"]),
+    # values
+    ([SEED], ["no value for 'x'", "--at x="]),
+    (["x * y", "--at", "x=1.0"], ["no value for 'y'"]),
+    ([SEED, "--shape", "x=2,a"], ["bad shape", "'a'"]),
+    ([SEED, "--shape", "x=-1,2"], ["negative dimension"]),
+    ([SEED, "--shape", "x=2.5"], ["bad shape"]),
+    ([SEED, "--shape", "x=100000,100000"], ["limit is"]),
+    ([SEED, "--at", "x=[1, 2"], ["not a number or a list of numbers"]),
+    ([SEED, "--at", "x='a'"], ["not a number or a list of numbers"]),
+    ([SEED, "--at", "x=True"], ["not a number or a list of numbers"]),
+    ([SEED, "--at", "x=1+2j"], ["not a number or a list of numbers"]),
+    ([SEED, "--at", "x=__import__('os')"], ["not a number or a list of numbers"]),
+    ([SEED, "--at", "x=[[1], [1, 2]]"], ["non-uniform length"]),
+    ([SEED, "--at", "x"], ["--at takes NAME=VALUE"]),
+    ([SEED, "--at", "z=1.0"], ["no input 'z'", "the inputs are x"]),
+    ([SEED, "--at", "x=1.0", "--shape", "x=2"], ["given twice"]),
+    # inside the function
+    (["x + y", "--at", "x=[1.0, 2.0]", "--at", "y=[1.0, 2.0, 3.0]"],
+     ["[broadcast_shapes] Shapes (2) and (3) cannot be broadcast."]),
+    (["x @ y", "--at", "x=[[1.0, 2.0]]", "--at", "y=[[1.0, 2.0]]"], ["[matmul]"]),
+    (["x[5]", "--at", "x=[1.0, 2.0]"], ["out of bounds"]),
+    (["sum(x, axis=3)", "--at", "x=[1.0, 2.0]"], ["Invalid axis 3"]),
+    # transforms and their options
+    ([SEED, "--at", "x=[1.0, 2.0]", "--transform", "grad"], ["[vjp]"]),
+    ([SEED, "--at", "x=0.5", "--transform", "hessian"], ["invalid choice: 'hessian'"]),
+    ([SEED, "--at", "x=0.5", "--transform", "grad", "--wrt", "y"], ["--wrt y", "no input 'y'"]),
+    ([SEED, "--at", "x=[0.5]", "--transform", "vmap", "--wrt", "x"], ["--wrt goes with"]),
+    ([SEED, "--at", "x=0.5", "--transform", "grad", "--wrt", "x", "--wrt", "x"], ["given twice"]),
+    (["x * y", "--at", "x=1.0", "--at", "y=1.0", "--transform", "jvp", "--wrt", "x",
+      "--tangent", "y=1.0"], ["not one of the --wrt inputs"]),
+    ([SEED, "--at", "x=0.5", "--cotangent", "1.0"], ["--cotangent goes with --transform vjp"]),
+    ([SEED, "--at", "x=0.5", "--transform", "vjp", "--cotangent", "[1.0, 2.0]"], ["[vjp]"]),
+    ([SEED, "--at", "x=0.5", "--transform", "jvp", "--tangent", "y=1.0"], ["no input 'y'"]),
+    ([SEED, "--at", "x=[1.0]", "--transform", "vmap", "--in-axes", "a"], ["--in-axes takes"]),
+    (["x * y", "--at", "x=[1.0]", "--at", "y=[2.0, 3.0]", "--transform", "vmap"], ["[vmap]"]),
+    ([SEED, "--at", "x=0.5", "--max-nodes", "0"], ["--max-nodes must be at least 1"]),
+    ([SEED, "--at", "x=0.5", "--max-nodes", "many"], ["invalid int value"]),
+    # output
+    ([SEED, "--at", "x=0.5", "--format", "svg"], ["needs an output file"]),
+    ([SEED, "--at", "x=0.5", "--format", "gif"], ["invalid choice: 'gif'"]),
+    ([SEED, "--at", "x=0.5", "-o", "/nonexistent-dir/g.dot"], ["cannot write"]),
+    ([], ["required"]),
+]
+
+
+@pytest.mark.parametrize("argv, fragments", BAD, ids=[" ".join(a) or "<none>" for a, _ in BAD])
+def test_bad_input(capsys, argv, fragments):
+    assert_one_line_error(*run(capsys, *argv), *fragments)
+
+
+# Attempts to run code through the formula. {m} is the marker file's path.
+ATTACKS = [
+    "__import__('os').system('touch {m}')",
+    "x.__class__",
+    "x.__class__.__base__.__subclasses__()",
+    "(lambda: __import__('os').system('touch {m}'))()",
+    "[__import__('os').system('touch {m}') for i in x]",
+    "open('{m}', 'w')",
+    "exec(\"open('{m}', 'w')\")",
+    "eval(\"open('{m}', 'w')\")",
+    "getattr(x, 'T')",
+    "getattr(__import__('os'), 'system')('touch {m}')",
+    "\"a\" * 3",
+    "f\"{{__import__('os').system('touch {m}')}}\"",
+    "sum(x, axis=__import__('os').system('touch {m}'))",
+    "x[__import__('os').system('touch {m}')]",
+    "(y := __import__('os'))",
+    "__builtins__",
+    "sin(x)(open('{m}', 'w'))",
+    "x if open('{m}', 'w') else x",
+    "compile('1', 'f', 'eval')",
+    "breakpoint()",
+    "globals()",
+    "sin(**{{'a': open('{m}', 'w')}})",
+    "async_eval(x)",
+    "random.normal((1,))",
+]
+
+
+@pytest.mark.parametrize("formula", ATTACKS)
+def test_formulas_cannot_run_code(capsys, tmp_path, formula):
+    marker = tmp_path / "ran"
+    expression = formula.format(m=marker)
+    status, out, err = run(capsys, expression, "--at", "x=[1.0, 2.0]")
+    assert_one_line_error(status, out, err)
+    assert "not allowed" in err or "unknown function" in err or "an index must be" in err \
+        or "keyword argument" in err
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("formula", [
+    "__import__('os').system('touch {m}')",
+    "open('{m}', 'w')",
+    "(lambda: open('{m}', 'w'))()",
+    "x.__class__",
+])
+def test_formulas_cannot_run_code_in_a_subprocess(tmp_path, formula):
+    marker = tmp_path / "ran"
+    r = run_process(formula.format(m=marker), "--at", "x=1.0")
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith("mlxref: error: ") and r.stderr.count("\n") == 1, r.stderr
+    assert "Traceback" not in r.stderr
+    assert not marker.exists()
+
+
+def test_refused_before_any_op_runs(monkeypatch, capsys):
+    """The whole formula is checked first: an allowed call before the refused part never runs."""
+    from mlxref import expr
+
+    calls = []
+    monkeypatch.setitem(expr.OPS, "sin", lambda *a, **k: calls.append(a))
+    for formula in ("sin(x) + x.T", "sin(x) * open('f')", "sin(x) + [i for i in x]", "sin(x) + y[z]"):
+        status, out, err = run(capsys, formula, "--at", "x=1.0", "--at", "y=[1.0]", "--at", "z=0")
+        assert_one_line_error(status, out, err)
+    assert calls == []
+
+
+def test_expression_module_directly():
+    import mlxref.core as mx
+    from mlxref import expr
+
+    e = expr.parse("w @ x + b * sum(x)")
+    assert e.variables == ("w", "x", "b")
+    result = e(mx.array([[1.0, 2.0]]), mx.array([[3.0], [4.0]]), mx.array(0.5))
+    assert result.tolist() == [[14.5]]
+    assert expr.parse_shape("2,3") == (2, 3) and expr.parse_shape("(4,)") == (4,)
+    assert expr.parse_shape("") == ()
+    assert expr.parse_value("[[1, 2], [3, 4]]").shape == (2, 2)
+    with pytest.raises(expr.ExpressionError, match="not a number"):
+        expr.parse_value("[1, 'a']")
+    assert "eval" not in expr.OPS and "grad" not in expr.OPS and "vmap" not in expr.OPS
+
+
+def _write(tmp_path, name, source):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(source))
+    return str(path)
+
+
+def test_bad_files(capsys, tmp_path):
+    good = _write(tmp_path, "good.py", """
+        import mlxref.core as mx
+        def f(x):
+            return mx.sin(x)
+        def g(*xs):
+            return xs[0]
+        def oops(x):
+            return x / undefined_name
+        def mismatch(x):
+            return x + mx.array([1.0, 2.0, 3.0])
+        h = 3
+    """)
+    broken = _write(tmp_path, "broken.py", "def f(x)\n    return x\n")
+    raising = _write(tmp_path, "raising.py", "raise RuntimeError('no import for you')\n")
+    cases = [
+        ([f"{tmp_path}/missing.py:f", "--at", "x=1.0"], ["no such file"]),
+        ([f"{good}:nope", "--at", "x=1.0"], ["has no function 'nope'"]),
+        ([good, "--at", "x=1.0"], ["name the function"]),
+        ([f"{good}:h", "--at", "x=1.0"], ["is not a function"]),
+        ([f"{good}:g", "--at", "x=1.0"], ["*xs"]),
+        ([f"{good}:f"], ["no value for 'x'"]),
+        ([f"{good}:f", "--at", "y=1.0"], ["no input 'y'"]),
+        ([f"{good}:oops", "--at", "x=1.0"], ["NameError", "undefined_name"]),
+        ([f"{good}:mismatch", "--at", "x=[1.0, 2.0]"],
+         ["[broadcast_shapes] Shapes (2) and (3) cannot be broadcast."]),
+        ([f"{broken}:f", "--at", "x=1.0"], ["cannot import", "SyntaxError"]),
+        ([f"{raising}:f", "--at", "x=1.0"], ["cannot import", "no import for you"]),
+    ]
+    for argv, fragments in cases:
+        assert_one_line_error(*run(capsys, *argv), *fragments)
+
+
+def test_bad_inputs_in_a_subprocess(tmp_path):
+    cases = [
+        ["sin(x", "--at", "x=1.0"],
+        [SEED],
+        [SEED, "--shape", "x=2,a"],
+        ["x + y", "--at", "x=[1.0, 2.0]", "--at", "y=[1.0, 2.0, 3.0]"],
+        [f"{tmp_path}/missing.py:f"],
+        [SEED, "--at", "x=0.5", "--transform", "hessian"],
+        [SEED, "--at", "x=[1.0, 2.0]", "--transform", "grad"],
+    ]
+    for argv in cases:
+        r = run_process(*argv)
+        assert r.returncode == 2, (argv, r.stderr)
+        assert r.stdout == "" and "Traceback" not in r.stderr
+        assert r.stderr.startswith("mlxref: error: ") and r.stderr.count("\n") == 1, r.stderr
+    r = run_process("x + y", "--at", "x=[1.0, 2.0]", "--at", "y=[1.0, 2.0, 3.0]")
+    assert "[broadcast_shapes] Shapes (2) and (3) cannot be broadcast." in r.stderr
+
+
+def test_graphviz_missing_for_binary_formats(tmp_path):
+    """Without `dot` on PATH: one line saying what to install, exit 2, the .dot still written."""
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    env = dict(os.environ, PATH=str(empty))
+    out_file = tmp_path / "seed.svg"
+    r = run_process(SEED, "--at", "x=0.5", "-o", str(out_file), env=env)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.startswith("mlxref: error: ") and "graphviz" in r.stderr.lower()
+    dot_file = tmp_path / "seed.dot"
+    assert str(dot_file) in r.stderr
+    assert dot_file.read_text().startswith("digraph")
+    assert not out_file.exists()
+    # dot and text need no binary.
+    r = run_process(SEED, "--at", "x=0.5", "--format", "dot", env=env)
+    assert r.returncode == 0 and "digraph" in r.stdout
+
+
+def test_other_commands_still_work(capsys):
+    assert main(["demo"]) == 0
+    assert "2.23733" in capsys.readouterr().out
+    assert main(["demo", "--x", "abc"]) == 2
+    assert "invalid float value" in capsys.readouterr().err
+
