@@ -19,7 +19,7 @@ else
 EXTRAS := dev
 endif
 
-.PHONY: venv dot demo test bench clean
+.PHONY: venv dot demo diagrams test bench clean
 
 venv: $(STAMP)
 
@@ -48,7 +48,10 @@ dot:
 	command -v dot >/dev/null 2>&1 || { echo "$$msg" >&2; exit 1; }
 
 demo: venv dot
-	$(VPY) -m mlxref demo
+	$(VPY) -m mlxref demo --out diagrams
+
+diagrams: venv dot
+	$(VPY) -m mlxref diagrams -o diagrams
 
 test: venv dot
 	$(VPY) -m pytest -p no:cacheprovider

@@ -29,16 +29,35 @@ class _OneLineParser(argparse.ArgumentParser):
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    """The seed example: f(x) = sin(x) * exp(x) and its derivative at x."""
+    """The seed example: f(x) = sin(x) * exp(x), its derivative, and its drawings."""
     import mlxref.core as mx
-
-    def f(x):
-        return mx.sin(x) * mx.exp(x)
+    from mlxref.viz import GraphvizMissing, figures
 
     x = mx.array(args.x)
     print(f"f(x) = sin(x) * exp(x) at x = {args.x}")
-    print(f"f(x)  = {f(x)!r}")
-    print(f"f'(x) = {mx.grad(f)(x)!r}   (mx.grad(f)(x); analytically exp(x) * (sin(x) + cos(x)))")
+    print(f"f(x)  = {figures.seed(x)!r}")
+    print(f"f'(x) = {mx.grad(figures.seed)(x)!r}   (mx.grad(f)(x); analytically exp(x) * (sin(x) + cos(x)))")
+    if args.out is None:
+        return 0
+    try:
+        paths = figures.write_figures(args.out, ["seed_graph", "seed_vjp", "seed_jvp"])
+    except GraphvizMissing as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 2
+    print("drawings: " + " ".join(str(p) for p in paths))
+    return 0
+
+
+def _cmd_diagrams(args: argparse.Namespace) -> int:
+    """Regenerate the canonical figures (.dot, .svg, and the HTML steppers)."""
+    from mlxref.viz import GraphvizMissing, figures
+
+    try:
+        paths = figures.write_figures(args.out)
+    except GraphvizMissing as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {len(paths)} files to {args.out}")
     return 0
 
 
@@ -371,11 +390,20 @@ def _build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineParser)
     sub.required = True
 
-    demo = sub.add_parser("demo", help="print the seed example: d/dx sin(x)*exp(x)")
+    demo = sub.add_parser(
+        "demo", help="the seed example d/dx sin(x)*exp(x): values, and its drawings with --out"
+    )
     demo.add_argument(
         "--x", type=float, default=0.5, help="the point to evaluate at (default: 0.5)"
     )
+    demo.add_argument(
+        "--out", metavar="DIR", help="also draw the graph, vjp and jvp walks (SVG, HTML) into DIR"
+    )
     demo.set_defaults(func=_cmd_demo)
+
+    diagrams = sub.add_parser("diagrams", help="regenerate the canonical figures")
+    diagrams.add_argument("-o", "--out", metavar="DIR", default="diagrams")
+    diagrams.set_defaults(func=_cmd_diagrams)
 
     check = sub.add_parser(
         "check-rules", help="check every primitive's vjp and jvp rules exactly with SymPy"

@@ -29,3 +29,18 @@ def test_bad_arguments_exit_2_without_traceback():
     assert "Traceback" not in r.stderr and "invalid float value" in r.stderr
     r = subprocess.run([sys.executable, "-m", "mlxref", "nonsense"], capture_output=True, text=True)
     assert r.returncode == 2 and "Traceback" not in r.stderr
+
+
+def test_demo_draws_the_seed_example(tmp_path, capsys):
+    import shutil
+
+    import pytest
+
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz's dot is not installed")
+    assert main(["demo", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "0.790439" in out and "2.23733" in out
+    for name in ("seed_graph.svg", "seed_vjp.svg", "seed_jvp.svg", "seed_vjp.html", "seed_jvp.html"):
+        assert (tmp_path / name).stat().st_size > 1000, name
+    assert "gradient 2.2373" in (tmp_path / "seed_vjp.svg").read_text()

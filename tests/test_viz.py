@@ -1,8 +1,10 @@
 """mlxref.viz: drawings of graphs and of the walks transforms make over them.
 
-Golden files live in tests/golden/ (DOT and text listing per example). After
-an intended change to the drawings, regenerate them and read the diff:
+The golden DOT files are the committed diagrams/*.dot (``make diagrams``
+regenerates them); the text listings are golden files in tests/golden/. After
+an intended change to the drawings, regenerate both and read the diff:
 
+    make diagrams
     MLXREF_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_viz.py -q
 """
 
@@ -47,63 +49,12 @@ def check_golden(name, text):
                     f"(MLXREF_UPDATE_GOLDEN=1 regenerates it):\n{diff}")
 
 
-# --- the examples ------------------------------------------------------------------
+# --- the examples: the canonical figures (mlxref/viz/figures.py) ------------------
 
+from mlxref.viz.figures import FIGURES as EXAMPLES  # noqa: E402
+from mlxref.viz.figures import chain, seed, uses_custom  # noqa: E402,F401
 
-def seed(x):
-    return mx.sin(x) * mx.exp(x)
-
-
-def mlp_loss(w1, b1, w2, b2, x, y):
-    h = mx.tanh(w1 @ x + b1)
-    return mx.sum(mx.square(w2 @ h + b2 - y))
-
-
-def example_loss(w, x, y):
-    return mx.square(mx.sum(w * x) - y)
-
-
-def block(x):
-    return mx.sin(x) * x
-
-
-def chain(x):
-    return mx.sum(block(block(x)))
-
-
-@mx.custom_function
-def clipped_sin(x):
-    return mx.sin(x)
-
-
-@clipped_sin.vjp
-def clipped_sin_vjp(primals, cotangent, output):
-    return mx.clip(cotangent * mx.cos(primals), -0.5, 0.5)
-
-
-def uses_custom(x):
-    return mx.sum(clipped_sin(x) * x)
-
-
-def mlp_args():
-    return [mx.array([[0.1, 0.2], [-0.3, 0.4], [0.5, -0.6]]), mx.array([0.0, 0.1, -0.1]),
-            mx.array([[1.0, -1.0, 0.5]]), mx.array([0.2]), mx.array([1.0, 2.0]),
-            mx.array([0.5])]
-
-
-EXAMPLES = {
-    "seed_graph": lambda: viz.trace(seed, [mx.array(0.5)]),
-    "seed_vjp": lambda: viz.trace(seed, [mx.array(0.5)], transform="vjp"),
-    "seed_jvp": lambda: viz.trace(seed, [mx.array(0.5)], transform="jvp"),
-    "mlp_grad": lambda: viz.trace(mlp_loss, mlp_args(), transform="grad", argnums=(0, 1, 2, 3)),
-    "vmap_grad": lambda: viz.trace(
-        mx.grad(example_loss),
-        [mx.array([0.5, -0.25]), mx.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5]]),
-         mx.array([1.0, 0.0, 2.0])],
-        transform="vmap", in_axes=(None, 0, 0), title="vmap(grad(example_loss))(w, x, y)"),
-    "checkpoint": lambda: viz.trace(chain, [mx.array([0.5, -1.0])], transform="checkpoint"),
-    "custom_function": lambda: viz.trace(uses_custom, [mx.array([0.5, -1.0])], transform="grad"),
-}
+DIAGRAMS = pathlib.Path(__file__).resolve().parent.parent / "diagrams"
 
 
 @pytest.fixture(scope="module")
@@ -115,8 +66,10 @@ def drawings():
 
 
 @pytest.mark.parametrize("name", list(EXAMPLES))
-def test_golden_dot(drawings, name):
-    check_golden(f"{name}.dot", drawings[name].to_dot())
+def test_committed_diagrams_are_current(drawings, name):
+    """diagrams/<name>.dot is what the figure draws today (make diagrams regenerates it)."""
+    committed = (DIAGRAMS / f"{name}.dot").read_text()
+    assert drawings[name].to_dot() == committed, f"diagrams/{name}.dot is stale: run make diagrams"
 
 
 @pytest.mark.parametrize("name", list(EXAMPLES))

@@ -1,0 +1,91 @@
+"""The canonical figures: what ``make diagrams`` draws into diagrams/.
+
+Each figure is a small program and the transform drawn over it. The tests
+compare the committed ``diagrams/<name>.dot`` with what these produce today,
+so the pictures in the README and the tutorials cannot drift from the code.
+"""
+
+import pathlib
+
+from .. import core as mx
+from . import trace
+
+
+def seed(x):
+    """The seed example: f(x) = sin(x) * exp(x)."""
+    return mx.sin(x) * mx.exp(x)
+
+
+def mlp_loss(w1, b1, w2, b2, x, y):
+    """A two-layer MLP's squared error on one example."""
+    h = mx.tanh(w1 @ x + b1)
+    return mx.sum(mx.square(w2 @ h + b2 - y))
+
+
+def example_loss(w, x, y):
+    """A per-example loss, for per-example gradients with vmap(grad)."""
+    return mx.square(mx.sum(w * x) - y)
+
+
+def block(x):
+    return mx.sin(x) * x
+
+
+def chain(x):
+    """Two blocks; drawn with transform="checkpoint" (the whole chain checkpointed)."""
+    return mx.sum(block(block(x)))
+
+
+@mx.custom_function
+def clipped_sin(x):
+    return mx.sin(x)
+
+
+@clipped_sin.vjp
+def clipped_sin_vjp(primals, cotangent, output):
+    return mx.clip(cotangent * mx.cos(primals), -0.5, 0.5)
+
+
+def uses_custom(x):
+    """A custom_function with a custom vjp, inside a loss."""
+    return mx.sum(clipped_sin(x) * x)
+
+
+def mlp_args():
+    return [mx.array([[0.1, 0.2], [-0.3, 0.4], [0.5, -0.6]]), mx.array([0.0, 0.1, -0.1]),
+            mx.array([[1.0, -1.0, 0.5]]), mx.array([0.2]), mx.array([1.0, 2.0]),
+            mx.array([0.5])]
+
+
+FIGURES = {
+    "seed_graph": lambda: trace(seed, [mx.array(0.5)]),
+    "seed_vjp": lambda: trace(seed, [mx.array(0.5)], transform="vjp"),
+    "seed_jvp": lambda: trace(seed, [mx.array(0.5)], transform="jvp"),
+    "mlp_grad": lambda: trace(mlp_loss, mlp_args(), transform="grad", argnums=(0, 1, 2, 3)),
+    "vmap_grad": lambda: trace(
+        mx.grad(example_loss),
+        [mx.array([0.5, -0.25]), mx.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5]]),
+         mx.array([1.0, 0.0, 2.0])],
+        transform="vmap", in_axes=(None, 0, 0), title="vmap(grad(example_loss))(w, x, y)"),
+    "checkpoint": lambda: trace(chain, [mx.array([0.5, -1.0])], transform="checkpoint"),
+    "custom_function": lambda: trace(uses_custom, [mx.array([0.5, -1.0])], transform="grad"),
+}
+
+STEPPERS = ("seed_vjp", "seed_jvp")  # figures that also get an HTML stepper
+
+
+def write_figures(directory, names=None, svg=True):
+    """Write ``<name>.dot`` (and ``.svg``, which needs Graphviz) for each figure; return the paths."""
+    out = pathlib.Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in names or FIGURES:
+        drawing = FIGURES[name]()
+        dot_path = out / f"{name}.dot"
+        dot_path.write_text(drawing.to_dot())
+        written.append(dot_path)
+        if svg:
+            written.append(pathlib.Path(drawing.render(out / f"{name}.svg", "svg")))
+            if name in STEPPERS:
+                written.append(pathlib.Path(drawing.render(out / f"{name}.html", "html")))
+    return written
