@@ -1,0 +1,135 @@
+"""Draw the pictures of chapter 08: the training loss and the decision boundary.
+
+    pip install matplotlib
+    python tutorials/plots.py [--out DIR]
+
+Runs the examples of tutorials/08-training.md, read from that file, so the
+pictures are of exactly the code the chapter shows and its doctests check;
+then writes DIR/training_loss.svg and DIR/decision_boundary.svg (DIR is
+diagrams/ by default).
+
+matplotlib is optional: nothing else in mlxref needs it, and the doctests
+run without it. Without it this script says how to install it and exits
+with status 1.
+"""
+
+import argparse
+import contextlib
+import doctest
+import io
+import pathlib
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent
+CHAPTER = HERE / "08-training.md"
+
+# The region drawn, and how finely the network's prediction is sampled in it.
+X_RANGE, Y_RANGE = (-1.6, 2.6), (-1.1, 1.6)
+GRID = 81
+
+
+def run_chapter(path=CHAPTER):
+    """Execute every example of the chapter, in order; return their namespace.
+
+    What the examples print is discarded; the namespace holds the data
+    (``train_points``...), the trained ``model`` and the ``losses``.
+    """
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    text = path.read_text(encoding="utf-8")
+    namespace = {"__name__": "__tutorial__"}
+    for example in doctest.DocTestParser().get_examples(text, name=path.name):
+        code = compile(example.source, f"{path.name}:{example.lineno + 1}", "single")
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(code, namespace)  # noqa: S102 (our own tutorial's examples)
+    return namespace
+
+
+def class1_probability(model, xs, ys):
+    """P(class 1) from ``model`` at every point of the grid ``xs`` by ``ys``, row by row."""
+    import mlxref.core as mx
+
+    points = mx.array([[x, y] for y in ys for x in xs])
+    p = mx.softmax(model(points), axis=1)[:, 1].tolist()
+    return [p[i * len(xs) : (i + 1) * len(xs)] for i in range(len(ys))]
+
+
+def linspace(lo, hi, n):
+    return [lo + (hi - lo) * i / (n - 1) for i in range(n)]
+
+
+def draw(namespace, out, plt):
+    """Write the two SVGs into ``out``; return their paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    colors = ("#1f77b4", "#e6550d")  # class 0, class 1
+
+    # 1. The loss curve.
+    losses = namespace["losses"]
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    ax.plot(range(len(losses)), losses, color="#5e35b1", linewidth=1.8)
+    ax.set_yscale("log")
+    ax.set_xlabel("step")
+    ax.set_ylabel("mean cross entropy (log scale)")
+    ax.set_title("Training loss: 2-16-16-2 MLP, Adam(learning_rate=0.05), 64 points")
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    written.append(_save(fig, out / "training_loss.svg", plt))
+
+    # 2. The decision boundary, with the training and test points.
+    xs, ys = linspace(*X_RANGE, GRID), linspace(*Y_RANGE, GRID)
+    prob = class1_probability(namespace["model"], xs, ys)
+    fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    filled = ax.contourf(xs, ys, prob, levels=[i / 10 for i in range(11)], cmap="RdBu_r",
+                         alpha=0.55)
+    ax.contour(xs, ys, prob, levels=[0.5], colors="black", linewidths=1.5)
+    fig.colorbar(filled, ax=ax, label="P(class 1)")
+    for label in (0, 1):
+        test = [p for p, t in zip(namespace["test_points"], namespace["test_labels"]) if t == label]
+        ax.scatter([p[0] for p in test], [p[1] for p in test], s=9, color=colors[label],
+                   alpha=0.35, linewidths=0, label=f"test, class {label}")
+    for label in (0, 1):
+        train = [p for p, t in zip(namespace["train_points"], namespace["train_labels"])
+                 if t == label]
+        ax.scatter([p[0] for p in train], [p[1] for p in train], s=28, color=colors[label],
+                   edgecolors="black", linewidths=0.6, label=f"train, class {label}")
+    ax.set_xlim(*X_RANGE)
+    ax.set_ylim(*Y_RANGE)
+    ax.set_aspect("equal")
+    ax.set_title("Decision boundary (black: P = 0.5) after 100 steps")
+    ax.legend(loc="lower left", fontsize=7, ncol=2, framealpha=0.85)
+    fig.tight_layout()
+    written.append(_save(fig, out / "decision_boundary.svg", plt))
+    return written
+
+
+def _save(fig, path, plt):
+    # No date and fixed ids, so that redrawing the same figure gives the same file.
+    fig.savefig(path, format="svg", metadata={"Date": None})
+    plt.close(fig)
+    return path
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=pathlib.Path, default=ROOT / "diagrams",
+                        help="directory for the SVGs (default: diagrams/)")
+    args = parser.parse_args(argv)
+    try:
+        import matplotlib
+    except ImportError:
+        print("tutorials/plots.py needs matplotlib: pip install matplotlib", file=sys.stderr)
+        return 1
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.hashsalt"] = "mlxref"
+    import matplotlib.pyplot as plt
+
+    namespace = run_chapter()
+    for path in draw(namespace, args.out, plt):
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
