@@ -76,6 +76,34 @@ def _cmd_check_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- mlxref assignment -------------------------------------------------------------------
+
+
+def _cmd_assignment(args: argparse.Namespace) -> int:
+    """Course assignments: list the tasks, make a student copy, grade a copy."""
+    from mlxref import assignment
+
+    if args.action == "list":
+        print("\n".join(assignment.list_lines()))
+        return 0
+    if args.action == "make":
+        chosen, stubbed = assignment.make(args.tasks, args.out)
+        print(f"wrote a student copy to {args.out}, with {len(chosen)} task(s) to implement:")
+        for region in stubbed:
+            print(f"  {region.task}  {region.place}")
+        for task_id, needs in assignment.waiting(chosen).items():
+            print(f"note: task {task_id}'s tests also need {', '.join(needs)}: "
+                  f"they fail in this copy until {', '.join(needs)} is done")
+        print(f"the student's instructions: {os.path.join(args.out, 'ASSIGNMENT.md')}")
+        return 0
+    results, collect_errors = assignment.grade(args.dir, args.tasks, args.timeout)
+    if args.json:
+        print(assignment.grades_json(results))
+    else:
+        print(assignment.format_grades(args.dir, results, collect_errors))
+    return 0 if all(r["passed"] for r in results.values()) else 1
+
+
 # --- mlxref graph ------------------------------------------------------------------------
 
 GRAPH_TRANSFORMS = ("graph", "vjp", "jvp", "grad", "value_and_grad", "vmap", "checkpoint")
@@ -448,6 +476,39 @@ def _build_parser() -> argparse.ArgumentParser:
     graph.add_argument("--max-nodes", type=int, metavar="N",
                        help="draw at most N nodes, with a summary node for the rest")
     graph.set_defaults(func=_cmd_graph)
+
+    assignment = sub.add_parser(
+        "assignment",
+        help="course assignments: list the tasks, make a student copy, grade it",
+        description="Course assignments generated from the reference source: each task is a\n"
+        "region marked '# BEGIN TASK <id>' ... '# END TASK <id>', with tests marked task<id>.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = assignment.add_subparsers(
+        dest="action", metavar="ACTION", parser_class=_OneLineParser
+    )
+    actions.required = True
+    actions.add_parser("list", help="one task per line: id, title, the functions involved")
+    make = actions.add_parser(
+        "make", help="write a student copy of the project with the chosen tasks stubbed out"
+    )
+    make.add_argument("--tasks", required=True, metavar="IDS",
+                      help="comma-separated task ids, e.g. 2.1,2.3, or ALL")
+    make.add_argument("--out", required=True, metavar="DIR",
+                      help="the directory to write (new, or empty)")
+    grade = actions.add_parser(
+        "grade", help="run each task's tests in a copy (its own mlxref) and print a score table"
+    )
+    grade.add_argument("dir", nargs="?", default=".", metavar="DIR",
+                       help="the project to grade (default: the current directory)")
+    grade.add_argument("--json", action="store_true",
+                       help='print {"tasks": {"2.3": {"passed": ..., "tests": ..., '
+                       '"failures": ...}}} for autograders')
+    grade.add_argument("--tasks", default="ALL", metavar="IDS",
+                       help="grade only these tasks, e.g. 2.1,2.3 (default: ALL)")
+    grade.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                       help="fail a test that runs longer than this (default: 60; 0: no limit)")
+    assignment.set_defaults(func=_cmd_assignment)
 
     return parser
 

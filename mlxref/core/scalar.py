@@ -222,10 +222,12 @@ class _Numeric:
 
     @staticmethod
     def sigmoid(x):
+        # BEGIN TASK 1.1: sigmoid's forward rule, stable for any x
         if x >= 0:
             return 1.0 / (1.0 + _Numeric.exp(-x))
         e = math.exp(x)
         return e / (1.0 + e)
+        # END TASK 1.1
 
     @staticmethod
     def where(c, a, b):

@@ -40,17 +40,21 @@ class CustomTransforms(Primitive):
         return [x._data for x in inputs[self.num_inputs :]]
 
     def vjp(self, primals, cotangents, argnums, outputs):
+        # BEGIN TASK 6.1: custom_function: the CustomTransforms node calls the rules
         n = self.num_inputs
         results = self.rules.vjp(primals[:n], cotangents, primals[n:])
         return [results[i] if i < n else ops.zeros_like(primals[i]) for i in argnums]
+        # END TASK 6.1
 
     def jvp(self, primals, tangents, argnums):
+        # BEGIN TASK 6.1: custom_function: the CustomTransforms node calls the rules
         n = self.num_inputs
         padded = [None] * n
         for i, t in zip(argnums, tangents):
             if i < n:
                 padded[i] = t
         return self.rules.jvp(primals[:n], padded)
+        # END TASK 6.1
 
     def vmap(self, inputs, axes):
         n = self.num_inputs

@@ -40,11 +40,14 @@ class Unary(Primitive):
         raise NotImplementedError
 
     def vjp(self, primals, cotangents, argnums, outputs):
+        # BEGIN TASK 2.1: elementwise vjp: the cotangent times the derivative
         if self.derivative is None:  # piecewise constant: MLX's gradient is zero
             return [ops.zeros_like(primals[0])]
         return [ops.multiply(cotangents[0], self.derivative(primals[0], outputs[0]))]
+        # END TASK 2.1
 
     def jvp(self, primals, tangents, argnums):
+        # BEGIN TASK 3.1: elementwise jvp: the tangents times the derivatives
         if self.derivative is None:
             return [ops.zeros_like(tangents[0])]
         # The output again, as a fresh node of this primitive: a rule that uses
@@ -52,6 +55,7 @@ class Unary(Primitive):
         x = primals[0]
         out = array._node(x.shape, x.dtype, self, [x])
         return [ops.multiply(tangents[0], self.derivative(x, out))]
+        # END TASK 3.1
 
     def vmap(self, inputs, axes):
         return [array._node(inputs[0].shape, inputs[0].dtype, self, inputs)], list(axes)
@@ -77,10 +81,13 @@ class Binary(Primitive):
         raise NotImplementedError
 
     def vjp(self, primals, cotangents, argnums, outputs):
+        # BEGIN TASK 2.1: elementwise vjp: the cotangent times the derivative
         a, b = primals
         return [ops.multiply(cotangents[0], self.partial(i, a, b, outputs[0])) for i in argnums]
+        # END TASK 2.1
 
     def jvp(self, primals, tangents, argnums):
+        # BEGIN TASK 3.1: elementwise jvp: the tangents times the derivatives
         a, b = primals
         out = array._node(a.shape, a.dtype, self, [a, b])
         result = None
@@ -88,6 +95,7 @@ class Binary(Primitive):
             term = ops.multiply(t, self.partial(i, a, b, out))
             result = term if result is None else ops.add(result, term)
         return [result]
+        # END TASK 3.1
 
     def vmap(self, inputs, axes):
         return vmap_elementwise(self, inputs, axes)
@@ -171,7 +179,9 @@ class Exp(Unary):
     op = "exp"
 
     def derivative(self, x, out):
+        # BEGIN TASK 2.4: exp, tanh and sigmoid derivatives from the output
         return out
+        # END TASK 2.4
 
 
 class Expm1(Unary):
@@ -211,14 +221,18 @@ class Sin(Unary):
     op = "sin"
 
     def derivative(self, x, out):
+        # BEGIN TASK 2.2: sin and cos derivatives
         return ops.cos(x)
+        # END TASK 2.2
 
 
 class Cos(Unary):
     op = "cos"
 
     def derivative(self, x, out):
+        # BEGIN TASK 2.2: sin and cos derivatives
         return ops.negative(ops.sin(x))
+        # END TASK 2.2
 
 
 class Tan(Unary):
@@ -267,7 +281,9 @@ class Tanh(Unary):
     op = "tanh"
 
     def derivative(self, x, out):
+        # BEGIN TASK 2.4: exp, tanh and sigmoid derivatives from the output
         return ops.subtract(1, ops.square(out))
+        # END TASK 2.4
 
 
 class ArcSinh(Unary):
@@ -295,7 +311,9 @@ class Sigmoid(Unary):
     op = "sigmoid"
 
     def derivative(self, x, out):
+        # BEGIN TASK 2.4: exp, tanh and sigmoid derivatives from the output
         return ops.multiply(out, ops.subtract(1, out))
+        # END TASK 2.4
 
 
 class Erf(Unary):
@@ -376,14 +394,18 @@ class Multiply(Binary):
     op = "multiply"
 
     def partial(self, i, a, b, out):
+        # BEGIN TASK 2.3: multiply and divide partials
         return b if i == 0 else a
+        # END TASK 2.3
 
 
 class Divide(Binary):
     op = "divide"
 
     def partial(self, i, a, b, out):
+        # BEGIN TASK 2.3: multiply and divide partials
         return ops.reciprocal(b) if i == 0 else ops.negative(ops.divide(out, b))
+        # END TASK 2.3
 
 
 class FloorDivide(Binary):

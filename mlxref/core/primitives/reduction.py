@@ -294,6 +294,7 @@ class Reduce(Primitive):
           split evenly between ties (``cot / count * mask``).
         - all / any: zero.
         """
+        # BEGIN TASK 2.5: vjp of the reductions: sum, prod, max, min
         (x,) = primals
         if self.kind in ("and", "or"):
             return [ops.zeros_like(x)]
@@ -306,6 +307,7 @@ class Reduce(Primitive):
         mask = ops.equal(x, out)
         count = ops.sum(mask, list(self.axes), keepdims=True)
         return [ops.multiply(ops.divide(cot, count), mask)]
+        # END TASK 2.5
 
     def jvp(self, primals, tangents, argnums):
         """MLX's Reduce::jvp.
@@ -322,6 +324,7 @@ class Reduce(Primitive):
           the prod formula here and returns a non-zero float tangent for
           ``all(x)`` of a float ``x``; mlxref gives the zero its vjp gives.)
         """
+        # BEGIN TASK 3.2: jvp of the reductions: sum, prod, max, min
         (x,) = primals
         (t,) = tangents
         out_shape = self.output_shapes(primals)[0]
@@ -337,11 +340,13 @@ class Reduce(Primitive):
         index = pick(_to_last(x, self.axes), axis=-1, keepdims=True)
         picked = ops.take_along_axis(_to_last(t, self.axes), index, axis=-1)
         return [ops.reshape(picked, out_shape)]
+        # END TASK 3.2
 
     def vmap(self, inputs, axes):
         """MLX's Reduce::vmap: the batch axis stays where it is and the reduced
         axes at or after it shift by one. Without ``keepdims`` the batch axis
         then moves left by the number of reduced axes before it."""
+        # BEGIN TASK 5.2: vmap of the reductions
         (x,), (ax,) = inputs, axes
         dtype = reduce_dtype(self.kind, x.dtype)
         if ax is None:
@@ -350,6 +355,7 @@ class Reduce(Primitive):
         primitive = Reduce(self.kind, shifted, self.keepdims)
         out = array._node(primitive.output_shapes([x])[0], dtype, primitive, [x])
         return [out], [_out_batch_axis(ax, shifted, self.keepdims)]
+        # END TASK 5.2
 
     def eval(self, inputs):
         (x,) = inputs
@@ -528,6 +534,7 @@ class Scan(Primitive):
         return [_cast(_ungroup(runs, x.shape, axes), out_dtype)]
 
     def _scan(self, row, zero):
+        # BEGIN TASK 1.3: cumsum's forward rule: a running sum of one run
         if self.reverse:
             row = row[::-1]
         out = []
@@ -539,6 +546,7 @@ class Scan(Primitive):
             if self.inclusive:
                 out.append(total)
         return out[::-1] if self.reverse else out
+        # END TASK 1.3
 
 
 # --- LogSumExp and Softmax ---------------------------------------------------------
@@ -553,10 +561,12 @@ def _logsumexp(ns, group):
     """
     if ns is _scalar.SYMBOLIC:
         return ns.log(sum(ns.exp(v) for v in group))
+    # BEGIN TASK 1.2: logsumexp's forward rule: take the max out first
     m = _max(group)
     if m != m or m in (_scalar.inf, -_scalar.inf):
         return m
     return m + ns.log(sum(ns.exp(v - m) for v in group))
+    # END TASK 1.2
 
 
 def _softmax(ns, group):

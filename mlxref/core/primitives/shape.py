@@ -53,12 +53,14 @@ class Broadcast(Primitive):
         # Unbroadcasting (MLX: ``broadcast_vjp``). Every output element copied
         # from one input element, so that element's cotangent is the sum of
         # the cotangents of all its copies.
+        # BEGIN TASK 4.3: unbroadcasting: Broadcast's vjp
         (x,), (cot,) = primals, cotangents
         lead = cot.ndim - x.ndim
         added = list(range(lead))  # new leading axes: summed, then dropped
         stretched = [lead + d for d, n in enumerate(x.shape) if n != cot.shape[lead + d]]
         summed = ops.sum(cot, axis=added + stretched, keepdims=True)
         return [ops.squeeze(summed, added)]
+        # END TASK 4.3
 
     def jvp(self, primals, tangents, argnums):
         return [ops.broadcast_to(tangents[0], self.shape)]
@@ -117,11 +119,13 @@ class Reshape(Primitive):
 
     def vmap(self, inputs, axes):
         # Row-major order only makes sense with the batch axis first.
+        # BEGIN TASK 5.3: vmap of reshape
         (x,), (ax,) = inputs, axes
         if ax is None:
             return [ops.reshape(x, self.shape)], [None]
         x = ops.moveaxis(x, ax, 0)
         return [ops.reshape(x, (x.shape[0],) + self.shape)], [0]
+        # END TASK 5.3
 
 
 class Flatten(Primitive):

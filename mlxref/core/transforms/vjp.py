@@ -97,6 +97,7 @@ def _vjp(fun, primals, cotangents, argnums, output_check):
     if listening:
         events.announce(events.Begin("vjp", tracers, outputs, tape))
     with graph.RetainGraph():  # a rule may evaluate; the graph must survive it
+        # BEGIN TASK 4.1: the vjp walk: the tape in reverse
         for position, node in enumerate(reversed(tape)):
             outs = node.outputs()
             if not any(id(o) in cotan for o in outs):
@@ -112,6 +113,7 @@ def _vjp(fun, primals, cotangents, argnums, output_check):
             for i, v in zip(node_argnums, produced):
                 key = id(inputs[i])
                 cotan[key] = add(cotan[key], v) if key in cotan else v
+        # END TASK 4.1
 
     # 5. Collect, with zeros for primals the walk never reached.
     vjps = [cotan.get(id(tracers[i])) for i in argnums]

@@ -1,0 +1,539 @@
+"""Course assignments generated from the reference: ``mlxref assignment list|make|grade``.
+
+The reference source is the solution. A solution region is a block of lines
+between a comment line ``# BEGIN TASK 2.2: sin and cos derivatives`` and a
+comment line ``# END TASK 2.2``, both at the block's own indentation (see
+``Sin.derivative`` in mlxref/core/primitives/elementwise.py). A task may have
+several regions (2.2 is ``Sin.derivative`` and ``Cos.derivative``).
+
+``make`` copies the project and replaces every region of the chosen tasks by
+one ``raise NotImplementedError("Task 2.2: ...")``, so the student copy and
+the reference are never two codebases kept by hand (MiniTorch keeps its
+student repositories by hand). The markers stay in the copy: they show the
+student where to write.
+
+Each task's tests are the tests marked ``@pytest.mark.task2_2`` (in
+tests/test_tasks.py, registered in setup.cfg). ``grade`` runs them in a
+directory with that directory's own mlxref, in one pytest run, and splits the
+results by marker.
+
+Read next: tutorials/ASSIGNMENTS.md (the instructor's guide) and
+tests/test_assignment_roundtrip.py (make, then grade, checked end to end).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+
+_BEGIN = re.compile(r"^(?P<indent>[ \t]*)# BEGIN TASK (?P<id>\d+\.\d+): (?P<title>\S.*?)\s*$")
+_END = re.compile(r"^(?P<indent>[ \t]*)# END TASK (?P<id>\d+\.\d+)\s*$")
+_ANY_MARKER = re.compile(r"^[ \t]*# (BEGIN|END) TASK\b")
+
+# What the stub of each region asks for: (task, function) -> text after "Task 2.2: ".
+# One visible table; a region without an entry gets "implement <the task's title>".
+HINTS = {
+    ("1.1", "_Numeric.sigmoid"):
+        "return the logistic sigmoid 1 / (1 + exp(-x)) of the Python float x, "
+        "with no OverflowError for any x (sigmoid(-1000.0) is 0.0)",
+    ("1.2", "_logsumexp"):
+        "return log(sum(exp(v) for v in group)) for a list of floats without overflow "
+        "(take the max out first); an infinite or nan max is the answer itself",
+    ("1.3", "Scan._scan"):
+        "return the running sums of the list row: inclusive or exclusive (the first is zero), "
+        "from the end if self.reverse",
+    ("2.1", "Unary.vjp"):
+        "return [cotangent of x]: cotangents[0] times self.derivative(x, outputs[0]), "
+        "or zeros when self.derivative is None",
+    ("2.1", "Binary.vjp"):
+        "return one cotangent per i in argnums: "
+        "cotangents[0] times self.partial(i, a, b, outputs[0])",
+    ("2.2", "Sin.derivative"):
+        "return d sin(x) / dx as an array, written with mlxref ops",
+    ("2.2", "Cos.derivative"):
+        "return d cos(x) / dx as an array, written with mlxref ops",
+    ("2.3", "Multiply.partial"):
+        "return d (a * b) / da (i = 0) or d (a * b) / db (i = 1) as an array",
+    ("2.3", "Divide.partial"):
+        "return d (a / b) / da (i = 0) or d (a / b) / db (i = 1) as an array; out is a / b",
+    ("2.4", "Exp.derivative"):
+        "return d exp(x) / dx as an array, using out = exp(x)",
+    ("2.4", "Tanh.derivative"):
+        "return d tanh(x) / dx as an array, using out = tanh(x)",
+    ("2.4", "Sigmoid.derivative"):
+        "return d sigmoid(x) / dx as an array, using out = sigmoid(x)",
+    ("2.5", "Reduce.vjp"):
+        "return [cotangent of x] for sum, prod, max and min (ties share the cotangent equally) "
+        "and zeros for all and any; see the docstring",
+    ("3.1", "Unary.jvp"):
+        "return [tangent of the output]: tangents[0] times the derivative, "
+        "or zeros when self.derivative is None",
+    ("3.1", "Binary.jvp"):
+        "return [tangent of the output]: "
+        "the sum over argnums of tangent times self.partial(i, a, b, out)",
+    ("3.2", "Reduce.jvp"):
+        "return [tangent of the output] for sum, prod, max and min (the tangent at the first "
+        "arg max or arg min) and zeros for all and any; see the docstring",
+    ("4.1", "_vjp"):
+        "walk the tape in reverse: for each node whose outputs have cotangents, call its "
+        "primitive's vjp and add each result into cotan under id() of that input",
+    ("4.2", "_jvp"):
+        "walk the tape forwards: for each node, call its primitive's jvp with the tangents of "
+        "the inputs that have one, and store each output's tangent in tan under its id()",
+    ("4.3", "Broadcast.vjp"):
+        "return [cotangent of x]: the cotangent summed over the axes the broadcast added "
+        "or stretched, in x's shape",
+    ("5.1", "vmap_elementwise"):
+        "move each batch axis to the front, broadcast the unbatched inputs along it, "
+        "apply primitive once; return ([output], [0])",
+    ("5.2", "Reduce.vmap"):
+        "reduce each example of the batched x over self.axes; return ([output], [its batch axis]) "
+        "([None] if x is not batched)",
+    ("5.3", "Reshape.vmap"):
+        "reshape each example to self.shape; return ([output], [its batch axis]) "
+        "([None] if x is not batched)",
+    ("6.1", "CustomTransforms.vjp"):
+        "call self.rules.vjp(function inputs, cotangents, function outputs); return one cotangent "
+        "per i in argnums, zeros for the function outputs among the inputs",
+    ("6.1", "CustomTransforms.jvp"):
+        "call self.rules.jvp(function inputs, one tangent per function input, None where "
+        "argnums gives none) and return its result",
+    ("6.2", "_Recompute.vjp"):
+        "run the function again under vjp_impl, on inputs that depend on the forward outputs "
+        "(depends), and return its vjps",
+}
+
+# A task whose tests cannot avoid another task's code (the checkpoint's
+# recomputation *is* a vjp walk). Every other task's tests use only code
+# outside the other tasks' regions.
+NEEDS = {"6.2": ("4.1",)}
+
+
+@dataclass(frozen=True)
+class Region:
+    """One marked block: lines ``begin`` and ``end`` are the marker lines (1-based)."""
+
+    task: str
+    title: str
+    path: str  # relative to the project root: mlxref/core/...
+    function: str  # the qualified name of the function that holds it
+    begin: int
+    end: int
+    indent: str
+
+    @property
+    def place(self):
+        return f"{self.path}:{self.function}"
+
+    def stub(self):
+        hint = HINTS.get((self.task, self.function), f"implement {self.title}")
+        return f'{self.indent}raise NotImplementedError("Task {self.task}: {hint}")'
+
+
+def task_key(task_id):
+    return tuple(int(p) for p in task_id.split("."))
+
+
+def marker(task_id):
+    """The pytest marker of a task: ``2.3`` -> ``task2_3``."""
+    return "task" + task_id.replace(".", "_")
+
+
+# --- finding the regions ------------------------------------------------------------
+
+
+def find_regions(root=None):
+    """Every marked region under ``root``/mlxref (default: this package's own), in file order."""
+    package = PACKAGE if root is None else Path(root) / "mlxref"
+    regions = []
+    for path in sorted(package.rglob("*.py")):
+        regions += _file_regions(path, path.relative_to(package.parent).as_posix())
+    titles = {}
+    for r in regions:
+        if titles.setdefault(r.task, r.title) != r.title:
+            raise ValueError(
+                f"[assignment] Task {r.task} has two titles: {titles[r.task]!r} and {r.title!r} "
+                f"({r.path}:{r.begin})."
+            )
+    return regions
+
+
+def _file_regions(path, relative):
+    lines = path.read_text(encoding="utf-8").split("\n")
+    if not any(_ANY_MARKER.match(line) for line in lines):
+        return []
+    functions = _function_spans(ast.parse("\n".join(lines), filename=str(path)))
+    regions, open_ = [], None
+    for number, line in enumerate(lines, 1):
+        if not _ANY_MARKER.match(line):
+            continue
+        where = f"{relative}:{number}"
+        begin, end = _BEGIN.match(line), _END.match(line)
+        if begin:
+            if open_ is not None:
+                raise ValueError(
+                    f"[assignment] {where}: BEGIN TASK inside TASK {open_.group('id')}."
+                )
+            open_, open_line = begin, number
+        elif end:
+            if open_ is None or end.group("id") != open_.group("id"):
+                raise ValueError(
+                    f"[assignment] {where}: END TASK {end.group('id')} without its BEGIN."
+                )
+            if end.group("indent") != open_.group("indent"):
+                raise ValueError(f"[assignment] {where}: END TASK is not indented like its BEGIN.")
+            inner = [f for f in functions if f[0] < open_line <= f[1]]
+            function = max(inner)[2] if inner else "<module>"  # the innermost
+            regions.append(Region(open_.group("id"), open_.group("title"), relative, function,
+                                  open_line, number, open_.group("indent")))
+            open_ = None
+        else:
+            raise ValueError(
+                f"[assignment] {where}: a marker must read '# BEGIN TASK <id>: <title>' or "
+                f"'# END TASK <id>'."
+            )
+    if open_ is not None:
+        raise ValueError(
+            f"[assignment] {relative}:{open_line}: TASK {open_.group('id')} has no END."
+        )
+    return regions
+
+
+def _function_spans(tree):
+    """(first line, last line, qualified name) of every function in a module."""
+    spans = []
+
+    def visit(node, prefix):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = prefix + child.name
+                if not isinstance(child, ast.ClassDef):
+                    spans.append((child.lineno, child.end_lineno, name))
+                visit(child, name + ".")
+
+    visit(tree, "")
+    return spans
+
+
+def tasks(regions=None):
+    """{task id: (title, [regions])}, ordered by id."""
+    regions = find_regions() if regions is None else regions
+    out = {}
+    for r in sorted(regions, key=lambda r: task_key(r.task)):
+        out.setdefault(r.task, (r.title, []))[1].append(r)
+    return out
+
+
+def choose(spec, known, command):
+    """The task ids in ``spec`` ("2.1,2.3" or "ALL"), checked against ``known``."""
+    if spec.strip().upper() == "ALL":
+        return list(known)
+    chosen = []
+    for item in spec.split(","):
+        item = item.strip()
+        if item not in known:
+            raise ValueError(
+                f"[assignment {command}] Unknown task {item!r}; the tasks are "
+                f"{', '.join(known)} (see 'mlxref assignment list')."
+            )
+        if item not in chosen:
+            chosen.append(item)
+    return sorted(chosen, key=task_key)
+
+
+# --- list ---------------------------------------------------------------------------
+
+
+def list_lines():
+    """One line per task: id, title, the functions involved, and any prerequisite."""
+    table = tasks()
+    width = max(len(title) for title, _ in table.values())
+    lines = []
+    for task_id, (title, regions) in table.items():
+        line = f"{task_id:<4} {title:<{width}}  {', '.join(r.place for r in regions)}"
+        if task_id in NEEDS:
+            line += f"  (tests also need {', '.join(NEEDS[task_id])})"
+        lines.append(line)
+    return lines
+
+
+# --- make ---------------------------------------------------------------------------
+
+_SKIPPED_DIRS = {"__pycache__", "build", "dist", "node_modules"}
+
+
+def project_root():
+    """The source checkout this mlxref was installed from (``pip install -e``)."""
+    root = PACKAGE.parent
+    if not ((root / "setup.cfg").is_file() or (root / "pyproject.toml").is_file()) or not (
+        root / "tests"
+    ).is_dir():
+        raise ValueError(
+            f"[assignment make] {PACKAGE} is not in a source checkout (no setup.cfg and tests/ "
+            f"next to it); install the reference with 'pip install -e' to make student copies."
+        )
+    return root
+
+
+def make(spec, out):
+    """Write a student copy of the project to ``out`` with the tasks in ``spec`` stubbed.
+
+    Returns ``(chosen task ids, stubbed regions)``.
+    """
+    root = project_root()
+    table = tasks(find_regions(root))
+    chosen = choose(spec, list(table), "make")
+    out = Path(out).resolve()
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise ValueError(f"[assignment make] {out} already exists and is not an empty directory.")
+
+    shutil.copytree(root, out, ignore=_copy_filter(out), dirs_exist_ok=True)
+
+    table = tasks(find_regions(out))  # the regions as copied
+    stubbed = [r for task_id in chosen for r in table[task_id][1]]
+    by_file = {}
+    for r in stubbed:
+        by_file.setdefault(r.path, []).append(r)
+    for relative, regions in by_file.items():
+        path = out / relative
+        lines = path.read_text(encoding="utf-8").split("\n")
+        for r in sorted(regions, key=lambda r: r.begin, reverse=True):
+            lines[r.begin : r.end - 1] = [r.stub()]
+        text = "\n".join(lines)
+        ast.parse(text, filename=str(path))  # a region that cannot be stubbed fails here
+        path.write_text(text, encoding="utf-8")
+    (out / "ASSIGNMENT.md").write_text(_handout(table, chosen), encoding="utf-8")
+    return chosen, stubbed
+
+
+def waiting(chosen):
+    """Tasks left implemented whose tests also need a chosen task: {task: [chosen tasks]}."""
+    return {
+        task_id: [t for t in needs if t in chosen]
+        for task_id, needs in NEEDS.items()
+        if task_id not in chosen and any(t in chosen for t in needs)
+    }
+
+
+def _copy_filter(out):
+    """What a student copy leaves out: VCS and tool directories, caches, virtual
+    environments, build output, nested projects (earlier copies) and ``out`` itself."""
+
+    def ignore(directory, names):
+        skipped = set()
+        for name in names:
+            path = Path(directory, name)
+            if path.is_dir():
+                if (
+                    name.startswith(".")
+                    or name in _SKIPPED_DIRS
+                    or name.endswith(".egg-info")
+                    or (path / "pyvenv.cfg").exists()
+                    or (path / "setup.cfg").exists()
+                    or (path / "pyproject.toml").exists()
+                    or path.resolve() == out
+                ):
+                    skipped.add(name)
+            elif name.endswith((".pyc", ".pyo")):
+                skipped.add(name)
+        return skipped
+
+    return ignore
+
+
+def _handout(table, chosen):
+    rows = []
+    for task_id in chosen:
+        title, regions = table[task_id]
+        places = "<br>".join(f"`{r.place}`" for r in regions)
+        rows.append(f"| {task_id} | {title} | {places} | `python -m pytest -m {marker(task_id)}` |")
+    return (
+        "# Your assignment\n\n"
+        "Each task below is one or more regions of the source between `# BEGIN TASK <id>` and\n"
+        "`# END TASK <id>` that now raise `NotImplementedError(\"Task <id>: ...\")`: the message\n"
+        "says what to implement. Replace the `raise` line with your code and keep the markers.\n"
+        "Do not edit the tests.\n\n"
+        "| task | title | functions | its tests |\n|---|---|---|---|\n" + "\n".join(rows) + "\n\n"
+        "The chapters in tutorials/ explain each piece; start with tutorials/README.md.\n\n"
+        "Set up once, then check one task, or all of yours:\n\n"
+        "```sh\nmake venv\n"
+        f".venv/bin/python -m pytest -m {marker(chosen[0])}\n"
+        f".venv/bin/mlxref assignment grade --tasks {','.join(chosen)}\n```\n\n"
+        "`make test` runs the whole suite; most of it needs the functions you are writing, so\n"
+        "expect failures there until every task is done.\n"
+        + "".join(
+            f"\nTask {t} is not yours, but its tests also use your {', '.join(needs)}: they pass "
+            f"once {', '.join(needs)} does.\n"
+            for t, needs in waiting(chosen).items()
+        )
+    )
+
+
+# --- grade --------------------------------------------------------------------------
+
+# A pytest plugin, written to a temporary directory for the graded run: it
+# records each test's outcome and task markers, which mlxref was imported, and
+# stops a test that runs longer than the timeout (a walk that never ends).
+_PLUGIN = r'''
+import json, os, re, signal, sys
+
+import pytest
+
+_tests, _errors = {}, []
+_timeout = float(os.environ.get("MLXREF_GRADE_TIMEOUT") or 0)
+
+
+def pytest_runtest_logreport(report):
+    tasks = sorted(k for k in report.keywords if re.fullmatch(r"task\d+_\d+", k))
+    entry = _tests.setdefault(report.nodeid, {"tasks": tasks, "failed": False})
+    entry["failed"] = entry["failed"] or report.failed
+
+
+def pytest_collectreport(report):
+    if report.failed:
+        _errors.append(report.nodeid or ".")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    if _timeout <= 0 or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expired(signum, frame):
+        raise TimeoutError(f"the test ran longer than {_timeout:g} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, _timeout)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def pytest_sessionfinish(session):
+    module = sys.modules.get("mlxref")
+    with open(os.environ["MLXREF_GRADE_REPORT"], "w") as f:
+        json.dump({"mlxref": getattr(module, "__file__", None), "tests": _tests,
+                   "collect_errors": _errors}, f)
+'''
+
+
+def grade(directory=".", spec="ALL", timeout=60.0):
+    """Run each task's tests in ``directory`` with its own mlxref.
+
+    Returns ``({task id: {"passed", "tests", "failures"}}, collection errors)``.
+    One pytest run selects every chosen task's marker (the same tests as
+    ``pytest DIR/tests -m task2_3`` per task, faster), and the results are
+    split by marker. A task passes when it has tests and none of them fails.
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ValueError(f"[assignment grade] No such directory: {directory}.")
+    directory = directory.resolve()
+    if not (directory / "tests").is_dir() or not (directory / "mlxref" / "__init__.py").is_file():
+        raise ValueError(
+            f"[assignment grade] {directory} is not an mlxref project "
+            f"(no tests/ and mlxref/ in it)."
+        )
+    known = list(tasks())
+    chosen = choose(spec, known, "grade")
+
+    with tempfile.TemporaryDirectory(prefix="mlxref-grade-") as scratch:
+        Path(scratch, "_mlxref_grader.py").write_text(_PLUGIN, encoding="utf-8")
+        # Our own pytest configuration, not the directory's: only the task
+        # markers, and conftest.py files from DIR/tests alone.
+        config = Path(scratch, "pytest.ini")
+        config.write_text(
+            "[pytest]\nmarkers =\n" + "".join(f"    {marker(t)}: Task {t}\n" for t in known),
+            encoding="utf-8",
+        )
+        report = Path(scratch, "report.json")
+        env = dict(os.environ)
+        # directory first: its mlxref, not the one installed, is the one graded.
+        env["PYTHONPATH"] = os.pathsep.join(
+            [str(directory), scratch] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
+        )
+        env["MLXREF_GRADE_REPORT"] = str(report)
+        env["MLXREF_GRADE_TIMEOUT"] = str(timeout or 0)
+        command = [
+            sys.executable, "-m", "pytest", *_task_test_files(directory / "tests"),
+            "-m", " or ".join(marker(t) for t in chosen),
+            "-c", str(config), "--rootdir", str(directory),
+            "--confcutdir", str(directory / "tests"),
+            "-p", "_mlxref_grader", "-p", "no:cacheprovider",
+            "-q", "--continue-on-collection-errors",
+        ]
+        run = subprocess.run(command, cwd=directory, env=env, capture_output=True, text=True)
+        if not report.is_file():
+            tail = (run.stdout + run.stderr).strip().splitlines()[-1:] or ["no output"]
+            raise ValueError(f"[assignment grade] pytest did not run ({sys.executable}): {tail[0]}")
+        data = json.loads(report.read_text(encoding="utf-8"))
+
+    imported = data["mlxref"]
+    if imported is not None and not Path(imported).resolve().is_relative_to(directory):
+        raise ValueError(
+            f"[assignment grade] The tests imported {imported}, not the mlxref in {directory}."
+        )
+    results = {t: {"passed": False, "tests": 0, "failures": 0} for t in chosen}
+    for test in data["tests"].values():
+        for name in test["tasks"]:
+            task_id = name[len("task"):].replace("_", ".")
+            if task_id in results:
+                results[task_id]["tests"] += 1
+                results[task_id]["failures"] += int(test["failed"])
+    for r in results.values():
+        r["passed"] = r["tests"] > 0 and r["failures"] == 0
+    return results, data["collect_errors"]
+
+
+def _task_test_files(tests):
+    """The test files that mention a task marker (``mark.task``), or the whole
+    directory if none does. Only they can hold a task's tests, and collecting
+    the others (assertion rewriting, imports) would take seconds per grade."""
+    files = sorted(
+        str(path) for path in tests.rglob("*.py")
+        if (path.name.startswith("test_") or path.name.endswith("_test.py"))
+        and "mark.task" in path.read_text(encoding="utf-8", errors="replace")
+    )
+    return files or [str(tests)]
+
+
+def format_grades(directory, results, collect_errors):
+    """The score table that ``mlxref assignment grade`` prints."""
+    titles = {task_id: title for task_id, (title, _) in tasks().items()}
+    width = max(len(titles[t]) for t in results)
+    lines = [f"{'task':<4}  {'title':<{width}}  tests  failed  result"]
+    for task_id, r in results.items():
+        result = "pass" if r["passed"] else ("no tests" if r["tests"] == 0 else "FAIL")
+        blocked = [t for t in NEEDS.get(task_id, ()) if t in results and not results[t]["passed"]]
+        if not r["passed"] and blocked:
+            result += f" (needs {', '.join(blocked)})"
+        title = titles[task_id]
+        lines.append(
+            f"{task_id:<4}  {title:<{width}}  {r['tests']:>5}  {r['failures']:>6}  {result}"
+        )
+    passed = sum(r["passed"] for r in results.values())
+    lines.append(f"{passed} of {len(results)} tasks pass")
+    for error in collect_errors:
+        lines.append(f"could not collect {error} (run pytest on it to see why)")
+    failing = [t for t, r in results.items() if not r["passed"]]
+    if failing:
+        cd = "" if Path(directory).resolve() == Path.cwd().resolve() else f"cd {directory} && "
+        lines.append(f"to see why: {cd}python -m pytest tests -m {marker(failing[0])}")
+    return "\n".join(lines)
+
+
+def grades_json(results):
+    return json.dumps({"tasks": results}, indent=2)

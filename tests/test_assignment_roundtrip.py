@@ -1,0 +1,171 @@
+"""``mlxref assignment``: the task table, and make -> grade checked end to end.
+
+The round trip: a student copy with two tasks stubbed fails exactly those two
+tasks and passes every other; the reference passes every task; a copy with
+ALL tasks stubbed still imports, and fails every test of every task (so each
+task's tests really exercise its regions). Grading runs pytest in a
+subprocess with the graded directory's own mlxref.
+"""
+
+import ast
+import configparser
+import importlib
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from mlxref import assignment
+from mlxref.cli import main
+
+ROOT = assignment.project_root()
+TASKS = assignment.tasks()
+PAIR = ["2.3", "4.3"]  # two tasks no other task's tests need
+
+
+def test_at_least_ten_tasks_each_registered_hinted_and_tested():
+    assert len(TASKS) >= 10
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    markers = config["tool:pytest"]["markers"].splitlines()
+    registered = {line.split(":")[0].strip() for line in markers}
+    tests = (ROOT / "tests" / "test_tasks.py").read_text()
+    for task_id, (title, regions) in TASKS.items():
+        name = assignment.marker(task_id)
+        assert name in registered, f"the marker of task {task_id} is not in setup.cfg"
+        assert f"@pytest.mark.{name}\n" in tests, f"task {task_id} has no tests"
+        for r in regions:
+            assert (task_id, r.function) in assignment.HINTS, f"no stub text for {r.place}"
+    places = {(r.task, r.function) for _, regions in TASKS.values() for r in regions}
+    assert set(assignment.HINTS) == places, "stub texts for regions that do not exist"
+    for task_id, needs in assignment.NEEDS.items():
+        assert task_id in TASKS and set(needs) <= set(TASKS)
+
+
+def test_list_prints_id_title_and_existing_functions(capsys):
+    assert main(["assignment", "list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == list(TASKS)
+    for line, (task_id, (title, regions)) in zip(lines, TASKS.items()):
+        assert line.startswith(f"{task_id} ") and title in line
+        for r in regions:
+            assert r.place in line
+            module = importlib.import_module(r.path[: -len(".py")].replace("/", "."))
+            target = module
+            for part in r.function.split("."):
+                target = getattr(target, part)  # the cited function exists
+            assert callable(target)
+    assert lines[0].startswith("1.1  sigmoid's forward rule")
+    assert "mlxref/core/transforms/vjp.py:_vjp" in next(x for x in lines if x.startswith("4.1"))
+
+
+def test_every_region_stubs_to_one_raise_at_its_indentation():
+    for task_id, (title, regions) in TASKS.items():
+        for r in regions:
+            lines = (ROOT / r.path).read_text().split("\n")
+            assert lines[r.begin - 1] == f"{r.indent}# BEGIN TASK {task_id}: {title}"
+            assert lines[r.end - 1] == f"{r.indent}# END TASK {task_id}"
+            stub = r.stub()
+            assert stub.startswith(f'{r.indent}raise NotImplementedError("Task {task_id}: ')
+            body = lines[: r.begin] + [stub] + lines[r.end - 1 :]
+            ast.parse("\n".join(body))  # valid Python with only this region stubbed
+
+
+def test_bad_markers_are_reported(tmp_path):
+    (tmp_path / "mlxref").mkdir()
+    source = tmp_path / "mlxref" / "m.py"
+    source.write_text("def f():\n    # BEGIN TASK 1.1: f\n    return 1\n")
+    with pytest.raises(ValueError, match="TASK 1.1 has no END"):
+        assignment.find_regions(tmp_path)
+    source.write_text("def f():\n    # BEGIN TASK 1.1: f\n    return 1\n# END TASK 1.1\n")
+    with pytest.raises(ValueError, match="not indented like its BEGIN"):
+        assignment.find_regions(tmp_path)
+    source.write_text("def f():\n    # BEGIN TASK 1.1\n    return 1\n    # END TASK 1.1\n")
+    with pytest.raises(ValueError, match="a marker must read"):
+        assignment.find_regions(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["make", "--tasks", "2.3,9.9", "--out", "{tmp}/new"], "Unknown task '9.9'"),
+        (["make", "--tasks", "2.3", "--out", "{tmp}/full"], "is not an empty directory"),
+        (["grade", "{tmp}/missing"], "No such directory"),
+        (["grade", "{tmp}/full"], "is not an mlxref project"),
+        (["grade", str(ROOT), "--tasks", "x"], "Unknown task 'x'"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path, argv, message):
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "file.txt").write_text("x")
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    r = subprocess.run([sys.executable, "-m", "mlxref", "assignment", *argv],
+                       capture_output=True, text=True)
+    assert r.returncode == 2, r.stderr
+    assert r.stdout == "" and message in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "new").exists()
+
+
+def _failing(results):
+    return sorted(t for t, r in results.items() if not r["passed"])
+
+
+def test_round_trip(tmp_path, capsys):
+    start = time.perf_counter()
+
+    # 1. A student copy with two tasks stubbed.
+    student = tmp_path / "student"
+    assert main(["assignment", "make", "--tasks", ",".join(PAIR), "--out", str(student)]) == 0
+    assert "2 task(s) to implement" in capsys.readouterr().out
+    for name in ("setup.cfg", "pyproject.toml", "Makefile", "README.md", "ASSIGNMENT.md",
+                 "tests/test_tasks.py", "mlxref/assignment.py"):
+        assert (student / name).is_file(), name
+    for skipped in (".git", ".venv", ".pytest_cache", "mlxref.egg-info"):
+        assert not (student / skipped).exists(), skipped
+    assert not list(student.rglob("__pycache__"))
+    stubbed = {r.path for t in PAIR for r in TASKS[t][1]}
+    for path in {r.path for _, regions in TASKS.values() for r in regions} - stubbed:
+        assert (student / path).read_bytes() == (ROOT / path).read_bytes(), path
+    divide = (student / "mlxref/core/primitives/elementwise.py").read_text()
+    assert '        raise NotImplementedError("Task 2.3: return d (a / b) / da' in divide
+    assert "# BEGIN TASK 2.3: multiply and divide partials" in divide
+
+    # 2. Grade it: exactly those two tasks fail, every other task passes.
+    r = subprocess.run(
+        [sys.executable, "-m", "mlxref", "assignment", "grade", str(student), "--json"],
+        capture_output=True, text=True,
+    )
+    assert r.returncode == 1, r.stderr
+    results = json.loads(r.stdout)["tasks"]
+    assert list(results) == list(TASKS)
+    assert _failing(results) == PAIR
+    for task_id in PAIR:
+        assert results[task_id]["failures"] == results[task_id]["tests"] > 0
+
+    # 3. Grade the reference: it passes every task.
+    results, errors = assignment.grade(ROOT)
+    assert _failing(results) == [] and errors == []
+    assert all(r["tests"] > 0 for r in results.values())
+
+    # 4. Every task stubbed: the copy still imports, and every test of every task fails.
+    everything = tmp_path / "all"
+    assert main(["assignment", "make", "--tasks", "ALL", "--out", str(everything)]) == 0
+    r = subprocess.run(
+        [sys.executable, "-c", "import mlxref, mlxref.core, mlxref.cli; print(mlxref.__file__)"],
+        cwd=everything, env={"PYTHONPATH": str(everything)}, capture_output=True, text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == str(everything / "mlxref" / "__init__.py")
+    results, errors = assignment.grade(everything)
+    assert errors == []
+    for task_id, result in results.items():
+        assert result["failures"] == result["tests"] > 0, (task_id, result)
+    capsys.readouterr()
+    assert main(["assignment", "grade", str(everything), "--tasks", "6.2"]) == 1
+    table = capsys.readouterr().out
+    assert "6.2   checkpoint: recompute in the backward pass" in table
+    assert "0 of 1 tasks pass" in table
+
+    assert time.perf_counter() - start < 60
