@@ -38,29 +38,7 @@ from mlxref.core.primitives.elementwise import (
 from mlxref.core.primitives.reduction import Reduce
 from mlxref.core.primitives.shape import Broadcast, Reshape
 from mlxref.core.scalar import NUMERIC
-
-
-def _flat(v):
-    if isinstance(v, (list, tuple)):
-        return [u for w in v for u in _flat(w)]
-    return [v]
-
-
-def _close(got, expected, tol):
-    a, b = _flat(got), _flat(expected)
-    if len(a) != len(b):
-        return False
-    for x, y in zip(a, b):
-        x, y = float(x), float(y)
-        if math.isnan(x) or math.isnan(y):
-            if not (math.isnan(x) and math.isnan(y)):
-                return False
-        elif math.isinf(x) or math.isinf(y):
-            if x != y:
-                return False
-        elif abs(x - y) > tol * (1 + abs(y)):
-            return False
-    return True
+from support import close  # noqa: E402
 
 
 def expect(got, expected, what, shape=None, tol=1e-9):
@@ -71,7 +49,9 @@ def expect(got, expected, what, shape=None, tol=1e-9):
             f"{what}: expected shape {tuple(shape)}, received {got.shape}"
         )
     values = got.tolist() if isinstance(got, mx.array) else got
-    assert _close(values, expected, tol), f"{what}: expected {expected}, received {values}"
+    assert close(values, expected, rtol=tol, atol=tol), (
+        f"{what}: expected {expected}, received {values}"
+    )
 
 
 def column(x, k):
