@@ -12,9 +12,11 @@ import json
 import platform
 import sys
 
-from . import checkpoint_memory, deep_chain, harness, mlp
+from mlxref.backends import metal
 
-WORKLOADS = ("chain", "mlp", "checkpoint")
+from . import checkpoint_memory, deep_chain, harness, mlp, seed_grad
+
+WORKLOADS = ("seed", "chain", "mlp", "checkpoint")
 
 
 def main(argv=None):
@@ -35,6 +37,7 @@ def main(argv=None):
             "platform": platform.platform(),
             "when": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "timer": "time.perf_counter, median over repeats",
+            "mlx_device": metal.device() if metal.available() else None,
         }
     }
     failed = False
@@ -44,6 +47,35 @@ def main(argv=None):
         f"Python {platform.python_version()} ({platform.python_implementation()}) on "
         f"{platform.machine()}; times are medians of `time.perf_counter` over repeats.",
     ]
+    if metal.available():
+        sections += ["", f"Real MLX runs on: **{metal.device()}**."]
+    else:
+        line = f"Real MLX is not installed, so it has no column; to get it: {metal.install_hint()}"
+        sections += ["", line]
+        results["meta"]["mlx_missing"] = line
+
+    if "seed" in only:
+        harness.progress("seed gradient")
+        try:
+            seed = seed_grad.run(quick=args.quick, repeats=args.repeats)
+        except harness.Mismatch as exc:
+            seed, failed = None, True
+            results["seed_grad"] = {"mismatch": str(exc)}
+            sections += ["", "## Seed gradient", "", f"**MISMATCH**: {exc}"]
+        if seed is not None:
+            results["seed_grad"] = seed
+            failed |= bool(seed["errors"])
+            sections += [
+                "",
+                "## Seed gradient: grad of sum(sin(x) * exp(x)) over n elements",
+                "",
+                f"x evenly spaced in [-2, 2]; median of {seed['repeats']} interleaved "
+                "repeats (after one warm-up). Every column's gradient equals the "
+                f"hand-written lists reference to 1e-9 (real MLX, float32, to "
+                f"{seed_grad.MLX_TOLERANCE:g}).",
+                "",
+                seed_grad.table(seed),
+            ]
 
     if "chain" in only:
         harness.progress("deep chain")
@@ -87,7 +119,12 @@ def main(argv=None):
                 "",
                 f"Median of {res['repeats']} interleaved repeats (after one warm-up); "
                 f"seed {res['seed']}, loss {res['loss']:.12g}. The loss and every "
-                "gradient agree across the implementations to 1e-9.",
+                "gradient agree across the implementations to 1e-9"
+                + (
+                    f" (real MLX, float32, to {mlp.MLX_TOLERANCE:g}; device: {res['mlx_device']})."
+                    if res["mlx_device"]
+                    else "."
+                ),
                 "",
                 mlp.table(res),
             ]

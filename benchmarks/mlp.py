@@ -14,15 +14,19 @@ every parameter, from the same seeded weights and data:
   nodes, one per number, in micrograd's design (a closure per node): the
   reference the issue's "at least 30x faster" target is measured against;
 - ``lean scalar Value``: the same on ``scalar_graph.Value``, a leaner scalar
-  graph (local partials stored, no closures), for context only: no target.
+  graph (local partials stored, no closures), for context only: no target;
+- ``MLX (<device>)``: real MLX (``mlxref.backends.metal``) when it is
+  installed, labelled with the device it ran on; float32, so it is checked
+  to ``MLX_TOLERANCE`` rather than 1e-9.
 
-All three must agree (``check``) before their times mean anything.
+All must agree (``check``) before their times mean anything.
 """
 
 import random
 from operator import mul
 
 import mlxref.core as mx
+from mlxref.backends import metal
 
 from . import harness
 from .scalar_graph import ClosureValue, Value
@@ -34,6 +38,8 @@ REPEATS = 21
 QUICK_REPEATS = 7
 TARGET_VS_LISTS = 1.5  # mlxref / lists at most
 TARGET_SCALAR_VS_MLXREF = 30.0  # micrograd-style Value / mlxref at least
+MLX_TOLERANCE = 1e-5  # real MLX computes in float32
+MLX_NAME = metal.label() if metal.available() else None
 
 
 # --- the problem: weights and data, as nested Python lists -----------------------
@@ -226,6 +232,8 @@ def check(sizes=SIZES, batch=BATCH, seed=SEED):
             scalar_step(*closure_scalar_inputs(params, X, Y))
         ),
     }
+    if MLX_NAME is not None:
+        results[MLX_NAME] = metal.mlp_result(metal.mlp_run(*metal.mlp_prepare(params, X, Y)))
     _compare(results)
     return results
 
@@ -235,11 +243,14 @@ def _compare(results):
     for name, (loss, grads) in results.items():
         if name == "lists":
             continue
-        harness.check_close(f"mlp loss ({name} vs lists)", loss, want_loss)
+        tol = MLX_TOLERANCE if name == MLX_NAME else harness.TOLERANCE
+        harness.check_close(f"mlp loss ({name} vs lists)", loss, want_loss, tol)
         if sorted(grads) != sorted(want_grads):
             raise harness.Mismatch(f"mlp gradients ({name}): keys {sorted(grads)}")
         for k in want_grads:
-            harness.check_close(f"mlp gradient {k} ({name} vs lists)", grads[k], want_grads[k])
+            harness.check_close(
+                f"mlp gradient {k} ({name} vs lists)", grads[k], want_grads[k], tol
+            )
 
 
 IMPLEMENTATIONS = (
@@ -248,6 +259,10 @@ IMPLEMENTATIONS = (
     ("mlxref", mlxref_inputs, mlxref_step, mlxref_result),
     ("lean scalar Value", scalar_inputs, scalar_step, scalar_result),
     ("micrograd-style Value", closure_scalar_inputs, scalar_step, scalar_result),
+) + (
+    ((MLX_NAME, metal.mlp_prepare, metal.mlp_run, metal.mlp_result),)
+    if MLX_NAME is not None
+    else ()
 )
 
 
@@ -289,6 +304,7 @@ def run(quick=False, repeats=None, sizes=None, batch=None, seed=SEED):
         "seed": seed,
         "repeats": repeats,
         "loss": outputs["lists"][0],
+        "mlx_device": metal.device() if MLX_NAME is not None else None,
         "median_s": {n: med([t.wall for t in samples[n]]) for n in ran},
         "median_cpu_s": {n: med([t.cpu for t in samples[n]]) for n in ran},
         "median_gc_s": {n: med([t.gc for t in samples[n]]) for n in ran},
@@ -309,7 +325,7 @@ def run(quick=False, repeats=None, sizes=None, batch=None, seed=SEED):
 SCALAR_RATIOS = (
     ("micrograd-style Value", "closure_scalar_graph_over_mlxref"),
     ("lean scalar Value", "scalar_graph_over_mlxref"),
-)
+) + (((MLX_NAME, "mlx_over_mlxref"),) if MLX_NAME is not None else ())
 TARGETED = "micrograd-style Value"  # the only scalar graph with a target
 
 
@@ -351,8 +367,8 @@ def table(res):
             ratios.append(
                 [
                     f"{name} / mlxref",
-                    f"{b:.1f}x",
-                    f"{res['cpu_' + key]:.1f}x",
+                    f"{b:.1f}x" if b >= 10 else f"{b:.2f}x",
+                    f"{res['cpu_' + key]:.1f}x" if res["cpu_" + key] >= 10 else f"{res['cpu_' + key]:.2f}x",
                     f"≥ {TARGET_SCALAR_VS_MLXREF:g}x" if name == TARGETED else "(context)",
                     ("yes" if b >= TARGET_SCALAR_VS_MLXREF else "**no**")
                     if name == TARGETED

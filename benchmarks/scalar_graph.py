@@ -14,9 +14,12 @@ Every number is a node. Two designs, same interface (``data``, ``grad``, +,
 
 Both order the graph with an iterative depth-first search (no recursion, so
 deep graphs are fine) and then apply the chain rule once per node, in
-reverse topological order. Only +, * and relu are primitives; subtraction
+reverse topological order. Only +, * and relu are primitives (``ClosureValue``
+also has ``sin`` and ``exp``, for the seed-gradient workload); subtraction
 and negation are composed from them.
 """
+
+import math
 
 
 class Value:
@@ -135,6 +138,24 @@ class ClosureValue:
         def backward():
             if result.data > 0.0:
                 self.grad += result.grad
+
+        result._backward = backward
+        return result
+
+    def sin(self):
+        result = ClosureValue(math.sin(self.data), (self,))
+
+        def backward():
+            self.grad += math.cos(self.data) * result.grad
+
+        result._backward = backward
+        return result
+
+    def exp(self):
+        result = ClosureValue(math.exp(self.data), (self,))
+
+        def backward():
+            self.grad += result.data * result.grad
 
         result._backward = backward
         return result

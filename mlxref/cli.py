@@ -13,6 +13,7 @@ import ast
 import importlib.util
 import inspect
 import os
+import pathlib
 import re
 import sys
 import textwrap
@@ -192,6 +193,37 @@ def _cmd_graph(args: argparse.Namespace) -> int:
     except RuntimeError as exc:  # dot itself failed
         raise ValueError(_one_line(exc)) from None
     return 0
+
+
+BENCH_WORKLOADS = ("seed", "chain", "mlp", "checkpoint")
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    # benchmarks/ is not installed: it sits next to the package in a checkout.
+    import mlxref
+
+    root = pathlib.Path(mlxref.__file__).resolve().parent.parent
+    if not (root / "benchmarks" / "__main__.py").is_file():
+        print(
+            f"{PROG}: error: no benchmarks/ next to the mlxref package ({root}); "
+            "run 'mlxref bench' from a source checkout",
+            file=sys.stderr,
+        )
+        return 2
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    from benchmarks.__main__ import main as bench_main
+
+    argv = []
+    if args.quick:
+        argv.append("--quick")
+    if args.json:
+        argv += ["--json", args.json]
+    for name in args.only or ():
+        argv += ["--only", name]
+    if args.repeats is not None:
+        argv += ["--repeats", str(args.repeats)]
+    return bench_main(argv)
 
 
 def _one_line(exc):
@@ -476,6 +508,21 @@ def _build_parser() -> argparse.ArgumentParser:
     graph.add_argument("--max-nodes", type=int, metavar="N",
                        help="draw at most N nodes, with a summary node for the rest")
     graph.set_defaults(func=_cmd_graph)
+
+    bench = sub.add_parser(
+        "bench",
+        help="time mlxref against hand-written lists, a micrograd-style graph and real MLX",
+        description="Run the benchmark suite (the same as 'python -m benchmarks' in a checkout):\n"
+        "Markdown tables on stdout, progress on stderr. Real MLX gets a column when it is\n"
+        "installed (pip install -e '.[metal]').",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    bench.add_argument("--quick", action="store_true", help="small sizes, few repeats (< 1 minute)")
+    bench.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
+    bench.add_argument("--only", choices=BENCH_WORKLOADS, action="append",
+                       help="run only this workload (repeatable)")
+    bench.add_argument("--repeats", type=int, metavar="K", help="override the number of timed repeats")
+    bench.set_defaults(func=_cmd_bench)
 
     assignment = sub.add_parser(
         "assignment",

@@ -12,11 +12,12 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks import deep_chain, harness, mlp  # noqa: E402
+from benchmarks import deep_chain, harness, mlp, seed_grad  # noqa: E402
 from benchmarks.scalar_graph import ClosureValue, Value  # noqa: E402
 
 TINY_CHAIN = 40  # ops: 10 steps
 TINY_MLP = {"sizes": (2, 3, 4, 1), "batch": 5, "seed": 1}
+TINY_SEED = (2, 20)
 
 
 def test_deep_chain_matches_the_float_reference():
@@ -37,9 +38,14 @@ def test_deep_chain_rejects_lengths_that_are_not_whole_steps():
         deep_chain.reference_value_and_grad(deep_chain.OPS_PER_STEP + 1)
 
 
-def test_mlp_three_implementations_agree():
-    results = mlp.check(**TINY_MLP)
-    assert set(results) == {"mlxref", "lists", "lean scalar Value", "micrograd-style Value"}
+MLP_NAMES = {"mlxref", "lists", "lean scalar Value", "micrograd-style Value"} | (
+    {mlp.MLX_NAME} if mlp.MLX_NAME else set()
+)
+
+
+def test_mlp_implementations_agree():
+    results = mlp.check(**TINY_MLP)  # raises unless all agree (real MLX: to 1e-5)
+    assert set(results) == MLP_NAMES
     want_loss, want_grads = results["lists"]
     assert sorted(want_grads) == ["W1", "W2", "W3", "b1", "b2", "b3"]
     for name in ("mlxref", "lean scalar Value", "micrograd-style Value"):
@@ -90,6 +96,8 @@ def test_benchmark_cli_quick_report(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(mlp, "SIZES", TINY_MLP["sizes"])
     monkeypatch.setattr(mlp, "BATCH", TINY_MLP["batch"])
     monkeypatch.setattr(mlp, "QUICK_REPEATS", 1)
+    monkeypatch.setattr(seed_grad, "QUICK_SIZES", TINY_SEED)
+    monkeypatch.setattr(seed_grad, "QUICK_REPEATS", 1)
     path = tmp_path / "out.json"
     assert cli.main(["--quick", "--json", str(path)]) == 0
     out = capsys.readouterr().out
@@ -98,10 +106,18 @@ def test_benchmark_cli_quick_report(tmp_path, monkeypatch, capsys):
 
     data = json.loads(path.read_text())
     assert [r["n_ops"] for r in data["deep_chain"]] == [TINY_CHAIN, 2 * TINY_CHAIN]
-    assert set(data["mlp"]["median_s"]) == {
-        "lists",
-        "mlxref",
-        "lean scalar Value",
-        "micrograd-style Value",
-    }
+    assert set(data["mlp"]["median_s"]) == MLP_NAMES
     assert data["mlp"]["sizes"] == list(TINY_MLP["sizes"])
+    assert [r["n"] for r in data["seed_grad"]["rows"]] == list(TINY_SEED)
+    assert "## Seed gradient" in out
+
+
+@pytest.mark.parametrize("n", [1, 5, 50])
+def test_seed_gradient_columns_agree_with_the_closed_form(n):
+    import math
+
+    results = seed_grad.check(n)  # raises unless every column equals the lists reference
+    assert {"mlxref", "lists", "micrograd-style Value"} <= set(results)
+    x = seed_grad.metal.seed_input(n)
+    want = [math.exp(v) * (math.sin(v) + math.cos(v)) for v in x]
+    assert harness.max_error(results["lists"], want) <= 1e-12
