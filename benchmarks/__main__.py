@@ -54,95 +54,19 @@ def main(argv=None):
         sections += ["", line]
         results["meta"]["mlx_missing"] = line
 
-    if "seed" in only:
-        harness.progress("seed gradient")
+    for name in [n for n in WORKLOADS if n in only]:  # in order, each once
+        key, title, run, disagrees, describe = _WORKLOAD_TABLE[name]
+        harness.progress(title)
         try:
-            seed = seed_grad.run(quick=args.quick, repeats=args.repeats)
+            res = run(args)
         except harness.Mismatch as exc:
-            seed, failed = None, True
-            results["seed_grad"] = {"mismatch": str(exc)}
-            sections += ["", "## Seed gradient", "", f"**MISMATCH**: {exc}"]
-        if seed is not None:
-            results["seed_grad"] = seed
-            failed |= bool(seed["errors"])
-            sections += [
-                "",
-                "## Seed gradient: grad of sum(sin(x) * exp(x)) over n elements",
-                "",
-                f"x evenly spaced in [-2, 2]; median of {seed['repeats']} interleaved "
-                "repeats (after one warm-up). Every column's gradient equals the "
-                f"hand-written lists reference to 1e-9 (real MLX, float32, to "
-                f"{seed_grad.MLX_TOLERANCE:g}).",
-                "",
-                seed_grad.table(seed),
-            ]
-
-    if "chain" in only:
-        harness.progress("deep chain")
-        try:
-            chain = deep_chain.run(quick=args.quick, repeats=args.repeats)
-        except harness.Mismatch as exc:
-            chain, failed = None, True
-            results["deep_chain"] = {"mismatch": str(exc)}
-            sections += ["", "## Deep chain", "", f"**MISMATCH**: {exc}"]
-        if chain is not None:
-            results["deep_chain"] = chain
-            failed |= any("error" in r for r in chain)
-            sections += [
-                "",
-                "## Deep chain: value_and_grad through N scalar ops",
-                "",
-                f"Step `x = x + sin(x) * {deep_chain.SCALE} + {deep_chain.SHIFT}` "
-                f"({deep_chain.OPS_PER_STEP} primitives) on a 0-d float32 array, from "
-                f"x0 = {deep_chain.X0}; {chain[0]['repeats']} repeat(s) per N. Target: "
-                f"doubling N costs at most {deep_chain.TARGET_DOUBLING}x. Every value and "
-                "gradient equals the float reference to 1e-9.",
-                "",
-                deep_chain.table(chain),
-            ]
-
-    if "mlp" in only:
-        harness.progress("mlp")
-        try:
-            res = mlp.run(quick=args.quick, repeats=args.repeats)
-        except harness.Mismatch as exc:
-            res, failed = None, True
-            results["mlp"] = {"mismatch": str(exc)}
-            sections += ["", "## MLP step", "", f"**MISMATCH**: {exc}"]
-        if res is not None:
-            results["mlp"] = res
-            failed |= bool(res["errors"])
-            sizes = "-".join(str(s) for s in res["sizes"])
-            sections += [
-                "",
-                f"## MLP step: value_and_grad of a {sizes} ReLU MLP, batch {res['batch']}, MSE",
-                "",
-                f"Median of {res['repeats']} interleaved repeats (after one warm-up); "
-                f"seed {res['seed']}, loss {res['loss']:.12g}. The loss and every "
-                "gradient agree across the implementations to 1e-9"
-                + (
-                    f" (real MLX, float32, to {mlp.MLX_TOLERANCE:g}; device: {res['mlx_device']})."
-                    if res["mlx_device"]
-                    else "."
-                ),
-                "",
-                mlp.table(res),
-            ]
-
-    if "checkpoint" in only:
-        harness.progress("checkpoint memory")
-        res = checkpoint_memory.run(quick=args.quick)
-        results["checkpoint_memory"] = res
-        failed |= res["max_gradient_difference"] > 1e-9
-        sections += [
-            "",
-            f"## checkpoint: peak memory of a gradient through {res['layers']} tanh layers",
-            "",
-            f"Batch {res['batch']}, width {res['width']}; `mx.get_peak_memory()` over the "
-            "gradient's evaluation, above the memory alive before it.",
-            "",
-            checkpoint_memory.table(res),
-        ]
+            results[key] = {"mismatch": str(exc)}
+            sections += ["", f"## {title}", "", f"**MISMATCH**: {exc}"]
+            failed = True
+            continue
+        results[key] = res
+        failed |= disagrees(res)
+        sections += [""] + describe(res)
 
     print("\n".join(sections))
     if args.json:
@@ -151,6 +75,82 @@ def main(argv=None):
             f.write("\n")
         harness.progress(f"wrote {args.json}")
     return 1 if failed else 0
+
+
+# --- one entry per workload: how to run it, when it disagrees, how to report it ---
+
+
+def _describe_seed(seed):
+    return [
+        "## Seed gradient: grad of sum(sin(x) * exp(x)) over n elements",
+        "",
+        f"x evenly spaced in [-2, 2]; median of {seed['repeats']} interleaved "
+        "repeats (after one warm-up). Every column's gradient equals the "
+        f"hand-written lists reference to 1e-9 (real MLX, float32, to "
+        f"{seed_grad.MLX_TOLERANCE:g}).",
+        "",
+        seed_grad.table(seed),
+    ]
+
+
+def _describe_chain(chain):
+    return [
+        "## Deep chain: value_and_grad through N scalar ops",
+        "",
+        f"Step `x = x + sin(x) * {deep_chain.SCALE} + {deep_chain.SHIFT}` "
+        f"({deep_chain.OPS_PER_STEP} primitives) on a 0-d float32 array, from "
+        f"x0 = {deep_chain.X0}; {chain[0]['repeats']} repeat(s) per N. Target: "
+        f"doubling N costs at most {deep_chain.TARGET_DOUBLING}x. Every value and "
+        "gradient equals the float reference to 1e-9.",
+        "",
+        deep_chain.table(chain),
+    ]
+
+
+def _describe_mlp(res):
+    sizes = "-".join(str(s) for s in res["sizes"])
+    mlx = (
+        f" (real MLX, float32, to {mlp.MLX_TOLERANCE:g}; device: {res['mlx_device']})."
+        if res["mlx_device"]
+        else "."
+    )
+    return [
+        f"## MLP step: value_and_grad of a {sizes} ReLU MLP, batch {res['batch']}, MSE",
+        "",
+        f"Median of {res['repeats']} interleaved repeats (after one warm-up); "
+        f"seed {res['seed']}, loss {res['loss']:.12g}. The loss and every "
+        "gradient agree across the implementations to 1e-9" + mlx,
+        "",
+        mlp.table(res),
+    ]
+
+
+def _describe_checkpoint(res):
+    return [
+        f"## checkpoint: peak memory of a gradient through {res['layers']} tanh layers",
+        "",
+        f"Batch {res['batch']}, width {res['width']}; `mx.get_peak_memory()` over the "
+        "gradient's evaluation, above the memory alive before it.",
+        "",
+        checkpoint_memory.table(res),
+    ]
+
+
+# name: (JSON key, title, run(args), disagrees(result), describe(result) -> lines)
+_WORKLOAD_TABLE = {
+    "seed": ("seed_grad", "Seed gradient",
+             lambda a: seed_grad.run(quick=a.quick, repeats=a.repeats),
+             lambda r: bool(r["errors"]), _describe_seed),
+    "chain": ("deep_chain", "Deep chain",
+              lambda a: deep_chain.run(quick=a.quick, repeats=a.repeats),
+              lambda r: any("error" in row for row in r), _describe_chain),
+    "mlp": ("mlp", "MLP step",
+            lambda a: mlp.run(quick=a.quick, repeats=a.repeats),
+            lambda r: bool(r["errors"]), _describe_mlp),
+    "checkpoint": ("checkpoint_memory", "checkpoint memory",
+                   lambda a: checkpoint_memory.run(quick=a.quick),
+                   lambda r: r["max_gradient_difference"] > 1e-9, _describe_checkpoint),
+}
 
 
 if __name__ == "__main__":
