@@ -1,19 +1,27 @@
 """mlxref's benchmark suite: ``python -m benchmarks`` (or ``make bench``).
 
 Workloads, each checked against a hand-written pure-Python reference
-before any number is reported (``--only seed|chain|mlp|checkpoint``):
+before any number is reported (``--only seed|chain|mlp|vmap|checkpoint``):
 
 - ``seed_grad``: the gradient of ``sum(sin(x) * exp(x))`` over n = 10 to
   10,000 elements: mlxref, hand-written lists, a micrograd-style Value graph
   and real MLX, with a scaling table;
 - ``deep_chain``: value and gradient through a chain of N scalar elementwise
-  ops (N = 25k, 50k, 100k), to show the cost grows linearly and nothing
-  recurses;
+  ops (N = 10k, 20k, 40k, 100k), to show the cost grows linearly and nothing
+  recurses, with hand-written floats, micrograd-style Value and MLX columns;
 - ``mlp``: one ``value_and_grad`` step of a 2-16-16-1 ReLU MLP (batch 32, MSE),
   against a hand-written list-based forward/backward (the floor for pure
   Python) and against a micrograd-style scalar ``Value`` graph
   (``scalar_graph``);
-- ``checkpoint_memory``: peak memory of a gradient with and without checkpoint.
+- ``per_example``: per-example gradients with ``vmap(grad)`` over batches of
+  10 to 1,000, against ``grad`` in a Python loop, hand-written lists, a
+  micrograd-style Value graph per example and MLX's ``vmap(grad)``;
+- ``checkpoint_memory``: peak memory of a gradient with and without
+  checkpoint, in mlxref and in MLX.
+
+Each table of times has ratios to mlxref and a scaling table (how each
+column's time grows from one size to the next); ``--json PATH`` writes the
+same results as JSON, and progress goes to stderr.
 
 Where ``mlx`` is installed (``pip install -e '.[metal]'``), real MLX
 (``mlxref.backends.metal``) gets a column labelled with its device; it is

@@ -39,7 +39,6 @@ QUICK_REPEATS = 7
 TARGET_VS_LISTS = 1.5  # mlxref / lists at most
 TARGET_SCALAR_VS_MLXREF = 30.0  # micrograd-style Value / mlxref at least
 MLX_TOLERANCE = 1e-5  # real MLX computes in float32
-MLX_NAME = metal.label() if metal.available() else None
 
 
 # --- the problem: weights and data, as nested Python lists -----------------------
@@ -220,112 +219,96 @@ def _grads_of(x):
 def check(sizes=SIZES, batch=BATCH, seed=SEED):
     """One step of each implementation; raise ``harness.Mismatch`` unless all agree.
 
-    Returns ``{implementation name: ...}`` (see ``IMPLEMENTATIONS``), each a
+    Returns ``{implementation name: ...}`` (see ``implementations()``), each a
     ``(loss, grads)`` pair of floats and nested lists.
     """
-    params, X, Y = make_problem(sizes, batch, seed)
-    results = {
-        "lists": lists_step(params, X, Y),
-        "mlxref": mlxref_result(mlxref_step(*mlxref_inputs(params, X, Y))),
-        "lean scalar Value": scalar_result(scalar_step(*scalar_inputs(params, X, Y))),
-        "micrograd-style Value": scalar_result(
-            scalar_step(*closure_scalar_inputs(params, X, Y))
-        ),
-    }
-    if MLX_NAME is not None:
-        results[MLX_NAME] = metal.mlp_result(metal.mlp_run(*metal.mlp_prepare(params, X, Y)))
-    _compare(results)
-    return results
+    return harness.check_columns(
+        "mlp step", make_problem(sizes, batch, seed), lambda p: lists_step(*p),
+        implementations(), compare=check_step,
+    )
 
 
-def _compare(results):
-    want_loss, want_grads = results["lists"]
-    for name, (loss, grads) in results.items():
-        if name == "lists":
-            continue
-        tol = MLX_TOLERANCE if name == MLX_NAME else harness.TOLERANCE
-        harness.check_close(f"mlp loss ({name} vs lists)", loss, want_loss, tol)
-        if sorted(grads) != sorted(want_grads):
-            raise harness.Mismatch(f"mlp gradients ({name}): keys {sorted(grads)}")
-        for k in want_grads:
-            harness.check_close(
-                f"mlp gradient {k} ({name} vs lists)", grads[k], want_grads[k], tol
-            )
+def check_step(what, got, want, tol):
+    """Raise ``harness.Mismatch`` unless the ``(loss, {name: gradient})`` pairs agree."""
+    (loss, grads), (want_loss, want_grads) = got, want
+    harness.check_close(f"{what}: loss", loss, want_loss, tol)
+    if sorted(grads) != sorted(want_grads):
+        raise harness.Mismatch(f"{what}: gradient keys {sorted(grads)}")
+    for k in want_grads:
+        harness.check_close(f"{what}: gradient {k}", grads[k], want_grads[k], tol)
 
 
-IMPLEMENTATIONS = (
-    # name, prepare(params, X, Y) -> step args, step, result(step output)
-    ("lists", lambda p, X, Y: (p, X, Y), lists_step, lambda out: out),
-    ("mlxref", mlxref_inputs, mlxref_step, mlxref_result),
-    ("lean scalar Value", scalar_inputs, scalar_step, scalar_result),
-    ("micrograd-style Value", closure_scalar_inputs, scalar_step, scalar_result),
-) + (
-    ((MLX_NAME, metal.mlp_prepare, metal.mlp_run, metal.mlp_result),)
-    if MLX_NAME is not None
-    else ()
-)
+def _spread(prepare):
+    return lambda problem: prepare(*problem)
+
+
+def implementations():
+    """The report's columns (``harness.Column``); real MLX's only when it is installed."""
+    out = [
+        harness.Column("lists", lambda problem: problem, lists_step),
+        harness.Column("mlxref", _spread(mlxref_inputs), mlxref_step, mlxref_result),
+        harness.Column("lean scalar Value", _spread(scalar_inputs), scalar_step, scalar_result),
+        harness.Column("micrograd-style Value", _spread(closure_scalar_inputs), scalar_step,
+                       scalar_result),
+    ]
+    if metal.available():
+        out.append(harness.Column(metal.label(), _spread(metal.mlp_prepare), metal.mlp_run,
+                                  metal.mlp_result, tol=MLX_TOLERANCE))
+    return out
 
 
 def run(quick=False, repeats=None, sizes=None, batch=None, seed=SEED):
-    """Median time of one step per implementation, interleaved over the repeats.
+    """Median time of one step per implementation, interleaved (``harness.run_columns``).
 
-    Round 0 warms up, is not timed, and provides the results that are
-    compared. Each later round times every implementation once, in turn, so
-    a slow spell of the machine hits all of them alike.
+    Round 0 warms up, is not timed, and checks every implementation against
+    the lists reference. Each later round times every implementation once,
+    in turn, so a slow spell of the machine hits all of them alike.
     """
-    repeats = repeats or (QUICK_REPEATS if quick else REPEATS)
     sizes, batch = sizes or SIZES, batch or BATCH
-    params, X, Y = make_problem(sizes, batch, seed)
-    samples = {name: [] for name, *_ in IMPLEMENTATIONS}
-    outputs, errors = {}, {}
-    prepared = {name: prepare(params, X, Y) for name, prepare, _, _ in IMPLEMENTATIONS}
-    for r in range(repeats + 1):
-        harness.progress(f"mlp: round {r}/{repeats}" + (" (warm-up)" if r == 0 else ""))
-        for name, _, step, result in IMPLEMENTATIONS:
-            if name in errors:
-                continue
-            try:
-                t, out = harness.timed(step, *prepared[name])
-            except Exception as exc:  # noqa: BLE001 - reported in the table
-                errors[name] = f"{type(exc).__name__}: {exc}"
-                harness.progress(f"mlp {name}: {errors[name]}")
-                continue
-            if r == 0:
-                outputs[name] = result(out)
-            else:
-                samples[name].append(t)
-            del out
-    _compare(outputs)  # raises on any disagreement among those that ran
-    ran = [n for n, s in samples.items() if s]
-    med = harness.median
+    problem = make_problem(sizes, batch, seed)
+    cols = harness.run_columns(
+        "mlp step",
+        (batch,),
+        lambda _: problem,
+        lambda p: lists_step(*p),
+        implementations(),
+        repeats or (QUICK_REPEATS if quick else REPEATS),
+        compare=check_step,
+    )
+    row = cols["rows"][0]
     res = {
         "sizes": list(sizes),
         "batch": batch,
         "seed": seed,
-        "repeats": repeats,
-        "loss": outputs["lists"][0],
-        "mlx_device": metal.device() if MLX_NAME is not None else None,
-        "median_s": {n: med([t.wall for t in samples[n]]) for n in ran},
-        "median_cpu_s": {n: med([t.cpu for t in samples[n]]) for n in ran},
-        "median_gc_s": {n: med([t.gc for t in samples[n]]) for n in ran},
-        "samples_s": {n: [t.wall for t in samples[n]] for n in ran},
-        "errors": errors,
+        "repeats": cols["repeats"],
+        "loss": lists_step(*problem)[0],
+        "mlx_device": metal.device() if metal.available() else None,
+        "median_s": row["median_s"],
+        "median_cpu_s": row["median_cpu_s"],
+        "median_gc_s": row["median_gc_s"],
+        "samples_s": row["samples_s"],
+        "errors": {k.rsplit(" n=", 1)[0]: e for k, e in cols["errors"].items()},
     }
     m, c = res["median_s"], res["median_cpu_s"]
     if "mlxref" in m and "lists" in m:
         res["mlxref_over_lists"] = m["mlxref"] / m["lists"]
         res["cpu_mlxref_over_lists"] = c["mlxref"] / c["lists"]
-    for name, key in SCALAR_RATIOS:
+    for name, key in scalar_ratios():
         if "mlxref" in m and name in m:
             res[key] = m[name] / m["mlxref"]
             res["cpu_" + key] = c[name] / c["mlxref"]
     return res
 
 
-SCALAR_RATIOS = (
-    ("micrograd-style Value", "closure_scalar_graph_over_mlxref"),
-    ("lean scalar Value", "scalar_graph_over_mlxref"),
-) + (((MLX_NAME, "mlx_over_mlxref"),) if MLX_NAME is not None else ())
+def scalar_ratios():
+    """``(column, result key)`` of the ratios to mlxref that the table reports."""
+    out = [
+        ("micrograd-style Value", "closure_scalar_graph_over_mlxref"),
+        ("lean scalar Value", "scalar_graph_over_mlxref"),
+    ]
+    if metal.available():
+        out.append((metal.label(), "mlx_over_mlxref"))
+    return out
 TARGETED = "micrograd-style Value"  # the only scalar graph with a target
 
 
@@ -333,7 +316,7 @@ def table(res):
     m, c, g = res["median_s"], res["median_cpu_s"], res["median_gc_s"]
     headers = ["implementation", "median step", "vs lists", "vs mlxref", "of which GC", "CPU time"]
     rows = []
-    for name, *_ in IMPLEMENTATIONS:
+    for name in [c.name for c in implementations()]:
         if name in res["errors"]:
             rows.append([name, f"**{res['errors'][name]}**"] + ["-"] * (len(headers) - 2))
             continue
@@ -361,7 +344,7 @@ def table(res):
                 "yes" if a <= TARGET_VS_LISTS else "**no**",
             ]
         )
-    for name, key in SCALAR_RATIOS:
+    for name, key in scalar_ratios():
         if key in res:
             b = res[key]
             ratios.append(

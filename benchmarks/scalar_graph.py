@@ -15,8 +15,8 @@ Every number is a node. Two designs, same interface (``data``, ``grad``, +,
 Both order the graph with an iterative depth-first search (no recursion, so
 deep graphs are fine) and then apply the chain rule once per node, in
 reverse topological order. Only +, * and relu are primitives (``ClosureValue``
-also has ``sin`` and ``exp``, for the seed-gradient workload); subtraction
-and negation are composed from them.
+also has ``sin``, ``exp`` and ``tanh``, for the seed-gradient, deep-chain and
+per-example workloads); subtraction and negation are composed from them.
 """
 
 import math
@@ -156,6 +156,15 @@ class ClosureValue:
 
         def backward():
             self.grad += result.data * result.grad
+
+        result._backward = backward
+        return result
+
+    def tanh(self):
+        result = ClosureValue(math.tanh(self.data), (self,))
+
+        def backward():
+            self.grad += (1.0 - result.data * result.data) * result.grad
 
         result._backward = backward
         return result

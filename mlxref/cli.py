@@ -195,7 +195,7 @@ def _cmd_graph(args: argparse.Namespace) -> int:
     return 0
 
 
-BENCH_WORKLOADS = ("seed", "chain", "mlp", "checkpoint")
+BENCH_WORKLOADS = ("seed", "chain", "mlp", "vmap", "checkpoint")
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:

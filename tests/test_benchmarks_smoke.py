@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks import deep_chain, harness, mlp, seed_grad  # noqa: E402
+from benchmarks import deep_chain, harness, mlp, per_example, seed_grad  # noqa: E402
 from benchmarks.scalar_graph import ClosureValue, Value  # noqa: E402
 
 TINY_CHAIN = 40  # ops: 10 steps
@@ -33,13 +33,22 @@ def test_deep_chain_forward_matches_the_float_reference():
     assert abs(value - deep_chain.reference_value_and_grad(TINY_CHAIN)[0]) <= 1e-9
 
 
+def test_deep_chain_columns_agree_with_the_float_reference():
+    results = harness.check_columns(
+        "chain", TINY_CHAIN, deep_chain.reference_value_and_grad, deep_chain.implementations()
+    )
+    want = deep_chain.reference_value_and_grad(TINY_CHAIN)
+    assert results["micrograd-style Value"] == pytest.approx(want, rel=1e-12)
+    assert results["mlxref forward only"] == pytest.approx(want[0], rel=1e-12)
+
+
 def test_deep_chain_rejects_lengths_that_are_not_whole_steps():
     with pytest.raises(ValueError):
         deep_chain.reference_value_and_grad(deep_chain.OPS_PER_STEP + 1)
 
 
 MLP_NAMES = {"mlxref", "lists", "lean scalar Value", "micrograd-style Value"} | (
-    {mlp.MLX_NAME} if mlp.MLX_NAME else set()
+    {mlp.metal.label()} if mlp.metal.available() else set()
 )
 
 
@@ -93,6 +102,8 @@ def test_benchmark_cli_quick_report(tmp_path, monkeypatch, capsys):
     from benchmarks import __main__ as cli
 
     monkeypatch.setattr(deep_chain, "QUICK_SIZES", (TINY_CHAIN, 2 * TINY_CHAIN))
+    monkeypatch.setattr(per_example, "QUICK_SIZES", (2, 6))
+    monkeypatch.setattr(per_example, "QUICK_REPEATS", 1)
     monkeypatch.setattr(mlp, "SIZES", TINY_MLP["sizes"])
     monkeypatch.setattr(mlp, "BATCH", TINY_MLP["batch"])
     monkeypatch.setattr(mlp, "QUICK_REPEATS", 1)
@@ -105,7 +116,18 @@ def test_benchmark_cli_quick_report(tmp_path, monkeypatch, capsys):
     import json
 
     data = json.loads(path.read_text())
-    assert [r["n_ops"] for r in data["deep_chain"]] == [TINY_CHAIN, 2 * TINY_CHAIN]
+    assert [r["n"] for r in data["deep_chain"]["rows"]] == [TINY_CHAIN, 2 * TINY_CHAIN]
+    assert list(data["deep_chain"]["doubling"]) == [str(2 * TINY_CHAIN)]
+    assert [r["n"] for r in data["per_example"]["rows"]] == [2, 6]
+    assert "## Per-example gradients" in out and "## checkpoint" in out
+    columns = {"mlxref", "lists", "micrograd-style Value"}
+    assert columns <= set(data["per_example"]["columns"])
+    for key in ("seed_grad", "deep_chain", "per_example"):
+        res = data[key]
+        # Every column that ran has a time and a scaling ratio between the two sizes.
+        for name in res["columns"]:
+            assert all(name in row["median_s"] for row in res["rows"]), (key, name)
+            assert len(res["scaling"][name]) == 1, (key, name)
     assert set(data["mlp"]["median_s"]) == MLP_NAMES
     assert data["mlp"]["sizes"] == list(TINY_MLP["sizes"])
     assert [r["n"] for r in data["seed_grad"]["rows"]] == list(TINY_SEED)
@@ -121,3 +143,124 @@ def test_seed_gradient_columns_agree_with_the_closed_form(n):
     x = seed_grad.metal.seed_input(n)
     want = [math.exp(v) * (math.sin(v) + math.cos(v)) for v in x]
     assert harness.max_error(results["lists"], want) <= 1e-12
+
+
+@pytest.mark.parametrize("batch", [1, 3, 17])
+def test_per_example_columns_agree_with_the_hand_written_gradient(batch):
+    results = per_example.check(batch)  # raises unless every column equals the lists one
+    assert {"mlxref", "mlxref grad, looped", "lists", "micrograd-style Value"} <= set(results)
+    want = results["lists"]
+    assert len(want) == batch and all(len(row) == per_example.DIM for row in want)
+    # Per example, not summed: rows differ, and each is a multiple of that example's x.
+    w, X, y = per_example.make_input(batch)
+    for row, x in zip(want, X):
+        scale = row[0] / x[0]
+        assert row == pytest.approx([scale * v for v in x], rel=1e-12)
+    if batch > 1:
+        assert want[0] != want[1]
+
+
+def test_per_example_list_reference_matches_central_differences():
+    w, X, y = per_example.make_input(4)
+    grads = per_example.lists_step((w, X, y))
+    h = 1e-6
+
+    def loss(w, x, t):
+        import math
+
+        return (math.tanh(sum(a * b for a, b in zip(x, w))) - t) ** 2
+
+    for g, x, t in zip(grads, X, y):
+        for j in range(len(w)):
+            up = w[:j] + [w[j] + h] + w[j + 1 :]
+            down = w[:j] + [w[j] - h] + w[j + 1 :]
+            assert abs((loss(up, x, t) - loss(down, x, t)) / (2 * h) - g[j]) <= 1e-7
+
+
+# --- the harness: columns run side by side ------------------------------------------------
+
+
+def _square_columns(extra=()):
+    return [
+        harness.Column("mlxref", lambda n: (n,), lambda n: [float(i * i) for i in range(n)]),
+        harness.Column("lists", lambda n: (n,), lambda n: [float(i) ** 2 for i in range(n)]),
+        *extra,
+    ]
+
+
+def test_run_columns_reports_times_ratios_scaling_skips_and_errors():
+    def broken(n):
+        raise KeyError("boom")
+
+    cols = _square_columns(
+        [
+            harness.Column("small only", lambda n: (n,), lambda n: [i * i for i in range(n)],
+                           max_size=3),
+            harness.Column("broken", lambda n: (n,), broken),
+        ]
+    )
+    res = harness.run_columns("squares", (2, 4, 8), lambda n: n,
+                              lambda n: [i * i for i in range(n)], cols, repeats=2)
+    assert res["columns"] == ["mlxref", "lists", "small only", "broken"]
+    assert [row["n"] for row in res["rows"]] == [2, 4, 8]
+    first = res["rows"][0]
+    assert set(first["median_s"]) == {"mlxref", "lists", "small only"}
+    assert all(len(s) == 2 for s in first["samples_s"].values())
+    assert first["over_mlxref"]["mlxref"] == 1.0
+    assert first["over_mlxref"]["lists"] == first["median_s"]["lists"] / first["median_s"]["mlxref"]
+    assert set(res["scaling"]["mlxref"]) == {"2->4", "4->8"}
+    assert res["scaling"]["small only"] == {}  # it ran at n=2 only
+    assert res["skipped"] == {"small only": [4, 8]}
+    assert set(res["errors"]) == {"broken n=2", "broken n=4", "broken n=8"}
+    assert res["errors"]["broken n=2"] == "KeyError: 'boom'"
+    table = harness.columns_table(res, size_header="n")
+    assert "**error**" in table and "skipped" in table and "2 → 4 (2x the size)" in table
+    assert "small only skipped at n = 4, 8." in table and "**broken n=8: KeyError: 'boom'**" in table
+
+
+def test_run_columns_raises_when_a_column_disagrees():
+    wrong = harness.Column("wrong", lambda n: (n,), lambda n: [float(i * i + 1) for i in range(n)])
+    with pytest.raises(harness.Mismatch, match=r"squares n=3 \(wrong\)"):
+        harness.run_columns("squares", (3,), lambda n: n, lambda n: [i * i for i in range(n)],
+                            _square_columns([wrong]), repeats=1)
+    with pytest.raises(harness.Mismatch, match=r"squares \(wrong\)"):
+        harness.check_columns("squares", 3, lambda n: [i * i for i in range(n)],
+                              _square_columns([wrong]))
+
+
+def test_fmt_ratio_keeps_small_ratios_readable():
+    assert harness.fmt_ratio(1.234) == "1.23x"
+    assert harness.fmt_ratio(0.00183) == "0.00183x"
+    assert harness.fmt_ratio(None) == "-"
+
+
+def test_without_mlx_the_report_says_how_to_get_it_and_runs_the_other_columns(
+    tmp_path, monkeypatch, capsys
+):
+    from benchmarks import __main__ as cli
+
+    monkeypatch.setattr(mlp.metal, "_mx", None)
+    monkeypatch.setattr(per_example, "QUICK_SIZES", (2, 4))
+    monkeypatch.setattr(mlp, "SIZES", TINY_MLP["sizes"])
+    monkeypatch.setattr(mlp, "BATCH", TINY_MLP["batch"])
+    path = tmp_path / "out.json"
+    argv = ["--quick", "--only", "vmap", "--only", "mlp", "--repeats", "1", "--json", str(path)]
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    hint = "Real MLX is not installed, so it has no column; to get it: pip install -e '.[metal]'"
+    assert out.count(hint) == 1 and "MLX (" not in out
+    import json
+
+    data = json.loads(path.read_text())
+    assert data["meta"]["mlx_missing"] == hint and data["meta"]["mlx_device"] is None
+    assert data["per_example"]["columns"] == [
+        "mlxref", "mlxref grad, looped", "lists", "micrograd-style Value"
+    ]
+    assert set(data["mlp"]["median_s"]) == MLP_NAMES - {"MLX (MLX CPU build)", "MLX (Metal GPU)"}
+
+
+def test_cli_bench_workloads_match_the_suite():
+    from benchmarks.__main__ import WORKLOADS
+    from mlxref.cli import BENCH_WORKLOADS
+
+    assert BENCH_WORKLOADS == WORKLOADS

@@ -216,3 +216,49 @@ def vmap_grad(w=None, X=None, y=None, batch=32, dim=8):
     args = vmap_grad_prepare(w, X, y)
     t, g = _timed(vmap_grad_run, *args)
     return t, g.tolist()
+
+
+# --- checkpoint peak memory of benchmarks/checkpoint_memory.py ---------------------------
+
+
+def _tanh_block(h, weights):
+    for w in weights:
+        h = _mx.tanh(h @ w)
+    return h
+
+
+def checkpoint_peaks(x, weights, block):
+    """MLX's peak memory for the gradient of ``sum(tanh layers)``, without and with checkpoint.
+
+    ``x`` and ``weights`` are nested lists; the checkpointed loss wraps every
+    ``block`` layers in ``mx.checkpoint``. Each figure is ``mx.get_peak_memory()``
+    over the gradient's evaluation minus the memory active before it (after
+    ``mx.reset_peak_memory()``), as in mlxref's measurement. Returns
+    ``{"plain": (bytes, gradient list), "checkpoint": (bytes, gradient list)}``.
+    MLX counts its allocator's buffers, so its figures include allocation
+    granularity that mlxref's element-byte count does not.
+    """
+    _require()
+    xa = _mx.array(x, dtype=_mx.float32)
+    ws = [_mx.array(w, dtype=_mx.float32) for w in weights]
+    _mx.eval(xa, ws)
+
+    def plain(x, ws):
+        return _tanh_block(x, ws).sum()
+
+    def checkpointed(x, ws):
+        step = _mx.checkpoint(_tanh_block)
+        h = x
+        for i in range(0, len(ws), block):
+            h = step(h, ws[i : i + block])
+        return h.sum()
+
+    out = {}
+    for key, loss in (("plain", plain), ("checkpoint", checkpointed)):
+        g = _mx.grad(loss)(xa, ws)
+        base = _mx.get_active_memory()
+        _mx.reset_peak_memory()
+        _mx.eval(g)
+        out[key] = (_mx.get_peak_memory() - base, g.tolist())
+        del g
+    return out

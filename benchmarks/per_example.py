@@ -1,0 +1,152 @@
+"""Workload: per-example gradients with ``vmap(grad)``.
+
+A regression problem of ``batch`` examples with ``DIM`` features
+(``metal.vmap_input``: deterministic, no randomness). One example's loss is
+
+    loss(w, x, y) = (tanh(sum(x * w)) - y) ** 2
+
+and the workload is its gradient with respect to ``w`` for every example
+separately: a ``batch x DIM`` matrix, as used for per-example gradient
+clipping or influence scores. Columns, run interleaved in one process:
+
+- ``mlxref``: ``mx.vmap(mx.grad(loss), in_axes=(None, 0, 0))`` and ``mx.eval``:
+  one batched graph whatever the batch size;
+- ``mlxref grad, looped``: ``mx.grad(loss)`` called once per example in a
+  Python loop and the results stacked: what ``vmap`` saves;
+- ``lists``: the gradient ``2 (tanh(s) - y) (1 - tanh(s)^2) x`` written by
+  hand over Python lists: the floor for pure Python, and the reference;
+- ``micrograd-style Value``: one ``scalar_graph.ClosureValue`` graph per
+  example, then ``backward()``;
+- ``MLX (<device>)``: real MLX's ``vmap(grad)`` (``mlxref.backends.metal``).
+
+Every column must equal the lists reference to 1e-9 (real MLX, float32, to
+``MLX_TOLERANCE``) before any time is reported.
+"""
+
+import math
+import sys
+
+import mlxref.core as mx
+from mlxref.backends import metal
+
+from . import harness
+from .scalar_graph import ClosureValue
+
+DIM = 8
+SIZES = (10, 100, 1000)  # batch sizes
+QUICK_SIZES = (10, 100)
+REPEATS = 7
+QUICK_REPEATS = 3
+MLX_TOLERANCE = 1e-5
+
+
+def make_input(batch, dim=DIM):
+    """``(w, X, y)`` as Python lists."""
+    return metal.vmap_input(batch, dim)
+
+
+# --- mlxref ------------------------------------------------------------------------
+
+
+def example_loss(w, x, y):
+    d = mx.tanh(mx.sum(x * w)) - y
+    return d * d
+
+
+_per_example = mx.vmap(mx.grad(example_loss), in_axes=(None, 0, 0))
+_one_example = mx.grad(example_loss)
+
+
+def mlxref_prepare(data):
+    args = tuple(mx.array(v) for v in data)
+    mx.eval(*args)
+    return args
+
+
+def mlxref_step(w, X, y):
+    g = _per_example(w, X, y)
+    mx.eval(g)
+    return g
+
+
+def looped_step(w, X, y):
+    g = mx.stack([_one_example(w, X[i], y[i]) for i in range(X.shape[0])])
+    mx.eval(g)
+    return g
+
+
+def array_result(g):
+    return g.tolist()
+
+
+# --- hand-written lists --------------------------------------------------------------
+
+
+def lists_step(data):
+    """Every example's gradient with respect to ``w``, by hand: a ``batch x dim`` list."""
+    w, X, y = data
+    tanh = math.tanh
+    out = []
+    for x, target in zip(X, y):
+        t = tanh(sum([a * b for a, b in zip(x, w)]))
+        # d/dw (t - y)^2 = 2 (t - y) * (1 - t^2) * x
+        scale = 2.0 * (t - target) * (1.0 - t * t)
+        out.append([scale * a for a in x])
+    return out
+
+
+# --- micrograd-style Value -------------------------------------------------------------
+
+
+def value_step(w, X, y):
+    """One scalar graph per example; returns the gradients as a ``batch x dim`` list."""
+    out = []
+    for x, target in zip(X, y):
+        ws = [ClosureValue(v) for v in w]
+        s = ws[0] * x[0]
+        for wj, xj in zip(ws[1:], x[1:]):
+            s = s + wj * xj
+        d = s.tanh() - target
+        (d * d).backward()
+        out.append([wj.grad for wj in ws])
+    return out
+
+
+# --- the report ------------------------------------------------------------------------
+
+
+def implementations():
+    """The report's columns (``harness.Column``), each checked against the lists reference."""
+    out = [
+        harness.Column("mlxref", mlxref_prepare, mlxref_step, array_result),
+        harness.Column("mlxref grad, looped", mlxref_prepare, looped_step, array_result),
+        harness.Column("lists", lambda data: (data,), lists_step),
+        harness.Column("micrograd-style Value", lambda data: data, value_step),
+    ]
+    if metal.available():
+        out.append(
+            harness.Column(metal.label(), lambda data: metal.vmap_grad_prepare(*data),
+                           metal.vmap_grad_run, array_result, tol=MLX_TOLERANCE)
+        )
+    return out
+
+
+def check(batch):
+    """One result per column; raise ``harness.Mismatch`` unless all equal the lists reference."""
+    return harness.check_columns(
+        f"per-example gradients batch={batch}", make_input(batch), lists_step, implementations()
+    )
+
+
+def run(quick=False, repeats=None, sizes=None):
+    """Median time per column and batch size, interleaved (``harness.run_workload``)."""
+    res = harness.run_workload(
+        "per-example gradients", sys.modules[__name__], make_input, lists_step,
+        quick, repeats, sizes,
+    )
+    res["dim"] = DIM
+    return res
+
+
+def table(res):
+    return harness.columns_table(res, size_header="batch")
