@@ -312,7 +312,7 @@ def columns_table(res, size_header="n"):
             [k] + [fmt_ratio(res["scaling"].get(k, {}).get(f"{a}->{b}")) for a, b in pairs]
             for k in names
         ]
-        sizes = [f"{fmt_size(a)} → {fmt_size(b)} ({_times(b / a)} the size)" for a, b in pairs]
+        sizes = [f"{fmt_size(a)} → {fmt_size(b)} ({b / a:g}x the size)" for a, b in pairs]
         out += [
             "",
             "Scaling: how each column's time grows from one size to the next "
@@ -325,7 +325,3 @@ def columns_table(res, size_header="n"):
     for k, e in res["errors"].items():
         out += ["", f"**{k}: {e}**"]
     return "\n".join(out)
-
-
-def _times(factor):
-    return f"{factor:g}x"
