@@ -208,9 +208,43 @@ class array:
         if self._data is not None:
             graph._free(self._data)
 
+    # --- the node, as mlx/array.h exposes it -----------------------------------
+
+    def id(self):
+        """A number unique to this array's node, increasing in creation order."""
+        return self._uid
+
+    def data(self):
+        """The elements as stored (a flat list; never mutate it), or None before eval."""
+        return self._data
+
+    def primitive(self):
+        """The primitive that computes this array, or None (data, or a vmap placeholder)."""
+        return self._primitive
+
+    def has_primitive(self):
+        return self._primitive is not None
+
+    def inputs(self):
+        """The arrays this array's primitive reads, in argument order."""
+        return self._inputs
+
+    def siblings(self):
+        """The other outputs of this array's primitive (MLX's ``siblings()``)."""
+        if self._siblings is None:
+            return ()
+        return tuple(s for s in self._siblings if s is not self)
+
     def outputs(self):
         """All outputs of this array's primitive, in order (itself included)."""
         return self._siblings if self._siblings is not None else (self,)
+
+    def is_available(self):
+        """Has this array been evaluated (MLX's name: its data is available)?"""
+        return self._data is not None
+
+    def set_tracer(self, is_tracer):
+        self._tracer = is_tracer
 
     def is_tracer(self):
         return (self._tracer and graph.in_tracing()) or graph.retain_graph()

@@ -21,6 +21,7 @@ lazy graph and higher-order derivatives need no extra machinery.
 """
 
 from .. import scalar as _scalar
+from ..array import array
 
 
 class Primitive:
@@ -35,6 +36,10 @@ class Primitive:
 
     def output_shapes(self, inputs):
         return [inputs[0].shape]
+
+    def output_dtypes(self, inputs):
+        """The dtype of each output (by default: the first input's, for every output)."""
+        return [inputs[0].dtype] * len(self.output_shapes(inputs))
 
     def vjp(self, primals, cotangents, argnums, outputs):
         raise ValueError(f"[Primitive::vjp] Not implemented for {self.name}.")
@@ -54,6 +59,27 @@ class Primitive:
         if not p:
             return self.name
         return f"{self.name}({', '.join(f'{k}={v!r}' for k, v in p.items())})"
+
+
+def make_arrays(primitive, inputs):
+    """The outputs of ``primitive`` applied to ``inputs``, as lazy arrays.
+
+    MLX's ``array::make_arrays``: the one way a node is built. The shapes and
+    dtypes come from the primitive (``output_shapes``, ``output_dtypes``), so a
+    shape error surfaces here, when the node is built, and an op and a rule
+    that build the same primitive cannot disagree about its output.
+    """
+    shapes = primitive.output_shapes(inputs)
+    dtypes = primitive.output_dtypes(inputs)
+    if len(shapes) == 1:
+        return [array._node(shapes[0], dtypes[0], primitive, inputs)]
+    return array._nodes(shapes, dtypes, primitive, inputs)
+
+
+def make_array(primitive, inputs):
+    """The one output of ``primitive`` applied to ``inputs`` (``make_arrays`` for one)."""
+    (out,) = make_arrays(primitive, inputs)
+    return out
 
 
 def strided_indices(shape, strides, offset=0):
