@@ -84,12 +84,12 @@ HINTS = {
     ("3.2", "Reduce.jvp"):
         "return [tangent of the output] for sum, prod, max and min (the tangent at the first "
         "arg max or arg min) and zeros for all and any; see the docstring",
-    ("4.1", "_vjp"):
-        "walk the tape in reverse: for each node whose outputs have cotangents, call its "
-        "primitive's vjp and add each result into cotan under id() of that input",
-    ("4.2", "_jvp"):
-        "walk the tape forwards: for each node, call its primitive's jvp with the tangents of "
-        "the inputs that have one, and store each output's tangent in tan under its id()",
+    ("4.1", "vjp"):
+        "walk the tape in reverse: for each node a whose outputs have cotangents, call "
+        "a.primitive().vjp and add each vjp into cotan_map under that input's id()",
+    ("4.2", "jvp"):
+        "walk the tape forwards: for each node a, call a.primitive().jvp with the tangents of "
+        "the inputs that have one, and store each output's tangent in tan_map under its id()",
     ("4.3", "Broadcast.vjp"):
         "return [cotangent of x]: the cotangent summed over the axes the broadcast added "
         "or stretched, in x's shape",
@@ -103,13 +103,12 @@ HINTS = {
         "reshape each example to self.shape; return ([output], [its batch axis]) "
         "([None] if x is not batched)",
     ("6.1", "CustomTransforms.vjp"):
-        "call self.rules.vjp(function inputs, cotangents, function outputs); return one cotangent "
-        "per i in argnums, zeros for the function outputs among the inputs",
+        "call self.vjp_fun(the function's inputs, cotangents, outputs); return one vjp per i in "
+        "argnums, and for the function's outputs among the inputs their own cotangents",
     ("6.1", "CustomTransforms.jvp"):
-        "call self.rules.jvp(function inputs, one tangent per function input, None where "
-        "argnums gives none) and return its result",
-    ("6.2", "_Recompute.vjp"):
-        "run the function again under vjp_impl, on inputs that depend on the forward outputs "
+        "call self.jvp_fun(the function's inputs, tangents, argnums) and return its result",
+    ("6.2", "checkpoint_vjp"):
+        "run the function again under vjp, on inputs that depend on the forward outputs "
         "(depends), and return its vjps",
 }
 

@@ -14,6 +14,17 @@ needs_mlx = pytest.mark.skipif(
 )
 
 
+def ids(arrays):
+    """The descriptors' ids of some arrays: what says two handles are one array."""
+    return [a.id() for a in arrays]
+
+
+def assert_new_handle(b, a):
+    """``b`` is a new array object sharing ``a``'s descriptor, as MLX returns for
+    an op that leaves its input unchanged (so ``b[i] = v`` leaves ``a`` alone)."""
+    assert b is not a and b.id() == a.id()
+
+
 def _flat(x):
     if isinstance(x, (list, tuple)):
         out = []

@@ -14,9 +14,9 @@ import sys
 import pytest
 
 import mlxref.core as mx
-from mlxref.core.primitives.base import AsType, Copy
+from mlxref.core.primitives.base import AsType
 
-from support import needs_mlx, real_mx
+from support import assert_new_handle, needs_mlx, real_mx
 
 # --- construction and dtype inference ---------------------------------------------
 
@@ -46,10 +46,10 @@ def test_construction_infers_shape_and_dtype(value, dtype, shape, elements):
     a = mx.array(value)
     assert a.dtype is dtype
     assert a.shape == shape
-    assert a._data == elements
+    assert a.data() == elements
     # Elements are stored as the dtype's Python type.
     want_type = {mx.bool_: bool, mx.int32: int, mx.float32: float}[dtype]
-    assert all(type(v) is want_type for v in a._data)
+    assert all(type(v) is want_type for v in a.data())
 
 
 @pytest.mark.parametrize(
@@ -76,20 +76,22 @@ def test_construction_with_explicit_dtype(value, dtype, expected):
     assert mx.array(value, dtype=dtype).dtype is dtype  # keyword form
 
 
-def test_array_from_array_is_a_lazy_copy():
+def test_array_from_array_shares_its_descriptor():
+    # As in MLX, mx.array(a) is astype(a, a.dtype): a new handle of a's node.
     a = mx.array([1, 2]) + 1  # an unevaluated node
     b = mx.array(a)
-    assert a._data is None and b._data is None
-    assert isinstance(b._primitive, Copy) and b._inputs == (a,)
+    assert a.data() is None and b.data() is None
+    assert_new_handle(b, a)
     assert b.dtype is mx.int32 and b.shape == (2,)
-    assert b.tolist() == [2, 3]
-    assert b is not a
+    assert b.tolist() == [2, 3] and a.is_available()  # one node, evaluated once
+    b[0] = 7  # assigning into b re-points b alone
+    assert a.tolist() == [2, 3] and b.tolist() == [7, 3]
 
 
 def test_array_from_array_with_dtype_is_a_lazy_cast():
     a = mx.array([1.5, -2.5, 0.0])
     b = mx.array(a, mx.int32)
-    assert b._data is None and isinstance(b._primitive, AsType)
+    assert b.data() is None and isinstance(b.primitive(), AsType)
     assert b.dtype is mx.int32
     assert b.tolist() == [1, -2, 0]
     c = mx.array(a, dtype=mx.bool_)
@@ -99,7 +101,7 @@ def test_array_from_array_with_dtype_is_a_lazy_cast():
 def test_astype_is_lazy_and_converts():
     a = mx.array([1.9, -1.9, 0.0])
     b = a.astype(mx.int32)
-    assert b._data is None
+    assert b.data() is None
     assert b.dtype is mx.int32 and b.tolist() == [1, -1, 0]
     assert a.astype(mx.bool_).tolist() == [True, True, False]
     f = mx.array([1, 0]).astype(mx.float64)
@@ -211,7 +213,7 @@ def test_attributes(dtype, itemsize):
 def test_attributes_of_an_unevaluated_node_need_no_evaluation():
     a = mx.array([[1.0, 2.0, 3.0]]) * 2
     assert (a.shape, a.ndim, a.size, a.dtype, a.nbytes) == ((1, 3), 2, 3, mx.float32, 12)
-    assert a._data is None
+    assert a.data() is None
 
 
 # --- conversions ------------------------------------------------------------------

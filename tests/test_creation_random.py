@@ -60,8 +60,8 @@ def test_full_keeps_mlx_dtype_quirks():
 
 def test_full_is_a_lazy_full_node_over_a_broadcast():
     out = mx.full((2, 3), 1.5)
-    assert out._data is None and isinstance(out._primitive, Full)
-    (filled,) = out._inputs
+    assert out.data() is None and isinstance(out.primitive(), Full)
+    (filled,) = out.inputs()
     assert filled.shape == (2, 3)
     assert_array(out, [[1.5] * 3] * 2)
 
@@ -100,7 +100,7 @@ def test_zeros_like_and_ones_like():
     assert_array(mx.ones_like(mx.array(3.0)), 1.0, mx.float32, ())
     assert_array(mx.ones_like(mx.array._from_data([], (0, 2), mx.float32)), [], mx.float32, (0, 2))
     # the result does not depend on a's values, so its graph does not contain a
-    assert all(x is not a for x in mx.zeros_like(a)._inputs)
+    assert all(x is not a for x in mx.zeros_like(a).inputs())
     with raises(TypeError, "ones_like(): incompatible function arguments."):
         mx.ones_like([1, 2])
     with raises(TypeError, "zeros_like(): incompatible function arguments."):
@@ -151,9 +151,9 @@ def test_arange_with_an_integer_dtype_truncates_start_and_step_like_mlx():
 
 def test_arange_is_a_node_without_inputs():
     out = mx.arange(1, 7, 2)
-    assert out._data is None and isinstance(out._primitive, Arange)
-    assert out._inputs == ()
-    assert out._primitive.params() == {"start": 1, "stop": 7, "step": 2}
+    assert out.data() is None and isinstance(out.primitive(), Arange)
+    assert out.inputs() == ()
+    assert out.primitive().params() == {"start": 1, "stop": 7, "step": 2}
     assert_array(out, [1, 3, 5])
 
 
@@ -421,15 +421,15 @@ def test_randint_and_seed_errors():
 def test_random_draws_are_leaves_and_the_arithmetic_is_lazy():
     u = mx.random.uniform(2.0, 3.0, (3,), key=1)
     # low + (high - low) * u: the draws are a materialised leaf under an Add node
-    assert u._data is None and u._primitive.name == "Add"
+    assert u.data() is None and u.primitive().name == "Add"
     leaves = []
     stack = [u]
     while stack:
         node = stack.pop()
-        if node._primitive is None:
+        if node.primitive() is None:
             leaves.append(node)
-        stack.extend(node._inputs)
-    assert any(leaf.shape == (3,) and leaf._data is not None for leaf in leaves)
+        stack.extend(node.inputs())
+    assert any(leaf.shape == (3,) and leaf.data() is not None for leaf in leaves)
 
 
 # --- against real MLX ----------------------------------------------------------------

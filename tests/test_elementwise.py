@@ -218,7 +218,7 @@ def test_unary_values(op, shape):
     got = out.tolist()
     assert close(got, _nested(expected, shape)), (got, expected)
     py_type = bool if op == "logical_not" else float
-    assert all(type(v) is py_type for v in out._data)
+    assert all(type(v) is py_type for v in out.data())
 
 
 # ops whose result keeps an integer input's dtype; every other numeric op is float.
@@ -362,7 +362,7 @@ def test_binary_values(op, layout):
     got = out.tolist()
     assert close(got, _nested(expected, shape)), (got, expected)
     py_type = bool if is_bool else float
-    assert all(type(v) is py_type for v in out._data)
+    assert all(type(v) is py_type for v in out.data())
 
 
 def test_int_binary_values():

@@ -10,7 +10,7 @@ import pytest
 
 import mlxref.core as mx
 from mlxref.core.ops.indexing import getitem, setitem
-from support import assert_array, assert_same_as_mlx, needs_mlx, real_mx
+from support import assert_array, assert_new_handle, assert_same_as_mlx, needs_mlx, real_mx
 
 
 def arange(n, shape=None, dtype=None):
@@ -57,7 +57,7 @@ def test_int_indices(a, b):
 
 
 def test_slices(a, b):
-    assert a[:] is a
+    assert_new_handle(a[:], a)
     assert_array(a[1:], [A[1]], shape=(1, 3))
     assert_array(a[::-1], [A[1], A[0]])
     assert_array(a[:, ::-2], [[2, 0], [5, 3]])
@@ -73,8 +73,8 @@ def test_slices(a, b):
 
 def test_none_and_ellipsis(a, b):
     assert_array(a[None], [A], shape=(1, 2, 3))
-    assert a[...] is a
-    assert a[()] is a
+    assert_new_handle(a[...], a)
+    assert_new_handle(a[()], a)
     assert a[:, None].shape == (2, 1, 3)
     assert_array(a[None, 1, None], [[A[1]]], shape=(1, 1, 3))
     assert_array(a[..., 1], [1, 4])
@@ -89,8 +89,8 @@ def test_none_and_ellipsis(a, b):
 def test_scalar_and_empty_arrays():
     s = mx.array(3)
     assert_array(s[None], [3], shape=(1,))
-    assert s[...] is s
-    assert s[()] is s
+    assert_new_handle(s[...], s)
+    assert_new_handle(s[()], s)
     assert s[None, ..., None].shape == (1, 1)
     assert mx.zeros((0, 3))[:, 1].shape == (0,)
     assert mx.zeros((2, 0))[1].shape == (0,)
@@ -322,7 +322,7 @@ def test_setitem_returns_a_new_array_and_leaves_a_alone(a):
     out = setitem(a, 1, 9)
     assert out is not a and out.shape == (2, 3) and out.dtype is mx.int32
     assert out.tolist() == [A[0], [9, 9, 9]]
-    assert a.tolist() == before and a._data is data and data == [0, 1, 2, 3, 4, 5]
+    assert a.tolist() == before and a.data() is data and data == [0, 1, 2, 3, 4, 5]
 
 
 def test_setitem_with_ints_and_slices(a, b):

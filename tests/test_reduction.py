@@ -13,7 +13,7 @@ import pytest
 
 import mlxref.core as mx
 from mlxref.core.primitives import reduction as P
-from support import assert_array, assert_same_as_mlx, needs_mlx, real_mx
+from support import assert_array, assert_new_handle, assert_same_as_mlx, needs_mlx, real_mx
 
 inf, nan = math.inf, math.nan
 
@@ -104,10 +104,10 @@ def test_all_any():
 
 def test_empty_axes_reduce_nothing():
     b = mx.array(B)
-    assert mx.sum(b, axis=()) is b  # as in MLX: the input itself, still bool
-    assert mx.prod(b, axis=[]) is b
-    assert mx.max(b, axis=()) is b
-    assert mx.min(b, axis=()) is b
+    assert_new_handle(mx.sum(b, axis=()), b)  # as in MLX: the input itself, still bool
+    assert_new_handle(mx.prod(b, axis=[]), b)
+    assert_new_handle(mx.max(b, axis=()), b)
+    assert_new_handle(mx.min(b, axis=()), b)
     assert_array(mx.all(mx.array(I), axis=()), [[True] * 3] * 2, mx.bool_, (2, 3))
     assert_array(mx.any(mx.array([0, 2]), axis=()), [False, True], mx.bool_)
     assert_array(mx.mean(mx.array(I), axis=()), I, mx.float32, (2, 3))
@@ -157,9 +157,9 @@ def test_ops_are_lazy():
         mx.sum(a, axis=0), mx.max(a), mx.argmax(a, axis=1), mx.cumsum(a),
         mx.logsumexp(a), mx.softmax(a, axis=0), mx.mean(a), mx.var(a), mx.all(a),
     ]
-    assert all(o._data is None for o in outs)
+    assert all(o.data() is None for o in outs)
     mx.eval(outs)
-    assert all(o._data is not None for o in outs)
+    assert all(o.data() is not None for o in outs)
 
 
 # --- mean, var, std ---------------------------------------------------------------------
@@ -204,9 +204,9 @@ def test_var_of_bool_and_too_large_ddof():
 
 def test_var_is_composed_like_mlx():
     out = mx.std(mx.array(F), axis=0)
-    assert out._primitive.name == "Sqrt"
-    assert mx.mean(mx.array(F))._primitive.name == "Multiply"
-    assert mx.var(mx.array(F), ddof=1)._primitive.name == "Divide"
+    assert out.primitive().name == "Sqrt"
+    assert mx.mean(mx.array(F)).primitive().name == "Multiply"
+    assert mx.var(mx.array(F), ddof=1).primitive().name == "Divide"
 
 
 # --- argmax, argmin ---------------------------------------------------------------------
@@ -345,11 +345,11 @@ def test_primitive_names_and_params():
         (mx.cumsum(a), "CumSum"), (mx.logsumexp(a), "LogSumExp"), (mx.softmax(a), "Softmax"),
     ]
     for out, name in names:
-        assert out._primitive.name == name
-    p = mx.sum(a, axis=(-1, 0), keepdims=True)._primitive
+        assert out.primitive().name == name
+    p = mx.sum(a, axis=(-1, 0), keepdims=True).primitive()
     assert isinstance(p, P.Reduce) and p.axes == (0, 1) and p.keepdims is True
-    assert mx.argmin(a, axis=-1)._primitive.axis == 1
-    assert mx.cumsum(a, axis=-1)._primitive.params() == {
+    assert mx.argmin(a, axis=-1).primitive().axis == 1
+    assert mx.cumsum(a, axis=-1).primitive().params() == {
         "axis": 1, "reverse": False, "inclusive": True}
 
 

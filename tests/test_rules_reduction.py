@@ -276,7 +276,7 @@ def test_full_vjp_sums_over_the_broadcast_axes():
     cot = mx.array([[1.0, 2.0, 3.0], [10.0, 20.0, 30.0]])
     _, (vjp,) = mx.vjp(lambda a: mx.full((2, 3), a), [x], [cot])
     assert vjp.tolist() == [11.0, 22.0, 33.0]
-    assert isinstance(mx.full((2, 3), x)._primitive, Full)
+    assert isinstance(mx.full((2, 3), x).primitive(), Full)
 
 
 @needs_mlx

@@ -144,7 +144,7 @@ def _exact(expression):
 def test_symbolic_element(name, primitive, build, expected):
     X, Y, Z = _symbols()
     out = build(X, Y, Z)
-    assert type(out._primitive) is primitive
+    assert type(out.primitive()) is primitive
     assert out.shape == (1,)
     (got,) = out.tolist()
     assert _matches(got, expected), f"{name}: got {got!r}, expected {expected!r}"

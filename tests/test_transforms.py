@@ -357,18 +357,18 @@ def test_vjp_and_jvp_announce_their_steps():
         mx.vjp(seed_fn, [x], [mx.array([1.0, 1.0])])
     begin, steps = seen[0], seen[1:]
     assert isinstance(begin, events.Begin) and begin.kind == "vjp"
-    names = [s.node._primitive.name for s in steps]
+    names = [s.node.primitive().name for s in steps]
     assert names == ["Multiply", "Exp", "Sin", "Copy"] or names[0] == "Multiply"
     assert names[0] == "Multiply" and set(names[1:3]) == {"Sin", "Exp"}
     assert [s.position for s in steps] == sorted(s.position for s in steps)
-    assert all(len(s.produced) == len(s.argnums) for s in steps)
+    assert all(isinstance(s, events.VjpStep) and len(s.vjps) == len(s.argnums) for s in steps)
 
     seen.clear()
     with events.listen(seen.append):
         mx.jvp(seed_fn, [x], [mx.array([1.0, 1.0])])
-    names = [s.node._primitive.name for s in seen[1:]]
+    names = [s.node.primitive().name for s in seen[1:]]
     assert names[-1] == "Multiply" and set(names[:2]) == {"Sin", "Exp"}
-    assert all(len(s.produced) == len(s.node.outputs()) for s in seen[1:])
+    assert all(len(s.jvps) == len(s.node.outputs()) for s in seen[1:])
 
 
 def test_no_listener_no_events():
@@ -418,9 +418,9 @@ def test_vmap_announces_the_batch_axes_of_each_step():
         mx.vmap(lambda x, y: mx.sin(x) * y, in_axes=(1, None))(mx.ones((2, 3)), mx.ones((2,)))
     begin, steps = seen[0], seen[1:]
     assert begin.kind == "vmap" and len(begin.primals) == 1
-    names = [s.node._primitive.name for s in steps]
+    names = [s.node.primitive().name for s in steps]
     assert names[0] == "Sin" and names[-1] == "Multiply"
     sin = steps[0]
-    assert sin.incoming == [1] and sin.produced == [1] and sin.argnums == [0]
+    assert isinstance(sin, events.VmapStep) and sin.in_axes == [1] and sin.out_axes == [1]
     mul = steps[-1]
-    assert mul.incoming[1] is None and mul.produced == [0]
+    assert mul.in_axes[1] is None and mul.out_axes == [0]

@@ -156,7 +156,7 @@ def test_draw_evaluates_nothing_and_marks_inputs_outputs_constants():
     x = mx.array([1.0, 2.0, 3.0])
     y = mx.exp(x) * 2.0
     d = viz.draw({"y": y, "s": mx.sum(y)}, names={"x": x})
-    assert y._data is None  # draw did not evaluate
+    assert y.data() is None  # draw did not evaluate
     text = d.to_text()
     assert "x = input  # (3,) float32: [1, 2, 3]" in text
     assert re.search(r"const_\d = constant  # \(\) float32: 2", text)

@@ -17,17 +17,13 @@ from .dtypes import (  # noqa: F401
     promote_types,
     signedinteger,
 )
-from .graph import (  # noqa: F401
-    async_eval,
-    eval,
-    get_active_memory,
-    get_peak_memory,
-    reset_peak_memory,
-)
+from .graph import get_active_memory, get_peak_memory, reset_peak_memory  # noqa: F401
 from .ops import *  # noqa: F401,F403
 from .transforms import (  # noqa: F401,E402
+    async_eval,
     checkpoint,
     custom_function,
+    eval,
     grad,
     jvp,
     value_and_grad,

@@ -1,29 +1,33 @@
-"""The array: a shape, a dtype, and either its elements or how to compute them.
+"""The array: a handle to a descriptor holding a shape, a dtype, and either its
+elements or how to compute them.
 
-Read alongside: mlx/array.h and mlx/array.cpp (``ArrayDesc``: primitive, inputs,
-siblings, ``is_tracer``, ``detach``).
+Read alongside: mlx/array.h and mlx/array.cpp. As in MLX, an ``array`` is a
+small handle that points at an ``ArrayDesc``: the shape, the dtype, the data
+or the node (primitive, inputs, siblings) and the tracer flag. Copying a handle
+(``copy.copy(a)``, a node keeping its input) shares the descriptor; ``a[i] = v``
+points ``a`` at a new descriptor (``overwrite_descriptor``), so arrays built
+from ``a`` earlier keep its old value.
 
 Elements live in one flat Python list in row-major order; a 0-d array holds a
 one-element list. There is no global graph: a node simply refers to its
-primitive and its input arrays. Operators and methods call the functions in
-``mlxref.core.ops``.
+primitive and its input arrays. The node is read through MLX's public methods
+(``inputs()``, ``primitive()``, ``siblings()``, ``outputs()``, ``id()``...);
+nodes are built by ``make_arrays`` in ``primitives/base.py``. Operators and
+methods call the functions in ``mlxref.core.ops``.
 """
 
-import gc
 import itertools
-import sys
+import math
 
 from . import dtypes as _dt
 from . import graph
+import sys
 
 _creation_order = itertools.count(1)
 
 
-_PLAIN = (float, int, bool)
-
-
-def _is_symbolic(value):
-    if type(value) in _PLAIN:
+def is_symbolic(value):  # TODO(merge): scalar.is_symbolic
+    if type(value) in (float, int, bool):
         return False
     sympy = sys.modules.get("sympy")
     return sympy is not None and isinstance(value, sympy.Basic)
@@ -42,7 +46,7 @@ def _parse_nested(value):
             kinds.add(_dt.bool_)
         elif isinstance(v, int):
             kinds.add(_dt.int32 if -(2**31) <= v < 2**31 else _dt.int64)
-        elif isinstance(v, float) or _is_symbolic(v):
+        elif isinstance(v, float) or is_symbolic(v):
             kinds.add(_dt.float32)
         else:
             raise TypeError(
@@ -83,55 +87,48 @@ def _fmt_shape(shape):
     return "(" + ",".join(str(d) for d in shape) + ")"
 
 
-def _prod(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
+class _ArrayDesc:
+    """MLX's ``ArrayDesc``: what one or more array handles point at.
+
+    ``data`` is the flat element list once evaluated; until then ``primitive``
+    and ``inputs`` say how to compute it. The outputs of one multi-output
+    primitive are ``siblings`` of each other, at their ``position``.
+    """
+
+    __slots__ = ("shape", "dtype", "data", "primitive", "inputs", "siblings",
+                 "position", "is_tracer", "id")
+
+    def __init__(self, shape, dtype, primitive=None, inputs=()):
+        self.shape, self.dtype = tuple(shape), dtype
+        self.data = None
+        self.primitive = primitive
+        # A node keeps its own handle of each input, as MLX keeps arrays by value.
+        self.inputs = tuple([x._handle() for x in inputs])
+        self.siblings, self.position = (), 0
+        # A node built from a tracer is a tracer (MLX's ArrayDesc::init).
+        self.is_tracer = any([x._desc.is_tracer for x in inputs])
+        self.id = next(_creation_order)
+
+    def __del__(self):
+        if self.data is not None:
+            graph.free(self.data)
 
 
 class array:
     """``mx.array(val, dtype=None)``: an array from a scalar, nested lists or an array."""
 
-    __slots__ = (
-        "_shape",
-        "_dtype",
-        "_data",
-        "_primitive",
-        "_inputs",
-        "_siblings",
-        "_position",
-        "_tracer",
-        "_uid",
-        "__weakref__",
-    )
+    __slots__ = ("_desc", "__weakref__")
 
     def __init__(self, val, dtype=None):
-        self._data = None
         if dtype is not None and not isinstance(dtype, _dt.Dtype):
             raise TypeError(f"[array] dtype must be an mlx.core.Dtype, got {dtype!r}.")
-        self._primitive = None
-        self._inputs = ()
-        self._siblings = None
-        self._position = 0
-        self._tracer = False
-        self._uid = next(_creation_order)
-        if isinstance(val, array):
-            # mx.array(a) is a lazy copy (or cast) of a, as in MLX.
-            from .primitives.base import AsType, Copy
-
-            self._shape, self._dtype = val._shape, dtype or val._dtype
-            prim = Copy() if self._dtype is val._dtype else AsType(self._dtype)
-            self._attach(prim, (val,))
-            return
         if isinstance(val, (list, tuple)) and any(isinstance(v, array) for v in val):
             # MLX stacks a list of arrays (lazily).
-            from .primitives.base import Copy
-
-            parts = [v if isinstance(v, array) else array(v) for v in val]
-            stacked = ops.stack(parts) if dtype is None else ops.stack(parts).astype(dtype)
-            self._shape, self._dtype = stacked._shape, stacked._dtype
-            self._attach(Copy(), (stacked,))
+            val = ops.stack([v if isinstance(v, array) else array(v) for v in val])
+        if isinstance(val, array):
+            # MLX's mx.array(a) is astype(a, dtype): a's own descriptor when the
+            # dtype does not change, else a lazy cast.
+            self._desc = ops.astype(val, dtype or val.dtype)._desc
             return
         if val is None or isinstance(val, (str, bytes, dict, set)):
             raise TypeError(
@@ -139,146 +136,137 @@ class array:
             )
         flat, shape, inferred = _parse_nested(val)
         dtype = dtype or inferred
-        self._shape, self._dtype = shape, dtype
-        self._set_data([v if _is_symbolic(v) else dtype.cast(v) for v in flat])
+        self._desc = _ArrayDesc(shape, dtype)
+        self._set_data([v if is_symbolic(v) else dtype.cast(v) for v in flat])
 
-    # --- construction used by ops (not part of MLX's API) ---------------------
+    # --- construction inside the engine (not MLX's Python API) -------------------
+
+    @classmethod
+    def _handle_of(cls, desc):
+        a = cls.__new__(cls)
+        a._desc = desc
+        return a
+
+    def _handle(self):
+        """A new handle to this array's descriptor (MLX copies an ``array``)."""
+        return array._handle_of(self._desc)
 
     @classmethod
     def _from_data(cls, data, shape, dtype):
         """A materialised array from a flat list (trusted: no checks)."""
-        a = cls.__new__(cls)
-        a._shape, a._dtype = tuple(shape), dtype
-        a._data = None
-        a._primitive, a._inputs, a._siblings, a._position = None, (), None, 0
-        a._tracer = False
-        a._uid = next(_creation_order)
+        a = cls._handle_of(_ArrayDesc(shape, dtype))
         a._set_data(data)
         return a
 
     @classmethod
-    def _node(cls, shape, dtype, primitive, inputs):
-        """An unevaluated array: ``primitive`` applied to ``inputs``."""
-        a = cls.__new__(cls)
-        a._shape, a._dtype = tuple(shape), dtype
-        a._data = None
-        a._siblings, a._position, a._tracer = None, 0, False
-        a._uid = next(_creation_order)
-        a._attach(primitive, tuple(inputs))
-        return a
-
-    @classmethod
-    def _nodes(cls, shapes, dtypes, primitive, inputs):
-        """The sibling outputs of one multi-output primitive (e.g. Split)."""
-        outs = [cls._node(s, d, primitive, inputs) for s, d in zip(shapes, dtypes)]
-        siblings = tuple(outs)
-        for i, o in enumerate(outs):
-            o._siblings, o._position = siblings, i
-        return outs
+    def _node(cls, shapes, dtypes, primitive, inputs):
+        """The unevaluated outputs of ``primitive`` on ``inputs``; called by ``make_arrays``."""
+        outputs = [cls._handle_of(_ArrayDesc(s, d, primitive, inputs))
+                   for s, d in zip(shapes, dtypes)]
+        if len(outputs) > 1:
+            for i, o in enumerate(outputs):
+                o._desc.siblings = tuple(outputs[:i] + outputs[i + 1:])
+                o._desc.position = i
+        return outputs
 
     @classmethod
     def _placeholder(cls, shape, dtype):
-        """An array with neither data nor primitive (vmap's traced inputs)."""
-        a = cls.__new__(cls)
-        a._shape, a._dtype = tuple(shape), dtype
-        a._data, a._primitive, a._inputs = None, None, ()
-        a._siblings, a._position, a._tracer = None, 0, True
-        a._uid = next(_creation_order)
+        """An array with neither data nor primitive (vmap's traced inputs, MLX's
+        ``array(shape, dtype, nullptr, {})``)."""
+        a = cls._handle_of(_ArrayDesc(shape, dtype))
+        a._desc.is_tracer = True
         return a
 
-    def _attach(self, primitive, inputs):
-        self._primitive = primitive
-        self._inputs = inputs
-        tracer = False  # a node built from a tracer is a tracer (MLX's ArrayDesc::init)
-        for x in inputs:
-            tracer = tracer or x._tracer
-        self._tracer = tracer
-
     def _set_data(self, data):
-        self._data = data
-        graph._allocate(data, len(data) * self._dtype.size)
-
-    def _detach(self):
-        """Drop the graph behind an evaluated array (MLX's ``array::detach``)."""
-        self._primitive = None
-        self._inputs = ()
-        self._siblings = None
-
-    def __del__(self):
-        if self._data is not None:
-            graph._free(self._data)
+        self._desc.data = data
+        graph.allocate(data, len(data) * self._desc.dtype.size)
 
     # --- the node, as mlx/array.h exposes it -----------------------------------
 
     def id(self):
-        """A number unique to this array's node, increasing in creation order."""
-        return self._uid
+        """A number unique to this array's descriptor, increasing in creation order."""
+        return self._desc.id
 
     def data(self):
         """The elements as stored (a flat list; never mutate it), or None before eval."""
-        return self._data
+        return self._desc.data
 
     def primitive(self):
         """The primitive that computes this array, or None (data, or a vmap placeholder)."""
-        return self._primitive
+        return self._desc.primitive
 
     def has_primitive(self):
-        return self._primitive is not None
+        return self._desc.primitive is not None
 
     def inputs(self):
         """The arrays this array's primitive reads, in argument order."""
-        return self._inputs
+        return self._desc.inputs
 
     def siblings(self):
         """The other outputs of this array's primitive (MLX's ``siblings()``)."""
-        if self._siblings is None:
-            return ()
-        return tuple(s for s in self._siblings if s is not self)
+        return self._desc.siblings
 
     def outputs(self):
-        """All outputs of this array's primitive, in order (itself included)."""
-        return self._siblings if self._siblings is not None else (self,)
+        """All outputs of this array's primitive in order, this one among them."""
+        d = self._desc
+        if not d.siblings:
+            return (self,)
+        return d.siblings[: d.position] + (self,) + d.siblings[d.position :]
 
     def is_available(self):
         """Has this array been evaluated (MLX's name: its data is available)?"""
-        return self._data is not None
-
-    def set_tracer(self, is_tracer):
-        self._tracer = is_tracer
+        return self._desc.data is not None
 
     def is_tracer(self):
-        return (self._tracer and graph.in_tracing()) or graph.retain_graph()
+        """Is the array being traced by a transform (so evaluation keeps its graph)?"""
+        return (self._desc.is_tracer and graph.in_tracing()) or graph.retain_graph()
+
+    def set_tracer(self, is_tracer):
+        self._desc.is_tracer = is_tracer
+
+    def detach(self):
+        """Drop the graph behind an evaluated array (MLX's ``array::detach``)."""
+        d = self._desc
+        d.primitive, d.inputs, d.siblings, d.position = None, (), (), 0
+
+    def overwrite_descriptor(self, other):
+        """Point this handle at ``other``'s descriptor (what ``a[i] = v`` does)."""
+        self._desc = other._desc
+
+    def __copy__(self):
+        return self._handle()  # as in MLX: the same descriptor, lazily shared
+
+    def __deepcopy__(self, memo):
+        return self._handle()
 
     def _eval(self):
-        if self._data is None:
+        if self._desc.data is None:
             graph.eval_arrays([self])
-        return self._data
-
-    # --- attributes -----------------------------------------------------------
+        return self._desc.data
 
     @property
     def shape(self):
-        return self._shape
+        return self._desc.shape
 
     @property
     def ndim(self):
-        return len(self._shape)
+        return len(self._desc.shape)
 
     @property
     def size(self):
-        return _prod(self._shape)
+        return math.prod(self._desc.shape)
 
     @property
     def dtype(self):
-        return self._dtype
+        return self._desc.dtype
 
     @property
     def itemsize(self):
-        return self._dtype.size
+        return self._desc.dtype.size
 
     @property
     def nbytes(self):
-        return self.size * self._dtype.size
+        return self.size * self._desc.dtype.size
 
     # --- conversions (these evaluate) -------------------------------------------
 
@@ -289,27 +277,25 @@ class array:
 
     def tolist(self):
         data = self._eval()
-        if not self._shape:
+        if not self.shape:
             return data[0]
-        return _nest(data, self._shape)
+        return _nest(data, self.shape)
 
     def astype(self, dtype, stream=None):
-        from . import ops
-
         return ops.astype(self, dtype)
 
     def __bool__(self):
         return bool(self.item())
 
     def __len__(self):
-        if not self._shape:
+        if not self.shape:
             raise TypeError("len() 0-dimensional array.")
-        return self._shape[0]
+        return self.shape[0]
 
     def __iter__(self):
-        if not self._shape:
+        if not self.shape:
             raise TypeError("iter() 0-dimensional array.")
-        return (self[i] for i in range(self._shape[0]))
+        return (self[i] for i in range(self.shape[0]))
 
     def __int__(self):
         return int(self.item())
@@ -318,7 +304,7 @@ class array:
         return float(self.item())
 
     def __index__(self):
-        if self.ndim != 0 or self._dtype.is_float:
+        if self.ndim != 0 or self.dtype.is_float:
             raise TypeError("Only 0-dimensional integer arrays can be converted to an index.")
         return int(self.item())
 
@@ -430,41 +416,10 @@ class array:
         return ops.getitem(self, index)
 
     def __setitem__(self, index, value):
-        # MLX: the array becomes a new lazy node; no element is mutated in place.
-        # MLX swaps the array's descriptor, so nodes that already read the array
-        # keep its old value. An mlxref array is its own descriptor, so its old
-        # state moves to a new object and those nodes are re-pointed at it.
-        old = self._moved()
-        self._become(ops.setitem(old, index, value))
-
-    def _moved(self):
-        """A new array object holding this array's state; consumers re-pointed to it."""
-        old = array.__new__(array)
-        old._shape, old._dtype, old._data = self._shape, self._dtype, self._data
-        old._primitive, old._inputs, old._tracer = self._primitive, self._inputs, self._tracer
-        old._siblings, old._position, old._uid = self._siblings, self._position, self._uid
-        if self._siblings is not None:
-            old._siblings = tuple(old if s is self else s for s in self._siblings)
-            for s in old._siblings:
-                s._siblings = old._siblings
-        self._data = None  # the data now belongs to ``old`` (counted once)
-        for holder in gc.get_referrers(self):
-            if not isinstance(holder, tuple) or holder is old._siblings:
-                continue
-            for node in gc.get_referrers(holder):
-                if isinstance(node, array) and node._inputs is holder:
-                    node._inputs = tuple(old if x is self else x for x in holder)
-        return old
-
-    def _become(self, other):
-        """Make this array object stand for ``other``'s computation."""
-        from .primitives.base import Copy
-
-        self._shape, self._dtype = other._shape, other._dtype
-        self._data = None
-        self._siblings, self._position = None, 0
-        self._attach(Copy(), (other,))
-        self._uid = next(_creation_order)
+        # MLX: the array becomes a new lazy node; no element is mutated in place,
+        # and arrays built from this one earlier keep their own handle of its old
+        # descriptor, so they keep its old value.
+        self.overwrite_descriptor(ops.setitem(self, index, value))
 
     # --- a few methods MLX's array has ---------------------------------------
 
@@ -582,7 +537,7 @@ def _nest(flat, shape):
     """A flat row-major list as nested lists of the given shape."""
     if len(shape) == 1:
         return list(flat)
-    step = _prod(shape[1:])
+    step = math.prod(shape[1:])
     return [_nest(flat[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0])]
 
 
@@ -594,7 +549,7 @@ _EDGE = 3  # MLX shows 3 elements at each end of any axis longer than 6
 def _format_scalar(v, dtype):
     if dtype is _dt.bool_:
         return "True" if v else "False"
-    if _is_symbolic(v):
+    if is_symbolic(v):
         return str(v)
     if dtype.is_float:
         return "%g" % v
@@ -603,9 +558,8 @@ def _format_scalar(v, dtype):
 
 def _format_array(a):
     data = a._eval()
-    shape = a._shape
-    body = _format_block(data, shape, a._dtype)
-    return f"array({body}, dtype={a._dtype.name})"
+    body = _format_block(data, a.shape, a.dtype)
+    return f"array({body}, dtype={a.dtype.name})"
 
 
 def _format_block(data, shape, dtype):

@@ -3,61 +3,50 @@
 Read alongside: mlx/transforms.cpp ``eval_impl`` (evaluation and ``detach``),
 mlx/transforms_impl.h (``InTracing``, ``RetainGraph``) and mlx/memory.h.
 
-An array is either *materialised* (it holds its elements) or a *node* (it holds
-its primitive and its inputs). ``eval`` finds the unevaluated part of the graph
-behind the requested arrays with an iterative depth-first search, computes each
-node once in post-order, and then ``detach``es it: the node drops its primitive
-and inputs, so intermediates nothing else refers to are freed at once. Arrays
-that are being traced by a transform keep their graph (``is_tracer``).
+An array is either *evaluated* (it holds its elements) or a *node* (it holds
+its primitive and its inputs). ``eval_arrays`` finds the unevaluated part of
+the graph behind the requested arrays with an iterative depth-first search,
+computes each node once in post-order, and then ``detach``es it: the node drops
+its primitive and inputs, so intermediates nothing else refers to are freed at
+once. Arrays that are being traced by a transform keep their graph
+(``is_tracer``). ``mx.eval`` itself, which takes trees, is in
+``transforms/eval.py``, as MLX's is in transforms.cpp.
 """
 
 import contextlib
 import contextvars
 import gc
+import threading
 
 # --- tracing state -------------------------------------------------------------
 # Each is a context variable, so threads (and asyncio tasks) never see each
 # other's transforms. MLX keeps the same state in thread-locals.
 
-_tracing = contextvars.ContextVar("mlxref_tracing", default=())  # stack of kinds
+_tracing = contextvars.ContextVar("mlxref_tracing", default=0)
 _retain_graph = contextvars.ContextVar("mlxref_retain_graph", default=0)
 
 
-class InTracing:
-    """Context manager: we are inside a transform of ``kind`` ("grad" or "vmap")."""
-
-    def __init__(self, kind):
-        self.kind = kind
-
-    def __enter__(self):
-        self._token = _tracing.set(_tracing.get() + (self.kind,))
-        return self
-
-    def __exit__(self, *exc):
-        _tracing.reset(self._token)
+@contextlib.contextmanager
+def _counting(var):
+    token = var.set(var.get() + 1)
+    try:
+        yield
+    finally:
+        var.reset(token)
 
 
-class RetainGraph:
-    """Context manager: while active, ``eval`` detaches nothing (used by vjp rules)."""
+def InTracing():  # noqa: N802 (MLX's name)
+    """Context manager: a transform is tracing a function inside this block."""
+    return _counting(_tracing)
 
-    def __enter__(self):
-        self._token = _retain_graph.set(_retain_graph.get() + 1)
-        return self
 
-    def __exit__(self, *exc):
-        _retain_graph.reset(self._token)
+def RetainGraph():  # noqa: N802 (MLX's name)
+    """Context manager: while active, ``eval`` detaches nothing (used around vjp rules)."""
+    return _counting(_retain_graph)
 
 
 def in_tracing():
-    return bool(_tracing.get())
-
-
-def in_grad_tracing():
-    return "grad" in _tracing.get()
-
-
-def in_vmap_tracing():
-    return "vmap" in _tracing.get()
+    return _tracing.get() > 0
 
 
 def retain_graph():
@@ -87,35 +76,40 @@ def cycle_collector_paused():
 
 
 class _Memory:
-    """Bytes of materialised element data alive (elements x itemsize), like MLX.
+    """Bytes of evaluated element data alive (elements x itemsize), like MLX.
 
     Arrays that share one element list (a reshape, a copy, stop_gradient, the
     outputs of a custom function) share one buffer, as they do in MLX, so it is
-    counted once: ``buffers`` maps a list's id to [holders, nbytes].
+    counted once: ``buffers`` maps a list's id to [holders, nbytes]. The lock
+    keeps the counts right when threads evaluate or free arrays at once.
     """
 
     active = 0
     peak = 0
     buffers = {}
+    lock = threading.RLock()
 
 
-def _allocate(data, nbytes):
-    entry = _Memory.buffers.get(id(data))
-    if entry is not None:
-        entry[0] += 1
-        return
-    _Memory.buffers[id(data)] = [1, nbytes]
-    _Memory.active += nbytes
-    if _Memory.active > _Memory.peak:
-        _Memory.peak = _Memory.active
+def allocate(data, nbytes):
+    """Count ``data`` (a new element list, or one more holder of a counted one)."""
+    with _Memory.lock:
+        entry = _Memory.buffers.get(id(data))
+        if entry is not None:
+            entry[0] += 1
+            return
+        _Memory.buffers[id(data)] = [1, nbytes]
+        _Memory.active += nbytes
+        _Memory.peak = max(_Memory.peak, _Memory.active)
 
 
-def _free(data):
-    entry = _Memory.buffers[id(data)]
-    entry[0] -= 1
-    if entry[0] == 0:
-        del _Memory.buffers[id(data)]
-        _Memory.active -= entry[1]
+def free(data):
+    """One holder of ``data`` is gone; the last one returns its bytes."""
+    with _Memory.lock:
+        entry = _Memory.buffers[id(data)]
+        entry[0] -= 1
+        if entry[0] == 0:
+            del _Memory.buffers[id(data)]
+            _Memory.active -= entry[1]
 
 
 def get_active_memory():
@@ -135,6 +129,10 @@ def reset_peak_memory():
 
 # --- eval -------------------------------------------------------------------------
 
+# One evaluation at a time: a second thread asking for the same node waits and
+# then finds it computed, so every node is computed exactly once.
+_eval_lock = threading.RLock()
+
 
 def _unevaluated_postorder(outputs):
     """The unevaluated nodes behind ``outputs``, inputs before their consumers.
@@ -146,16 +144,16 @@ def _unevaluated_postorder(outputs):
     order = []
     seen = set()
     for out in outputs:
-        if out._data is not None or id(out) in seen:
+        if out.is_available() or out.id() in seen:
             continue
-        seen.add(id(out))
-        stack = [(out, iter(out._inputs))]
+        seen.add(out.id())
+        stack = [(out, iter(out.inputs()))]
         while stack:
             node, inputs = stack[-1]
             for x in inputs:
-                if x._data is None and id(x) not in seen:
-                    seen.add(id(x))
-                    stack.append((x, iter(x._inputs)))
+                if not x.is_available() and x.id() not in seen:
+                    seen.add(x.id())
+                    stack.append((x, iter(x.inputs())))
                     break
             else:
                 stack.pop()
@@ -164,63 +162,22 @@ def _unevaluated_postorder(outputs):
 
 
 def eval_arrays(outputs):
-    """Evaluate a flat list of arrays (the engine behind ``mx.eval``)."""
-    with cycle_collector_paused():
-        _eval_postorder(_unevaluated_postorder(outputs))
-
-
-def _eval_postorder(order):
-    # What ``array.is_tracer()`` asks, read once: tracers keep their graph.
-    retain, tracing = retain_graph(), in_tracing()
-    for i, node in enumerate(order):
-        order[i] = None  # the tape must not keep intermediates alive
-        if node._data is not None:  # computed already as a sibling
-            continue
-        if node._primitive is None:
-            raise ValueError(
-                "[eval] Attempting to eval an array during function "
-                "transformations like compile or vmap is not allowed."
-            )
-        results = node._primitive.eval(node._inputs)
-        siblings = node.outputs()
-        for out, data in zip(siblings, results):
-            out._set_data(data)
-        if not (retain or (tracing and node._tracer)):
-            for out in siblings:
-                out._detach()
-
-
-def _array_leaves(trees):
-    from .array import array
-
-    leaves = []
-    stack = list(reversed(trees))
-    while stack:
-        t = stack.pop()
-        if isinstance(t, array):
-            leaves.append(t)
-        elif isinstance(t, (list, tuple)):
-            stack.extend(reversed(t))
-        elif isinstance(t, dict):
-            stack.extend(reversed(list(t.values())))
-    return leaves
-
-
-def eval(*args):
-    """``mx.eval(*args)``: evaluate every array in the given trees.
-
-    Each argument may be an array or a (nested) list, tuple or dict; leaves that
-    are not arrays are ignored. Returns ``None``.
-    """
-    eval_arrays(_array_leaves(args))
-
-
-def async_eval(*args):
-    """``mx.async_eval(*args)``: schedule evaluation and return ``None``.
-
-    mlxref has no streams, so it evaluates at once; the API and the error
-    inside transforms are MLX's.
-    """
-    if in_tracing():
-        raise ValueError("[async_eval] Not allowed inside a graph transformation.")
-    eval_arrays(_array_leaves(args))
+    """Evaluate a flat list of arrays (MLX's ``eval_impl``)."""
+    with _eval_lock, cycle_collector_paused():
+        order = _unevaluated_postorder(outputs)
+        for i, node in enumerate(order):
+            order[i] = None  # the order must not keep intermediates alive
+            if node.is_available():  # computed already as a sibling
+                continue
+            primitive = node.primitive()
+            if primitive is None:
+                raise ValueError(
+                    "[eval] Attempting to eval an array during function "
+                    "transformations like compile or vmap is not allowed."
+                )
+            outputs = node.outputs()
+            for out, data in zip(outputs, primitive.eval(node.inputs())):
+                out._set_data(data)
+            if not node.is_tracer():  # tracers keep their graph for the transform
+                for out in outputs:
+                    out.detach()

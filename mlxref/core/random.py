@@ -23,8 +23,8 @@ import random as _random
 
 from . import dtypes as _dt
 from .array import _fmt_shape, array
-from .ops.common import astype, broadcast_shapes
-from .ops.creation import incompatible_arguments, scalar_or_array
+from .ops.common import astype, broadcast_shapes, incompatible_arguments
+from .ops.creation import scalar_or_array
 from .ops.elementwise import add, floor, maximum, minimum, multiply, subtract
 
 __all__ = ["seed", "uniform", "normal", "randint"]

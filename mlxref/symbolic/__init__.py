@@ -279,9 +279,9 @@ def _uses(out, primitive):
         if id(a) in seen:
             continue
         seen.add(id(a))
-        if isinstance(a._primitive, primitive):
+        if isinstance(a.primitive(), primitive):
             return True
-        stack.extend(a._inputs)
+        stack.extend(a.inputs())
     return False
 
 

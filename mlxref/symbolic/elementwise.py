@@ -9,7 +9,8 @@ V = ((3,),)  # one input, a vector
 VV = ((2, 1), (3,))  # two inputs that broadcast, so Broadcast's rules run too
 
 CASES = [
-    Case(B.Copy, lambda x: mx.array(x), V),
+    Case(B.Copy, lambda x: B.make_array(B.Copy(), [x]), V,
+         note="only a transform's tracers are Copy nodes"),
     Case(B.AsType, lambda x: x.astype(mx.float32), V),
     Case(B.StopGradient, lambda x: mx.stop_gradient(x) + 0, V, zero=True,
          note="the transforms never cross it"),

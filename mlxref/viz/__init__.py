@@ -43,7 +43,8 @@ from . import render as _render
 from . import shrink as _shrink
 from . import text as _text
 from . import trace as _trace
-from .record import Builder, flatten_arrays
+from ..core.transforms.trees import arrays as flatten_arrays
+from .record import Builder
 from .render import FORMATS, GraphvizMissing
 
 __all__ = ["Drawing", "GraphvizMissing", "draw", "trace"]

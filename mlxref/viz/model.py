@@ -77,15 +77,15 @@ class Cluster:
 class StepInfo:
     """One step of the traversal, for the listing and the frames.
 
-    ``nodes`` are the outputs of the primitive visited; ``incoming`` one text
-    per node (cotangent, tangent or batch axis); ``contributions`` one
+    ``nodes`` are the outputs of the primitive visited; ``at_nodes`` one text
+    per node (its cotangent, tangent or batch axis); ``contributions`` one
     ``(edge, text)`` per input that received something.
     """
 
     number: int  # 1, 2, ... in visit order
     kind: str  # "vjp", "jvp" or "vmap"
     nodes: list
-    incoming: list
+    at_nodes: list
     contributions: list
 
 

@@ -3,7 +3,7 @@
 ``Builder.add`` walks the lazy graph behind some arrays, iteratively (a chain
 100,000 nodes deep is fine), and stops at the arrays it is told are inputs.
 ``Builder.finish`` then gives the nodes their stable names, numbered 1..n in
-creation order (``_uid``) *within the drawing* (the forward graph first, then
+creation order (``array.id()``) *within the drawing* (the forward graph first, then
 the backward graph of a grad), so a name never depends on what else the
 process created; and it puts each ``CustomTransforms`` node and the
 inner function's graph behind it into a cluster.
@@ -85,30 +85,14 @@ def format_scalar(v):
 
 def preview(a):
     """The first few elements of an array that already has its data, else None."""
-    if a is None or a._data is None:
+    if a is None or not a.is_available():
         return None
-    data = a._data
+    data = a.data()
     items = [format_scalar(v) for v in data[:PREVIEW_ELEMENTS]]
-    if not a._shape:
+    if not a.shape:
         return items[0]
     more = ", …" if len(data) > PREVIEW_ELEMENTS else ""
     return "[" + ", ".join(items) + more + "]"
-
-
-def flatten_arrays(tree):
-    """The arrays in a list/tuple/dict tree, in order (other leaves are skipped)."""
-    from ..core.array import array
-
-    out, stack = [], [tree]
-    while stack:
-        t = stack.pop()
-        if isinstance(t, array):
-            out.append(t)
-        elif isinstance(t, (list, tuple)):
-            stack.extend(reversed(t))
-        elif isinstance(t, dict):
-            stack.extend(reversed(list(t.values())))
-    return out
 
 
 def collect(outputs, stop):
@@ -121,14 +105,14 @@ def collect(outputs, stop):
     stack = list(outputs)
     while stack:
         a = stack.pop()
-        if id(a) in seen:
+        if a.id() in seen:
             continue
-        for s in (a,) if id(a) in stop else a.outputs():
-            if id(s) not in seen:
-                seen.add(id(s))
+        for s in (a,) if a.id() in stop else a.outputs():
+            if s.id() not in seen:
+                seen.add(s.id())
                 found.append(s)
-        if id(a) not in stop:
-            stack.extend(x for x in a._inputs if id(x) not in seen)
+        if a.id() not in stop:
+            stack.extend(x for x in a.inputs() if x.id() not in seen)
     return found
 
 
@@ -139,25 +123,25 @@ def evaluate(arrays):
     array behind a vmap placeholder (no data, no primitive) cannot be
     evaluated and is skipped.
     """
-    ok = {}  # id -> evaluable
+    ok = {}  # array id -> evaluable
     for root in arrays:
         stack = [root]
         while stack:
             a = stack[-1]
-            if id(a) in ok:
+            if a.id() in ok:
                 stack.pop()
                 continue
-            if a._data is not None or a._primitive is None:
-                ok[id(a)] = a._data is not None
+            if a.is_available() or not a.has_primitive():
+                ok[a.id()] = a.is_available()
                 stack.pop()
                 continue
-            pending = [x for x in a._inputs if id(x) not in ok]
+            pending = [x for x in a.inputs() if x.id() not in ok]
             if pending:
                 stack.extend(pending)
                 continue
-            ok[id(a)] = all(ok[id(x)] for x in a._inputs)
+            ok[a.id()] = all(ok[x.id()] for x in a.inputs())
             stack.pop()
-    todo = [a for a in arrays if ok[id(a)] and a._data is None]
+    todo = [a for a in arrays if ok[a.id()] and not a.is_available()]
     with _graph.RetainGraph():
         _graph.eval_arrays(todo)
 
@@ -167,9 +151,9 @@ class Builder:
 
     def __init__(self, mode, title, leaves_are_inputs=False):
         self.graph = Graph(title=title, mode=mode)
-        self.node_of = {}  # id(array) -> Node
-        self.names = {}  # id(array) -> display name given by the caller
-        self.positions = {}  # id(array) -> argument position, to list inputs in order
+        self.node_of = {}  # array.id() -> Node
+        self.names = {}  # array.id() -> display name given by the caller
+        self.positions = {}  # array.id() -> argument position, to list inputs in order
         self.leaves_are_inputs = leaves_are_inputs
         self._clusters = []  # (kind, anchor, label, nodes), resolved in finish()
 
@@ -177,34 +161,35 @@ class Builder:
         """Record the graph behind ``outputs``, stopping at ``inputs`` and at
         arrays already recorded (edges to those are "cross" edges when the
         part differs). Returns the new nodes."""
-        input_ids = {id(a) for a in inputs}
+        input_ids = {a.id() for a in inputs}
         stop = input_ids | set(self.node_of)
-        new = [a for a in collect(outputs, stop) if id(a) not in self.node_of]
+        new = [a for a in collect(outputs, stop) if a.id() not in self.node_of]
         nodes = []
         for a in new:
-            if id(a) in input_ids or (a._primitive is None and self.leaves_are_inputs):
+            if a.id() in input_ids or (not a.has_primitive() and self.leaves_are_inputs):
                 kind = "input"
-            elif a._primitive is None:
+            elif not a.has_primitive():
                 kind = "constant"
             else:
                 kind = "op"
-            node = Node(name="", kind=kind, uid=a._uid, shape=tuple(a._shape),
-                        dtype=a._dtype.name, value=preview(a), part=part, array=a)
+            node = Node(name="", kind=kind, uid=a.id(), shape=tuple(a.shape),
+                        dtype=a.dtype.name, value=preview(a), part=part, array=a)
             if kind == "op":
-                node.op = op_name(a._primitive)
-                node.params = format_params(a._primitive)
-                if isinstance(a._primitive, CustomTransforms):
+                node.op = op_name(a.primitive())
+                node.params = format_params(a.primitive())
+                if isinstance(a.primitive(), CustomTransforms):
                     node.custom = node.op
-                if a._siblings is not None and len(a._siblings) > 1:
-                    node.sibling = (a._position, len(a._siblings))
-            self.node_of[id(a)] = node
+                outputs = a.outputs()
+                if len(outputs) > 1:
+                    node.sibling = ([o.id() for o in outputs].index(a.id()), len(outputs))
+            self.node_of[a.id()] = node
             nodes.append(node)
         for node in nodes:
             if node.kind != "op":
                 continue
-            cut = isinstance(node.array._primitive, StopGradient)
-            for i, x in enumerate(node.array._inputs):
-                src = self.node_of[id(x)]
+            cut = isinstance(node.array.primitive(), StopGradient)
+            for i, x in enumerate(node.array.inputs()):
+                src = self.node_of[x.id()]
                 style = "cut" if cut else ("cross" if src.part != node.part else "data")
                 self.graph.edges.append(Edge(src=src, dst=node, index=i, style=style))
         self.graph.nodes.extend(nodes)
@@ -212,11 +197,11 @@ class Builder:
 
     def name_input(self, a, name, position):
         """Call input ``a`` ``name`` (the first name given wins)."""
-        self.names.setdefault(id(a), name)
-        self.positions.setdefault(id(a), position)
+        self.names.setdefault(a.id(), name)
+        self.positions.setdefault(a.id(), position)
 
     def node(self, a):
-        return self.node_of.get(id(a))
+        return self.node_of.get(a.id())
 
     def add_cluster(self, kind, anchor, label, nodes):
         """A box around ``nodes``, about ``anchor`` (a Node, or None for the one
@@ -229,8 +214,8 @@ class Builder:
         position = self.positions
 
         def order(n):
-            named = n.kind == "input" and id(n.array) in position
-            return (n.part != "forward", not named, position.get(id(n.array), 0), n.uid)
+            named = n.kind == "input" and n.array.id() in position
+            return (n.part != "forward", not named, position.get(n.array.id(), 0), n.uid)
 
         g.nodes.sort(key=order)
         g.edges.sort(key=lambda e: (e.dst.uid, e.index))
@@ -245,7 +230,7 @@ class Builder:
         used = set(self.names.values())
         n = 0
         for node in self.graph.nodes:
-            given = self.names.get(id(node.array))
+            given = self.names.get(node.array.id())
             if given is not None and node.kind == "input":
                 node.name = given
                 continue
@@ -266,15 +251,15 @@ class Builder:
         """
         g = self.graph
         a = node.array
-        n = a._primitive.num_inputs
-        siblings = [self.node_of[id(s)] for s in a.outputs() if id(s) in self.node_of]
-        boundary = {id(self.node_of[id(x)]) for x in a._inputs[:n]}
+        n = len(a.inputs()) - a.primitive().num_outputs  # the function's inputs come first
+        siblings = [self.node_of[s.id()] for s in a.outputs() if s.id() in self.node_of]
+        boundary = {id(self.node_of[x.id()]) for x in a.inputs()[:n]}
         producers, consumers = {}, {}
         for e in g.edges:
             producers.setdefault(id(e.dst), []).append(e.src)
             consumers.setdefault(id(e.src), []).append(e.dst)
         region = {}
-        stack = [self.node_of[id(x)] for x in a._inputs[n:]]
+        stack = [self.node_of[x.id()] for x in a.inputs()[n:]]
         while stack:
             m = stack.pop()
             if id(m) in region or id(m) in boundary or m.part != node.part or m.kind == "input":
@@ -301,9 +286,7 @@ def custom_label(node):
     """"checkpoint" or "custom_function: custom vjp, jvp" (the rules that are set)."""
     if node.custom == "checkpoint":
         return f"checkpoint {node.name}: recomputed in the backward pass"
-    rules = getattr(node.array._primitive, "rules", None)
-    user = getattr(rules, "cf", None)
-    given = [r for r in ("vjp", "jvp", "vmap") if getattr(user, f"{r}_rule", None) is not None]
+    given = node.array.primitive().custom_rules
     return f"custom_function {node.name}" + (f": custom {', '.join(given)}" if given else "")
 
 

@@ -92,7 +92,7 @@ def step_line(step):
     names = ", ".join(n.name for n in step.nodes if n is not None)
     if step.kind == "vjp":
         sent = "  ".join(f"[{e.index}] {e.src.name} += {t}" for e, t in step.contributions)
-        got = ", ".join(step.incoming)
+        got = ", ".join(step.at_nodes)
         return f"  {step.number:>3}. {names}  cotangent {got}  ->  {sent or '(nothing)'}"
     got = "  ".join(f"[{e.index}] {e.src.name} {t}" for e, t in step.contributions)
-    return f"  {step.number:>3}. {names}  {got or '(no input)'}  ->  {', '.join(step.incoming)}"
+    return f"  {step.number:>3}. {names}  {got or '(no input)'}  ->  {', '.join(step.at_nodes)}"

@@ -28,7 +28,8 @@ from ..core.transforms import events
 from . import record
 from ..core.primitives.base import StopGradient
 from .model import StepInfo
-from .record import Builder, evaluate, flatten_arrays, preview
+from ..core.transforms.trees import arrays as flatten_arrays
+from .record import Builder, evaluate, preview
 
 TRANSFORMS = ("graph", "vjp", "jvp", "grad", "value_and_grad", "vmap", "checkpoint")
 WALK_KIND = {"vjp": "vjp", "checkpoint": "vjp", "grad": "vjp", "value_and_grad": "vjp",
@@ -58,7 +59,7 @@ class _Log:
 class _Walk:
     def __init__(self, begin):
         self.begin = begin
-        self.tape_ids = {id(o) for node in begin.tape for o in node.outputs()}
+        self.tape_ids = {o.id() for node in begin.tape for o in node.outputs()}
         self.steps = []
 
 
@@ -76,7 +77,7 @@ def split_walks(logged, kind):
             stack.append(_Walk(event))
             continue
         depth = len(stack) - 1
-        while depth >= 0 and id(event.node) not in stack[depth].tape_ids:
+        while depth >= 0 and event.node.id() not in stack[depth].tape_ids:
             depth -= 1
         if depth < 0:
             continue
@@ -218,7 +219,7 @@ def trace(fun, args, transform="graph", argnums=None, cotangents=None, tangents=
     # Values: the transform has run, so the traced graph can be evaluated.
     todo = [n.array for n in forward + backward]
     for step in main.steps:
-        todo += [x for x in step.incoming + list(step.produced) if isinstance(x, mx.array)]
+        todo += [x for x in _step_arrays(step) if isinstance(x, mx.array)]
     for role in ("gradients", "jvps", "tangents", "batched"):
         todo += results.get(role, [])
     evaluate(todo)
@@ -262,7 +263,7 @@ def _run(log, fun, args, transform, argnums, cotangents, tangents, in_axes):
     # vjp and checkpoint: one cotangent per output that is not a stop_gradient;
     # a first call (not recorded) tells their shapes.
     outs = flatten_arrays(_partial(f, args, nums)(*primals))
-    outs = [o for o in outs if not isinstance(o._primitive, StopGradient)]
+    outs = [o for o in outs if not isinstance(o.primitive(), StopGradient)]
     cots = ([mx.ones_like(o) for o in outs] if cotangents is None
             else _as_arrays(cotangents, outs, "cotangents"))
     with events.listen(log):
@@ -274,7 +275,7 @@ def _name_primals(b, begin, args, names, transform, in_axes):
     """Give the walk's primals (tracers or vmap placeholders) the inputs' names."""
     position = {}
     for i, a in enumerate(args):
-        position.setdefault(id(a), i)
+        position.setdefault(a.id(), i)
     if transform == "vmap":
         axes = _axes_per_arg(in_axes, len(args))
         mapped = [i for i, ax in enumerate(axes) if ax is not None]
@@ -282,9 +283,18 @@ def _name_primals(b, begin, args, names, transform, in_axes):
             b.name_input(p, names[i], i)
         return
     for p in begin.primals:
-        if p._inputs and id(p._inputs[0]) in position:  # a tracer copies its primal
-            i = position[id(p._inputs[0])]
+        if p.inputs() and p.inputs()[0].id() in position:  # a tracer copies its primal
+            i = position[p.inputs()[0].id()]
             b.name_input(p, names[i], i)
+
+
+def _step_arrays(step):
+    """The cotangents and vjps, or tangents and jvps, a step saw."""
+    if isinstance(step, events.VjpStep):
+        return list(step.cotangents) + list(step.vjps)
+    if isinstance(step, events.JvpStep):
+        return list(step.tangents) + list(step.jvps)
+    return []
 
 
 def _set_values(b):
@@ -309,10 +319,10 @@ def _off_tape(b, main, forward):
     """
     if main.begin.kind == "vmap":
         return
-    visited = {id(o) for step in main.steps for o in step.node.outputs()}
-    visited |= {id(p) for p in main.begin.primals}
+    visited = {o.id() for step in main.steps for o in step.node.outputs()}
+    visited |= {p.id() for p in main.begin.primals}
     for node in forward:
-        if id(node.array) not in visited:
+        if node.array.id() not in visited:
             node.off_tape = True
 
 
@@ -321,20 +331,20 @@ def _vjp_notes(b, main, gradients, backward):
     watermark, marks = 0, []
     for k, step in enumerate(main.steps, 1):
         nodes = [b.node(o) for o in step.node.outputs()]
-        incoming = [_text(c) for c in step.incoming]
-        for node, text in zip(nodes, incoming):
+        cotangents = [_text(c) for c in step.cotangents]
+        for node, text in zip(nodes, cotangents):
             if node is not None:
                 node.visited.append(k)
                 node.notes.append((k, f"step {k} · cotangent {text}"))
         contributions = []
         dst = b.node(step.node)
-        for i, v in zip(step.argnums, step.produced):
+        for i, v in zip(step.argnums, step.vjps):
             edge = edges.get((id(dst), i))
             if edge is not None:
                 edge.notes.append((k, f"cotangent {_text(v)}"))
                 contributions.append((edge, _text(v)))
-        b.graph.steps.append(StepInfo(k, "vjp", nodes, incoming, contributions))
-        watermark = max([watermark] + [v._uid for v in step.produced])
+        b.graph.steps.append(StepInfo(k, "vjp", nodes, cotangents, contributions))
+        watermark = max([watermark] + [v.id() for v in step.vjps])
         marks.append(watermark)
     last = len(main.steps)
     for p, g in zip(main.begin.primals, gradients):
@@ -358,19 +368,19 @@ def _jvp_notes(b, main, tangents, jvps):
             node.notes.append((0, f"tangent {_text(t)}"))
     for k, step in enumerate(main.steps, 1):
         nodes = [b.node(o) for o in step.node.outputs()]
-        produced = [_text(t) for t in step.produced]
-        for node, text in zip(nodes, produced):
+        texts = [_text(t) for t in step.jvps]
+        for node, text in zip(nodes, texts):
             if node is not None:
                 node.visited.append(k)
                 node.notes.append((k, f"step {k} · tangent {text}"))
         contributions = []
         dst = b.node(step.node)
-        for i, t in zip(step.argnums, step.incoming):
+        for i, t in zip(step.argnums, step.tangents):
             edge = edges.get((id(dst), i))
             if edge is not None:
                 edge.notes.append((k, f"tangent {_text(t)}"))
                 contributions.append((edge, _text(t)))
-        b.graph.steps.append(StepInfo(k, "jvp", nodes, produced, contributions))
+        b.graph.steps.append(StepInfo(k, "jvp", nodes, texts, contributions))
     for o, t in zip(main.begin.outputs, jvps):
         node = b.node(o)
         if node is not None:
@@ -391,22 +401,22 @@ def _vmap_notes(b, main, forward, args, in_axes, batched):
             node.notes.append((0, f"{_axis(ax)} (in_axes)"))
     for k, step in enumerate(main.steps, 1):
         nodes = [b.node(o) for o in step.node.outputs()]
-        produced = [_axis(ax) for ax in step.produced]
-        for node, text in zip(nodes, produced):
+        out_axes = [_axis(ax) for ax in step.out_axes]
+        for node, text in zip(nodes, out_axes):
             if node is not None:
                 node.visited.append(k)
                 node.notes.append((k, f"step {k} · {text}"))
         contributions = []
         dst = b.node(step.node)
-        for i in step.argnums:
+        for i, ax in enumerate(step.in_axes):
             edge = edges.get((id(dst), i))
-            if edge is not None:
-                edge.notes.append((k, f"axis {step.incoming[i]}"))
-                contributions.append((edge, f"axis {step.incoming[i]}"))
-        b.graph.steps.append(StepInfo(k, "vmap", nodes, produced, contributions))
-    primals = {id(p) for p in main.begin.primals}
+            if ax is not None and edge is not None:
+                edge.notes.append((k, f"axis {ax}"))
+                contributions.append((edge, f"axis {ax}"))
+        b.graph.steps.append(StepInfo(k, "vmap", nodes, out_axes, contributions))
+    primals = {p.id() for p in main.begin.primals}
     for node in forward:
-        if not node.visited and id(node.array) not in primals:
+        if not node.visited and node.array.id() not in primals:
             node.notes.append((0, "unbatched"))
     for o, v in zip(main.begin.outputs, batched):
         node = b.node(o)
@@ -420,7 +430,7 @@ def _recomputed(b, nested, forward_ids):
     for walk, owner in nested:
         if not walk.begin.outputs:
             continue
-        primal_ids = {id(p) for p in walk.begin.primals}
+        primal_ids = {p.id() for p in walk.begin.primals}
         arrays = record.collect(walk.begin.outputs, primal_ids)
         nodes = [b.node(a) for a in arrays]
         nodes = [n for n in nodes if n is not None and id(n) not in forward_ids]

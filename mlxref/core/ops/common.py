@@ -2,25 +2,31 @@
 
 Read alongside: mlx/ops.cpp (``broadcast_shapes``, ``broadcast_arrays``,
 ``astype``) and python/src/convert.cpp (weakly typed Python scalars).
+
+An op that would return one of its inputs unchanged (``astype`` to the same
+dtype, ``broadcast_to`` the same shape...) returns a new handle of it
+(``copy.copy``), as MLX's Python binding hands back a new ``array`` object: so
+``b = a.astype(a.dtype); b[0] = 1`` leaves ``a`` alone, as in MLX.
 """
 
+import copy
 import numbers
 
 from .. import dtypes as _dt
-from ..array import _fmt_shape, _is_symbolic, array
-from ..primitives.base import AsType
+from ..array import _fmt_shape, is_symbolic, array
+from ..primitives.base import AsType, make_array
 from ..primitives.shape import Broadcast
 
 SCALARS = (bool, int, float)
 
 
 def is_scalar(x):
-    return type(x) in SCALARS or isinstance(x, SCALARS) or _is_symbolic(x)
+    return type(x) in SCALARS or isinstance(x, SCALARS) or is_symbolic(x)
 
 
 def scalar_array(value, dtype):
     """A 0-d array holding one Python scalar (or SymPy expression) as ``dtype``."""
-    if type(value) not in SCALARS and _is_symbolic(value):
+    if type(value) not in SCALARS and is_symbolic(value):
         return array._from_data([value], (), dtype)
     return array._from_data([dtype.cast(value)], (), dtype)
 
@@ -44,13 +50,13 @@ def as_arrays(*values):
     if len(values) == 2:  # the common cases first: two arrays, or an array and a number
         a, b = values
         ta, tb = type(a), type(b)
-        if ta is array and tb is array and a._dtype is b._dtype:
+        if ta is array and tb is array and a.dtype is b.dtype:
             return [a, b]
         if ta is array and tb in SCALARS:
-            dtype = _dt.promote_types(a._dtype, _dt.weak_scalar_dtype(b, a._dtype))
+            dtype = _dt.promote_types(a.dtype, _dt.weak_scalar_dtype(b, a.dtype))
             return [astype(a, dtype), scalar_array(b, dtype)]
         if tb is array and ta in SCALARS:
-            dtype = _dt.promote_types(b._dtype, _dt.weak_scalar_dtype(a, b._dtype))
+            dtype = _dt.promote_types(b.dtype, _dt.weak_scalar_dtype(a, b.dtype))
             return [scalar_array(a, dtype), astype(b, dtype)]
     for v in values:
         if isinstance(v, (list, tuple)):  # MLX takes arrays and scalars here, not lists
@@ -78,13 +84,11 @@ def as_arrays(*values):
 
 def astype(a, dtype):
     """``a`` cast to ``dtype``: an AsType node only when the dtype changes."""
-    if a._dtype is dtype:
-        return a
+    if a.dtype is dtype:
+        return copy.copy(a)
     if not isinstance(dtype, _dt.Dtype):
         raise TypeError(f"[astype] Expected an mlx.core.Dtype, got {dtype!r}.")
-    if a.dtype is dtype:
-        return a
-    return array._node(a.shape, dtype, AsType(dtype), [a])
+    return make_array(AsType(dtype), [a])
 
 
 def broadcast_shapes(*shapes):
@@ -115,8 +119,8 @@ def broadcast_to(a, /, shape, *, stream=None):
     """``mx.broadcast_to``: a Broadcast node only when the shape changes."""
     a = to_array(a)
     shape = tuple(shape)
-    if a._shape == shape:
-        return a
+    if a.shape == shape:
+        return copy.copy(a)
     if any(d < 0 for d in shape):
         raise ValueError("[broadcast_to] Negative dimensions not allowed.")
     if broadcast_shapes(a.shape, shape) != shape:
@@ -124,15 +128,47 @@ def broadcast_to(a, /, shape, *, stream=None):
             f"Cannot broadcast array of shape {_fmt_shape(a.shape)} into shape "
             f"{_fmt_shape(shape)}."
         )
-    return array._node(shape, a.dtype, Broadcast(shape), [a])
+    return make_array(Broadcast(shape), [a])
 
 
 def broadcast_arrays(*arrays):
-    first = arrays[0]._shape
-    if all(a._shape == first for a in arrays):
+    first = arrays[0].shape
+    if all(a.shape == first for a in arrays):
         return list(arrays)
     shape = broadcast_shapes(*(a.shape for a in arrays))
     return [broadcast_to(a, shape) for a in arrays]
+
+
+def _type_name(value):
+    if isinstance(value, array):
+        return "mlx.core.array"
+    if isinstance(value, _dt.Dtype):
+        return "mlx.core.Dtype"
+    t = type(value)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+def incompatible_arguments(signature, args=None, kwargs=None):
+    """The TypeError MLX's bindings raise for arguments of the wrong Python type.
+
+    ``signature`` is the function's signature as MLX prints it (name first).
+    MLX then lists the types of the positional ``args`` and of the ``kwargs``,
+    which depend on how the call was spelled: mlxref's callers pass required
+    arguments as positional and optional ones, where they differ from their
+    default, as keyword arguments. With ``args`` None that line is left out.
+    """
+    name = signature.split("(", 1)[0]
+    message = (
+        f"{name}(): incompatible function arguments. The following argument types "
+        f"are supported:\n    1. {signature}"
+    )
+    if args is None:
+        return TypeError(message)
+    types = [_type_name(a) for a in args]
+    if kwargs:
+        given = ", ".join(f"{k}: {_type_name(v)}" for k, v in kwargs.items())
+        types.append(f"kwargs = {{ {given} }}")
+    return TypeError(f"{message}\n\nInvoked with types: {', '.join(types)}")
 
 
 def normalize_axis(axis, ndim, message):
@@ -142,19 +178,6 @@ def normalize_axis(axis, ndim, message):
     if axis < -ndim or axis >= ndim:
         raise IndexError(message.format(axis=axis, ndim=ndim))
     return axis % ndim if ndim else axis
-
-
-def normalize_axes(axis, ndim, message="Invalid axis {axis} for array with {ndim} dimensions."):
-    """Reduction axes: None means all; an int or a tuple; duplicates rejected."""
-    if axis is None:
-        return tuple(range(ndim))
-    if isinstance(axis, (list, tuple)):
-        axes = tuple(normalize_axis(a, ndim, message) for a in axis)
-    else:
-        axes = (normalize_axis(axis, ndim, message),)
-    if len(set(axes)) != len(axes):
-        raise ValueError("Duplicate axes detected in reduction.")
-    return tuple(sorted(axes))
 
 
 def float_dtype(dtype):

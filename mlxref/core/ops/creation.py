@@ -16,10 +16,12 @@ no scatter and gives the same array.
 import math
 
 from .. import dtypes as _dt
-from ..array import _is_symbolic, array
+from ..array import is_symbolic, array
+from ..primitives.base import make_array
 from ..primitives.creation import Arange, Full, arange_size
-from .common import astype, broadcast_to
+from .common import astype, broadcast_to, incompatible_arguments
 from .elementwise import add, divide, equal, multiply, subtract
+from .shape import expand_dims
 
 __all__ = [
     "zeros",
@@ -64,37 +66,13 @@ _SIGNATURES = {
 # --- argument checking shared with ops/linalg.py and random.py ------------------
 
 
-def _type_name(value):
-    if isinstance(value, array):
-        return "mlx.core.array"
-    if isinstance(value, _dt.Dtype):
-        return "mlx.core.Dtype"
-    t = type(value)
-    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
-
-
-def incompatible_arguments(signature, args):
-    """The TypeError MLX's bindings raise for arguments of the wrong Python type.
-
-    ``signature`` is the op's signature as MLX prints it (name first); ``args``
-    are the values passed (MLX also lists keyword arguments separately; mlxref
-    cannot tell them apart and lists them all in order).
-    """
-    name = signature.split("(", 1)[0]
-    types = ", ".join(_type_name(a) for a in args)
-    return TypeError(
-        f"{name}(): incompatible function arguments. The following argument types "
-        f"are supported:\n    1. {signature}\n\nInvoked with types: {types}"
-    )
-
-
 def is_int(value):
     """A Python int (bool included, as MLX's bindings accept it for int)."""
     return isinstance(value, int)
 
 
 def is_number(value):
-    return isinstance(value, (bool, int, float)) or _is_symbolic(value)
+    return isinstance(value, (bool, int, float)) or is_symbolic(value)
 
 
 def check_dtype(dtype, signature, args):
@@ -121,7 +99,7 @@ def scalar_or_array(value, dtype=None):
         if out is _dt.int32 and not _INT32_MIN <= value <= _INT32_MAX:
             raise ValueError(f"Converting {value} to int32 would result in overflow.")
         return array(value, _dt.int32 if out is _dt.bool_ else out)
-    if isinstance(value, float) or _is_symbolic(value):
+    if isinstance(value, float) or is_symbolic(value):
         out = dtype if dtype is not None and dtype.is_float else _dt.float32
         return array(value, out)
     raise ValueError(f"Invalid type {type(value).__name__} received in array initialization.")
@@ -153,12 +131,11 @@ def _full(shape, vals):
     """MLX's ``full(shape, vals)``: Full over ``vals`` broadcast to ``shape``."""
     if any(d < 0 for d in shape):
         raise ValueError("[full] Negative dimensions not allowed.")
-    filled = broadcast_to(vals, shape)
-    return array._node(filled.shape, filled.dtype, Full(), [filled])
+    return make_array(Full(), [broadcast_to(vals, shape)])
 
 
 def _full_like(a, vals):
-    return array._node(a.shape, vals.dtype, Full(), [broadcast_to(vals, a.shape)])
+    return make_array(Full(), [broadcast_to(vals, a.shape)])
 
 
 def full(shape, vals, dtype=None, *, stream=None):
@@ -235,7 +212,7 @@ def _arange(start, stop, step, dtype):
     size = arange_size(start, stop, step)
     if size > _INT32_MAX:
         raise ValueError("[arange] Maximum size exceeded.")
-    return array._node((size,), dtype, Arange(start, stop, step, dtype), [])
+    return make_array(Arange(start, stop, step, dtype), [])
 
 
 def arange(start=None, stop=None, step=None, dtype=None, *, stream=None):
@@ -305,7 +282,6 @@ def linspace(start, stop, num=50, endpoint=True, dtype=_dt.float32, stream=None)
 
 
 def _eye(n, m, k, dtype):
-    from .shape import expand_dims  # the shape family; imported late so families load in any order
 
     if n < 0 or m < 0:
         raise ValueError("[eye] N and M must be positive integers.")

@@ -4,10 +4,13 @@ Read alongside: mlx/ops.cpp (``exp``, ``add``, ``where`` ...). The primitives
 they build are in ``mlxref.core.primitives.elementwise``.
 """
 
+import copy
+
 from .. import dtypes as _dt
 from ..array import array
 from ..primitives import base as _base
 from ..primitives import elementwise as P
+from ..primitives.base import make_array
 from .common import as_arrays, astype, broadcast_arrays, float_dtype, to_array
 
 __all__ = [
@@ -69,11 +72,11 @@ __all__ = [
 # --- unary -------------------------------------------------------------------------
 
 
-def _unary(primitive, a, out_dtype=None):
+def _unary(primitive, a, operand_dtype=None):
     a = to_array(a)
-    if out_dtype is not None:
-        a = astype(a, out_dtype)
-    return array._node(a.shape, a.dtype, primitive, [a])
+    if operand_dtype is not None:
+        a = astype(a, operand_dtype)
+    return make_array(primitive, [a])
 
 
 def _float_unary(primitive, a):
@@ -202,7 +205,7 @@ def _integral_identity_or(primitive, a):
     # floor, ceil and round leave integers as they are (MLX returns the input).
     a = to_array(a)
     if not a.dtype.is_float:
-        return a
+        return copy.copy(a)
     return _unary(primitive, a)
 
 
@@ -237,12 +240,12 @@ def stop_gradient(a, /, *, stream=None):
 # --- binary ------------------------------------------------------------------------
 
 
-def _binary(primitive, a, b, operand_dtype=None, out_dtype=None):
+def _binary(primitive, a, b, operand_dtype=None):
     a, b = as_arrays(a, b)
     if operand_dtype is not None:
         a, b = astype(a, operand_dtype(a.dtype)), astype(b, operand_dtype(b.dtype))
     a, b = broadcast_arrays(a, b)
-    return array._node(a.shape, out_dtype or a.dtype, primitive, [a, b])
+    return make_array(primitive, [a, b])
 
 
 def add(a, b, /, *, stream=None):
@@ -290,27 +293,27 @@ def logaddexp(a, b, /, *, stream=None):
 
 
 def equal(a, b, /, *, stream=None):
-    return _binary(P.Equal(), a, b, out_dtype=_dt.bool_)
+    return _binary(P.Equal(), a, b)
 
 
 def not_equal(a, b, /, *, stream=None):
-    return _binary(P.NotEqual(), a, b, out_dtype=_dt.bool_)
+    return _binary(P.NotEqual(), a, b)
 
 
 def less(a, b, /, *, stream=None):
-    return _binary(P.Less(), a, b, out_dtype=_dt.bool_)
+    return _binary(P.Less(), a, b)
 
 
 def less_equal(a, b, /, *, stream=None):
-    return _binary(P.LessEqual(), a, b, out_dtype=_dt.bool_)
+    return _binary(P.LessEqual(), a, b)
 
 
 def greater(a, b, /, *, stream=None):
-    return _binary(P.Greater(), a, b, out_dtype=_dt.bool_)
+    return _binary(P.Greater(), a, b)
 
 
 def greater_equal(a, b, /, *, stream=None):
-    return _binary(P.GreaterEqual(), a, b, out_dtype=_dt.bool_)
+    return _binary(P.GreaterEqual(), a, b)
 
 
 def _to_bool(dtype):
@@ -333,4 +336,4 @@ def where(condition, x, y, /, *, stream=None):
     x, y = as_arrays(x, y)
     condition = astype(to_array(condition), _dt.bool_)
     condition, x, y = broadcast_arrays(condition, x, y)
-    return array._node(x.shape, x.dtype, P.Select(), [condition, x, y])
+    return make_array(P.Select(), [condition, x, y])

@@ -23,13 +23,24 @@ lazy, so ``Gather`` / ``Scatter`` check them when they evaluate. Both raise
 ``array.__getitem__`` / ``array.__setitem__``.
 """
 
+import copy
+import math
 import operator
 
 from .. import dtypes as _dt
 from ..array import _fmt_shape, array
 from ..primitives import indexing as P
+from ..primitives.base import make_array
 from .common import broadcast_arrays, broadcast_shapes, broadcast_to, is_scalar, normalize_axis
-from .shape import expand_dims, flatten, reshape, squeeze, transpose
+from .shape import (
+    expand_dims,
+    flatten,
+    reshape,
+    squeeze,
+    strided_slice,
+    strided_slice_update,
+    transpose,
+)
 
 __all__ = ["take", "take_along_axis", "getitem", "setitem"]
 
@@ -37,13 +48,6 @@ _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 
 # --- small helpers ------------------------------------------------------------------
-
-
-def _prod(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def _is_index_scalar(x):
@@ -97,16 +101,6 @@ def _index_array(values, shape=None):
     return array._from_data(values, (len(values),) if shape is None else tuple(shape), _dt.int32)
 
 
-def _broadcast_to(a, shape):
-    """``broadcast_to`` with MLX's message when ``a`` is larger than ``shape``."""
-    shape = tuple(shape)
-    if a.shape != shape and broadcast_shapes(a.shape, shape) != shape:
-        raise ValueError(
-            f"Cannot broadcast array of shape {_fmt_shape(a.shape)} into shape {_fmt_shape(shape)}."
-        )
-    return broadcast_to(a, shape)
-
-
 def _zero_dim_error():
     return ValueError("too many indices for array: array is 0-dimensional")
 
@@ -116,35 +110,6 @@ def _too_many(ndim):
 
 
 # --- the building blocks: slice, slice_update, gather, scatter --------------------
-
-
-def _normalize_slice(shape, start, stop, strides):
-    """MLX's ``normalize_slice``, done with ``slice.indices``: clamped bounds and output shape."""
-    starts, stops, out_shape = [], [], []
-    for n, s, e, st in zip(shape, start, stop, strides):
-        s, e, st = slice(s, e, st).indices(n)
-        starts.append(s)
-        stops.append(e)
-        out_shape.append(len(range(s, e, st)))
-    has_neg_strides = any(st < 0 for st in strides)
-    return starts, stops, list(strides), tuple(out_shape), has_neg_strides
-
-
-def _slice(a, start, stop, strides):
-    """MLX's ``slice(a, start, stop, strides)``; no node when it would copy ``a`` unchanged."""
-    starts, stops, strides, out_shape, neg = _normalize_slice(a.shape, start, stop, strides)
-    if not neg and out_shape == a.shape:
-        return a
-    return array._node(out_shape, a.dtype, P.Slice(starts, stops, strides), [a])
-
-
-def _slice_update(src, update, start, stop, strides):
-    """MLX's ``slice_update``: ``src`` with a strided window replaced by ``update``."""
-    starts, stops, strides, upd_shape, neg = _normalize_slice(src.shape, start, stop, strides)
-    upd = _broadcast_to(update.astype(src.dtype), upd_shape)
-    if not neg and upd_shape == src.shape:
-        return upd
-    return array._node(src.shape, src.dtype, P.SliceUpdate(starts, stops, strides), [src, upd])
 
 
 def _index_dtype(indices, op):
@@ -175,7 +140,7 @@ def _gather(a, indices, axes, slice_sizes, op="gather"):
     inputs = [x.astype(dtype) for x in broadcast_arrays(*indices)]
     if a.size == 0:
         idx_size = inputs[0].size if inputs else 1
-        if idx_size != 0 and _prod(slice_sizes) != 0:
+        if idx_size != 0 and math.prod(slice_sizes) != 0:
             raise ValueError(
                 "[gather] If the input is empty, either the indices must be empty or "
                 "the total slice size must be 0."
@@ -185,8 +150,7 @@ def _gather(a, indices, axes, slice_sizes, op="gather"):
             f"[gather] Slice sizes must be in [0, a.shape(i)]. Got {_fmt_shape(slice_sizes)} "
             f"for array with shape {_fmt_shape(a.shape)}."
         )
-    out_shape = (inputs[0].shape if inputs else ()) + tuple(slice_sizes)
-    return array._node(out_shape, a.dtype, P.Gather(axes, slice_sizes, op), [a] + inputs)
+    return make_array(P.Gather(axes, slice_sizes, op), [a, *inputs])
 
 
 def _scatter(a, indices, updates, axes, op=""):
@@ -219,8 +183,7 @@ def _scatter(a, indices, updates, axes, op=""):
         )
     dtype = _index_dtype(indices, "scatter")
     inputs = [x.astype(dtype) for x in inputs]
-    prim = P.Scatter(axes, "none", op)
-    return array._node(a.shape, a.dtype, prim, [a] + inputs + [updates.astype(a.dtype)])
+    return make_array(P.Scatter(axes, "none", op), [a, *inputs, updates.astype(a.dtype)])
 
 
 def _take(a, indices, axis, op):
@@ -274,7 +237,7 @@ def take(a, /, indices, axis=None, *, stream=None):
         starts = [0] * a.ndim
         stops = list(a.shape)
         starts[axis], stops[axis] = index, index + 1
-        return squeeze(_slice(a, starts, stops, [1] * a.ndim), axis)
+        return squeeze(strided_slice(a, starts, stops, [1] * a.ndim), axis)
     if not isinstance(indices, array):
         raise TypeError(
             "take(): incompatible function arguments: indices must be an int or an array, "
@@ -317,7 +280,7 @@ def take_along_axis(a, /, indices, axis=-1, *, stream=None):
     )
     a = broadcast_to(a, others[:axis] + (a.shape[axis],) + others[axis:])
     indices = broadcast_to(indices, others[:axis] + (indices.shape[axis],) + others[axis:])
-    return array._node(indices.shape, a.dtype, P.GatherAxis(axis), [a, indices])
+    return make_array(P.GatherAxis(axis), [a, indices])
 
 
 # --- a[index] ------------------------------------------------------------------------------
@@ -441,7 +404,7 @@ def _gather_nd(src, indices, gather_first):
 def _getitem_nd(src, entries):
     """MLX's ``mlx_get_item_nd``: a tuple index."""
     if len(entries) == 0:
-        return src
+        return copy.copy(src)
     non_none, indices = _expand_ellipsis(src.shape, entries)
     indices = _as_index_arrays(indices)
     if non_none > src.ndim:
@@ -504,7 +467,7 @@ def _getitem_nd(src, entries):
         else:
             starts[axis], stops[axis], strides[axis] = _slice_params(idx, stops[axis])
         axis += 1
-    src = _slice(src, starts, stops, strides)
+    src = strided_slice(src, starts, stops, strides)
 
     # Drop the int axes, then insert the None axes.
     if squeeze_needed or unsqueeze_needed:
@@ -527,12 +490,12 @@ def getitem(a, index):
         if a.ndim == 0:
             raise _zero_dim_error()
         if index.start is None and index.stop is None and index.step is None:
-            return a
+            return copy.copy(a)  # a new array, as in MLX: a[:][0] = 1 leaves a alone
         starts = [0] * a.ndim
         stops = list(a.shape)
         strides = [1] * a.ndim
         starts[0], stops[0], strides[0] = _slice_params(index, a.shape[0])
-        return _slice(a, starts, stops, strides)
+        return strided_slice(a, starts, stops, strides)
     if isinstance(index, array):
         return _getitem_array(a, index)
     if _is_index_scalar(index):
@@ -540,7 +503,7 @@ def getitem(a, index):
     if isinstance(index, tuple):
         return _getitem_nd(a, index)
     if index is Ellipsis:
-        return a
+        return copy.copy(a)
     if index is None:
         return expand_dims(a, 0)
     if isinstance(index, list):
@@ -599,7 +562,7 @@ def _slice_update_args(src, obj, v):
     if non_none > src.ndim:
         raise _too_many(src.ndim)
     if non_none == 0:
-        return _broadcast_to(update, src.shape), starts, stops, strides
+        return broadcast_to(update, src.shape), starts, stops, strides
 
     # Walk the indices from the back, lining them up with the update's axes: an
     # int gets a size-1 axis in the update, a None must have one and loses it.
@@ -665,11 +628,11 @@ def _masked_scatter(a, mask, value):
     # value: one leading axis of "how many", then the unmasked axes.
     if value.ndim < unmasked + 1:
         value = reshape(value, (1,) * (unmasked + 1 - value.ndim) + value.shape)
-        value = _broadcast_to(value, (mask_size,) + trailing)
+        value = broadcast_to(value, (mask_size,) + trailing)
     elif value.shape[1:] != trailing:
-        value = _broadcast_to(value, value.shape[:1] + trailing)
+        value = broadcast_to(value, value.shape[:1] + trailing)
     a1, mask1, value1 = expand_dims(a, 0), expand_dims(mask, 0), expand_dims(value, 0)
-    out = array._node(a1.shape, a.dtype, P.MaskedScatter(), [a1, mask1, value1])
+    out = make_array(P.MaskedScatter(), [a1, mask1, value1])
     return squeeze(out, 0)
 
 
@@ -677,7 +640,7 @@ def _scatter_args_array(src, indices, update):
     if src.ndim == 0:
         raise _zero_dim_error()
     up = _squeeze_leading_singletons(update)
-    up = _broadcast_to(up, indices.shape + src.shape[1:])
+    up = broadcast_to(up, indices.shape + src.shape[1:])
     up = reshape(up, indices.shape + (1,) + src.shape[1:])
     return [indices], up, [0]
 
@@ -690,7 +653,7 @@ def _scatter_args_nd(src, entries, update):
         raise _too_many(src.ndim)
     up = _squeeze_leading_singletons(update)
     if non_none == 0:
-        return [], _broadcast_to(up, src.shape), []
+        return [], broadcast_to(up, src.shape), []
 
     # How many index dimensions the arrays, strided slices and Nones need.
     max_dim = 0
@@ -760,7 +723,7 @@ def _scatter_args_nd(src, entries, update):
     arr_indices = broadcast_arrays(*arr_indices)
     idx_shape = arr_indices[0].shape
     rest = src.shape[non_none:]
-    up = _broadcast_to(up, idx_shape + tuple(slice_shapes) + rest)
+    up = broadcast_to(up, idx_shape + tuple(slice_shapes) + rest)
     up = reshape(up, idx_shape + tuple(update_shape) + rest)
     return arr_indices, up, list(range(len(arr_indices)))
 
@@ -776,9 +739,9 @@ def _scatter_args(src, obj, v):
     if isinstance(obj, tuple):
         return _scatter_args_nd(src, obj, vals)
     if obj is Ellipsis:
-        return [], _broadcast_to(_squeeze_leading_singletons(vals), src.shape), []
+        return [], broadcast_to(_squeeze_leading_singletons(vals), src.shape), []
     if obj is None:
-        return [], _broadcast_to(vals, src.shape), []
+        return [], broadcast_to(vals, src.shape), []
     if isinstance(obj, list):
         return _scatter_args_array(src, array(obj), vals)
     raise ValueError("Cannot index mlx array using the given type.")
@@ -794,7 +757,7 @@ def setitem(a, index, value):
     args = _slice_update_args(a, index, value)
     if args is not None:
         update, starts, stops, strides = args
-        return _slice_update(a, update, starts, stops, strides)
+        return strided_slice_update(a, update, starts, stops, strides)
     mask = _boolean_mask(index)
     if mask is not None:
         return _masked_scatter(a, mask, _value_array(value, a.dtype))

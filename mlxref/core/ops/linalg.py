@@ -9,18 +9,18 @@ removed again from the result; a stack of matrices times one matrix is
 flattened into one tall matrix (so the matrix is not copied per batch); any
 other batch dimensions are broadcast against each other. The ``Matmul``
 primitive then only multiplies two arrays of equal batch shape.
-
-The shape ops (reshape, flatten, expand_dims, ...) live in ``ops/shape.py``,
-another family module that may import this one's neighbours; the functions
-here import them when called, so the family modules load in any order.
 """
+
+import math
 
 from .. import dtypes as _dt
 from ..array import _fmt_shape, array
+from ..primitives.base import make_array
 from ..primitives.linalg import Matmul
-from .common import astype, broadcast_shapes, broadcast_to
-from .creation import check_scalar_or_array, incompatible_arguments
+from .common import astype, broadcast_shapes, broadcast_to, incompatible_arguments
+from .creation import check_scalar_or_array
 from .elementwise import maximum, minimum, multiply
+from .shape import expand_dims, flatten, reshape, squeeze, transpose
 
 __all__ = ["matmul", "inner", "outer", "clip"]
 
@@ -38,19 +38,11 @@ def _require_arrays(name, *args):
         raise incompatible_arguments(_SIGNATURES[name], args)
 
 
-def _prod(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
-
-
 def matmul(a, b, /, *, stream=None):
     """``mx.matmul`` (``a @ b``): matrix product with numpy's rules for 1-D and batched inputs.
 
     Only floating point inputs are supported, as in MLX.
     """
-    from .shape import expand_dims, flatten, reshape, squeeze  # see the module docstring
 
     _require_arrays("matmul", a, b)
     if a.ndim == 0 or b.ndim == 0:
@@ -80,14 +72,13 @@ def matmul(a, b, /, *, stream=None):
         # the matrix is not copied for every batch (MLX: flatten / unflatten).
         rows = x.shape[:-1]
         x = flatten(x, 0, -2)
-        out = array._node((x.shape[0], n), out_type, Matmul(), [x, y])
-        out = reshape(out, rows + (n,))
+        out = reshape(make_array(Matmul(), [x, y]), rows + (n,))
     else:
         if a.ndim > 2 or b.ndim > 2:
             batch = broadcast_shapes(x.shape[:-2], y.shape[:-2])
             x = broadcast_to(x, batch + x.shape[-2:])
             y = broadcast_to(y, batch + y.shape[-2:])
-        out = array._node(x.shape[:-1] + (n,), out_type, Matmul(), [x, y])
+        out = make_array(Matmul(), [x, y])
 
     # Remove the unit dimensions added to 1-D operands.
     axes = []
@@ -107,7 +98,6 @@ def inner(a, b, /, *, stream=None):
     identity transpose to ``a``; mlxref skips identity transposes.) A 0-d
     operand makes it a plain multiply.
     """
-    from .shape import reshape, transpose  # see the module docstring
 
     _require_arrays("inner", a, b)
     if a.ndim == 0 or b.ndim == 0:
@@ -115,10 +105,10 @@ def inner(a, b, /, *, stream=None):
     k = a.shape[-1]
     if k != b.shape[-1]:
         raise ValueError("[inner] a and b must have the same last dimension.")
-    x = reshape(a, (_prod(a.shape[:-1]), k))
+    x = reshape(a, (math.prod(a.shape[:-1]), k))
     if b.ndim > 1:
         b = transpose(b, (b.ndim - 1,) + tuple(range(b.ndim - 1)))
-    y = reshape(b, (k, _prod(b.shape[1:])))
+    y = reshape(b, (k, math.prod(b.shape[1:])))
     return reshape(matmul(x, y), a.shape[:-1] + b.shape[1:])
 
 
@@ -128,7 +118,6 @@ def outer(a, b, /, *, stream=None):
     Composed as in MLX: ``a`` reshaped to a column times ``b`` flattened. Any
     dtype works (it is a multiply, not a matmul).
     """
-    from .shape import flatten, reshape  # see the module docstring
 
     _require_arrays("outer", a, b)
     return multiply(reshape(a, (a.size, 1)), flatten(b))

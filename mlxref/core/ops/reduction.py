@@ -24,9 +24,12 @@ Differences from MLX 0.32.4, on purpose:
 import builtins
 
 from .. import dtypes as _dt
+import copy
+
 from ..array import array
 from ..primitives import reduction as P
-from .common import astype, float_dtype
+from ..primitives.base import make_array
+from .common import astype, float_dtype, incompatible_arguments
 from .elementwise import divide, maximum, multiply, sqrt, square, subtract
 
 __all__ = [
@@ -79,10 +82,7 @@ _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1  # axis and ddof are C ints in MLX
 
 
 def _bad_arguments(op):
-    return TypeError(
-        f"{op}(): incompatible function arguments. The following argument types are "
-        f"supported:\n    1. {_SIGNATURES[op]}"
-    )
+    return incompatible_arguments(_SIGNATURES[op])
 
 
 def _is_c_int(value):
@@ -149,11 +149,9 @@ def _reduce(kind, a, axes, keepdims):
     if not axes:
         # Reducing over no axes changes nothing (MLX returns the input; all
         # and any cast it to bool).
-        return astype(a, _dt.bool_) if kind in ("and", "or") else a
+        return astype(a, _dt.bool_) if kind in ("and", "or") else copy.copy(a)
     checked = _reduce_axes(axes, a.shape, kind if kind in ("max", "min") else None)
-    primitive = P.Reduce(kind, checked, keepdims)
-    shape = primitive.output_shapes([a])[0]
-    return array._node(shape, P.reduce_dtype(kind, a.dtype), primitive, [a])
+    return make_array(P.Reduce(kind, checked, keepdims), [a])
 
 
 def sum(a, /, axis=None, keepdims=False, *, stream=None):
@@ -267,9 +265,7 @@ def _arg_reduce(kind, a, axis, keepdims):
             raise ValueError("cannot create std::vector larger than max_size()")
     else:
         (axis,) = _reduce_axes([axis], a.shape)
-    primitive = P.ArgReduce(kind, axis, keepdims)
-    shape = primitive.output_shapes([a])[0]
-    return array._node(shape, _dt.int32, primitive, [a])
+    return make_array(P.ArgReduce(kind, axis, keepdims), [a])
 
 
 def argmax(a, /, axis=None, keepdims=False, *, stream=None):
@@ -315,10 +311,7 @@ def logsumexp(a, /, axis=None, keepdims=False, *, stream=None):
         raise ValueError("[logsumexp] Received non-empty axes for array with 0 dimensions.")
     _reduces_last_axis(axes, a.shape)  # only for its error
     checked = _reduce_axes(axes, a.shape)
-    x = astype(a, float_dtype(a.dtype))
-    primitive = P.LogSumExp(checked, keepdims)
-    shape = primitive.output_shapes([x])[0]
-    return array._node(shape, x.dtype, primitive, [x])
+    return make_array(P.LogSumExp(checked, keepdims), [astype(a, float_dtype(a.dtype))])
 
 
 def softmax(a, /, axis=None, *, precise=False, stream=None):
@@ -332,13 +325,12 @@ def softmax(a, /, axis=None, *, precise=False, stream=None):
     _check_args("softmax", a, precise=precise)
     axes = _axes_arg("softmax", axis, a.ndim)
     if a.size == 0:
-        return a
+        return copy.copy(a)
     if a.ndim == 0 and axes:
         raise ValueError("[softmax] Received non-empty axes for array with 0 dimensions.")
     last_axis = _reduces_last_axis(axes, a.shape)
     checked = _reduce_axes(axes, a.shape)
-    x = astype(a, float_dtype(a.dtype))
-    out = array._node(x.shape, x.dtype, P.Softmax(checked, precise), [x])
+    out = make_array(P.Softmax(checked, precise), [astype(a, float_dtype(a.dtype))])
     return out if last_axis else astype(out, a.dtype)
 
 
@@ -362,6 +354,4 @@ def cumsum(a, /, axis=None, *, reverse=False, inclusive=True, dtype=None, stream
             )
         axis %= ndim
     x = a if dtype is None else astype(a, dtype)
-    out_dtype = _dt.int32 if x.dtype is _dt.bool_ else x.dtype
-    primitive = P.Scan(axis, reverse, inclusive)
-    return array._node(primitive.output_shapes([x])[0], out_dtype, primitive, [x])
+    return make_array(P.Scan(axis, reverse, inclusive), [x])

@@ -10,9 +10,14 @@ modes (slice_update of slices); so does mlxref. The primitives are in
 ``mlxref.core.primitives.shape``.
 """
 
+import copy
+import math
+
 from .. import dtypes as _dt
 from ..array import _fmt_shape, array
 from ..primitives import shape as P
+from ..primitives.base import make_array, make_arrays
+from ..primitives.indexing import Slice, SliceUpdate
 from .common import broadcast_to, normalize_axis, to_array
 
 _Array = array
@@ -33,13 +38,6 @@ __all__ = [
     "repeat",
     "tile",
 ]
-
-
-def _prod(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def _is_int(x):
@@ -102,9 +100,8 @@ def reshape(a, /, shape, *, stream=None):
     _check_array(a, "reshape")
     shape = _int_tuple(shape, "reshape", "shape")
     if a.shape == shape:
-        return a
-    out_shape = _reshape_output_shape(a.size, shape)
-    return array._node(out_shape, a.dtype, P.Reshape(out_shape), [a])
+        return copy.copy(a)
+    return make_array(P.Reshape(_reshape_output_shape(a.size, shape)), [a])
 
 
 def flatten(a, /, start_axis=0, end_axis=-1, *, stream=None):
@@ -126,9 +123,8 @@ def flatten(a, /, start_axis=0, end_axis=-1, *, stream=None):
     if end < 0:
         raise ValueError(f"[flatten] Invalid end_axis {end_axis} for array with {ndim} dimensions.")
     if start == end:
-        return a
-    out_shape = a.shape[:start] + (_prod(a.shape[start : end + 1]),) + a.shape[end + 1 :]
-    return array._node(out_shape, a.dtype, P.Flatten(start, end), [a])
+        return copy.copy(a)
+    return make_array(P.Flatten(start, end), [a])
 
 
 # --- transposes ------------------------------------------------------------------------
@@ -150,8 +146,7 @@ def transpose(a, /, axes=None, *, stream=None):
         if ax in seen:
             raise ValueError("[transpose] Repeat axes not allowed.")
         seen.add(ax)
-    out_shape = tuple(a.shape[ax] for ax in axes)
-    return array._node(out_shape, a.dtype, P.Transpose(axes), [a])
+    return make_array(P.Transpose(axes), [a])
 
 
 def _check_axis(ax, ndim, op):
@@ -180,7 +175,7 @@ def moveaxis(a, /, source, destination, *, stream=None):
     source = _check_axis(source, a.ndim, "moveaxis")
     destination = _check_axis(destination, a.ndim, "moveaxis")
     if source == destination:
-        return a
+        return copy.copy(a)
     order = list(range(a.ndim))
     order.pop(source)
     order.insert(destination, source)
@@ -201,16 +196,12 @@ def expand_dims(a, /, axis, *, stream=None):
     _check_array(a, "expand_dims")
     axes = _axes_arg(axis, "expand_dims")
     if not axes:
-        return a
+        return copy.copy(a)
     out_ndim = a.ndim + len(axes)
     normalized = {normalize_axis(ax, out_ndim, _axis_message("expand_dims")) for ax in axes}
     if len(normalized) != len(axes):
         raise ValueError("[expand_dims] Received duplicate axes.")
-    axes = tuple(sorted(normalized))
-    shape = list(a.shape)
-    for ax in axes:
-        shape.insert(ax, 1)
-    return array._node(tuple(shape), a.dtype, P.ExpandDims(axes), [a])
+    return make_array(P.ExpandDims(sorted(normalized)), [a])
 
 
 def squeeze(a, /, axis=None, *, stream=None):
@@ -221,7 +212,7 @@ def squeeze(a, /, axis=None, *, stream=None):
     else:
         given = _axes_arg(axis, "squeeze")
         if not given and not _is_int(axis):
-            return a
+            return copy.copy(a)
         normalized = set()
         for ax in given:
             d = normalize_axis(ax, a.ndim, _axis_message("squeeze"))
@@ -234,8 +225,39 @@ def squeeze(a, /, axis=None, *, stream=None):
         if len(normalized) != len(given):
             raise ValueError("[squeeze] Received duplicate axes.")
         axes = tuple(sorted(normalized))
-    out_shape = tuple(n for d, n in enumerate(a.shape) if d not in axes)
-    return array._node(out_shape, a.dtype, P.Squeeze(axes), [a])
+    return make_array(P.Squeeze(axes), [a])
+
+
+# --- strided slices: MLX's slice and slice_update, the building blocks of indexing ---
+
+
+def _normalize_slice(shape, start, stop, strides):
+    """MLX's ``normalize_slice``, done with ``slice.indices``: clamped bounds and output shape."""
+    starts, stops, out_shape = [], [], []
+    for n, s, e, st in zip(shape, start, stop, strides):
+        s, e, st = slice(s, e, st).indices(n)
+        starts.append(s)
+        stops.append(e)
+        out_shape.append(len(range(s, e, st)))
+    has_neg_strides = any(st < 0 for st in strides)
+    return starts, stops, list(strides), tuple(out_shape), has_neg_strides
+
+
+def strided_slice(a, start, stop, strides):
+    """MLX's ``slice(a, start, stop, strides)``; no node when it would copy ``a`` unchanged."""
+    starts, stops, strides, out_shape, neg = _normalize_slice(a.shape, start, stop, strides)
+    if not neg and out_shape == a.shape:
+        return copy.copy(a)
+    return make_array(Slice(starts, stops, strides), [a])
+
+
+def strided_slice_update(src, update, start, stop, strides):
+    """MLX's ``slice_update``: ``src`` with a strided window replaced by ``update``."""
+    starts, stops, strides, upd_shape, neg = _normalize_slice(src.shape, start, stop, strides)
+    upd = broadcast_to(update.astype(src.dtype), upd_shape)
+    if not neg and upd_shape == src.shape:
+        return upd
+    return make_array(SliceUpdate(starts, stops, strides), [src, upd])
 
 
 # --- joining and splitting ----------------------------------------------------------
@@ -258,11 +280,10 @@ def concatenate(arrays, /, axis=0, *, stream=None):
     if not arrays:
         raise ValueError("[concatenate] No arrays provided for concatenation")
     if len(arrays) == 1:
-        return arrays[0]
+        return copy.copy(arrays[0])
     ndim = arrays[0].ndim
     ax = normalize_axis(axis, ndim, _axis_message("concatenate"))
-    shape = list(arrays[0].shape)
-    total = 0
+    shape = arrays[0].shape
     for x in arrays:
         if x.ndim != ndim:
             raise ValueError(
@@ -276,13 +297,10 @@ def concatenate(arrays, /, axis=0, *, stream=None):
                 "except for the concatenation axis. However, the provided shapes are "
                 f"{shapes}and the concatenation axis is {axis}."
             )
-        total += x.shape[ax]
-    shape[ax] = total
     dtype = arrays[0].dtype
     for x in arrays[1:]:
         dtype = _dt.promote_types(dtype, x.dtype)
-    arrays = [x.astype(dtype) for x in arrays]
-    return array._node(tuple(shape), dtype, P.Concatenate(ax), arrays)
+    return make_array(P.Concatenate(ax), [x.astype(dtype) for x in arrays])
 
 
 def stack(arrays, /, axis=0, *, stream=None):
@@ -299,25 +317,21 @@ def stack(arrays, /, axis=0, *, stream=None):
 
 
 def _slice_axis(a, axis, start, stop):
-    from .indexing import _slice
-
     starts = [0] * a.ndim
     stops = list(a.shape)
     starts[axis], stops[axis] = start, stop
-    return _slice(a, starts, stops, [1] * a.ndim)
+    return strided_slice(a, starts, stops, [1] * a.ndim)
 
 
 def _split_at(a, indices, ax):
     if not indices:
-        return [a]
+        return [copy.copy(a)]
     n = a.shape[ax]
     # As MLX: one Split node for a few sorted cut points inside the axis,
     # otherwise one slice per piece (which also handles negative or unsorted cuts).
     few_sorted = len(indices) < 10 and list(indices) == sorted(indices)
     if few_sorted and indices[0] > 0 and indices[-1] < n:
-        prim = P.Split(indices, ax)
-        shapes = prim.output_shapes([a])
-        return array._nodes(shapes, [a.dtype] * len(shapes), prim, [a])
+        return make_arrays(P.Split(indices, ax), [a])
     pieces = []
     start = 0
     for i in range(len(indices) + 1):
@@ -379,13 +393,11 @@ def _zeros(shape, dtype):
 
 
 def _flip(a, axis):
-    from .indexing import _slice
-
     starts = [0] * a.ndim
     stops = list(a.shape)
     strides = [1] * a.ndim
     starts[axis], stops[axis], strides[axis] = -1, -a.shape[axis] - 1, -1
-    return _slice(a, starts, stops, strides)
+    return strided_slice(a, starts, stops, strides)
 
 
 def _window(a_ndim, out_shape, axis, start, stop):
@@ -396,31 +408,27 @@ def _window(a_ndim, out_shape, axis, start, stop):
 
 
 def _edge_pad(a, low, high, out_shape):
-    from .indexing import _slice, _slice_update
-
     ones = [1] * a.ndim
     stops = [n + lo for n, lo in zip(a.shape, low)]
-    padded = _slice_update(_zeros(out_shape, a.dtype), a, list(low), stops, ones)
+    padded = strided_slice_update(_zeros(out_shape, a.dtype), a, list(low), stops, ones)
     for axis in range(a.ndim):
         if low[axis] > 0:
             starts, stops = _window(a.ndim, out_shape, axis, low[axis], low[axis] + 1)
-            edge = _slice(padded, starts, stops, ones)
+            edge = strided_slice(padded, starts, stops, ones)
             starts, stops = _window(a.ndim, out_shape, axis, 0, low[axis])
-            padded = _slice_update(padded, edge, starts, stops, ones)
+            padded = strided_slice_update(padded, edge, starts, stops, ones)
         if high[axis] > 0:
             starts, stops = _window(a.ndim, out_shape, axis, -high[axis] - 1, -high[axis])
-            edge = _slice(padded, starts, stops, ones)
+            edge = strided_slice(padded, starts, stops, ones)
             starts, stops = _window(a.ndim, out_shape, axis, -high[axis], out_shape[axis])
-            padded = _slice_update(padded, edge, starts, stops, ones)
+            padded = strided_slice_update(padded, edge, starts, stops, ones)
     return padded
 
 
 def _reflect_pad(a, low, high, out_shape, include_edge):
-    from .indexing import _slice, _slice_update
-
     ones = [1] * a.ndim
     stops = [n + lo for n, lo in zip(a.shape, low)]
-    padded = _slice_update(_zeros(out_shape, a.dtype), a, list(low), stops, ones)
+    padded = strided_slice_update(_zeros(out_shape, a.dtype), a, list(low), stops, ones)
     for axis in range(a.ndim):
         n, lo, hi = a.shape[axis], low[axis], high[axis]
         if lo == 0 and hi == 0:
@@ -436,9 +444,9 @@ def _reflect_pad(a, low, high, out_shape, include_edge):
             chunk = min(remaining, tile_len)
             start = filled + offset
             starts, stops = _window(a.ndim, out_shape, axis, start, start + chunk)
-            piece = _flip(_slice(padded, starts, stops, ones), axis)
+            piece = _flip(strided_slice(padded, starts, stops, ones), axis)
             starts, stops = _window(a.ndim, out_shape, axis, filled - chunk, filled)
-            padded = _slice_update(padded, piece, starts, stops, ones)
+            padded = strided_slice_update(padded, piece, starts, stops, ones)
             filled -= chunk
             remaining -= chunk
         filled, remaining = lo + n, hi
@@ -446,9 +454,9 @@ def _reflect_pad(a, low, high, out_shape, include_edge):
             chunk = min(remaining, tile_len)
             stop = filled - offset
             starts, stops = _window(a.ndim, out_shape, axis, stop - chunk, stop)
-            piece = _flip(_slice(padded, starts, stops, ones), axis)
+            piece = _flip(strided_slice(padded, starts, stops, ones), axis)
             starts, stops = _window(a.ndim, out_shape, axis, filled, filled + chunk)
-            padded = _slice_update(padded, piece, starts, stops, ones)
+            padded = strided_slice_update(padded, piece, starts, stops, ones)
             filled += chunk
             remaining -= chunk
     return padded
@@ -484,8 +492,7 @@ def pad(a, /, pad_width, mode="constant", constant_values=0, *, stream=None):
     out_shape = tuple(out_shape)
     value = to_array(constant_values, a.dtype)
     if mode == "constant":
-        axes = tuple(range(a.ndim))
-        return array._node(out_shape, a.dtype, P.Pad(axes, low, high), [a, value])
+        return make_array(P.Pad(range(a.ndim), low, high), [a, value])
     if mode == "edge":
         return _edge_pad(a, low, high, out_shape)
     if mode == "reflect":
@@ -522,7 +529,7 @@ def repeat(array, /, repeats, axis=None, *, stream=None):
         shape[axis] = 0
         return _Array._from_data([], tuple(shape), arr.dtype)
     if repeats == 1:
-        return arr
+        return copy.copy(arr)
     shape = list(arr.shape)
     shape.insert(axis + 1, repeats)
     out = broadcast_to(expand_dims(arr, axis + 1), tuple(shape))

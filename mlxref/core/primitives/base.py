@@ -1,7 +1,9 @@
-"""The Primitive interface, and the identity-like primitives every op needs.
+"""The Primitive interface, the one node constructor, and the identity-like
+primitives every op needs.
 
-Read alongside: mlx/primitives.h (class ``Primitive``, ``UnaryPrimitive``) and
-mlx/primitives.cpp (the default rules that throw ``Not implemented``).
+Read alongside: mlx/primitives.h (class ``Primitive``, ``UnaryPrimitive``),
+mlx/primitives.cpp (the default rules that throw ``Not implemented``) and
+mlx/array.cpp (``array::make_arrays``).
 
 A primitive is one step of a computation. Its class holds everything mlxref
 knows about that step, side by side, as MLX's does:
@@ -12,14 +14,20 @@ knows about that step, side by side, as MLX's does:
   position in ``argnums`` (reverse mode).
 - ``jvp(primals, tangents, argnums)``: one tangent array per output, given the
   tangents of the inputs at ``argnums`` (forward mode).
-- ``vmap(inputs, axes)``: ``(outputs, out_axes)`` for a batch axis per input.
-- ``output_shapes(inputs)``: the shapes of the outputs, computed when the node
-  is built so shape errors surface at once.
+- ``vmap(inputs, axes)``: ``(outputs, out_axes)`` for a batch axis per input
+  (``None``: not batched; MLX writes -1).
+- ``output_shapes(inputs)`` and ``output_dtypes(inputs)``: what ``make_arrays``
+  builds the output nodes from, so shape errors surface when a node is built.
 
 The transform rules are written with mlxref ops, so a gradient is itself a
-lazy graph and higher-order derivatives need no extra machinery.
+lazy graph and higher-order derivatives need no extra machinery. The ops
+import the primitives and the primitives' rules call the ops; the loop is
+closed by importing the ``ops`` package as a module, used only at call time.
 """
 
+import math
+
+from .. import ops
 from .. import scalar as _scalar
 from ..array import array
 
@@ -38,8 +46,8 @@ class Primitive:
         return [inputs[0].shape]
 
     def output_dtypes(self, inputs):
-        """The dtype of each output (by default: the first input's, for every output)."""
-        return [inputs[0].dtype] * len(self.output_shapes(inputs))
+        """The dtype of each output (by default: one output, of the first input's dtype)."""
+        return [inputs[0].dtype]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         raise ValueError(f"[Primitive::vjp] Not implemented for {self.name}.")
@@ -71,9 +79,9 @@ def make_arrays(primitive, inputs):
     """
     shapes = primitive.output_shapes(inputs)
     dtypes = primitive.output_dtypes(inputs)
-    if len(shapes) == 1:
-        return [array._node(shapes[0], dtypes[0], primitive, inputs)]
-    return array._nodes(shapes, dtypes, primitive, inputs)
+    if len(dtypes) != len(shapes):
+        dtypes = dtypes * len(shapes)  # one dtype for every output
+    return array._node(shapes, dtypes, primitive, inputs)
 
 
 def make_array(primitive, inputs):
@@ -128,27 +136,35 @@ def row_major_strides(shape):
     return strides
 
 
-def vmap_elementwise(primitive, inputs, axes, dtype=None):
+# --- batch axes: what every vmap rule needs --------------------------------------
+
+
+def batch_size(inputs, axes):
+    """The size of the batch axis (read from the first batched input)."""
+    return next(x.shape[ax] for x, ax in zip(inputs, axes) if ax is not None)
+
+
+def move_batch_axis(x, ax, size, dest=0):
+    """``x`` with its batch axis ``ax`` moved to ``dest``; an unbatched ``x``
+    (``ax`` None) is broadcast along a new batch axis of ``size`` there."""
+    if ax is None:
+        x = ops.expand_dims(x, dest)
+        return ops.broadcast_to(x, x.shape[:dest] + (size,) + x.shape[dest + 1 :])
+    return ops.moveaxis(x, ax, dest)
+
+
+def vmap_elementwise(primitive, inputs, axes):
     """The vmap rule of every elementwise primitive (MLX's ``vmap_binary_op``).
 
     The op already broadcast the per-example inputs to one shape, so: move each
     batched input's batch axis to the front, broadcast the unbatched ones
     along it, and apply the same primitive once. The output is batched on
-    axis 0. ``dtype`` is the output's (default: the first input's).
+    axis 0.
     """
-    from ..array import array
-    from ..ops.common import broadcast_to
-    from ..ops.shape import moveaxis
-
     # BEGIN TASK 5.1: vmap of elementwise primitives
-    size = next(x.shape[ax] for x, ax in zip(inputs, axes) if ax is not None)
-    example = next(x.shape[:ax] + x.shape[ax + 1 :] for x, ax in zip(inputs, axes) if ax is not None)
-    front = [
-        broadcast_to(x, (size,) + example) if ax is None else moveaxis(x, ax, 0)
-        for x, ax in zip(inputs, axes)
-    ]
-    out = array._node(front[0].shape, dtype or front[0].dtype, primitive, front)
-    return [out], [0]
+    size = batch_size(inputs, axes)
+    front = [move_batch_axis(x, ax, size) for x, ax in zip(inputs, axes)]
+    return [make_array(primitive, front)], [0]
     # END TASK 5.1
 
 
@@ -156,7 +172,7 @@ class Copy(Primitive):
     """The identity, as a new node (MLX uses it to make tracers of the primals)."""
 
     def eval(self, inputs):
-        return [inputs[0]._data]  # element lists are never mutated, so share it
+        return [inputs[0].data()]  # element lists are never mutated, so share it
 
     def vjp(self, primals, cotangents, argnums, outputs):
         return [cotangents[0]]
@@ -177,47 +193,49 @@ class AsType(Primitive):
     def params(self):
         return {"dtype": self.dtype}
 
+    def output_dtypes(self, inputs):
+        return [self.dtype]
+
     def vjp(self, primals, cotangents, argnums, outputs):
         # Back to the input's dtype: an int input gets a (truncated) int gradient.
-        from ..ops.common import astype
-
-        return [astype(cotangents[0], primals[0].dtype)]
+        return [ops.astype(cotangents[0], primals[0].dtype)]
 
     def jvp(self, primals, tangents, argnums):
-        from ..ops.common import astype
-
-        return [astype(tangents[0], self.dtype)]
+        return [ops.astype(tangents[0], self.dtype)]
 
     def vmap(self, inputs, axes):
-        return vmap_elementwise(self, inputs, axes, self.dtype)
+        return vmap_elementwise(self, inputs, axes)
 
     def eval(self, inputs):
         (x,) = inputs
-        data = x._data
+        data = x.data()
         if data and _scalar._is_expression(data[0]):
             return [data]  # SymPy expressions (and 0/1 indicators) stay as they are
+        if self.dtype.is_integer and x.dtype.is_float:
+            return [[_float_to_integer(v, self.dtype) for v in data]]
         try:
             return [list(map(self.dtype.cast, data))]
-        except (TypeError, ValueError, OverflowError):
-            # SymPy expressions stay symbolic; inf and nan have no int value.
-            return [[_cast_special(v, self.dtype) for v in data]]
+        except TypeError:  # a SymPy expression further down the list stays as it is
+            return [[v if _scalar._is_expression(v) else self.dtype.cast(v) for v in data]]
 
 
-def _cast_special(v, dtype):
-    import math
-
-    if isinstance(v, float):
-        if math.isnan(v):
-            return 0
-        return 2**31 - 1 if v > 0 else -(2**31)  # saturate, as a float-to-int cast does on CPU
-    return v
+def _float_to_integer(v, dtype):
+    """``v`` cast the way MLX's CPU build on x86-64 casts a float to an integer
+    type: toward zero, and nan, ±inf or a value out of the type's range to its
+    minimum (x86's "integer indefinite"; Apple silicon saturates instead)."""
+    if _scalar._is_expression(v):
+        return v
+    low = -(2 ** (8 * dtype.size - 1))
+    if v != v or not low <= v < -low:
+        return low
+    return int(v)
 
 
 class StopGradient(Primitive):
     """The identity in the forward pass; transforms never cross it."""
 
     def eval(self, inputs):
-        return [inputs[0]._data]
+        return [inputs[0].data()]
 
     def vmap(self, inputs, axes):
         # Still a stop_gradient once batched (MLX: StopGradient::vmap).

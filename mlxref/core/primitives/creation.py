@@ -9,8 +9,7 @@ composed from these and other ops, as in MLX.
 
 import math
 
-from ..array import array
-from .base import Primitive
+from .base import Primitive, make_array
 
 
 def arange_size(start, stop, step):
@@ -22,8 +21,8 @@ class Arange(Primitive):
     """``[start, start + step, ...)`` below ``stop``; a node with no inputs.
 
     MLX's Arange reads the dtype from its output array; an mlxref primitive
-    only sees its inputs, so it keeps the dtype itself (not printed: it is
-    the node's dtype anyway).
+    gives its outputs' dtypes (``output_dtypes``), so it keeps the dtype
+    itself (not printed: it is the node's dtype anyway).
 
     It has no inputs, so it never depends on a vmapped input and never has
     its ``vmap`` rule called; the rule raises MLX's default message.
@@ -38,6 +37,9 @@ class Arange(Primitive):
 
     def output_shapes(self, inputs):
         return [(arange_size(self.start, self.stop, self.step),)]
+
+    def output_dtypes(self, inputs):
+        return [self.dtype]
 
     def eval(self, inputs):
         size = arange_size(self.start, self.stop, self.step)
@@ -78,8 +80,7 @@ class Full(Primitive):
         """MLX's Full::vmap: the input is already broadcast to the example's
         shape (the ``Broadcast`` node below got the batch axis), so the batched
         copy is a copy of the batched input, on the same batch axis."""
-        (x,) = inputs
-        return [array._node(x.shape, x.dtype, Full(), [x])], list(axes)
+        return [make_array(Full(), inputs)], list(axes)
 
     def eval(self, inputs):
-        return [inputs[0]._data]
+        return [inputs[0].data()]

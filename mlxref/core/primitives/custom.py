@@ -1,64 +1,67 @@
 """The primitives behind custom_function and checkpoint: CustomTransforms and Depends.
 
-Read alongside: mlx/primitives.h (``CustomTransforms``, ``Depends``) and
-mlx/transforms.cpp (``custom_function``, ``checkpoint``).
+Read alongside: mlx/primitives.h and mlx/primitives.cpp (``CustomTransforms``,
+``Depends``), mlx/ops.cpp (``depends``) and mlx/transforms.cpp
+(``custom_function``, ``checkpoint``).
 """
 
 from .. import ops
-from ..array import array
-from .base import Primitive
+from .base import Primitive, make_arrays
 
 
 class CustomTransforms(Primitive):
-    """Outputs of a function whose transforms are given by rules, not by its graph.
+    """The outputs of a function whose transforms are given by rules, not by its graph.
 
-    Its inputs are the function's array arguments followed by its outputs,
-    each already behind stop_gradient; its outputs share those outputs'
-    elements, so the forward pass is the function's own graph and this node
-    costs nothing. The transforms call the stored rules instead of
-    differentiating the graph, which the stop_gradients hide from them.
+    Its inputs are the function's arrays followed by its ``num_outputs``
+    outputs, each already behind stop_gradient; its outputs share those
+    outputs' elements, so the forward pass is the function's own graph and
+    this node costs nothing. The transforms call the rules instead of
+    differentiating the graph, which the stop_gradients hide from them:
 
-    ``rules`` holds three functions of flat lists (see custom_function.py):
-    ``vjp(primals, cotangents, outputs) -> one cotangent per primal``,
-    ``jvp(primals, tangents) -> one tangent per output`` (tangents hold None
-    where an input has none) and ``vmap(inputs, axes) -> (outputs, out_axes)``.
+    - ``vjp_fun(primals, cotangents, outputs)``: one vjp per primal;
+    - ``jvp_fun(primals, tangents, argnums)``: one tangent per output;
+    - ``vmap_fun(inputs, axes)``: ``(outputs, out_axes)``.
+
+    ``name`` is what drawings call the node ("checkpoint"), and
+    ``custom_rules`` names the rules the user wrote ("vjp", ...).
     """
 
-    def __init__(self, num_inputs, rules, name="CustomTransforms"):
-        self.num_inputs = num_inputs
-        self.rules = rules
+    def __init__(self, num_outputs, vjp_fun, jvp_fun, vmap_fun,
+                 name="CustomTransforms", custom_rules=()):
+        self.num_outputs = num_outputs
+        self.vjp_fun, self.jvp_fun, self.vmap_fun = vjp_fun, jvp_fun, vmap_fun
         self._name = name
+        self.custom_rules = tuple(custom_rules)
 
     @property
     def name(self):
         return self._name
 
     def output_shapes(self, inputs):
-        return [x.shape for x in inputs[self.num_inputs :]]
+        return [x.shape for x in inputs[-self.num_outputs :]]
+
+    def output_dtypes(self, inputs):
+        return [x.dtype for x in inputs[-self.num_outputs :]]
 
     def eval(self, inputs):
-        return [x._data for x in inputs[self.num_inputs :]]
+        return [x.data() for x in inputs[-self.num_outputs :]]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # BEGIN TASK 6.1: custom_function: the CustomTransforms node calls the rules
-        n = self.num_inputs
-        results = self.rules.vjp(primals[:n], cotangents, primals[n:])
-        return [results[i] if i < n else ops.zeros_like(primals[i]) for i in argnums]
+        inputs = primals[: -self.num_outputs]
+        # The function's outputs among the inputs get their own cotangents (MLX).
+        all_vjps = list(self.vjp_fun(inputs, cotangents, outputs)) + list(cotangents)
+        return [all_vjps[i] for i in argnums]
         # END TASK 6.1
 
     def jvp(self, primals, tangents, argnums):
         # BEGIN TASK 6.1: custom_function: the CustomTransforms node calls the rules
-        n = self.num_inputs
-        padded = [None] * n
-        for i, t in zip(argnums, tangents):
-            if i < n:
-                padded[i] = t
-        return self.rules.jvp(primals[:n], padded)
+        return self.jvp_fun(primals[: -self.num_outputs], tangents, argnums)
         # END TASK 6.1
 
     def vmap(self, inputs, axes):
-        n = self.num_inputs
-        return self.rules.vmap(inputs[:n], axes[:n])
+        n = self.num_outputs
+        return self.vmap_fun(inputs[:-n], axes[:-n])
 
 
 def depends(inputs, dependencies):
@@ -67,10 +70,7 @@ def depends(inputs, dependencies):
     checkpoint uses it so that the recomputation in the backward pass waits
     for the forward pass's outputs (mlx/ops.cpp ``depends``).
     """
-    return array._nodes(
-        [x.shape for x in inputs], [x.dtype for x in inputs], Depends(len(inputs)),
-        list(inputs) + list(dependencies),
-    )
+    return make_arrays(Depends(len(inputs)), list(inputs) + list(dependencies))
 
 
 class Depends(Primitive):
@@ -86,8 +86,11 @@ class Depends(Primitive):
     def output_shapes(self, inputs):
         return [x.shape for x in inputs[: self.num_inputs]]
 
+    def output_dtypes(self, inputs):
+        return [x.dtype for x in inputs[: self.num_inputs]]
+
     def eval(self, inputs):
-        return [x._data for x in inputs[: self.num_inputs]]
+        return [x.data() for x in inputs[: self.num_inputs]]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         return [cotangents[i] if i < self.num_inputs else ops.zeros_like(primals[i])

@@ -16,7 +16,7 @@ from .. import ops
 from .. import dtypes as _dt
 from .. import scalar as _scalar
 from ..array import array
-from .base import Primitive, vmap_elementwise
+from .base import Primitive, make_array, vmap_elementwise
 
 
 def _keep_dtype(out, dtype):
@@ -53,17 +53,17 @@ class Unary(Primitive):
         # The output again, as a fresh node of this primitive: a rule that uses
         # it (exp, tanh, sigmoid...) stays differentiable for higher orders.
         x = primals[0]
-        out = array._node(x.shape, x.dtype, self, [x])
+        out = make_array(self, [x])
         return [ops.multiply(tangents[0], self.derivative(x, out))]
         # END TASK 3.1
 
     def vmap(self, inputs, axes):
-        return [array._node(inputs[0].shape, inputs[0].dtype, self, inputs)], list(axes)
+        return [make_array(self, inputs)], list(axes)
 
     def eval(self, inputs):
         (x,) = inputs
         # abs, sign, square: ints stay int, bools stay bool
-        return [_keep_dtype(_scalar.apply(self.op, x._data), x._dtype)]
+        return [_keep_dtype(_scalar.apply(self.op, x.data()), x.dtype)]
 
 
 class Binary(Primitive):
@@ -89,7 +89,7 @@ class Binary(Primitive):
     def jvp(self, primals, tangents, argnums):
         # BEGIN TASK 3.1: elementwise jvp: the tangents times the derivatives
         a, b = primals
-        out = array._node(a.shape, a.dtype, self, [a, b])
+        out = make_array(self, [a, b])
         result = None
         for i, t in zip(argnums, tangents):
             term = ops.multiply(t, self.partial(i, a, b, out))
@@ -103,7 +103,7 @@ class Binary(Primitive):
     def eval(self, inputs):
         a, b = inputs
         # int ** -1 truncates; bool + bool stays bool
-        return [_keep_dtype(_scalar.apply(self.op, a._data, b._data), a._dtype)]
+        return [_keep_dtype(_scalar.apply(self.op, a.data(), b.data()), a.dtype)]
 
 
 class Comparison(Binary):
@@ -120,12 +120,15 @@ class Comparison(Binary):
     def jvp(self, primals, tangents, argnums):
         return [ops.zeros(primals[0].shape, tangents[0].dtype)]
 
+    def output_dtypes(self, inputs):
+        return [_dt.bool_]
+
     def vmap(self, inputs, axes):
-        return vmap_elementwise(self, inputs, axes, dtype=_dt.bool_)
+        return vmap_elementwise(self, inputs, axes)
 
     def eval(self, inputs):
         a, b = inputs
-        return [_scalar.apply(self.op, a._data, b._data)]
+        return [_scalar.apply(self.op, a.data(), b.data())]
 
 
 # --- unary -------------------------------------------------------------------------
@@ -351,7 +354,7 @@ class Round(Unary):
         self.decimals = decimals
 
     def eval(self, inputs):
-        return [_scalar.apply(self.op, inputs[0]._data, [self.decimals] * inputs[0].size)]
+        return [_scalar.apply(self.op, inputs[0].data(), [self.decimals] * inputs[0].size)]
 
     def params(self):
         return {"decimals": self.decimals} if self.decimals else {}
@@ -526,7 +529,10 @@ class Select(Primitive):
     def eval(self, inputs):
         c, x, y = inputs
         # Through the scalar namespace: a symbolic condition (x > 0) gives a Piecewise.
-        return [_scalar.apply("where", c._data, x._data, y._data)]
+        return [_scalar.apply("where", c.data(), x.data(), y.data())]
+
+    def output_dtypes(self, inputs):
+        return [inputs[1].dtype]
 
     def vmap(self, inputs, axes):
-        return vmap_elementwise(self, inputs, axes, dtype=inputs[1].dtype)
+        return vmap_elementwise(self, inputs, axes)

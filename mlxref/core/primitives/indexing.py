@@ -11,18 +11,20 @@ axis is an ``IndexError`` here (MLX reads or writes out of bounds); each
 primitive is told the name of the op that built it, for that message.
 """
 
+import math
+
 from .. import dtypes as _dt
 from .. import ops
 from ..array import array
-from .base import Primitive, gather_strided, row_major_strides, strided_indices
-
-
-def _prod(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
-
+from .base import (
+    Primitive,
+    batch_size,
+    gather_strided,
+    make_array,
+    move_batch_axis,
+    row_major_strides,
+    strided_indices,
+)
 
 def _out_of_bounds(op, index, axis, size):
     prefix = f"[{op}] " if op else ""
@@ -42,11 +44,11 @@ def _wrapped(values, axis, size, op):
 def _index_offsets(a_shape, axes, index_arrays, op):
     """Flat offset in ``a`` selected by each position of the (same-shape) index arrays."""
     strides = row_major_strides(a_shape)
-    n = _prod(index_arrays[0].shape) if index_arrays else 1
+    n = math.prod(index_arrays[0].shape) if index_arrays else 1
     offsets = [0] * n
     for ax, idx in zip(axes, index_arrays):
         s = strides[ax]
-        values = _wrapped(idx._data, ax, a_shape[ax], op)
+        values = _wrapped(idx.data(), ax, a_shape[ax], op)
         offsets = [o + v * s for o, v in zip(offsets, values)]
     return offsets
 
@@ -61,50 +63,6 @@ def _index_error(op, mode, what="indices"):
 
 def _zeros(shape, dtype):
     return ops.zeros(shape, dtype)
-
-
-# The rules build nodes of these primitives directly (as MLX's rules construct
-# primitives): their bounds and indices are already normalised, so the ops,
-# which would normalise and check them again, are not the right entry point.
-
-
-def _slice_node(a, start, stop, strides):
-    prim = Slice(start, stop, strides)
-    (shape,) = prim.output_shapes([a])
-    return array._node(shape, a.dtype, prim, [a])
-
-
-def _slice_update_node(src, update, start, stop, strides):
-    return array._node(src.shape, src.dtype, SliceUpdate(start, stop, strides), [src, update])
-
-
-def _gather_node(a, indices, axes, slice_sizes):
-    prim = Gather(axes, slice_sizes)
-    (shape,) = prim.output_shapes([a] + list(indices))
-    return array._node(shape, a.dtype, prim, [a] + list(indices))
-
-
-def _scatter_node(a, indices, updates, axes, reduce_type):
-    prim = Scatter(axes, reduce_type)
-    return array._node(a.shape, a.dtype, prim, [a] + list(indices) + [updates])
-
-
-# --- vmap helpers -------------------------------------------------------------------
-
-
-def _batch_size(inputs, axes):
-    """The size of the batch axis (of the first batched input)."""
-    return next(x.shape[ax] for x, ax in zip(inputs, axes) if ax is not None)
-
-
-def _at_axis(x, ax, size, dest):
-    """``x`` with its batch axis at ``dest``; an unbatched ``x`` is broadcast along a new one."""
-    if ax is None:
-        x = ops.expand_dims(x, dest)
-        shape = list(x.shape)
-        shape[dest] = size
-        return ops.broadcast_to(x, tuple(shape))
-    return ops.moveaxis(x, ax, dest)
 
 
 def _batch_positions(size, ndim, dtype):
@@ -159,18 +117,17 @@ class Slice(_StridedWindow):
         (x,) = inputs
         (shape,) = self.output_shapes(inputs)
         offset, strides = self._window(x.shape)
-        data = x._data
-        return [gather_strided(data, shape, strides, offset)]
+        return [gather_strided(x.data(), shape, strides, offset)]
 
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # The cotangent goes back into the window it came from; elements the
         # slice skipped get zero (MLX: slice_update of zeros).
         (x,), (cot,) = primals, cotangents
-        return [_slice_update_node(_zeros(x.shape, cot.dtype), cot, *self._params())]
+        return [make_array(SliceUpdate(*self._params()), [_zeros(x.shape, cot.dtype), cot])]
 
     def jvp(self, primals, tangents, argnums):
-        return [_slice_node(tangents[0], *self._params())]
+        return [make_array(Slice(*self._params()), tangents)]
 
     def vmap(self, inputs, axes):
         # The whole batch axis, taken in order: start 0, stop its size, step 1.
@@ -180,7 +137,7 @@ class Slice(_StridedWindow):
             start.insert(ax, 0)
             stop.insert(ax, x.shape[ax])
             strides.insert(ax, 1)
-        return [_slice_node(x, start, stop, strides)], [ax]
+        return [make_array(Slice(start, stop, strides), [x])], [ax]
 
 
 class SliceUpdate(_StridedWindow):
@@ -193,8 +150,8 @@ class SliceUpdate(_StridedWindow):
     def eval(self, inputs):
         src, update = inputs
         offset, strides = self._window(src.shape)
-        out = list(src._data)  # a copy: element lists are never mutated
-        for i, v in zip(strided_indices(update.shape, strides, offset), update._data):
+        out = list(src.data())  # a copy: element lists are never mutated
+        for i, v in zip(strided_indices(update.shape, strides, offset), update.data()):
             out[i] = v
         return [out]
 
@@ -208,9 +165,9 @@ class SliceUpdate(_StridedWindow):
         for i in argnums:
             if i == 0:
                 zeros = _zeros(update.shape, cot.dtype)
-                grads.append(_slice_update_node(cot, zeros, *self._params()))
+                grads.append(make_array(SliceUpdate(*self._params()), [cot, zeros]))
             else:
-                grads.append(_slice_node(cot, *self._params()))
+                grads.append(make_array(Slice(*self._params()), [cot]))
         return grads
 
     def jvp(self, primals, tangents, argnums):
@@ -220,7 +177,7 @@ class SliceUpdate(_StridedWindow):
         dtype = tangents[0].dtype
         t_src = given[0] if 0 in given else _zeros(src.shape, dtype)
         t_upd = ops.astype(given[1], dtype) if 1 in given else _zeros(update.shape, dtype)
-        return [_slice_update_node(ops.astype(t_src, dtype), t_upd, *self._params())]
+        return [make_array(SliceUpdate(*self._params()), [ops.astype(t_src, dtype), t_upd])]
 
     def vmap(self, inputs, axes):
         # src and update batched on one axis (src's if it has one; the unbatched
@@ -228,15 +185,15 @@ class SliceUpdate(_StridedWindow):
         (src, update), (src_ax, upd_ax) = inputs, axes
         start, stop, strides = (list(p) for p in self._params())
         if src_ax is None and upd_ax is None:
-            return [_slice_update_node(src, update, start, stop, strides)], [None]
-        size = _batch_size(inputs, axes)
+            return [make_array(SliceUpdate(start, stop, strides), [src, update])], [None]
+        size = batch_size(inputs, axes)
         ax = upd_ax if src_ax is None else src_ax
-        src = _at_axis(src, src_ax, size, ax)
-        update = _at_axis(update, upd_ax, size, ax)
+        src = move_batch_axis(src, src_ax, size, ax)
+        update = move_batch_axis(update, upd_ax, size, ax)
         start.insert(ax, 0)
         stop.insert(ax, size)
         strides.insert(ax, 1)
-        return [_slice_update_node(src, update, start, stop, strides)], [ax]
+        return [make_array(SliceUpdate(start, stop, strides), [src, update])], [ax]
 
 
 class Gather(Primitive):
@@ -266,7 +223,7 @@ class Gather(Primitive):
         if not window:
             return [[]]
         bases = _index_offsets(a.shape, self.axes, indices, self.op)
-        data = a._data
+        data = a.data()
         return [[data[b + w] for b in bases for w in window]]
 
     def vjp(self, primals, cotangents, argnums, outputs):
@@ -278,13 +235,14 @@ class Gather(Primitive):
         for i in argnums:
             if i > 0:
                 raise _index_error("gather", "VJP")
-            grads.append(_scatter_node(_zeros(a.shape, cot.dtype), indices, cot, self.axes, "sum"))
+            zeros = _zeros(a.shape, cot.dtype)
+            grads.append(make_array(Scatter(self.axes, "sum"), [zeros, *indices, cot]))
         return grads
 
     def jvp(self, primals, tangents, argnums):
         if list(argnums) != [0]:
             raise _index_error("gather", "JVP")
-        return [_gather_node(tangents[0], primals[1:], self.axes, self.slice_sizes)]
+        return [make_array(Gather(self.axes, self.slice_sizes), [tangents[0], *primals[1:]])]
 
     def vmap(self, inputs, axes):
         a, indices = inputs[0], list(inputs[1:])
@@ -293,35 +251,33 @@ class Gather(Primitive):
         slice_sizes = list(self.slice_sizes)
         batched_idx = [ax for ax in idx_axes if ax is not None]
         if a_ax is None and not batched_idx:
-            return [self._node(a, indices, gather_axes, slice_sizes)], [None]
-        size = _batch_size(inputs, axes)
+            return [self._gather(a, indices, gather_axes, slice_sizes)], [None]
+        size = batch_size(inputs, axes)
         if a_ax is not None:
             gather_axes = [d + 1 if d >= a_ax else d for d in gather_axes]
         if not batched_idx:
             # Only the source: its batch axis is one more (whole) window axis,
             # which lands after the index axes in the output.
             slice_sizes.insert(a_ax, size)
-            out = self._node(a, indices, gather_axes, slice_sizes)
+            out = self._gather(a, indices, gather_axes, slice_sizes)
             return [out], [len(indices[0].shape if indices else ()) + a_ax]
         # Batched indices: every index array batched on one axis (unbatched ones
         # broadcast along it); the output's index axes carry the batch.
         out_ax = batched_idx[0]
-        indices = [_at_axis(x, ax, size, out_ax) for x, ax in zip(indices, idx_axes)]
+        indices = [move_batch_axis(x, ax, size, out_ax) for x, ax in zip(indices, idx_axes)]
         if a_ax is None:
-            return [self._node(a, indices, gather_axes, slice_sizes)], [out_ax]
+            return [self._gather(a, indices, gather_axes, slice_sizes)], [out_ax]
         # Both: example b reads from slice b of the source, i.e. one more index
         # array, b itself, on the source's batch axis (window 1, squeezed away).
         idx_ndim = indices[0].ndim
         positions = _batch_positions(size, idx_ndim, indices[0].dtype)
         positions = ops.broadcast_to(ops.moveaxis(positions, 0, out_ax), indices[0].shape)
         slice_sizes.insert(a_ax, 1)
-        out = self._node(a, indices + [positions], gather_axes + [a_ax], slice_sizes)
+        out = self._gather(a, indices + [positions], gather_axes + [a_ax], slice_sizes)
         return [ops.squeeze(out, idx_ndim + a_ax)], [out_ax]
 
-    def _node(self, a, indices, axes, slice_sizes):
-        prim = Gather(axes, slice_sizes, self.op)
-        (shape,) = prim.output_shapes([a] + list(indices))
-        return array._node(shape, a.dtype, prim, [a] + list(indices))
+    def _gather(self, a, indices, axes, slice_sizes):
+        return make_array(Gather(axes, slice_sizes, self.op), [a, *indices])
 
 
 class GatherAxis(Primitive):
@@ -345,9 +301,9 @@ class GatherAxis(Primitive):
         strides = row_major_strides(a.shape)
         base_strides = [0 if d == self.axis else s for d, s in enumerate(strides)]
         bases = strided_indices(indices.shape, base_strides)
-        values = _wrapped(indices._data, self.axis, a.shape[self.axis], self.op)
+        values = _wrapped(indices.data(), self.axis, a.shape[self.axis], self.op)
         s = strides[self.axis]
-        data = a._data
+        data = a.data()
         return [[data[b + v * s] for b, v in zip(bases, values)]]
 
     def vjp(self, primals, cotangents, argnums, outputs):
@@ -372,27 +328,25 @@ class GatherAxis(Primitive):
             updates = ops.reshape(cot, cot.shape + (1,) * a.ndim)
             axes = list(range(a.ndim))
             zeros = _zeros(a.shape, cot.dtype)
-            grads.append(_scatter_node(zeros, index_arrays, updates, axes, "sum"))
+            grads.append(make_array(Scatter(axes, "sum"), [zeros, *index_arrays, updates]))
         return grads
 
     def jvp(self, primals, tangents, argnums):
         if list(argnums) != [0]:
             raise _index_error("gather_axis", "JVP")
         (t,), indices = tangents, primals[1]
-        return [array._node(indices.shape, t.dtype, GatherAxis(self.axis), [t, indices])]
+        return [make_array(GatherAxis(self.axis), [t, indices])]
 
     def vmap(self, inputs, axes):
         # Source and indices batched on axis 0 (the unbatched one broadcast
         # along it, as they must match on every axis but ``axis``).
         (a, indices), (a_ax, idx_ax) = inputs, axes
         if a_ax is None and idx_ax is None:
-            prim = GatherAxis(self.axis, self.op)
-            return [array._node(indices.shape, a.dtype, prim, [a, indices])], [None]
-        size = _batch_size(inputs, axes)
-        a = _at_axis(a, a_ax, size, 0)
-        indices = _at_axis(indices, idx_ax, size, 0)
-        prim = GatherAxis(self.axis + 1, self.op)
-        return [array._node(indices.shape, a.dtype, prim, [a, indices])], [0]
+            return [make_array(GatherAxis(self.axis, self.op), [a, indices])], [None]
+        size = batch_size(inputs, axes)
+        a = move_batch_axis(a, a_ax, size, 0)
+        indices = move_batch_axis(indices, idx_ax, size, 0)
+        return [make_array(GatherAxis(self.axis + 1, self.op), [a, indices])], [0]
 
 
 class Scatter(Primitive):
@@ -417,7 +371,7 @@ class Scatter(Primitive):
 
     def eval(self, inputs):
         a, indices, updates = inputs[0], inputs[1:-1], inputs[-1]
-        out = list(a._data)
+        out = list(a.data())
         index_ndim = indices[0].ndim if indices else 0
         window_shape = updates.shape[index_ndim:]
         strides = row_major_strides(a.shape)
@@ -425,7 +379,7 @@ class Scatter(Primitive):
         if not window:
             return [out]
         bases = _index_offsets(a.shape, self.axes, indices, self.op)
-        upd = updates._data
+        upd = updates.data()
         n = len(window)
         add = self.reduce_type == "sum"
         for p, b in enumerate(bases):
@@ -450,13 +404,13 @@ class Scatter(Primitive):
                     grads.append(cot)
                 else:
                     zeros = _zeros(updates.shape, cot.dtype)
-                    grads.append(_scatter_node(cot, indices, zeros, self.axes, "none"))
+                    grads.append(make_array(Scatter(self.axes, "none"), [cot, *indices, zeros]))
             elif i == len(primals) - 1:
                 # MLX takes the window from the cotangent's shape with the indexed
                 # axes set to 1; for an update that spans a slice after the index
                 # arrays (``x[idx, 0:2] = v``) that window is too small and MLX
                 # fails with a reshape error. The update's own window is right.
-                grads.append(_gather_node(cot, indices, self.axes, window))
+                grads.append(make_array(Gather(self.axes, window), [cot, *indices]))
             else:
                 raise _index_error("scatter", "VJP")
         return grads
@@ -473,7 +427,8 @@ class Scatter(Primitive):
         t_a = given[0] if 0 in given else _zeros(a.shape, dtype)
         last = len(primals) - 1
         t_u = ops.astype(given[last], dtype) if last in given else _zeros(updates.shape, dtype)
-        return [_scatter_node(ops.astype(t_a, dtype), indices, t_u, self.axes, self.reduce_type)]
+        prim = Scatter(self.axes, self.reduce_type)
+        return [make_array(prim, [ops.astype(t_a, dtype), *indices, t_u])]
 
     def vmap(self, inputs, axes):
         # Everything batched on axis 0 (unbatched inputs broadcast along it),
@@ -483,19 +438,18 @@ class Scatter(Primitive):
         # #4321; here every batch axis is moved to the front first.)
         a, indices, updates = inputs[0], list(inputs[1:-1]), inputs[-1]
         if all(ax is None for ax in axes):
-            prim = Scatter(self.axes, self.reduce_type, self.op)
-            return [array._node(a.shape, a.dtype, prim, list(inputs))], [None]
-        size = _batch_size(inputs, axes)
-        a = _at_axis(a, axes[0], size, 0)
-        indices = [_at_axis(x, ax, size, 0) for x, ax in zip(indices, axes[1:-1])]
+            return [make_array(Scatter(self.axes, self.reduce_type, self.op), inputs)], [None]
+        size = batch_size(inputs, axes)
+        a = move_batch_axis(a, axes[0], size, 0)
+        indices = [move_batch_axis(x, ax, size, 0) for x, ax in zip(indices, axes[1:-1])]
         index_shape = indices[0].shape if indices else (size,)
         positions = _batch_positions(size, len(index_shape), indices[0].dtype if indices
                                      else _dt.int32)
         indices.append(ops.broadcast_to(positions, index_shape))
         # updates: (batch,) + index shape + a window with a size-1 batch axis.
-        updates = ops.expand_dims(_at_axis(updates, axes[-1], size, 0), len(index_shape))
+        updates = ops.expand_dims(move_batch_axis(updates, axes[-1], size, 0), len(index_shape))
         prim = Scatter([d + 1 for d in self.axes] + [0], self.reduce_type, self.op)
-        return [array._node(a.shape, a.dtype, prim, [a] + indices + [updates])], [0]
+        return [make_array(prim, [a, *indices, updates])], [0]
 
 
 class MaskedScatter(Primitive):
@@ -507,13 +461,13 @@ class MaskedScatter(Primitive):
 
     def eval(self, inputs):
         a, mask, values = inputs
-        out = list(a._data)
+        out = list(a.data())
         batches = a.shape[0] if a.ndim else 1
         if batches == 0:
             return [out]
-        per_mask = len(mask._data) // batches
-        per_value = len(values._data) // batches
-        m, v = mask._data, values._data
+        m, v = mask.data(), values.data()
+        per_mask = len(m) // batches
+        per_value = len(v) // batches
         for b in range(batches):
             used = 0
             for i in range(b * per_mask, (b + 1) * per_mask):
@@ -557,13 +511,11 @@ class MaskedScatter(Primitive):
         first = array._from_data([b * per_value for b in range(batches)], (batches, 1), _dt.int32)
         target = ops.where(m, ops.add(rank, first), array(0, _dt.int32))
         contrib = ops.where(m, ops.reshape(cot, (batches, per_mask)), array(0, cot.dtype))
-        flat = _scatter_node(
+        flat = make_array(Scatter([0], "sum"), [
             _zeros((values.size,), cot.dtype),
-            [ops.reshape(target, (-1,))],
+            ops.reshape(target, (-1,)),
             ops.reshape(contrib, (-1, 1)),
-            [0],
-            "sum",
-        )
+        ])
         return ops.reshape(flat, values.shape)
 
     def jvp(self, primals, tangents, argnums):
@@ -575,17 +527,16 @@ class MaskedScatter(Primitive):
         dtype = tangents[0].dtype
         t_a = given[0] if 0 in given else _zeros(a.shape, dtype)
         t_v = ops.astype(given[2], dtype) if 2 in given else _zeros(values.shape, dtype)
-        return [array._node(a.shape, dtype, MaskedScatter(), [ops.astype(t_a, dtype), mask, t_v])]
+        return [make_array(MaskedScatter(), [ops.astype(t_a, dtype), mask, t_v])]
 
     def vmap(self, inputs, axes):
         # The primitive already works batch by batch along axis 0: put the vmap
         # axis in front of it (unbatched inputs broadcast), merge the two, and
         # split them again afterwards.
         if all(ax is None for ax in axes):
-            a = inputs[0]
-            return [array._node(a.shape, a.dtype, MaskedScatter(), list(inputs))], [None]
-        size = _batch_size(inputs, axes)
-        a, mask, values = (ops.flatten(_at_axis(x, ax, size, 0), 0, 1)
+            return [make_array(MaskedScatter(), inputs)], [None]
+        size = batch_size(inputs, axes)
+        a, mask, values = (ops.flatten(move_batch_axis(x, ax, size, 0), 0, 1)
                            for x, ax in zip(inputs, axes))
-        out = array._node(a.shape, a.dtype, MaskedScatter(), [a, mask, values])
+        out = make_array(MaskedScatter(), [a, mask, values])
         return [ops.reshape(out, (size, -1) + a.shape[1:])], [0]

@@ -13,11 +13,11 @@ accumulating rows ``axpy``-style.) It needs only ``*`` and ``+``, so SymPy
 expressions work too.
 """
 
+import math
 from operator import mul
 
 from .. import ops
-from ..array import array
-from .base import Primitive
+from .base import Primitive, make_array
 
 
 class Matmul(Primitive):
@@ -58,7 +58,7 @@ class Matmul(Primitive):
         """
         a, b = inputs
         if axes[0] is None and axes[1] is None:  # nothing batched: the node itself
-            return [array._node(self.output_shapes(inputs)[0], a.dtype, self, [a, b])], [None]
+            return [make_array(self, inputs)], [None]
         a, b = (x if ax is None else ops.moveaxis(x, ax, 0) for x, ax in zip(inputs, axes))
         return [ops.matmul(a, b)], [0]
 
@@ -66,12 +66,10 @@ class Matmul(Primitive):
         a, b = inputs
         *batch, m, k = a.shape
         n = b.shape[-1]
-        count = 1
-        for d in batch:
-            count *= d
+        count = math.prod(batch)
         if k == 0:  # an empty sum: zeros (MLX's matmul only takes floats)
             return [[0.0] * (count * m * n)]
-        a_data, b_data = a._data, b._data
+        a_data, b_data = a.data(), b.data()
         a_step, b_step = m * k, k * n
         out = []
         for i in range(count):

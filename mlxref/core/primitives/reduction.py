@@ -31,13 +31,14 @@ always keep the reduced axes, and its rules rely on that shape; with
 """
 
 import functools
+import math
 import operator
 
 from .. import ops
 from .. import scalar as _scalar
-from ..array import _is_symbolic, array
+from ..array import is_symbolic, array
 from .. import dtypes as _dt
-from .base import Primitive, row_major_strides, strided_indices
+from .base import Primitive, make_array, row_major_strides, strided_indices
 
 
 # --- the shared helpers -------------------------------------------------------------
@@ -61,13 +62,6 @@ def _trailing(axes, ndim):
     return list(axes) == list(range(ndim - len(axes), ndim))
 
 
-def _count(shape, axes):
-    n = 1
-    for d in axes:
-        n *= shape[d]
-    return n
-
-
 def _groups(x, axes):
     """The runs of ``x``'s elements that reduce to one output element each.
 
@@ -82,7 +76,7 @@ def _groups(x, axes):
     for d in range(len(shape)):
         if d not in axes:
             count *= shape[d]
-    data = x._data
+    data = x.data()
     if not _trailing(axes, len(shape)):
         data = [data[i] for i in _axes_last_indices(shape, axes)]
     return [data[k * group : (k + 1) * group] for k in range(count)]
@@ -103,7 +97,7 @@ def _ungroup(runs, shape, axes):
 def _cast(values, dtype):
     """Numbers take ``dtype``'s Python type (1 for True, 0.0 for 0); SymPy stays."""
     cast = dtype.cast
-    return [v if _is_symbolic(v) else cast(v) for v in values]
+    return [v if is_symbolic(v) else cast(v) for v in values]
 
 
 def _reduced_shape(shape, axes, keepdims):
@@ -133,22 +127,9 @@ def _flat_examples(x, ax):
     return ops.reshape(x, (x.shape[0], size))
 
 
-def _unbatched(primitive, x, dtype):
+def _unbatched(primitive, x):
     """The node itself, for an input that is not batched (output not batched)."""
-    return [array._node(primitive.output_shapes([x])[0], dtype, primitive, [x])], [None]
-
-
-def reduce_dtype(kind, dtype):
-    """The dtype of ``Reduce(kind)`` of an input of ``dtype`` (mlx/ops.cpp ``sum``...).
-
-    ``sum`` and ``prod`` count booleans as int32; ``all`` and ``any`` give
-    bool; ``max`` and ``min`` keep the input's dtype.
-    """
-    if kind in ("and", "or"):
-        return _dt.bool_
-    if kind in ("sum", "prod") and dtype is _dt.bool_:
-        return _dt.int32
-    return dtype
+    return [make_array(primitive, [x])], [None]
 
 
 # --- helpers for the derivative rules -------------------------------------------------
@@ -285,6 +266,16 @@ class Reduce(Primitive):
     def output_shapes(self, inputs):
         return [_reduced_shape(inputs[0].shape, self.axes, self.keepdims)]
 
+    def output_dtypes(self, inputs):
+        """``sum`` and ``prod`` count booleans as int32; ``all`` and ``any``
+        give bool; the others keep the input's dtype (mlx/ops.cpp ``sum``...)."""
+        dtype = inputs[0].dtype
+        if self.kind in ("and", "or"):
+            return [_dt.bool_]
+        if self.kind in ("sum", "prod") and dtype is _dt.bool_:
+            return [_dt.int32]
+        return [dtype]
+
     def vjp(self, primals, cotangents, argnums, outputs):
         """MLX's Reduce::vjp, kind by kind.
 
@@ -348,12 +339,10 @@ class Reduce(Primitive):
         then moves left by the number of reduced axes before it."""
         # BEGIN TASK 5.2: vmap of the reductions
         (x,), (ax,) = inputs, axes
-        dtype = reduce_dtype(self.kind, x.dtype)
         if ax is None:
-            return _unbatched(self, x, dtype)
+            return _unbatched(self, x)
         shifted = _shift_axes(self.axes, ax)
-        primitive = Reduce(self.kind, shifted, self.keepdims)
-        out = array._node(primitive.output_shapes([x])[0], dtype, primitive, [x])
+        out = make_array(Reduce(self.kind, shifted, self.keepdims), [x])
         return [out], [_out_batch_axis(ax, shifted, self.keepdims)]
         # END TASK 5.2
 
@@ -367,14 +356,14 @@ class Reduce(Primitive):
             )
         if self.kind == "sum" and list(self.axes) == list(range(len(self.axes))):
             # Summing leading axes (a bias gradient, say): add up columns.
-            inner = _count(x.shape, range(len(self.axes), x.ndim))
-            data = x._data
+            inner = math.prod(x.shape[len(self.axes) :])
+            data = x.data()
             rows = [data[i : i + inner] for i in range(0, len(data), inner)] if data else []
             out = [sum(column) for column in zip(*rows)] if rows else [0] * inner
         else:
             fold = self._folds[self.kind]
             out = [fold(g) for g in _groups(x, self.axes)]
-        return [_cast(out, reduce_dtype(self.kind, x.dtype))]
+        return [_cast(out, self.output_dtypes(inputs)[0])]
 
 
 # --- ArgReduce ----------------------------------------------------------------------
@@ -427,6 +416,9 @@ class ArgReduce(Primitive):
         shape = inputs[0].shape
         return [_reduced_shape(shape, self._axes(len(shape)), self.keepdims)]
 
+    def output_dtypes(self, inputs):
+        return [_dt.int32]
+
     def vjp(self, primals, cotangents, argnums, outputs):
         return [ops.zeros_like(primals[0])]  # an index is piecewise constant
 
@@ -440,15 +432,13 @@ class ArgReduce(Primitive):
         its primitive) reduces axis 1 of ``(batch, example size)``."""
         (x,), (ax,) = inputs, axes
         if ax is None:
-            return _unbatched(self, x, _dt.int32)
+            return _unbatched(self, x)
         if self.axis is not None:
             (axis,) = _shift_axes((self.axis,), ax)
-            primitive = ArgReduce(self.kind, axis, self.keepdims)
-            out = array._node(primitive.output_shapes([x])[0], _dt.int32, primitive, [x])
+            out = make_array(ArgReduce(self.kind, axis, self.keepdims), [x])
             return [out], [_out_batch_axis(ax, (axis,), self.keepdims)]
         example_ndim = x.ndim - 1
-        flat = _flat_examples(x, ax)
-        out = array._node(flat.shape[:1], _dt.int32, ArgReduce(self.kind, 1), [flat])
+        out = make_array(ArgReduce(self.kind, 1), [_flat_examples(x, ax)])
         if self.keepdims:
             out = ops.reshape(out, out.shape + (1,) * example_ndim)
         return [out], [0]
@@ -494,6 +484,10 @@ class Scan(Primitive):
         x = inputs[0]
         return [(x.size,) if self.axis is None else x.shape]
 
+    def output_dtypes(self, inputs):
+        dtype = inputs[0].dtype
+        return [_dt.int32 if dtype is _dt.bool_ else dtype]  # a running count of booleans
+
     def vjp(self, primals, cotangents, argnums, outputs):
         """A cumsum of the cotangent in the other direction (same ``inclusive``).
 
@@ -513,22 +507,20 @@ class Scan(Primitive):
         ``axis=None`` (a flat output per example) scans axis 1 of
         ``(batch, example size)``."""
         (x,), (ax,) = inputs, axes
-        dtype = _dt.int32 if x.dtype is _dt.bool_ else x.dtype
         if ax is None:
-            return _unbatched(self, x, dtype)
+            return _unbatched(self, x)
         if self.axis is None:
             x, ax, axis = _flat_examples(x, ax), 0, 1
         else:
             (axis,) = _shift_axes((self.axis,), ax)
-        out = array._node(x.shape, dtype, Scan(axis, self.reverse, self.inclusive), [x])
-        return [out], [ax]
+        return [make_array(Scan(axis, self.reverse, self.inclusive), [x])], [ax]
 
     def eval(self, inputs):
         (x,) = inputs
-        out_dtype = _dt.int32 if x.dtype is _dt.bool_ else x.dtype
+        (out_dtype,) = self.output_dtypes(inputs)
         zero = out_dtype.cast(0)
         if self.axis is None:
-            return [_cast(self._scan(x._data, zero), out_dtype)]
+            return [_cast(self._scan(x.data(), zero), out_dtype)]
         axes = (self.axis,)
         runs = [self._scan(row, zero) for row in _groups(x, axes)]
         return [_cast(_ungroup(runs, x.shape, axes), out_dtype)]
@@ -600,7 +592,7 @@ class LogSumExp(Primitive):
 
     def _softmax(self, x):
         # MLX's rules call softmax(x, precise=True) over the same axes.
-        return array._node(x.shape, x.dtype, Softmax(self.axes, precise=True), [x])
+        return make_array(Softmax(self.axes, precise=True), [x])
 
     def vjp(self, primals, cotangents, argnums, outputs):
         (x,) = primals
@@ -618,10 +610,9 @@ class LogSumExp(Primitive):
         any axes and simply shifts them.)"""
         (x,), (ax,) = inputs, axes
         if ax is None:
-            return _unbatched(self, x, x.dtype)
+            return _unbatched(self, x)
         shifted = _shift_axes(self.axes, ax)
-        primitive = LogSumExp(shifted, self.keepdims)
-        out = array._node(primitive.output_shapes([x])[0], x.dtype, primitive, [x])
+        out = make_array(LogSumExp(shifted, self.keepdims), [x])
         return [out], [_out_batch_axis(ax, shifted, self.keepdims)]
 
     def eval(self, inputs):
@@ -658,7 +649,7 @@ class Softmax(Primitive):
     def jvp(self, primals, tangents, argnums):
         # The output again, as a fresh node, so the tangent stays differentiable.
         (x,) = primals
-        s = array._node(x.shape, x.dtype, self, [x])
+        s = make_array(self, [x])
         return [self._apply_jacobian(s, tangents[0])]
 
     def vmap(self, inputs, axes):
@@ -666,9 +657,8 @@ class Softmax(Primitive):
         (MLX's Softmax::vmap, for its last-axis-only primitive, picks -1 or -2)."""
         (x,), (ax,) = inputs, axes
         if ax is None:
-            return _unbatched(self, x, x.dtype)
-        primitive = Softmax(_shift_axes(self.axes, ax), self.precise)
-        return [array._node(x.shape, x.dtype, primitive, [x])], [ax]
+            return _unbatched(self, x)
+        return [make_array(Softmax(_shift_axes(self.axes, ax), self.precise), [x])], [ax]
 
     def eval(self, inputs):
         (x,) = inputs

@@ -5,10 +5,22 @@ Read alongside: mlx/primitives.h (``Broadcast``, ``Reshape``, ``Transpose``,
 its output reads from (``strided_indices``) and gathers.
 """
 
+import math
+
 from .. import dtypes as _dt
 from .. import ops
 from ..array import array
-from .base import Primitive, gather_strided, row_major_strides, strided_indices
+from .base import (
+    Primitive,
+    batch_size,
+    gather_strided,
+    make_array,
+    make_arrays,
+    move_batch_axis,
+    row_major_strides,
+    strided_indices,
+)
+from .indexing import Slice
 
 
 class Broadcast(Primitive):
@@ -37,17 +49,13 @@ class Broadcast(Primitive):
         (x,) = inputs
         lead = len(self.shape) - x.ndim
         if self.shape[lead:] == x.shape:  # only new leading axes: repeat the list
-            copies = 1
-            for n in self.shape[:lead]:
-                copies *= n
-            return [x._data * copies]
+            return [x.data() * math.prod(self.shape[:lead])]
         in_strides = row_major_strides(x.shape)
         strides = [0] * lead + [
             0 if n == 1 and m != 1 else s
             for n, m, s in zip(x.shape, self.shape[lead:], in_strides)
         ]
-        data = x._data
-        return [gather_strided(data, self.shape, strides)]
+        return [gather_strided(x.data(), self.shape, strides)]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # Unbroadcasting (MLX: ``broadcast_vjp``). Every output element copied
@@ -77,25 +85,6 @@ class Broadcast(Primitive):
         return [ops.broadcast_to(x, shape)], [out_ax]
 
 
-def _prod(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
-
-
-def _batch_size(inputs, axes):
-    """The size of the batch axis (of the first batched input)."""
-    return next(x.shape[ax] for x, ax in zip(inputs, axes) if ax is not None)
-
-
-def _to_front(x, ax, size):
-    """``x`` with its batch axis first; an unbatched ``x`` is broadcast along a new one."""
-    if ax is None:
-        return ops.broadcast_to(ops.expand_dims(x, 0), (size,) + x.shape)
-    return ops.moveaxis(x, ax, 0)
-
-
 class Reshape(Primitive):
     """The same elements in row-major order under a new shape."""
 
@@ -109,7 +98,7 @@ class Reshape(Primitive):
         return [self.shape]
 
     def eval(self, inputs):
-        return [inputs[0]._data]  # row-major order is unchanged; lists are never mutated
+        return [inputs[0].data()]  # row-major order is unchanged; lists are never mutated
 
     def vjp(self, primals, cotangents, argnums, outputs):
         return [ops.reshape(cotangents[0], primals[0].shape)]
@@ -141,10 +130,10 @@ class Flatten(Primitive):
     def output_shapes(self, inputs):
         shape = inputs[0].shape
         s, e = self.start_axis, self.end_axis
-        return [shape[:s] + (_prod(shape[s : e + 1]),) + shape[e + 1 :]]
+        return [shape[:s] + (math.prod(shape[s : e + 1]),) + shape[e + 1 :]]
 
     def eval(self, inputs):
-        return [inputs[0]._data]
+        return [inputs[0].data()]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # MLX unflattens the merged axis; reshaping to the input's shape is the same.
@@ -185,8 +174,7 @@ class Transpose(Primitive):
         in_strides = row_major_strides(x.shape)
         shape = [x.shape[ax] for ax in self.axes]
         strides = [in_strides[ax] for ax in self.axes]
-        data = x._data
-        return [gather_strided(data, shape, strides)]
+        return [gather_strided(x.data(), shape, strides)]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # The inverse permutation: input axis axes[i] came from output axis i.
@@ -224,7 +212,7 @@ class ExpandDims(Primitive):
         return [tuple(shape)]
 
     def eval(self, inputs):
-        return [inputs[0]._data]
+        return [inputs[0].data()]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         return [ops.squeeze(cotangents[0], self.axes)]
@@ -262,7 +250,7 @@ class Squeeze(Primitive):
         return [tuple(n for d, n in enumerate(shape) if d not in self.axes)]
 
     def eval(self, inputs):
-        return [inputs[0]._data]
+        return [inputs[0].data()]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         return [ops.expand_dims(cotangents[0], self.axes)]
@@ -298,8 +286,8 @@ class Concatenate(Primitive):
     def eval(self, inputs):
         # Row-major: for every index of the axes before ``axis``, each input
         # contributes one contiguous block of prod(shape[axis:]) elements.
-        outer = _prod(inputs[0].shape[: self.axis])
-        blocks = [(x._data, _prod(x.shape[self.axis :])) for x in inputs]
+        outer = math.prod(inputs[0].shape[: self.axis])
+        blocks = [(x.data(), math.prod(x.shape[self.axis :])) for x in inputs]
         out = []
         for o in range(outer):
             for data, n in blocks:
@@ -316,7 +304,7 @@ class Concatenate(Primitive):
         for i in argnums:
             start, stop = [0] * cot.ndim, list(cot.shape)
             start[self.axis], stop[self.axis] = offsets[i], offsets[i + 1]
-            grads.append(_slice_node(cot, start, stop, [1] * cot.ndim))
+            grads.append(make_array(Slice(start, stop, [1] * cot.ndim), [cot]))
         return grads
 
     def jvp(self, primals, tangents, argnums):
@@ -333,8 +321,8 @@ class Concatenate(Primitive):
         # then one concatenation along the shifted axis.
         if all(ax is None for ax in axes):
             return [ops.concatenate(list(inputs), self.axis)], [None]
-        size = _batch_size(inputs, axes)
-        front = [_to_front(x, ax, size) for x, ax in zip(inputs, axes)]
+        size = batch_size(inputs, axes)
+        front = [move_batch_axis(x, ax, size) for x, ax in zip(inputs, axes)]
         return [ops.concatenate(front, self.axis + 1)], [0]
 
 
@@ -364,7 +352,7 @@ class Split(Primitive):
     def eval(self, inputs):
         (x,) = inputs
         strides = row_major_strides(x.shape)
-        data = x._data
+        data = x.data()
         outs = []
         for shape, (start, _) in zip(self.output_shapes(inputs), self._bounds(x.shape[self.axis])):
             idx = strided_indices(shape, strides, start * strides[self.axis])
@@ -377,18 +365,14 @@ class Split(Primitive):
         return [ops.concatenate(list(cotangents), self.axis)]
 
     def jvp(self, primals, tangents, argnums):
-        (t,) = tangents
-        shapes = self.output_shapes([t])
-        return array._nodes(shapes, [t.dtype] * len(shapes), Split(self.indices, self.axis), [t])
+        return make_arrays(Split(self.indices, self.axis), tangents)
 
     def vmap(self, inputs, axes):
         # The same cuts on the axis as it sits in the batched input; every
         # piece keeps the input's batch axis.
         (x,), (ax,) = inputs, axes
         axis = self.axis + 1 if ax is not None and ax <= self.axis else self.axis
-        prim = Split(self.indices, axis)
-        shapes = prim.output_shapes([x])
-        outs = array._nodes(shapes, [x.dtype] * len(shapes), prim, [x])
+        outs = make_arrays(Split(self.indices, axis), [x])
         return outs, [ax] * len(outs)
 
 
@@ -421,8 +405,8 @@ class Pad(Primitive):
         (out_shape,) = self.output_shapes(inputs)
         out_strides = row_major_strides(out_shape)
         offset = sum(lo * out_strides[ax] for ax, lo in zip(self.axes, self.low_pad_size))
-        out = value._data * _prod(out_shape)  # a fresh list we own
-        for i, v in zip(strided_indices(x.shape, out_strides, offset), x._data):
+        out = value.data() * math.prod(out_shape)  # a fresh list we own
+        for i, v in zip(strided_indices(x.shape, out_strides, offset), x.data()):
             out[i] = v
         return [out]
 
@@ -431,7 +415,7 @@ class Pad(Primitive):
         start, stop = [0] * cot.ndim, list(cot.shape)
         for ax, lo, hi in zip(self.axes, self.low_pad_size, self.high_pad_size):
             start[ax], stop[ax] = lo, cot.shape[ax] - hi
-        return _slice_node(cot, start, stop, [1] * cot.ndim)
+        return make_array(Slice(start, stop, [1] * cot.ndim), [cot])
 
     def vjp(self, primals, cotangents, argnums, outputs):
         (cot,) = cotangents
@@ -456,9 +440,7 @@ class Pad(Primitive):
         dtype = tangents[0].dtype
         tx = given[0] if 0 in given else ops.zeros(x.shape, dtype)
         tv = ops.astype(given[1], dtype) if 1 in given else ops.zeros(value.shape, dtype)
-        (shape,) = self.output_shapes([tx, tv])
-        return [array._node(shape, dtype, Pad(self.axes, self.low_pad_size, self.high_pad_size),
-                            [tx, tv])]
+        return [make_array(self, [tx, tv])]
 
     def vmap(self, inputs, axes):
         # A batched array: the same padding on its shifted axes.
@@ -472,8 +454,7 @@ class Pad(Primitive):
             else:
                 pad_axes = tuple(d + 1 if d >= ax else d for d in self.axes)
             prim = Pad(pad_axes, self.low_pad_size, self.high_pad_size)
-            (shape,) = prim.output_shapes([x, value])
-            return [array._node(shape, x.dtype, prim, [x, value])], [ax]
+            return [make_array(prim, [x, value])], [ax]
         size = value.shape[vax]
         fill = ops.astype(ops.reshape(value, (size,)), x.dtype)  # one 0-d value per example
         zero = ops.zeros((), x.dtype)
@@ -484,18 +465,6 @@ class Pad(Primitive):
         else:
             (padded,), _ = self.vmap([ops.moveaxis(x, ax, 0), zero], [0, None])
             example = x.shape[:ax] + x.shape[ax + 1 :]
-        ones = ops.ones(example, _dt.bool_)
-        prim = Pad(self.axes, self.low_pad_size, self.high_pad_size)
-        (shape,) = prim.output_shapes([ones, None])
-        mask = array._node(shape, _dt.bool_, prim, [ones, array(False)])
-        fill = ops.reshape(fill, (size,) + (1,) * len(shape))
+        mask = make_array(self, [ops.ones(example, _dt.bool_), array(False)])
+        fill = ops.reshape(fill, (size,) + (1,) * mask.ndim)
         return [ops.where(mask, padded, fill)], [0]
-
-
-def _slice_node(a, start, stop, strides):
-    """A ``Slice`` of ``a`` with already-normalised bounds (what the rules need)."""
-    from .indexing import Slice
-
-    prim = Slice(start, stop, strides)
-    (shape,) = prim.output_shapes([a])
-    return array._node(shape, a.dtype, prim, [a])

@@ -6,3 +6,4 @@ from .vjp import vjp  # noqa: F401
 from .vmap import vmap  # noqa: F401
 from .checkpoint import checkpoint  # noqa: F401
 from .custom_function import custom_function  # noqa: F401
+from .eval import async_eval, eval  # noqa: F401

@@ -18,8 +18,11 @@ Depends" for both).
 
 import functools
 
+from ..ops.common import incompatible_arguments
 from ..primitives.custom import depends
-from .custom_function import Custom, DefaultRules
+from . import trees
+from .custom_function import custom_transforms, flatten_call
+from .vjp import vjp
 
 
 def checkpoint(fun):
@@ -33,21 +36,25 @@ def checkpoint(fun):
     >>> mx.grad(lambda x: f(x).sum())(mx.array([0.5]))
     array([0.918217], dtype=float32)
     """
+    if not callable(fun):
+        raise incompatible_arguments("checkpoint(fun: Callable[P, R]) -> Callable[P, R]", [fun])
 
     @functools.wraps(fun)
     def checkpointed(*args, **kwargs):
-        call = Custom((args, kwargs), lambda t: fun(*t[0], **t[1]), strict_outputs=False)
-        return call.apply(_Recompute(call), "checkpoint")
+        inputs, flat_fun, last_output = flatten_call(
+            fun, args, kwargs, "checkpoint", strict_outputs=False
+        )
+        fun_vjp = functools.partial(checkpoint_vjp, flat_fun)
+        outputs = custom_transforms(flat_fun, fun_vjp, name="checkpoint")(*inputs)
+        it = iter(outputs)
+        return trees.replace_arrays(last_output(), lambda _: next(it))
 
     return checkpointed
 
 
-class _Recompute(DefaultRules):
-    """The vjp re-runs the function, after its forward outputs exist."""
-
-    def vjp(self, primals, cotangents, outputs):
-        from .vjp import vjp_impl
-
-        # BEGIN TASK 6.2: checkpoint: recompute in the backward pass
-        return vjp_impl(self.call.call_flat, depends(primals, outputs), cotangents)[1]
-        # END TASK 6.2
+def checkpoint_vjp(fun, primals, cotangents, outputs):
+    """The vjp of a checkpointed ``fun``: ``fun`` run again under ``vjp``, on
+    primals that wait for the forward ``outputs``."""
+    # BEGIN TASK 6.2: checkpoint: recompute in the backward pass
+    return vjp(fun, depends(primals, outputs), cotangents)[1]
+    # END TASK 6.2

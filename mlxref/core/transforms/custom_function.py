@@ -1,14 +1,16 @@
 """``mx.custom_function``: a function whose vjp, jvp or vmap you write yourself.
 
-Read alongside: mlx/transforms.cpp ``custom_function`` and python/src/
-transforms.cpp ``PyCustomFunction``. Calling a custom function with at least
-one rule set runs the function as usual, puts each output behind
-``stop_gradient`` (so no transform can see into it), and adds one
-``CustomTransforms`` node over (array inputs, those outputs) that carries the
-rules. A rule that is not set falls back to the automatic transform of the
-function. Arrays captured in a closure are constants, as in MLX.
+Read alongside: mlx/transforms.cpp ``custom_function`` (``custom_transforms``
+here: the function on flat lists of arrays, with the three default rules)
+and python/src/transforms.cpp ``PyCustomFunction`` (the class
+``custom_function``: trees of arguments in, MLX's rule signatures out).
 
-Rule signatures are MLX's:
+Calling a custom function with at least one rule set runs the function as
+usual, puts each output behind ``stop_gradient`` (so no transform can see
+into it), and adds one ``CustomTransforms`` node over (array inputs, those
+outputs) that carries the rules. A rule that is not set falls back to the
+automatic transform of the function. Arrays captured in a closure are
+constants, as in MLX. Rule signatures are MLX's:
 
 - ``vjp(primals, cotangents, outputs, **kwargs)`` returns the primals' structure;
 - ``jvp(primals, tangents)`` returns the outputs' structure; a tangent is
@@ -18,15 +20,79 @@ Rule signatures are MLX's:
 ``primals`` (and ``inputs``) is the single positional argument itself when
 there is one, else the tuple of them; ``cotangents`` and ``outputs`` have the
 structure of what the function returned. A rule that returns the wrong
-number, structure or shape of results raises a ValueError (MLX silently
-returns a wrong gradient there).
+number, structure or shape of results, or None for an array, raises a
+ValueError (MLX silently returns a wrong gradient there).
 """
 
 import functools
 
+from .. import ops
 from ..array import _fmt_shape, array
+from ..ops.common import incompatible_arguments
+from ..primitives.base import make_arrays
 from ..primitives.custom import CustomTransforms
 from . import trees
+from .jvp import jvp
+from .vjp import vjp
+from .vmap import axes_for, vmap
+
+
+def custom_transforms(fun, fun_vjp=None, fun_jvp=None, fun_vmap=None,
+                      name="CustomTransforms", custom_rules=()):
+    """MLX's C++ ``custom_function``: ``fun`` with its rules, on flat lists of arrays.
+
+    ``fun(*arrays)`` returns a list of arrays, and so does the function
+    returned. A rule not given is the function's own transform.
+    """
+
+    def default_vjp(primals, cotangents, outputs):
+        return vjp(fun, primals, cotangents)[1]
+
+    def default_jvp(primals, tangents, argnums):
+        given = dict(zip(argnums, tangents))
+        all_tangents = [given[i] if i in given else ops.zeros_like(p) for i, p in enumerate(primals)]
+        return jvp(fun, primals, all_tangents)[1]
+
+    def default_vmap(inputs, axes):
+        outputs = vmap(fun, in_axes=tuple(axes))(*inputs)
+        return outputs, [0] * len(outputs)
+
+    def call(*inputs):
+        outputs = [ops.stop_gradient(o) for o in fun(*inputs)]
+        primitive = CustomTransforms(
+            len(outputs), fun_vjp or default_vjp, fun_jvp or default_jvp,
+            fun_vmap or default_vmap, name, custom_rules,
+        )
+        return make_arrays(primitive, [*inputs, *outputs])
+
+    return call
+
+
+def flatten_call(fun, args, kwargs, name, strict_outputs):
+    """``fun(*args, **kwargs)`` seen as a function of the arrays in its arguments.
+
+    Returns ``(inputs, flat_fun, last_output)``: the array leaves of
+    ``(args, kwargs)``; ``flat_fun(*arrays)``, which calls ``fun`` with those
+    leaves replaced and returns the array leaves of its result (``strict``: all
+    leaves must be arrays); and ``last_output()``, the tree it last returned.
+    """
+    tree = (args, kwargs)
+    last = []
+
+    def flat_fun(*arrays):
+        it = iter(arrays)
+        new_args, new_kwargs = trees.replace_arrays(tree, lambda _: next(it))
+        out = fun(*new_args, **new_kwargs)
+        last[:] = [out]
+        outputs = trees.arrays(trees.flatten(out, strict=strict_outputs))
+        if not outputs:
+            raise ValueError(
+                f"[{name}] The function must return at least one array; it returned "
+                f"{type(out).__name__}: {out!r}."
+            )
+        return outputs
+
+    return trees.arrays(tree), flat_fun, lambda: last[0]
 
 
 class custom_function:  # noqa: N801 (MLX's name)
@@ -43,167 +109,95 @@ class custom_function:  # noqa: N801 (MLX's name)
     array(100, dtype=float32)
     """
 
-    def __init__(self, fun):
-        functools.update_wrapper(self, fun)
-        self.fun = fun
+    def __init__(self, f):
+        if not callable(f):
+            raise incompatible_arguments("__init__(self, f: Callable)", [self, f])
+        functools.update_wrapper(self, f)
+        self.fun = f
         self.vjp_rule = self.jvp_rule = self.vmap_rule = None
 
-    def vjp(self, rule):
-        self.vjp_rule = rule
+    def vjp(self, fun_vjp):
+        self.vjp_rule = fun_vjp
         return self
 
-    def jvp(self, rule):
-        self.jvp_rule = rule
+    def jvp(self, fun_jvp):
+        self.jvp_rule = fun_jvp
         return self
 
-    def vmap(self, rule):
-        self.vmap_rule = rule
+    def vmap(self, fun_vmap):
+        self.vmap_rule = fun_vmap
         return self
 
     def __call__(self, *args, **kwargs):
-        if self.vjp_rule is None and self.jvp_rule is None and self.vmap_rule is None:
+        rules = {"vjp": self.vjp_rule, "jvp": self.jvp_rule, "vmap": self.vmap_rule}
+        if not any(rules.values()):
             return self.fun(*args, **kwargs)
-        call = Custom(args, lambda a: self.fun(*a, **kwargs), strict_outputs=True)
-        rules = _UserRules(self, call, kwargs)
-        return call.apply(rules, "CustomTransforms")
-
-
-class Custom:
-    """One call of a function on a tree of inputs, seen as flat lists of arrays.
-
-    ``tree`` holds the inputs (arrays and anything else); ``fun(tree)`` returns
-    a tree whose array leaves are the outputs. Only arrays are transformed;
-    other leaves pass through.
-    """
-
-    def __init__(self, tree, fun, strict_outputs):
-        self.tree = tree
-        self.fun = fun
-        self.strict_outputs = strict_outputs
-        self.inputs = [x for x in trees.flatten(tree, strict=False) if isinstance(x, array)]
-
-    def rebuild(self, flat):
-        """The input tree with its arrays replaced, in order, by ``flat``."""
-        it = iter(flat)
-        return trees.replace_arrays(self.tree, lambda _: next(it))
-
-    def call_flat(self, *flat):
-        """The function on flat arrays, its array outputs as a list."""
-        out = self.fun(self.rebuild(flat))
-        return [x for x in trees.flatten(out, strict=False) if isinstance(x, array)]
-
-    def apply(self, rules, name):
-        """Run the function and wrap its outputs in a CustomTransforms node."""
-        from ..ops.elementwise import stop_gradient
-
-        out_tree = self.fun(self.tree)
-        leaves = trees.flatten(out_tree, strict=self.strict_outputs)
-        outputs = [x for x in leaves if isinstance(x, array)]
-        if not outputs:
-            raise ValueError(
-                f"[{name}] The function must return at least one array; it returned "
-                f"{type(out_tree).__name__}: {out_tree!r}."
-            )
-        self.out_tree, self.outputs = out_tree, outputs
-        hidden = [stop_gradient(o) for o in outputs]
-        nodes = array._nodes(
-            [o.shape for o in outputs], [o.dtype for o in outputs],
-            CustomTransforms(len(self.inputs), rules, name), self.inputs + hidden,
-        )
-        it = iter(nodes)
-        return trees.replace_arrays(out_tree, lambda _: next(it))
-
-    def outputs_like(self, flat):
-        """The output tree with its arrays replaced by ``flat``."""
-        it = iter(flat)
-        return trees.replace_arrays(self.out_tree, lambda _: next(it))
-
-
-class DefaultRules:
-    """The automatic transforms of the function: what a missing rule falls back to."""
-
-    def __init__(self, call):
-        self.call = call
-
-    def vjp(self, primals, cotangents, outputs):
-        from .vjp import vjp_impl
-
-        return vjp_impl(self.call.call_flat, primals, cotangents)[1]
-
-    def jvp(self, primals, tangents):
-        from ..ops.creation import zeros_like
-        from .jvp import jvp_impl
-
-        tangents = [zeros_like(p) if t is None else t for p, t in zip(primals, tangents)]
-        return jvp_impl(self.call.call_flat, primals, tangents)[1]
-
-    def vmap(self, inputs, axes):
-        from .vmap import vmap
-
-        outputs = vmap(lambda *xs: self.call.call_flat(*xs), in_axes=tuple(axes))(*inputs)
-        return outputs, [0] * len(outputs)
-
-
-class _UserRules(DefaultRules):
-    """A custom_function's rules, called with MLX's structures; unset ones default."""
-
-    def __init__(self, cf, call, kwargs):
-        super().__init__(call)
-        self.cf, self.kwargs = cf, kwargs
-
-    def _structure(self, flat):
-        args = self.call.rebuild(flat)
-        return args[0] if len(args) == 1 else args
-
-    def vjp(self, primals, cotangents, outputs):
-        if self.cf.vjp_rule is None:
-            return super().vjp(primals, cotangents, outputs)
-        result = self.cf.vjp_rule(
-            self._structure(primals),
-            self.call.outputs_like(cotangents),
-            self.call.outputs_like(outputs),
-            **self.kwargs,
-        )
-        args = self.call.tree
-        expected = args[0] if len(args) == 1 else args
-        return _match(result, expected, primals, "[custom vjp] The vjp function", "argument")
-
-    def jvp(self, primals, tangents):
-        if self.cf.jvp_rule is None:
-            return super().jvp(primals, tangents)
-        if self.kwargs:
-            raise ValueError("[custom jvp] Function should only accept positional arguments")
-        result = self.cf.jvp_rule(self._structure(primals), self._structure(tangents))
-        return _match(
-            result, self.call.out_tree, self.call.outputs, "[custom jvp] The jvp function", "output"
+        inputs, flat_fun, last_output = flatten_call(
+            self.fun, args, kwargs, "CustomTransforms", strict_outputs=True
         )
 
-    def vmap(self, inputs, axes):
-        if self.cf.vmap_rule is None:
-            return super().vmap(inputs, axes)
-        result = self.cf.vmap_rule(self._structure(inputs), self._structure(axes))
-        if not isinstance(result, (tuple, list)) or len(result) != 2:
-            raise ValueError("[custom vmap] Vmap function should return a tuple with 2 items.")
-        outputs_tree, out_axes_tree = result
-        outputs = trees.flatten(outputs_tree)
-        if len(outputs) != len(self.call.outputs):
-            raise ValueError(
-                f"[custom vmap] The vmap function returned {len(outputs)} output(s); "
-                f"the function has {len(self.call.outputs)}."
-            )
-        from .vmap import _axes_for
+        def structure(arrays):
+            """The arguments around ``arrays``: (the single positional argument or
+            the tuple of them, the keyword arguments), as MLX hands them to a rule."""
+            it = iter(arrays)
+            new_args, new_kwargs = trees.replace_arrays((args, kwargs), lambda _: next(it))
+            return (new_args[0] if len(new_args) == 1 else new_args), new_kwargs
 
-        return outputs, _axes_for(out_axes_tree, outputs_tree)
+        def outputs_like(arrays):
+            it = iter(arrays)
+            return trees.replace_arrays(last_output(), lambda _: next(it))
+
+        def fun_vjp(primals, cotangents, outputs):
+            p, k = structure(primals)
+            result = self.vjp_rule(p, outputs_like(cotangents), outputs_like(outputs), **k)
+            vjps = _match(result, p, primals, "[custom vjp] The vjp function", "argument")
+            # Keyword arguments are passed to the rule, not differentiated.
+            return vjps + [ops.zeros_like(x) for x in primals[len(vjps) :]]
+
+        def fun_jvp(primals, tangents, argnums):
+            p, k = structure(primals)
+            if k:
+                raise ValueError("[custom jvp] Function should only accept positional arguments")
+            given = dict(zip(argnums, tangents))
+            t, _ = structure([given.get(i) for i in range(len(primals))])
+            outputs = trees.arrays(last_output())
+            return _match(self.jvp_rule(p, t), last_output(), outputs,
+                          "[custom jvp] The jvp function", "output")
+
+        def fun_vmap(inputs, axes):
+            p, k = structure(inputs)
+            if k:
+                raise ValueError("[custom vmap] Function should only accept positional arguments")
+            result = self.vmap_rule(p, structure(axes)[0])
+            if not isinstance(result, (tuple, list)) or len(result) != 2:
+                raise ValueError("[custom vmap] Vmap function should return a tuple with 2 items.")
+            outputs_tree, out_axes_tree = result
+            outputs = trees.flatten(outputs_tree)
+            expected = len(trees.arrays(last_output()))
+            if len(outputs) != expected:
+                raise ValueError(
+                    f"[custom vmap] The vmap function returned {len(outputs)} output(s); "
+                    f"the function has {expected}."
+                )
+            return outputs, axes_for(out_axes_tree, outputs_tree)
+
+        outputs = custom_transforms(
+            flat_fun,
+            fun_vjp if self.vjp_rule else None,
+            fun_jvp if self.jvp_rule else None,
+            fun_vmap if self.vmap_rule else None,
+            custom_rules=[r for r, rule in rules.items() if rule is not None],
+        )(*inputs)
+        return outputs_like(outputs)
 
 
 def _match(result, expected_tree, references, who, what):
-    """Flatten a rule's result like ``expected_tree``; one array per reference array.
+    """The arrays of a rule's ``result``, checked against ``expected_tree``.
 
-    None (or a missing cotangent for a non-array leaf) is allowed where the
-    expected leaf is not an array; an array leaf must get an array of its shape.
+    The result must have the expected tree's leaves: an array of the right
+    shape for each array leaf (one per array in ``references``, in order);
+    other leaves may be anything, None included.
     """
-    from ..ops.creation import zeros_like
-
     got = trees.flatten(result, strict=False) if trees.is_container(expected_tree) else [result]
     want = trees.flatten(expected_tree, strict=False)
     if trees.is_container(expected_tree) and not trees.is_container(result):
@@ -218,9 +212,6 @@ def _match(result, expected_tree, references, who, what):
         if not isinstance(w, array):
             continue
         ref = next(refs)
-        if g is None:
-            out.append(zeros_like(ref))
-            continue
         if not isinstance(g, array):
             raise ValueError(f"{who} returned {type(g).__name__} where an array was expected.")
         if g.shape != ref.shape:

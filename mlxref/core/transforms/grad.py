@@ -3,7 +3,7 @@
 Read alongside: mlx/transforms.cpp ``value_and_grad`` and python/src/
 transforms.cpp ``py_value_and_grad`` (argnums, argnames, trees, messages).
 
-Both are built on ``vjp_impl``: the differentiated arguments (nested lists,
+Both are built on ``vjp``: the differentiated arguments (nested lists,
 tuples and dicts of arrays) are flattened to a list of primals, the function
 is called on trees rebuilt from the tracers, every output after the first is
 put behind ``stop_gradient``, and the first is seeded with a cotangent of one.
@@ -12,10 +12,16 @@ Gradients come back in the structure of the arguments they belong to.
 
 import functools
 
+from .. import ops
 from ..array import array
-from ..ops.elementwise import stop_gradient
+from ..ops.common import incompatible_arguments
 from . import trees
-from .vjp import vjp_impl
+from .vjp import vjp
+
+_SIGNATURE = (
+    "{}(fun: Callable[P, R], argnums: int | Sequence[int] | None = None, "
+    "argnames: str | Sequence[str] = []) -> {}"
+)
 
 
 def value_and_grad(fun, argnums=None, argnames=[]):  # noqa: B006 (MLX's signature)
@@ -31,7 +37,7 @@ def value_and_grad(fun, argnums=None, argnames=[]):  # noqa: B006 (MLX's signatu
     >>> mx.value_and_grad(lambda x: (x * x).sum())(mx.array([1.0, 2.0]))
     (array(5, dtype=float32), array([2, 4], dtype=float32))
     """
-    return _make(fun, argnums, argnames, "[value_and_grad]", scalar_only=False)
+    return _make(fun, argnums, argnames, "value_and_grad", scalar_only=False)
 
 
 def grad(fun, argnums=None, argnames=[]):  # noqa: B006
@@ -41,7 +47,7 @@ def grad(fun, argnums=None, argnames=[]):  # noqa: B006
     >>> mx.grad(lambda x: mx.sin(x) * mx.exp(x))(mx.array(0.5))
     array(2.23733, dtype=float32)
     """
-    vag = _make(fun, argnums, argnames, "[grad]", scalar_only=True)
+    vag = _make(fun, argnums, argnames, "grad", scalar_only=True)
 
     @functools.wraps(fun)
     def gradient(*args, **kwargs):
@@ -50,19 +56,33 @@ def grad(fun, argnums=None, argnames=[]):  # noqa: B006
     return gradient
 
 
-def _validate(argnums, argnames, tag):
+def _is_int(x):
+    return isinstance(x, int)  # MLX's binding takes a bool as an int
+
+
+def _validate(fun, argnums, argnames, name):
     """argnums and argnames as MLX normalises them when the transform is made."""
-    if isinstance(argnames, str):
-        argnames = [argnames]
-    argnames = list(argnames)
+    sequence = (list, tuple)
+    if not (
+        callable(fun)
+        and (argnums is None or _is_int(argnums)
+             or (isinstance(argnums, sequence) and all(_is_int(a) for a in argnums)))
+        and (isinstance(argnames, str)
+             or (isinstance(argnames, sequence) and all(isinstance(n, str) for n in argnames)))
+    ):
+        returns = "Callable[P, Any]" if name == "grad" else "Callable[P, tuple[R, Any]]"
+        optional = {"argnums": argnums} if argnums is not None else {}
+        if not isinstance(argnames, sequence) or argnames:
+            optional["argnames"] = argnames
+        raise incompatible_arguments(_SIGNATURE.format(name, returns), [fun], optional)
+    tag = f"[{name}]"
+    argnames = [argnames] if isinstance(argnames, str) else list(argnames)
     if argnums is None:
         argnums = [] if argnames else [0]
-    elif isinstance(argnums, int) and not isinstance(argnums, bool):
-        argnums = [argnums]
+    elif _is_int(argnums):
+        argnums = [int(argnums)]
     else:
-        if not all(isinstance(a, int) and not isinstance(a, bool) for a in argnums):
-            raise TypeError(f"{tag[1:-1]}(): argnums must be an int or a sequence of ints.")
-        argnums = sorted(argnums)
+        argnums = sorted(int(a) for a in argnums)
     for a in argnums:
         if a < 0:
             raise ValueError(f"{tag} Can't compute the gradient of negative argument index {a}")
@@ -75,8 +95,9 @@ def _validate(argnums, argnames, tag):
     return argnums, argnames
 
 
-def _make(fun, argnums, argnames, tag, scalar_only):
-    argnums, argnames = _validate(argnums, argnames, tag)
+def _make(fun, argnums, argnames, name, scalar_only):
+    argnums, argnames = _validate(fun, argnums, argnames, name)
+    tag = f"[{name}]"
 
     @functools.wraps(fun)
     def value_and_gradient(*args, **kwargs):
@@ -86,11 +107,11 @@ def _make(fun, argnums, argnames, tag, scalar_only):
                     f"{tag} Can't compute the gradient of argument index {a} because "
                     f"the function is called with only {len(args)} positional arguments."
                 )
-        for name in argnames:
-            if name not in kwargs:
+        for key in argnames:
+            if key not in kwargs:
                 listed = "".join(f"{k}," for k in kwargs)
                 raise ValueError(
-                    f"{tag} Can't compute the gradient of keyword argument '{name}' because "
+                    f"{tag} Can't compute the gradient of keyword argument '{key}' because "
                     f"the function is called with the following keyword arguments {{{listed}}}"
                 )
 
@@ -111,11 +132,11 @@ def _make(fun, argnums, argnames, tag, scalar_only):
             out = fun(*new_args, **new_kwargs)
             value.append(out)
             loss = _check_output(out, tag, scalar_only)
-            aux = trees.flatten(out[1:], strict=False) if isinstance(out, tuple) else []
-            return [loss] + [stop_gradient(x) for x in aux if isinstance(x, array)]
+            aux = trees.arrays(out[1:]) if isinstance(out, tuple) else []
+            return [loss] + [ops.stop_gradient(x) for x in aux]
 
-        one = array(1.0)
-        _, flat_grads = vjp_impl(flat_fun, primals, [one])
+        # Seed with a float32 one; vjp casts it to the output's dtype, as in MLX.
+        _, flat_grads = vjp(flat_fun, primals, [array(1.0)])
 
         it = iter(flat_grads)
         grads = [trees.unflatten(t, it) for t in wrt]

@@ -1,7 +1,9 @@
-"""What vjp and jvp share: tracers for the primals, and the tape.
+"""What vjp, jvp and vmap share: tracers, the tape, and flat lists of arrays.
 
-Read alongside: mlx/transforms.cpp, the first half of ``vjp`` (``make_tracer``
-and the depth-first search that builds ``tape``) and of ``jvp``.
+Read alongside: mlx/transforms.cpp, the first half of ``vjp`` and of ``jvp``
+(``make_tracer`` and the depth-first search that builds the ``tape``), and
+python/src/transforms.cpp, whose bindings check that primals and cotangents
+are lists of arrays.
 
 The tape is the part of the recorded graph between the primals and the
 outputs that depends on a primal being differentiated, in topological order.
@@ -10,51 +12,70 @@ never enters a StopGradient node, so gradient flow stops there.
 """
 
 from ..array import array
-from ..primitives.base import Copy, StopGradient
+from ..primitives.base import Copy, StopGradient, make_array
 
 
 def make_tracer(primal):
     """A fresh node standing for ``primal`` inside a transform (a Copy of it)."""
-    tracer = array._node(primal.shape, primal.dtype, Copy(), [primal])
-    tracer._tracer = True
+    tracer = make_array(Copy(), [primal])
+    tracer.set_tracer(True)
     return tracer
 
 
-def build_tape(outputs, primals, active, through_stop_gradient=False):
-    """The nodes between ``primals`` and ``outputs`` that depend on ``active``.
+def build_tape(outputs, primals, calc_grad, through_stop_gradient=False):
+    """The nodes between ``primals`` and ``outputs`` that depend on ``calc_grad``.
 
-    ``primals`` are tracers; ``active`` are the ones being differentiated.
-    Returns ``(tape, depends)``: the tape in topological order (one entry per
-    primitive application; siblings share it) and the set of ids of every array
-    that depends on an active primal. Iterative, so deep graphs are fine.
-    Differentiation stops at StopGradient nodes; vmap, which must batch them
-    too, passes ``through_stop_gradient=True``.
+    ``primals`` are tracers; ``calc_grad`` are the ones being differentiated.
+    Returns ``(tape, calc_grad_ids)``: the tape in topological order (one
+    entry per primitive application; siblings share it) and the ids of every
+    array that depends on a differentiated primal. Iterative, so deep graphs
+    are fine. Differentiation stops at StopGradient nodes; vmap, which must
+    batch them too, passes ``through_stop_gradient=True``.
     """
-    visited = {id(p) for p in primals}
-    depends = {id(p) for p in active}
+    cache = {p.id() for p in primals}
+    calc_grad_ids = {p.id() for p in calc_grad}
     tape = []
     for out in outputs:
-        if id(out) in visited:
+        if out.id() in cache:
             continue
-        stack = [(out, iter(out._inputs))]
-        _visit(out, visited)
+        cache.update(o.id() for o in out.outputs())
+        stack = [(out, iter(out.inputs()))]
         while stack:
-            node, inputs = stack[-1]
+            a, inputs = stack[-1]
             for x in inputs:
-                if id(x) not in visited:
-                    _visit(x, visited)
-                    stack.append((x, iter(x._inputs)))
+                if x.id() not in cache:
+                    cache.update(o.id() for o in x.outputs())
+                    stack.append((x, iter(x.inputs())))
                     break
             else:
                 stack.pop()
-                if not through_stop_gradient and isinstance(node._primitive, StopGradient):
+                if not through_stop_gradient and isinstance(a.primitive(), StopGradient):
                     continue
-                if any(id(x) in depends for x in node._inputs):
-                    tape.append(node)
-                    depends.update(id(o) for o in node.outputs())
-    return tape, depends
+                if any(x.id() in calc_grad_ids for x in a.inputs()):
+                    tape.append(a)
+                    calc_grad_ids.update(o.id() for o in a.outputs())
+    return tape, calc_grad_ids
 
 
-def _visit(node, visited):
-    for o in node.outputs():
-        visited.add(id(o))
+def flat_arrays(tag, what, values):
+    """``values`` as a list, if it is a flat list or tuple of arrays (MLX's binding check)."""
+    if not isinstance(values, (list, tuple)) or not all(isinstance(v, array) for v in values):
+        raise TypeError(
+            f"{tag}(): {what} must be a flat list of arrays, got {type(values).__name__}: "
+            f"{values!r}."
+        )
+    return list(values)
+
+
+def call_flat(tag, fun, args):
+    """Call ``fun(*args)`` and return its outputs as a list of arrays."""
+    out = fun(*args)
+    if isinstance(out, array):
+        return [out]
+    if isinstance(out, (list, tuple)) and all(isinstance(o, array) for o in out):
+        return list(out)
+    # MLX raises "RuntimeError: std::bad_cast" here.
+    raise TypeError(
+        f"[{tag}] The function must return an array or a list or tuple of arrays; "
+        f"but {type(out).__name__} was returned."
+    )

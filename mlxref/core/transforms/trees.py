@@ -66,6 +66,11 @@ def flatten(tree, strict=True):
     return leaves
 
 
+def arrays(tree):
+    """The array leaves of ``tree``, in order; other leaves are skipped."""
+    return [leaf for leaf in flatten(tree, strict=False) if isinstance(leaf, array)]
+
+
 def unflatten(tree, leaves):
     """``tree`` with its leaves replaced, in order, by ``leaves`` (an iterable)."""
     it = iter(leaves)

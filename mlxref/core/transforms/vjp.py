@@ -1,16 +1,16 @@
 """Reverse mode: ``mx.vjp``, the vector-Jacobian product.
 
-Read alongside: mlx/transforms.cpp ``vjp`` and python/src/transforms.cpp (the
-binding). The algorithm, top to bottom:
+Read alongside: mlx/transforms.cpp ``vjp`` (the same steps, under the same
+names) and python/src/transforms.cpp (the binding). The algorithm:
 
 1. Copy each primal into a tracer and call the function on the tracers.
 2. Pair the outputs with the cotangents, skipping outputs made by
    stop_gradient (that is how ``value_and_grad`` ignores auxiliary outputs).
 3. Build the tape: the nodes between the primals and the outputs that depend
-   on a primal being differentiated (``tape.build_tape``).
+   on a primal (``calc_grad``), in topological order (``tape.build_tape``).
 4. Walk the tape in reverse. Each node's primitive turns the cotangents of its
-   outputs into cotangents of its inputs (``Primitive.vjp``); cotangents that
-   reach the same array are summed with ``add``.
+   outputs into the vjps of its inputs (``Primitive.vjp``); vjps that reach
+   the same array are summed with ``add`` in ``cotan_map``.
 5. A primal the walk never reached gets ``zeros_like``.
 
 ``vjp`` returns ``(outputs, vjps)``: the function's outputs, and one product
@@ -18,127 +18,100 @@ per primal, shaped like that primal. The vjps are the products with respect
 to the inputs, not the cotangents that were passed in.
 """
 
-from .. import graph
-from ..array import _fmt_shape, array
+import copy
+
+from .. import graph, ops
+from ..array import _fmt_shape
 from ..primitives.base import StopGradient
 from . import events
-from .tape import build_tape, make_tracer
+from .tape import build_tape, call_flat, flat_arrays, make_tracer
 
 
 def vjp(fun, primals, cotangents):
     """``mx.vjp(fun, primals, cotangents) -> (outputs, vjps)``; both flat lists.
 
     ``fun`` is called as ``fun(*primals)`` and returns an array or a list/tuple
-    of arrays; ``cotangents`` has one array per output (outputs produced by
-    ``stop_gradient`` take none).
+    of arrays; ``cotangents`` has one array per output, outputs produced by
+    ``stop_gradient`` taking none (as in MLX, a cotangent left over is not
+    used; one more than there are outputs is an error).
 
     >>> import mlxref.core as mx
     >>> outputs, vjps = mx.vjp(lambda x: x * x, [mx.array(3.0)], [mx.array(1.0)])
     >>> vjps
     [array(6, dtype=float32)]
     """
-    primals = _flat_arrays("vjp", "primals", primals)
-    cotangents = _flat_arrays("vjp", "cotangents", cotangents)
-    return vjp_impl(lambda *xs: call_flat("vjp", fun, xs), primals, cotangents)
-
-
-def vjp_impl(fun, primals, cotangents, argnums=None, output_check=None):
-    """The algorithm. ``fun`` takes the tracers positionally and returns a list.
-
-    ``argnums`` picks the primals to differentiate (default: all).
-    ``output_check(outputs)`` lets grad report its own errors before pairing.
-    """
+    primals = flat_arrays("vjp", "primals", primals)
+    cotangents = flat_arrays("vjp", "cotangents", cotangents)
     with graph.cycle_collector_paused():
-        return _vjp(fun, primals, cotangents, argnums, output_check)
-
-
-def _vjp(fun, primals, cotangents, argnums, output_check):
-    if argnums is None:
-        argnums = range(len(primals))
-    with graph.InTracing("grad"):
+        # 1. The function gets handles of its own, as MLX's binding hands it new
+        #    array objects: an assignment inside it (x[i] = v) then re-points its
+        #    handle, and the tracer stays the primal.
         tracers = [make_tracer(p) for p in primals]
-        outputs = fun(*tracers)
-    if output_check is not None:
-        output_check(outputs)
+        with graph.InTracing():
+            outputs = call_flat("vjp", fun, [copy.copy(t) for t in tracers])
 
-    # 2. Pair outputs with cotangents, skipping stop_gradient outputs.
-    differentiable = [o for o in outputs if not isinstance(o._primitive, StopGradient)]
-    if len(differentiable) != len(cotangents):
-        # MLX ignores extra cotangents silently; mlxref rejects both mismatches.
-        raise ValueError(
-            f"[vjp] Number of outputs to compute gradients for ({len(differentiable)}) "
-            f"does not match number of cotangents ({len(cotangents)})."
-        )
-    for out, cot in zip(differentiable, cotangents):
-        if out.shape != cot.shape:
+        # 2. Pair the outputs with the cotangents.
+        output_cotan_pairs = _pair(outputs, cotangents)
+
+        # 3. The tape.
+        tape, calc_grad = build_tape(outputs, tracers, tracers)
+
+        # 4. Walk it in reverse, accumulating the vjps per array.
+        cotan_map = {}
+        for i, j in output_cotan_pairs:
+            cotan_map[outputs[i].id()] = ops.astype(cotangents[j], outputs[i].dtype)
+        listening = events.active()
+        if listening:
+            events.announce(events.Begin("vjp", tracers, outputs, tape))
+        # BEGIN TASK 4.1: the vjp walk: the tape in reverse
+        for position, a in enumerate(reversed(tape)):
+            outs = a.outputs()
+            if not any(o.id() in cotan_map for o in outs):
+                continue
+            cotangents = [
+                cotan_map.pop(o.id()) if o.id() in cotan_map else ops.zeros_like(o) for o in outs
+            ]
+            inputs = a.inputs()
+            argnums = [k for k, x in enumerate(inputs) if x.id() in calc_grad]
+            with graph.RetainGraph():  # a rule may evaluate; the graph must survive it
+                vjps = a.primitive().vjp(inputs, cotangents, argnums, outs)
+            if listening:
+                events.announce(events.VjpStep(position, a, argnums, cotangents, vjps))
+            for k, v in zip(argnums, vjps):
+                key = inputs[k].id()
+                cotan_map[key] = ops.add(cotan_map[key], v) if key in cotan_map else v
+        # END TASK 4.1
+
+        # 5. One vjp per primal, zeros where the walk never arrived.
+        vjps = [cotan_map[t.id()] if t.id() in cotan_map else ops.zeros_like(t) for t in tracers]
+    return outputs, vjps
+
+
+def _pair(outputs, cotangents):
+    """``(output index, cotangent index)`` for each output not made by stop_gradient."""
+    pairs = []
+    for i, out in enumerate(outputs):
+        if isinstance(out.primitive(), StopGradient):
+            continue
+        j = len(pairs)
+        if j >= len(cotangents):
+            raise _count_error(outputs, cotangents)
+        if out.shape != cotangents[j].shape:
             msg = (
                 f"[vjp] Output shape {_fmt_shape(out.shape)} does not match "
-                f"cotangent shape {_fmt_shape(cot.shape)}."
+                f"cotangent shape {_fmt_shape(cotangents[j].shape)}."
             )
             if len(outputs) == 1 and out.size == 1:
                 msg += " If you are using grad your function must return a scalar."
             raise ValueError(msg)
-
-    # 3. The tape.
-    active = [tracers[i] for i in argnums]
-    tape, depends = build_tape(differentiable, tracers, active)
-
-    # 4. Walk it in reverse, accumulating cotangents per array.
-    from ..ops.common import astype
-    from ..ops.elementwise import add
-    from ..ops.creation import zeros_like
-
-    cotan = {}
-    for out, cot in zip(differentiable, cotangents):
-        cot = astype(cot, out.dtype)
-        cotan[id(out)] = add(cotan[id(out)], cot) if id(out) in cotan else cot
-
-    listening = events.active()
-    if listening:
-        events.announce(events.Begin("vjp", tracers, outputs, tape))
-    with graph.RetainGraph():  # a rule may evaluate; the graph must survive it
-        # BEGIN TASK 4.1: the vjp walk: the tape in reverse
-        for position, node in enumerate(reversed(tape)):
-            outs = node.outputs()
-            if not any(id(o) in cotan for o in outs):
-                continue
-            incoming = [cotan.pop(id(o)) if id(o) in cotan else zeros_like(o) for o in outs]
-            inputs = list(node._inputs)
-            node_argnums = [i for i, x in enumerate(inputs) if id(x) in depends]
-            produced = node._primitive.vjp(inputs, incoming, node_argnums, list(outs))
-            if listening:
-                events.announce(
-                    events.Step("vjp", position, node, node_argnums, incoming, produced)
-                )
-            for i, v in zip(node_argnums, produced):
-                key = id(inputs[i])
-                cotan[key] = add(cotan[key], v) if key in cotan else v
-        # END TASK 4.1
-
-    # 5. Collect, with zeros for primals the walk never reached.
-    vjps = [cotan.get(id(tracers[i])) for i in argnums]
-    vjps = [v if v is not None else zeros_like(tracers[i]) for v, i in zip(vjps, argnums)]
-    return list(outputs), vjps
+        pairs.append((i, j))
+    if len(cotangents) > len(outputs):  # MLX ignores these silently
+        raise _count_error(outputs, cotangents)
+    return pairs
 
 
-def call_flat(tag, fun, args):
-    """Call ``fun(*args)`` and return its outputs as a list of arrays."""
-    out = fun(*args)
-    if isinstance(out, array):
-        return [out]
-    if isinstance(out, (list, tuple)) and all(isinstance(o, array) for o in out):
-        return list(out)
-    # MLX raises "RuntimeError: std::bad_cast" here.
-    raise TypeError(
-        f"[{tag}] The function must return an array or a list or tuple of arrays; "
-        f"but {type(out).__name__} was returned."
+def _count_error(outputs, cotangents):
+    return ValueError(
+        f"[vjp] Number of outputs to compute gradients for ({len(outputs)}) "
+        f"does not match number of cotangents ({len(cotangents)})."
     )
-
-
-def _flat_arrays(tag, what, values):
-    if not isinstance(values, (list, tuple)) or not all(isinstance(v, array) for v in values):
-        raise TypeError(
-            f"{tag}(): {what} must be a flat list of arrays, got {type(values).__name__}: "
-            f"{values!r}."
-        )
-    return list(values)

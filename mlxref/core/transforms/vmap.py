@@ -1,30 +1,35 @@
 """Vectorising map: ``mx.vmap``.
 
-Read alongside: mlx/transforms.cpp ``vmap_trace`` and ``vmap_replace``, and
-python/src/transforms.cpp ``py_vmap`` (trees of axes). The algorithm:
+Read alongside: mlx/transforms.cpp ``vmap``, ``vmap_trace`` and
+``vmap_replace``, and python/src/transforms.cpp ``py_vmap`` (trees of axes).
+The algorithm, as MLX's two functions:
 
-1. Trace: call the function on placeholders, arrays with the mapped axis
-   removed and with neither data nor primitive (so ``eval`` inside vmap
-   fails, as in MLX). Unmapped inputs are passed as they are.
-2. Replay: walk the tape of nodes that depend on a placeholder in
+1. ``vmap_trace``: check the axes, then call the function on placeholders,
+   arrays with the mapped axis removed and with neither data nor primitive
+   (so ``eval`` inside vmap fails, as in MLX). Unmapped inputs are passed as
+   they are.
+2. ``vmap_replace``: walk the tape of nodes that depend on a placeholder in
    topological order; each node's primitive gets the batched inputs and their
    batch axes (``None`` for an input that is not batched) and returns batched
-   outputs and their batch axes (``Primitive.vmap``).
-3. Move each output's batch axis to its ``out_axes`` with ``moveaxis``.
-4. An output that never depended on a mapped input is broadcast along a new
-   batch axis.
+   outputs and their batch axes (``Primitive.vmap``), kept in ``tmap``. Then
+   each output's batch axis moves to its ``out_axes``; an output that never
+   depended on a mapped input is broadcast along a new batch axis.
 
 MLX writes "not batched" as -1 inside its C++ rules; mlxref writes ``None``,
 the same value users pass in ``in_axes``.
 """
 
+import copy
 import functools
 
 from .. import graph
 from ..array import _fmt_shape, array
+from ..ops.common import incompatible_arguments
+from ..primitives.base import make_arrays, move_batch_axis
 from . import events, trees
 from .tape import build_tape
 
+_SIGNATURE = "vmap(fun: Callable[P, R], in_axes: object = 0, out_axes: object = 0) -> Callable[P, R]"
 _PREFIX_ERROR = "[tree_map] Additional input tree is not a valid prefix of the first tree."
 
 
@@ -39,6 +44,9 @@ def vmap(fun, in_axes=0, out_axes=0):
     >>> mx.vmap(lambda x: (x * x).sum())(mx.array([[1.0, 2.0], [3.0, 4.0]]))
     array([5, 25], dtype=float32)
     """
+    if not callable(fun):
+        optional = {k: v for k, v in (("in_axes", in_axes), ("out_axes", out_axes)) if v != 0}
+        raise incompatible_arguments(_SIGNATURE, [fun], optional)
     if in_axes is None or out_axes is None:
         raise TypeError("vmap(): in_axes and out_axes must be ints or trees of them, not None.")
 
@@ -48,90 +56,74 @@ def vmap(fun, in_axes=0, out_axes=0):
             raise TypeError("[vmap] Keyword arguments are not supported.")
         inputs = trees.flatten(args)  # every leaf must be an array
         # With one argument MLX matches in_axes against the argument itself.
-        axes_tree = (in_axes,) if len(args) == 1 else in_axes
-        axes = _axes_for(axes_tree, args)
-        outputs_tree, batched, size = _vmap_flat(fun, args, inputs, axes)
-        outputs = trees.flatten(outputs_tree)
-        out_axes_flat = _axes_for(out_axes, outputs_tree)
-        results = []
-        for out, (value, axis), want in zip(outputs, batched, out_axes_flat):
-            results.append(_place_batch_axis(value, axis, want, size))
-        return trees.unflatten(outputs_tree, results)
+        axes = axes_for((in_axes,) if len(args) == 1 else in_axes, args)
+        axes = [ax + x.ndim if ax is not None and ax < 0 else ax for x, ax in zip(inputs, axes)]
+        s_inputs, s_outputs_tree = vmap_trace(fun, args, inputs, axes)
+        s_outputs = trees.flatten(s_outputs_tree)  # non-array outputs raise MLX's message
+        outputs = vmap_replace(
+            inputs, s_inputs, s_outputs, axes, axes_for(out_axes, s_outputs_tree)
+        )
+        return trees.unflatten(s_outputs_tree, outputs)
 
     return vectorized
 
 
-def _vmap_flat(fun, args, inputs, axes):
-    """Trace ``fun`` on placeholders and replay it batched.
+def vmap_trace(fun, args, inputs, in_axes):
+    """Call ``fun`` on the arguments ``args`` with each mapped input (the leaves
+    ``inputs``, mapped on ``in_axes``) replaced by a placeholder of one example.
 
-    Returns the per-example output tree, then ``(batched output, batch axis)``
-    for each output leaf (axis ``None``: not batched), and the batch size.
+    Returns ``(s_inputs, s_outputs)``: the traced inputs and the output tree.
     """
-    size = _batch_size(inputs, axes)
-    placeholders = []
-    traced_inputs = []
-    for x, ax in zip(inputs, axes):
+    _vmap_size(inputs, in_axes)  # MLX's checks, before anything runs
+    s_inputs = []
+    for x, ax in zip(inputs, in_axes):
         if ax is None:
-            traced_inputs.append(x)
-            continue
-        shape = x.shape[:ax] + x.shape[ax + 1 :]
-        p = array._placeholder(shape, x.dtype)
-        placeholders.append((p, x, ax))
-        traced_inputs.append(p)
+            s_inputs.append(x)
+        else:
+            # MLX's array(shape, dtype, nullptr, {}): neither data nor primitive.
+            s_inputs.append(array._placeholder(x.shape[:ax] + x.shape[ax + 1 :], x.dtype))
+    with graph.InTracing():  # the function gets its own handles, as in vjp
+        s_outputs = fun(*trees.unflatten(args, [copy.copy(s) for s in s_inputs]))
+    return s_inputs, s_outputs
 
-    with graph.InTracing("vmap"):
-        outputs_tree = fun(*trees.unflatten(args, traced_inputs))
-    outputs = trees.flatten(outputs_tree)  # non-array outputs raise MLX's message
 
+def vmap_replace(inputs, s_inputs, s_outputs, in_axes, out_axes):
+    """Replay the traced graph batched; the outputs with their batch axes at ``out_axes``."""
+    size = _vmap_size(inputs, in_axes)
+    placeholders = [s for s, ax in zip(s_inputs, in_axes) if ax is not None]
+    # tmap: id of a traced array -> (its batched value, its batch axis or None)
+    tmap = {s.id(): (x, ax) for x, s, ax in zip(inputs, s_inputs, in_axes) if ax is not None}
     with graph.cycle_collector_paused():
-        batched = _replay(outputs, placeholders)
-    return outputs_tree, batched, size
-
-
-def _replay(outputs, placeholders):
-    """Step 2: run each node's vmap rule on the batched inputs."""
-    tape, _ = build_tape(
-        outputs, [p for p, _, _ in placeholders], [p for p, _, _ in placeholders],
-        through_stop_gradient=True,
-    )
-    batched = {id(p): (x, ax) for p, x, ax in placeholders}
-    listening = events.active()
-    if listening:
-        events.announce(events.Begin("vmap", [p for p, _, _ in placeholders], outputs, tape))
-    for position, node in enumerate(tape):
-        inputs = list(node._inputs)
-        pairs = [batched.get(id(x), (x, None)) for x in inputs]
-        values = [v for v, _ in pairs]
-        if all(a is None for _, a in pairs):
-            # A rule upstream (Depends, a custom vmap) returned an unbatched
-            # output: this node is the same for every example; rebuild it on
-            # the replayed inputs, unbatched.
-            outs = node.outputs()
-            shapes, dtypes = [o.shape for o in outs], [o.dtype for o in outs]
-            if len(outs) == 1:
-                rebuilt = [array._node(shapes[0], dtypes[0], node._primitive, values)]
+        tape, _ = build_tape(s_outputs, placeholders, placeholders, through_stop_gradient=True)
+        listening = events.active()
+        if listening:
+            events.announce(events.Begin("vmap", placeholders, s_outputs, tape))
+        for position, a in enumerate(tape):
+            pairs = [tmap.get(x.id(), (x, None)) for x in a.inputs()]
+            v_inputs = [v for v, _ in pairs]
+            v_axes = [ax for _, ax in pairs]
+            if all(ax is None for ax in v_axes):
+                # A rule upstream (Depends, a custom vmap) returned an unbatched
+                # output: this node is the same for every example, so it is
+                # rebuilt on the replayed inputs, unbatched.
+                v_outputs = make_arrays(a.primitive(), v_inputs)
+                v_out_axes = [None] * len(v_outputs)
             else:
-                rebuilt = array._nodes(shapes, dtypes, node._primitive, values)
-            for out, value in zip(outs, rebuilt):
-                batched[id(out)] = (value, None)
-            continue
-        in_axes = [a for _, a in pairs]
-        values, axes = node._primitive.vmap(values, in_axes)
-        if listening:  # for vmap, "incoming" and "produced" are batch axes
-            argnums = [i for i, a in enumerate(in_axes) if a is not None]
-            events.announce(events.Step("vmap", position, node, argnums, in_axes, list(axes)))
-        for out, value, axis in zip(node.outputs(), values, axes):
-            batched[id(out)] = (value, axis)
-    return [batched.get(id(o), (o, None)) for o in outputs]
+                v_outputs, v_out_axes = a.primitive().vmap(v_inputs, v_axes)
+                if listening:
+                    events.announce(events.VmapStep(position, a, v_axes, list(v_out_axes)))
+            for out, v, ax in zip(a.outputs(), v_outputs, v_out_axes):
+                tmap[out.id()] = (v, ax)
+        return [
+            _place_batch_axis(*tmap.get(s.id(), (s, None)), want, size)
+            for s, want in zip(s_outputs, out_axes)
+        ]
 
 
 def _place_batch_axis(value, axis, want, size):
-    """Steps 3 and 4: the batch axis of ``value`` moved to ``want``."""
-    from ..ops.common import broadcast_to
-    from ..ops.shape import expand_dims, moveaxis
-
+    """``value`` (batched on ``axis``, or not batched) with its batch axis at ``want``."""
     ndim = value.ndim + (1 if axis is None else 0)
-    if want is None or not isinstance(want, int):
+    if want is None:
         raise ValueError("[vmap] out_axes must be ints: every output gets a batch axis.")
     if want < 0:  # reported normalised, as MLX does
         want += ndim
@@ -141,26 +133,19 @@ def _place_batch_axis(value, axis, want, size):
             f"[vmap] Invalid output vectorization axis {want} for array with shape "
             f"{_fmt_shape(shape)}"
         )
-    if axis is None:  # never depended on a mapped input: broadcast it
-        expanded = expand_dims(value, want)
-        shape = list(expanded.shape)
-        shape[want] = size
-        return broadcast_to(expanded, tuple(shape))
-    return value if axis == want else moveaxis(value, axis, want)
+    if axis == want:
+        return value
+    return move_batch_axis(value, axis, size, want)
 
 
-def _batch_size(inputs, axes):
-    """Normalise ``axes`` in place and return the common size of the mapped axes.
-
-    MLX's checks and messages: a negative axis counts from the end (and is
-    reported normalised), and sizes must agree.
-    """
+def _vmap_size(inputs, in_axes):
+    """The common size of the mapped axes, with MLX's checks and messages: a
+    negative axis counts from the end (and is reported normalised), and the
+    sizes must agree."""
     sizes = []
-    for i, (x, ax) in enumerate(zip(inputs, axes)):
+    for x, ax in zip(inputs, in_axes):
         if ax is None:
             continue
-        if ax < 0:
-            ax = axes[i] = ax + x.ndim
         if not 0 <= ax < x.ndim:
             raise IndexError(
                 f"[vmap] Invalid vectorization axis {ax} for array with shape {_fmt_shape(x.shape)}"
@@ -168,30 +153,30 @@ def _batch_size(inputs, axes):
         sizes.append(x.shape[ax])
     if not sizes:
         raise ValueError("At least one of in_axes must be non-None.")
-    last = sizes[-1]
     for n in sizes:
-        if n != last:  # MLX names the first size that differs from the last one
-            raise ValueError(f"[vmap] Inconsistent axis sizes: {n} and {last}.")
-    return last
+        if n != sizes[-1]:  # MLX names the first size that differs from the last one
+            raise ValueError(f"[vmap] Inconsistent axis sizes: {n} and {sizes[-1]}.")
+    return sizes[-1]
 
 
-def _axes_for(prefix, tree):
-    """One axis per leaf of ``tree``, from the prefix tree ``prefix``."""
+def axes_for(prefix, tree):
+    """One axis (an int or None) per leaf of ``tree``, from the prefix tree ``prefix``."""
     out = []
+
+    def leaf_axis(p, t):
+        if p is not None and not isinstance(p, int):
+            raise ValueError("[vmap] axis must be int or None.")
+        return None if p is None else int(p)
 
     def walk(p, t):
         if not trees.is_container(t):
             if isinstance(p, tuple) and len(p) == 1:  # MLX takes (0,) for a single array
                 p = p[0]
-            if p is not None and not isinstance(p, int):
-                raise ValueError("[vmap] axis must be int or None.")
-            out.append(None if p is None else int(p))
+            out.append(leaf_axis(p, t))
             return
         if not trees.is_container(p):
-            if p is not None and not isinstance(p, int):
-                raise ValueError("[vmap] axis must be int or None.")
             for leaf in trees.flatten(t, strict=False):
-                walk(p, leaf)
+                out.append(leaf_axis(p, leaf))
             return
         if type(p) is not type(t) and not (isinstance(p, tuple) and isinstance(t, tuple)):
             raise ValueError(_PREFIX_ERROR)

@@ -1,0 +1,29 @@
+"""``mx.eval`` and ``mx.async_eval``: evaluate every array in some trees.
+
+Read alongside: python/src/transforms.cpp (``eval`` and ``async_eval`` flatten
+their arguments to arrays) and mlx/transforms.cpp ``eval_impl``, which is
+``graph.eval_arrays`` here.
+"""
+
+from .. import graph
+from . import trees
+
+
+def eval(*args):
+    """``mx.eval(*args)``: evaluate every array in the given trees.
+
+    Each argument may be an array or a (nested) list, tuple or dict; leaves that
+    are not arrays are ignored. Returns ``None``.
+    """
+    graph.eval_arrays(trees.arrays(args))
+
+
+def async_eval(*args):
+    """``mx.async_eval(*args)``: schedule evaluation and return ``None``.
+
+    mlxref has no streams, so it evaluates at once; the API and the error
+    inside transforms are MLX's.
+    """
+    if graph.in_tracing():
+        raise ValueError("[async_eval] Not allowed inside a graph transformation.")
+    graph.eval_arrays(trees.arrays(args))
