@@ -333,7 +333,7 @@ def _copy_filter(out):
         skipped = set()
         for name in names:
             path = Path(directory, name)
-            if path.is_dir():
+            if path.is_dir() or name == ".git":  # in a git worktree, .git is a file
                 if (
                     name.startswith(".")
                     or name in _SKIPPED_DIRS
