@@ -194,7 +194,7 @@ class AsType(Primitive):
     def eval(self, inputs):
         (x,) = inputs
         data = x._data
-        if data and _scalar._is_expression(data[0]):
+        if data and _scalar.is_symbolic(data[0]):
             return [data]  # SymPy expressions (and 0/1 indicators) stay as they are
         try:
             return [list(map(self.dtype.cast, data))]
