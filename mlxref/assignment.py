@@ -43,7 +43,7 @@ _ANY_MARKER = re.compile(r"^[ \t]*# (BEGIN|END) TASK\b")
 # What the stub of each region asks for: (task, function) -> text after "Task 2.2: ".
 # One visible table; a region without an entry gets "implement <the task's title>".
 HINTS = {
-    ("1.1", "_Numeric.sigmoid"):
+    ("1.1", "Sigmoid.numeric"):
         "return the logistic sigmoid 1 / (1 + exp(-x)) of the Python float x, "
         "with no OverflowError for any x (sigmoid(-1000.0) is 0.0)",
     ("1.2", "_logsumexp"):
@@ -332,7 +332,7 @@ def _copy_filter(out):
         skipped = set()
         for name in names:
             path = Path(directory, name)
-            if path.is_dir():
+            if path.is_dir() or name == ".git":  # in a git worktree, .git is a file
                 if (
                     name.startswith(".")
                     or name in _SKIPPED_DIRS

@@ -454,6 +454,21 @@ def test_where():
     assert e.shape == (0, 3) and e.tolist() == []
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("op", UNARY_OPS + BINARY_OPS + ["where"])
+def test_output_dtypes_agree_with_the_node_the_op_built(op, dtype):
+    # make_array (used by the rules) takes the dtype from output_dtypes: bool for a
+    # comparison, x's for where, the input's for the rest.
+    if op == "negative" and dtype == "bool_":
+        return  # raises; see test_negative_of_bool_raises
+    a = mx.array([1, 0, 1], getattr(mx, dtype))
+    arity = 1 if op in UNARY_OPS else 2 if op in BINARY_OPS else 3
+    out = getattr(mx, op)(*[a] * arity)
+    if out.primitive() is None:
+        return  # floor, ceil, round of ints: the input itself
+    assert out.primitive().output_dtypes(list(out.inputs())) == [out.dtype]
+
+
 def test_where_broadcast_error_names_the_failing_pair():
     msg = "[broadcast_shapes] Shapes (3) and (2) cannot be broadcast."
     with pytest.raises(ValueError, match=re.escape(msg) + "$"):

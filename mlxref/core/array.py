@@ -21,16 +21,9 @@ import math
 
 from . import dtypes as _dt
 from . import graph
-import sys
+from .scalar import is_symbolic
 
 _creation_order = itertools.count(1)
-
-
-def is_symbolic(value):  # TODO(merge): scalar.is_symbolic
-    if type(value) in (float, int, bool):
-        return False
-    sympy = sys.modules.get("sympy")
-    return sympy is not None and isinstance(value, sympy.Basic)
 
 
 def _parse_nested(value):

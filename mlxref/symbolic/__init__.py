@@ -21,7 +21,7 @@ The cases live in one module per primitive family, beside this one.
 """
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import sympy
 
@@ -64,12 +64,6 @@ class Result:
     @property
     def ok(self):
         return self.forward and self.vjp and self.jvp and self.vmap
-
-
-@dataclass
-class _Inputs:
-    symbols: list  # one flat list of symbols per input
-    arrays: list = field(default_factory=list)
 
 
 def _symbols(prefix, shapes, assumptions):

@@ -13,7 +13,8 @@ import copy
 import numbers
 
 from .. import dtypes as _dt
-from ..array import _fmt_shape, is_symbolic, array
+from ..array import _fmt_shape, array
+from ..scalar import is_symbolic
 from ..primitives.base import AsType, make_array
 from ..primitives.shape import Broadcast
 

@@ -16,7 +16,8 @@ no scatter and gives the same array.
 import math
 
 from .. import dtypes as _dt
-from ..array import is_symbolic, array
+from ..array import array
+from ..scalar import is_symbolic
 from ..primitives.base import make_array
 from ..primitives.creation import Arange, Full, arange_size
 from .common import astype, broadcast_to, incompatible_arguments

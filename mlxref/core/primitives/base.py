@@ -209,21 +209,21 @@ class AsType(Primitive):
     def eval(self, inputs):
         (x,) = inputs
         data = x.data()
-        if data and _scalar._is_expression(data[0]):
+        if data and _scalar.is_symbolic(data[0]):
             return [data]  # SymPy expressions (and 0/1 indicators) stay as they are
         if self.dtype.is_integer and x.dtype.is_float:
             return [[_float_to_integer(v, self.dtype) for v in data]]
         try:
             return [list(map(self.dtype.cast, data))]
         except TypeError:  # a SymPy expression further down the list stays as it is
-            return [[v if _scalar._is_expression(v) else self.dtype.cast(v) for v in data]]
+            return [[v if _scalar.is_symbolic(v) else self.dtype.cast(v) for v in data]]
 
 
 def _float_to_integer(v, dtype):
     """``v`` cast the way MLX's CPU build on x86-64 casts a float to an integer
     type: toward zero, and nan, ±inf or a value out of the type's range to its
     minimum (x86's "integer indefinite"; Apple silicon saturates instead)."""
-    if _scalar._is_expression(v):
+    if _scalar.is_symbolic(v):
         return v
     low = -(2 ** (8 * dtype.size - 1))
     if v != v or not low <= v < -low:

@@ -1,35 +1,49 @@
 """Elementwise primitives: unary, binary and the ternary Select.
 
 Read alongside: mlx/primitives.h (``Abs`` ... ``Tanh``, ``Add`` ... ``Select``)
-and mlx/primitives.cpp, where each class's vjp, jvp and vmap sit together.
+and mlx/primitives.cpp, where each class's vjp, jvp and vmap sit together;
+MLX's per-element math is in mlx/backend/cpu/unary_ops.h and binary_ops.h.
 
-Each class names its math once, as ``op``: a function of the scalar namespaces
-in ``mlxref.core.scalar`` (``NUMERIC.exp`` on Python floats, ``SYMBOLIC.exp``
-on SymPy expressions when the symbolic checks run). The ops layer has already
-broadcast the inputs to one shape and promoted them to one dtype, so ``eval``
-maps ``op`` over the element lists.
+Each class holds its math side by side, like micrograd's ``__mul__`` and its
+``_backward``:
+
+- ``numeric``: the forward rule on Python numbers, with IEEE results where
+  ``math`` would raise (``log(0)`` is ``-inf``, ``sqrt(-1)`` is ``nan``,
+  ``1/0`` is ``inf``), as in MLX;
+- ``symbolic``: the same function on SymPy expressions, which is how
+  ``mlxref.symbolic`` checks every derivative rule exactly;
+- ``derivative(x, out)`` (unary) or ``partial(i, a, b, out)`` (binary),
+  written with mlxref ops so gradients can be differentiated again.
+
+The ops layer has already broadcast the inputs to one shape and promoted them
+to one dtype, so ``eval`` maps the math over the element lists with ``apply``.
+Read next: mlxref/core/scalar.py (``apply``) and mlxref/symbolic/elementwise.py
+(the symbolic check of each class).
 """
 
+import functools
 import math
+import operator
 
-from .. import ops
 from .. import dtypes as _dt
-from .. import scalar as _scalar
-from ..array import array
+from .. import ops
+from ..scalar import apply, is_symbolic, sympy  # sympy is imported at its first use
 from .base import Primitive, make_array, vmap_elementwise
+
+inf, nan = math.inf, math.nan
 
 
 def _keep_dtype(out, dtype):
     """Results cast back to an integer or bool dtype (SymPy expressions stay)."""
-    if dtype.category == "float" or not out or _scalar._is_expression(out[0]):
+    if dtype.category == "float" or not out or is_symbolic(out[0]):
         return out
     return list(map(dtype.cast, out))
 
 
 class Unary(Primitive):
-    """An elementwise function of one array; ``scalar(ns, x)`` is its math.
+    """An elementwise function of one array: ``numeric(x)`` and ``symbolic(x)``.
 
-    Its Jacobian is diagonal, so a subclass gives ``derivative(x, out)``, the
+    Its Jacobian is diagonal, so a subclass also gives ``derivative(x, out)``, the
     elementwise f'(x) as an array, and both modes multiply by it: the vjp
     scales the cotangent, the jvp scales the tangent.
     """
@@ -63,18 +77,19 @@ class Unary(Primitive):
     def eval(self, inputs):
         (x,) = inputs
         # abs, sign, square: ints stay int, bools stay bool
-        return [_keep_dtype(_scalar.apply(self.op, x.data()), x.dtype)]
+        return [_keep_dtype(apply(self.numeric, self.symbolic, x.data()), x.dtype)]
 
 
 class Binary(Primitive):
-    """An elementwise function of two same-shape arrays; ``scalar(ns, a, b)``.
+    """An elementwise function of two same-shape arrays: ``numeric(a, b)`` and ``symbolic(a, b)``.
 
-    A subclass gives ``partial(i, a, b, out)``: d out/d a or d out/d b as an
+    A subclass also gives ``partial(i, a, b, out)``: d out/d a or d out/d b as an
     array. The vjp scales the cotangent by the partial of each requested
     input; the jvp sums tangent times partial over the inputs that have one.
     """
 
     abstract = True  # a family, not a primitive of its own
+    numeric_lists = None  # or ``numeric`` over whole lists, for speed (Maximum, Minimum)
 
     def partial(self, i, a, b, out):
         """d out / d a (``i`` = 0) or d out / d b (``i`` = 1), elementwise."""
@@ -102,17 +117,23 @@ class Binary(Primitive):
 
     def eval(self, inputs):
         a, b = inputs
-        # int ** -1 truncates; bool + bool stays bool
-        return [_keep_dtype(_scalar.apply(self.op, a.data(), b.data()), a.dtype)]
+        out = apply(self.numeric, self.symbolic, a.data(), b.data(),
+                    numeric_lists=self.numeric_lists)
+        return [_keep_dtype(out, a.dtype)]  # int ** -1 truncates; bool + bool stays bool
 
 
 class Comparison(Binary):
     """A binary op with a bool result: its gradient is zero (MLX's rule).
 
-    The jvp's zero keeps the tangent's float dtype rather than bool (MLX #3081).
+    On SymPy expressions the result is a 0/1 indicator (``_indicator``), so
+    masks can multiply. The jvp's zero keeps the tangent's float dtype rather
+    than bool (MLX #3081).
     """
 
     abstract = True  # a family, not a primitive of its own
+
+    def output_dtypes(self, inputs):
+        return [_dt.bool_]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         return [ops.zeros_like(primals[i]) for i in argnums]
@@ -120,29 +141,58 @@ class Comparison(Binary):
     def jvp(self, primals, tangents, argnums):
         return [ops.zeros(primals[0].shape, tangents[0].dtype)]
 
-    def output_dtypes(self, inputs):
-        return [_dt.bool_]
-
     def vmap(self, inputs, axes):
         return vmap_elementwise(self, inputs, axes)
 
     def eval(self, inputs):
         a, b = inputs
-        return [_scalar.apply(self.op, a.data(), b.data())]
+        return [apply(self.numeric, self.symbolic, a.data(), b.data())]
+
+
+# --- truth values, numeric and symbolic (comparisons, logical ops, Select) ---------
+
+
+def _truth(v):
+    """``bool(v)`` for a number; TypeError for anything else.
+
+    A SymPy expression (a 0/1 ``Piecewise`` indicator) is always truthy to
+    Python, so ``a if c else b`` would silently pick ``a``: raising sends the
+    whole list to the symbolic function instead.
+    """
+    if isinstance(v, (bool, int, float)):
+        return bool(v)
+    raise TypeError(f"no numeric truth value for {v!r}")
+
+
+def _indicator(condition):
+    """A SymPy condition as a 0/1 expression: a symbolic bool that masks can multiply."""
+    return sympy.Piecewise((1, condition), (0, True))
+
+
+def _condition(c):
+    """A SymPy condition from a value: a comparison as it is, anything else as c != 0."""
+    boolean = (sympy.core.relational.Relational, sympy.logic.boolalg.BooleanFunction,
+               sympy.logic.boolalg.BooleanAtom)
+    if isinstance(c, boolean):
+        return c
+    if not isinstance(c, sympy.Basic):  # a plain number: its truth value
+        return sympy.true if c else sympy.false
+    return sympy.Ne(c, 0)
 
 
 # --- unary -------------------------------------------------------------------------
 
 
 class Abs(Unary):
-    op = "abs"
+    numeric = staticmethod(abs)
+    symbolic = staticmethod(lambda x: sympy.Abs(x))
 
     def derivative(self, x, out):
         return ops.sign(x)
 
 
 class Negative(Unary):
-    op = "negative"
+    numeric = symbolic = staticmethod(operator.neg)
 
     def vjp(self, primals, cotangents, argnums, outputs):
         return [ops.negative(cotangents[0])]
@@ -152,34 +202,56 @@ class Negative(Unary):
 
 
 class Sign(Unary):
-    op = "sign"
+    @staticmethod
+    def numeric(x):
+        # nan compares false both ways, so its sign is 0, as in MLX.
+        s = (x > 0) - (x < 0)
+        return float(s) if isinstance(x, float) else s
+
+    symbolic = staticmethod(lambda x: sympy.sign(x))
 
     derivative = None  # piecewise constant: MLX's gradient is zero
 
 
 class Square(Unary):
-    op = "square"
+    numeric = staticmethod(lambda x: x * x)
+    symbolic = numeric  # the same on SymPy expressions
 
     def derivative(self, x, out):
         return ops.multiply(2, x)
 
 
 class Sqrt(Unary):
-    op = "sqrt"
+    numeric = staticmethod(lambda x: math.sqrt(x) if x >= 0 else nan)
+    symbolic = staticmethod(lambda x: sympy.sqrt(x))
 
     def derivative(self, x, out):
         return ops.divide(0.5, out)
 
 
 class Rsqrt(Unary):
-    op = "rsqrt"
+    numeric = staticmethod(lambda x: Divide.numeric(1, Sqrt.numeric(x)))
+    symbolic = staticmethod(lambda x: 1 / sympy.sqrt(x))
 
     def derivative(self, x, out):
         return ops.multiply(-0.5, ops.divide(out, x))
 
 
+def _inf_on_overflow(f):
+    """``f`` on floats, giving inf where ``math`` raises OverflowError (MLX's IEEE result)."""
+
+    def numeric(x):
+        try:
+            return f(x)
+        except OverflowError:
+            return inf
+
+    return numeric
+
+
 class Exp(Unary):
-    op = "exp"
+    numeric = staticmethod(_inf_on_overflow(math.exp))
+    symbolic = staticmethod(lambda x: sympy.exp(x))
 
     def derivative(self, x, out):
         # BEGIN TASK 2.4: exp, tanh and sigmoid derivatives from the output
@@ -188,18 +260,20 @@ class Exp(Unary):
 
 
 class Expm1(Unary):
-    op = "expm1"
+    numeric = staticmethod(_inf_on_overflow(math.expm1))
+    symbolic = staticmethod(lambda x: sympy.exp(x) - 1)
 
     def derivative(self, x, out):
         return ops.add(out, 1)
 
 
 class Log(Unary):
-    """Natural, base-2 or base-10 logarithm (one class, as in MLX)."""
+    """Natural, base-2 or base-10 logarithm (one class, as in MLX): ln(x) / ln(base)."""
+
+    LN_BASE = {"e": 1.0, "2": math.log(2.0), "10": math.log(10.0)}
 
     def __init__(self, base="e"):
         self.base = base
-        self.op = {"e": "log", "2": "log2", "10": "log10"}[base]
 
     @property
     def name(self):
@@ -208,20 +282,28 @@ class Log(Unary):
     def params(self):
         return {"base": self.base}
 
+    def numeric(self, x):
+        ln = math.log(x) if x > 0 else (-inf if x == 0 else nan)
+        return ln / self.LN_BASE[self.base]
+
+    def symbolic(self, x):
+        return sympy.log(x) if self.base == "e" else sympy.log(x) / sympy.log(int(self.base))
+
     def derivative(self, x, out):
-        scale = {"e": 1.0, "2": math.log(2.0), "10": math.log(10.0)}[self.base]
-        return ops.reciprocal(ops.multiply(x, scale))
+        return ops.reciprocal(ops.multiply(x, self.LN_BASE[self.base]))
 
 
 class Log1p(Unary):
-    op = "log1p"
+    numeric = staticmethod(lambda x: math.log1p(x) if x > -1 else (-inf if x == -1 else nan))
+    symbolic = staticmethod(lambda x: sympy.log(1 + x))
 
     def derivative(self, x, out):
         return ops.reciprocal(ops.add(x, 1))
 
 
 class Sin(Unary):
-    op = "sin"
+    numeric = staticmethod(lambda x: math.sin(x) if math.isfinite(x) else nan)
+    symbolic = staticmethod(lambda x: sympy.sin(x))
 
     def derivative(self, x, out):
         # BEGIN TASK 2.2: sin and cos derivatives
@@ -230,7 +312,8 @@ class Sin(Unary):
 
 
 class Cos(Unary):
-    op = "cos"
+    numeric = staticmethod(lambda x: math.cos(x) if math.isfinite(x) else nan)
+    symbolic = staticmethod(lambda x: sympy.cos(x))
 
     def derivative(self, x, out):
         # BEGIN TASK 2.2: sin and cos derivatives
@@ -239,49 +322,62 @@ class Cos(Unary):
 
 
 class Tan(Unary):
-    op = "tan"
+    numeric = staticmethod(lambda x: math.tan(x) if math.isfinite(x) else nan)
+    symbolic = staticmethod(lambda x: sympy.tan(x))
 
     def derivative(self, x, out):
         return ops.reciprocal(ops.square(ops.cos(x)))
 
 
 class ArcSin(Unary):
-    op = "arcsin"
+    numeric = staticmethod(lambda x: math.asin(x) if -1 <= x <= 1 else nan)
+    symbolic = staticmethod(lambda x: sympy.asin(x))
 
     def derivative(self, x, out):
         return ops.rsqrt(ops.subtract(1, ops.square(x)))
 
 
 class ArcCos(Unary):
-    op = "arccos"
+    numeric = staticmethod(lambda x: math.acos(x) if -1 <= x <= 1 else nan)
+    symbolic = staticmethod(lambda x: sympy.acos(x))
 
     def derivative(self, x, out):
         return ops.negative(ops.rsqrt(ops.subtract(1, ops.square(x))))
 
 
 class ArcTan(Unary):
-    op = "arctan"
+    numeric = staticmethod(math.atan)
+    symbolic = staticmethod(lambda x: sympy.atan(x))
 
     def derivative(self, x, out):
         return ops.reciprocal(ops.add(1, ops.square(x)))
 
 
 class Sinh(Unary):
-    op = "sinh"
+    @staticmethod
+    def numeric(x):
+        try:
+            return math.sinh(x)
+        except OverflowError:
+            return inf if x > 0 else -inf
+
+    symbolic = staticmethod(lambda x: sympy.sinh(x))
 
     def derivative(self, x, out):
         return ops.cosh(x)
 
 
 class Cosh(Unary):
-    op = "cosh"
+    numeric = staticmethod(_inf_on_overflow(math.cosh))
+    symbolic = staticmethod(lambda x: sympy.cosh(x))
 
     def derivative(self, x, out):
         return ops.sinh(x)
 
 
 class Tanh(Unary):
-    op = "tanh"
+    numeric = staticmethod(math.tanh)
+    symbolic = staticmethod(lambda x: sympy.tanh(x))
 
     def derivative(self, x, out):
         # BEGIN TASK 2.4: exp, tanh and sigmoid derivatives from the output
@@ -290,28 +386,47 @@ class Tanh(Unary):
 
 
 class ArcSinh(Unary):
-    op = "arcsinh"
+    numeric = staticmethod(math.asinh)
+    symbolic = staticmethod(lambda x: sympy.asinh(x))
 
     def derivative(self, x, out):
         return ops.rsqrt(ops.add(ops.square(x), 1))
 
 
 class ArcCosh(Unary):
-    op = "arccosh"
+    numeric = staticmethod(lambda x: math.acosh(x) if x >= 1 else nan)
+    symbolic = staticmethod(lambda x: sympy.acosh(x))
 
     def derivative(self, x, out):
         return ops.rsqrt(ops.subtract(ops.square(x), 1))
 
 
 class ArcTanh(Unary):
-    op = "arctanh"
+    @staticmethod
+    def numeric(x):
+        if -1 < x < 1:
+            return math.atanh(x)
+        if x == 1:
+            return inf
+        return -inf if x == -1 else nan
+
+    symbolic = staticmethod(lambda x: sympy.atanh(x))
 
     def derivative(self, x, out):
         return ops.reciprocal(ops.subtract(1, ops.square(x)))
 
 
 class Sigmoid(Unary):
-    op = "sigmoid"
+    @staticmethod
+    def numeric(x):
+        # BEGIN TASK 1.1: sigmoid's forward rule, stable for any x
+        if x >= 0:
+            return 1.0 / (1.0 + Exp.numeric(-x))
+        e = math.exp(x)
+        return e / (1.0 + e)
+        # END TASK 1.1
+
+    symbolic = staticmethod(lambda x: 1 / (1 + sympy.exp(-x)))
 
     def derivative(self, x, out):
         # BEGIN TASK 2.4: exp, tanh and sigmoid derivatives from the output
@@ -320,27 +435,54 @@ class Sigmoid(Unary):
 
 
 class Erf(Unary):
-    op = "erf"
+    numeric = staticmethod(math.erf)
+    symbolic = staticmethod(lambda x: sympy.erf(x))
 
     def derivative(self, x, out):
         return ops.multiply(2 / math.sqrt(math.pi), ops.exp(ops.negative(ops.square(x))))
 
 
 class ErfInv(Unary):
-    op = "erfinv"
+    @staticmethod
+    def numeric(y):
+        if not -1 <= y <= 1:
+            return nan
+        if y in (-1, 1):
+            return y * inf
+        # A rough start (Winitzki's approximation), then Newton steps on erf(x) = y.
+        a = 0.147
+        ln = math.log(1 - y * y)
+        t = 2 / (math.pi * a) + ln / 2
+        x = math.copysign(math.sqrt(math.sqrt(t * t - ln / a) - t), y)
+        for _ in range(3):
+            err = math.erf(x) - y
+            x -= err / (2 / math.sqrt(math.pi) * math.exp(-x * x))
+        return x
+
+    symbolic = staticmethod(lambda y: sympy.erfinv(y))
 
     def derivative(self, x, out):
         return ops.multiply(math.sqrt(math.pi) / 2, ops.exp(ops.square(out)))
 
 
+def _to_integer(rounding, x):
+    """``rounding(x)`` (math.floor or math.ceil) as a float; inf and nan stay as they are."""
+    if not math.isfinite(x):
+        return x
+    r = float(rounding(x))
+    return math.copysign(r, x) if r == 0 else r  # floor(-0.0), ceil(-0.5): -0.0, as in C
+
+
 class Floor(Unary):
-    op = "floor"
+    numeric = staticmethod(lambda x: _to_integer(math.floor, x))
+    symbolic = staticmethod(lambda x: sympy.floor(x))
 
     derivative = None  # piecewise constant: MLX's gradient is zero
 
 
 class Ceil(Unary):
-    op = "ceil"
+    numeric = staticmethod(lambda x: _to_integer(math.ceil, x))
+    symbolic = staticmethod(lambda x: sympy.ceiling(x))
 
     derivative = None  # piecewise constant: MLX's gradient is zero
 
@@ -348,22 +490,37 @@ class Ceil(Unary):
 class Round(Unary):
     """Round half to even. ``decimals`` is MLX's parameter of ``mx.round``."""
 
-    op = "round"
-
     def __init__(self, decimals=0):
         self.decimals = decimals
-
-    def eval(self, inputs):
-        return [_scalar.apply(self.op, inputs[0].data(), [self.decimals] * inputs[0].size)]
 
     def params(self):
         return {"decimals": self.decimals} if self.decimals else {}
 
+    def numeric(self, x):
+        return float(round(x, self.decimals)) if math.isfinite(x) else x  # half to even, like MLX
+
+    def symbolic(self, x):
+        return _round_half_even()(x, self.decimals)
+
     derivative = None  # piecewise constant: MLX's gradient is zero
 
 
+@functools.cache
+def _round_half_even():
+    """SymPy has no round-half-to-even of an expression: a function that has one."""
+
+    class round_half_even(sympy.Function):  # noqa: N801 (prints like a function)
+        @classmethod
+        def eval(cls, x, decimals):
+            if x.is_Number and decimals.is_Integer:
+                return sympy.Rational(round(sympy.Rational(x) * 10**decimals)) / 10**decimals
+
+    return round_half_even
+
+
 class LogicalNot(Unary):
-    op = "logical_not"
+    numeric = staticmethod(lambda x: not _truth(x))
+    symbolic = staticmethod(lambda x: _indicator(sympy.Not(_condition(x))))
 
     derivative = None  # piecewise constant: MLX's gradient is zero
 
@@ -372,7 +529,7 @@ class LogicalNot(Unary):
 
 
 class Add(Binary):
-    op = "add"
+    numeric = symbolic = staticmethod(operator.add)
 
     def vjp(self, primals, cotangents, argnums, outputs):
         return [cotangents[0] for _ in argnums]
@@ -382,7 +539,7 @@ class Add(Binary):
 
 
 class Subtract(Binary):
-    op = "subtract"
+    numeric = symbolic = staticmethod(operator.sub)
 
     def vjp(self, primals, cotangents, argnums, outputs):
         cot = cotangents[0]
@@ -394,7 +551,7 @@ class Subtract(Binary):
 
 
 class Multiply(Binary):
-    op = "multiply"
+    numeric = symbolic = staticmethod(operator.mul)
 
     def partial(self, i, a, b, out):
         # BEGIN TASK 2.3: multiply and divide partials
@@ -403,7 +560,16 @@ class Multiply(Binary):
 
 
 class Divide(Binary):
-    op = "divide"
+    @staticmethod
+    def numeric(a, b):
+        try:
+            return a / b
+        except ZeroDivisionError:
+            if a != a or a == 0:
+                return nan
+            return math.copysign(inf, a) * math.copysign(1.0, b)
+
+    symbolic = staticmethod(lambda a, b: a / b)
 
     def partial(self, i, a, b, out):
         # BEGIN TASK 2.3: multiply and divide partials
@@ -412,14 +578,34 @@ class Divide(Binary):
 
 
 class FloorDivide(Binary):
-    op = "floor_divide"
+    @staticmethod
+    def numeric(a, b):
+        if isinstance(a, int) and isinstance(b, int):
+            if b == 0:
+                return 0  # integer division by zero: MLX's result is unspecified
+            return a // b
+        # MLX computes floor(a / b); Python's float // differs at the edges
+        # (inf // 1.0 is nan, 0.5 // -inf is -1.0; MLX gives inf and -0.0).
+        return Floor.numeric(Divide.numeric(a, b))
+
+    symbolic = staticmethod(lambda a, b: sympy.floor(a / b))
 
     def partial(self, i, a, b, out):
         return ops.zeros_like(a)  # piecewise constant
 
 
 class Remainder(Binary):
-    op = "remainder"
+    @staticmethod
+    def numeric(a, b):
+        try:
+            return a % b
+        except ZeroDivisionError:
+            if isinstance(a, int) and isinstance(b, int):
+                return 0
+            return nan
+
+    # a - b * floor(a / b), which SymPy differentiates (Mod it does not)
+    symbolic = staticmethod(lambda a, b: a - b * sympy.floor(a / b))
 
     def partial(self, i, a, b, out):
         # a % b = a - b * floor(a / b)
@@ -427,7 +613,17 @@ class Remainder(Binary):
 
 
 class Power(Binary):
-    op = "power"
+    @staticmethod
+    def numeric(a, b):
+        if isinstance(a, int) and isinstance(b, int) and b < 0:
+            return 0  # MLX: an integer to a negative integer power is 0 (even 1 ** -1)
+        try:
+            r = a**b
+        except (ZeroDivisionError, OverflowError):
+            return inf
+        return nan if isinstance(r, complex) else r
+
+    symbolic = staticmethod(lambda a, b: a**b)
 
     def partial(self, i, a, b, out):
         if i == 0:
@@ -438,7 +634,12 @@ class Power(Binary):
 
 
 class Maximum(Binary):
-    op = "maximum"
+    # x != x is the nan test: a nan on either side gives nan, as in MLX. The
+    # same over whole lists is one comprehension, with no call per element
+    # (ReLU is maximum(x, 0)).
+    numeric = staticmethod(lambda a, b: a if a >= b or a != a else b)
+    numeric_lists = staticmethod(lambda a, b: [x if x >= y or x != x else y for x, y in zip(a, b)])
+    symbolic = staticmethod(lambda a, b: sympy.Max(a, b))
 
     def partial(self, i, a, b, out):
         # Ties send the whole gradient to b, as in MLX.
@@ -446,7 +647,10 @@ class Maximum(Binary):
 
 
 class Minimum(Binary):
-    op = "minimum"
+    # As Maximum's.
+    numeric = staticmethod(lambda a, b: a if a <= b or a != a else b)
+    numeric_lists = staticmethod(lambda a, b: [x if x <= y or x != x else y for x, y in zip(a, b)])
+    symbolic = staticmethod(lambda a, b: sympy.Min(a, b))
 
     def partial(self, i, a, b, out):
         # Ties send the whole gradient to b, as in MLX.
@@ -454,7 +658,8 @@ class Minimum(Binary):
 
 
 class ArcTan2(Binary):
-    op = "arctan2"
+    numeric = staticmethod(math.atan2)
+    symbolic = staticmethod(lambda a, b: sympy.atan2(a, b))
 
     def partial(self, i, a, b, out):
         denominator = ops.add(ops.square(a), ops.square(b))
@@ -462,42 +667,58 @@ class ArcTan2(Binary):
 
 
 class LogAddExp(Binary):
-    op = "logaddexp"
+    @staticmethod
+    def numeric(a, b):
+        hi = Maximum.numeric(a, b)
+        if hi in (inf, -inf) or hi != hi:  # inf - inf would make logaddexp(inf, inf) nan
+            return hi
+        lo = a if hi is b else b
+        return hi + math.log1p(Exp.numeric(lo - hi)) if lo != -inf else hi
+
+    symbolic = staticmethod(lambda a, b: sympy.log(sympy.exp(a) + sympy.exp(b)))
 
     def partial(self, i, a, b, out):
         return ops.exp(ops.subtract(a if i == 0 else b, out))
 
 
 class Equal(Comparison):
-    op = "equal"
+    numeric = staticmethod(operator.eq)
+    symbolic = staticmethod(lambda a, b: _indicator(sympy.Eq(a, b)))
 
 
 class NotEqual(Comparison):
-    op = "not_equal"
+    numeric = staticmethod(operator.ne)
+    symbolic = staticmethod(lambda a, b: _indicator(sympy.Ne(a, b)))
 
 
 class Less(Comparison):
-    op = "less"
+    numeric = staticmethod(operator.lt)
+    symbolic = staticmethod(lambda a, b: _indicator(a < b))
 
 
 class LessEqual(Comparison):
-    op = "less_equal"
+    numeric = staticmethod(operator.le)
+    symbolic = staticmethod(lambda a, b: _indicator(a <= b))
 
 
 class Greater(Comparison):
-    op = "greater"
+    numeric = staticmethod(operator.gt)
+    symbolic = staticmethod(lambda a, b: _indicator(a > b))
 
 
 class GreaterEqual(Comparison):
-    op = "greater_equal"
+    numeric = staticmethod(operator.ge)
+    symbolic = staticmethod(lambda a, b: _indicator(a >= b))
 
 
 class LogicalAnd(Comparison):
-    op = "logical_and"
+    numeric = staticmethod(lambda a, b: _truth(a) and _truth(b))
+    symbolic = staticmethod(lambda a, b: _indicator(sympy.And(_condition(a), _condition(b))))
 
 
 class LogicalOr(Comparison):
-    op = "logical_or"
+    numeric = staticmethod(lambda a, b: _truth(a) or _truth(b))
+    symbolic = staticmethod(lambda a, b: _indicator(sympy.Or(_condition(a), _condition(b))))
 
 
 # --- ternary -----------------------------------------------------------------------
@@ -507,8 +728,15 @@ class Select(Primitive):
     """``where(condition, x, y)``: inputs already broadcast to one shape.
 
     The cotangent goes to ``x`` where the condition holds and to ``y``
-    elsewhere; the condition itself gets a zero gradient.
+    elsewhere; the condition itself gets a zero gradient. On SymPy elements
+    the result is a ``Piecewise``: a symbolic condition (x > 0) has no truth value.
     """
+
+    numeric = staticmethod(lambda c, x, y: x if _truth(c) else y)
+    symbolic = staticmethod(lambda c, x, y: sympy.Piecewise((x, _condition(c)), (y, True)))
+
+    def output_dtypes(self, inputs):
+        return [inputs[1].dtype]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         c, cot = primals[0], cotangents[0]
@@ -528,11 +756,7 @@ class Select(Primitive):
 
     def eval(self, inputs):
         c, x, y = inputs
-        # Through the scalar namespace: a symbolic condition (x > 0) gives a Piecewise.
-        return [_scalar.apply("where", c.data(), x.data(), y.data())]
-
-    def output_dtypes(self, inputs):
-        return [inputs[1].dtype]
+        return [apply(self.numeric, self.symbolic, c.data(), x.data(), y.data())]
 
     def vmap(self, inputs, axes):
         return vmap_elementwise(self, inputs, axes)

@@ -36,7 +36,8 @@ import operator
 
 from .. import ops
 from .. import scalar as _scalar
-from ..array import is_symbolic, array
+from ..array import array
+from ..scalar import is_symbolic
 from .. import dtypes as _dt
 from .base import Primitive, make_array, row_major_strides, strided_indices
 
@@ -212,7 +213,7 @@ def _max(group):
                 best = v
         return best
     except TypeError:  # SymPy symbols cannot be compared
-        return functools.reduce(_scalar.SYMBOLIC.maximum, group)
+        return functools.reduce(_scalar.sympy.Max, group)
 
 
 def _min(group):
@@ -225,7 +226,7 @@ def _min(group):
                 best = v
         return best
     except TypeError:
-        return functools.reduce(_scalar.SYMBOLIC.minimum, group)
+        return functools.reduce(_scalar.sympy.Min, group)
 
 
 def _all(group):
@@ -544,32 +545,39 @@ class Scan(Primitive):
 # --- LogSumExp and Softmax ---------------------------------------------------------
 
 
-def _logsumexp(ns, group):
-    """log(sum(exp(group))), stable: the max is taken out first.
+def _logsumexp(group):
+    """log(sum(exp(group))) of a run of numbers, stable: the max is taken out first.
 
-    An infinite (or nan) max is the answer itself, as MLX's
-    ``where(isinf(maxval), maxval, out)``: all -inf gives -inf, any +inf gives
-    +inf. SymPy elements have no max, so the plain formula is used.
+    Then no exp overflows and the sum is at least 1. An infinite (or nan) max
+    is the answer itself, as MLX's ``where(isinf(maxval), maxval, out)``: all
+    -inf gives -inf, any +inf gives +inf.
     """
-    if ns is _scalar.SYMBOLIC:
-        return ns.log(sum(ns.exp(v) for v in group))
     # BEGIN TASK 1.2: logsumexp's forward rule: take the max out first
     m = _max(group)
-    if m != m or m in (_scalar.inf, -_scalar.inf):
+    if m != m or m in (math.inf, -math.inf):
         return m
-    return m + ns.log(sum(ns.exp(v - m) for v in group))
+    return m + math.log(sum(math.exp(v - m) for v in group))
     # END TASK 1.2
 
 
-def _softmax(ns, group):
+def _logsumexp_symbolic(group):
+    """The plain formula: SymPy elements have no max to take out."""
+    return _scalar.sympy.log(sum(_scalar.sympy.exp(v) for v in group))
+
+
+def _softmax(group):
     """exp(group) / sum(exp(group)), stable the same way (a -inf or +inf max gives nan)."""
-    if ns is _scalar.SYMBOLIC:
-        e = [ns.exp(v) for v in group]
-    else:
-        m = _max(group)
-        e = [ns.exp(v - m) for v in group]
+    m = _max(group)
+    e = [math.exp(v - m) for v in group]
     total = sum(e)
-    return [ns.divide(v, total) for v in e]
+    return [v / total for v in e]
+
+
+def _softmax_symbolic(group):
+    """The plain formula, as for logsumexp."""
+    e = [_scalar.sympy.exp(v) for v in group]
+    total = sum(e)
+    return [v / total for v in e]
 
 
 class LogSumExp(Primitive):
@@ -620,7 +628,7 @@ class LogSumExp(Primitive):
         if x.size == 0:
             raise ValueError("[logsumexp] Received empty array.")
         # scalar.apply maps over the runs: each "element" it passes is one run.
-        return [_scalar.apply(_logsumexp, _groups(x, self.axes))]
+        return [_scalar.apply(_logsumexp, _logsumexp_symbolic, _groups(x, self.axes))]
 
 
 class Softmax(Primitive):
@@ -662,5 +670,5 @@ class Softmax(Primitive):
 
     def eval(self, inputs):
         (x,) = inputs
-        runs = _scalar.apply(_softmax, _groups(x, self.axes))
+        runs = _scalar.apply(_softmax, _softmax_symbolic, _groups(x, self.axes))
         return [_ungroup(runs, x.shape, self.axes)]
