@@ -13,11 +13,14 @@ import ast
 import importlib.util
 import inspect
 import os
-import pathlib
 import re
 import sys
 import textwrap
 import zlib
+
+import mlxref.core as mx
+from mlxref import assignment, expr, viz
+from mlxref.viz import GraphvizMissing, figures
 
 PROG = "mlxref"
 
@@ -31,9 +34,6 @@ class _OneLineParser(argparse.ArgumentParser):
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     """The seed example: f(x) = sin(x) * exp(x), its derivative, and its drawings."""
-    import mlxref.core as mx
-    from mlxref.viz import GraphvizMissing, figures
-
     x = mx.array(args.x)
     print(f"f(x) = sin(x) * exp(x) at x = {args.x}")
     print(f"f(x)  = {figures.seed(x)!r}")
@@ -51,8 +51,6 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _cmd_diagrams(args: argparse.Namespace) -> int:
     """Regenerate the canonical figures (.dot, .svg, and the HTML steppers)."""
-    from mlxref.viz import GraphvizMissing, figures
-
     try:
         paths = figures.write_figures(args.out)
     except GraphvizMissing as exc:
@@ -64,7 +62,7 @@ def _cmd_diagrams(args: argparse.Namespace) -> int:
 
 def _cmd_check_rules(args: argparse.Namespace) -> int:
     """Check every primitive's vjp and jvp against SymPy; exit 1 on any failure."""
-    from mlxref import symbolic
+    from mlxref import symbolic  # imports SymPy (half a second): only this command needs it
 
     results = symbolic.check_all(seed=args.seed)
     print(symbolic.format_table(results))
@@ -82,8 +80,6 @@ def _cmd_check_rules(args: argparse.Namespace) -> int:
 
 def _cmd_assignment(args: argparse.Namespace) -> int:
     """Course assignments: list the tasks, make a student copy, grade a copy."""
-    from mlxref import assignment
-
     if args.action == "list":
         print("\n".join(assignment.list_lines()))
         return 0
@@ -143,8 +139,6 @@ def _cmd_graph(args: argparse.Namespace) -> int:
     if args.in_axes is not None:
         options["in_axes"] = _graph_in_axes(args.in_axes)
 
-    from mlxref import viz
-
     def traced(*arrays):
         try:
             return function(*arrays)
@@ -195,37 +189,6 @@ def _cmd_graph(args: argparse.Namespace) -> int:
     return 0
 
 
-BENCH_WORKLOADS = ("seed", "chain", "mlp", "vmap", "checkpoint")
-
-
-def _cmd_bench(args: argparse.Namespace) -> int:
-    # benchmarks/ is not installed: it sits next to the package in a checkout.
-    import mlxref
-
-    root = pathlib.Path(mlxref.__file__).resolve().parent.parent
-    if not (root / "benchmarks" / "__main__.py").is_file():
-        print(
-            f"{PROG}: error: no benchmarks/ next to the mlxref package ({root}); "
-            "run 'mlxref bench' from a source checkout",
-            file=sys.stderr,
-        )
-        return 2
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
-    from benchmarks.__main__ import main as bench_main
-
-    argv = []
-    if args.quick:
-        argv.append("--quick")
-    if args.json:
-        argv += ["--json", args.json]
-    for name in args.only or ():
-        argv += ["--only", name]
-    if args.repeats is not None:
-        argv += ["--repeats", str(args.repeats)]
-    return bench_main(argv)
-
-
 def _one_line(exc):
     return " ".join(str(exc).split())
 
@@ -263,8 +226,6 @@ def _graph_check_options(args):
 
 def _graph_target(target):
     """The function to draw and its parameters: [(name, has_default)], in order."""
-    from mlxref import expr
-
     match = re.fullmatch(r"(?P<file>.+\.py):(?P<function>[^:]*)", target)
     if match:
         return _graph_load_function(match["file"], match["function"])
@@ -331,8 +292,6 @@ def _graph_split(text, option):
 
 
 def _graph_value(text, option):
-    from mlxref import expr
-
     try:
         return expr.parse_value(text)
     except expr.ExpressionError as exc:
@@ -341,9 +300,6 @@ def _graph_value(text, option):
 
 def _graph_values(args, parameters):
     """{name: array} for the inputs, in parameter order, from --at and --shape."""
-    import mlxref.core as mx
-    from mlxref import expr
-
     known = [name for name, _ in parameters]
     given = {}
     for option, texts in (("--at", args.at), ("--shape", args.shape)):
@@ -423,8 +379,6 @@ def _graph_in_axes(text):
 
 
 def _graph_epilog():
-    from mlxref import expr
-
     functions = textwrap.fill(", ".join(expr.OPS), width=78, initial_indent="  ",
                               subsequent_indent="  ")
     return (
@@ -508,21 +462,6 @@ def _build_parser() -> argparse.ArgumentParser:
     graph.add_argument("--max-nodes", type=int, metavar="N",
                        help="draw at most N nodes, with a summary node for the rest")
     graph.set_defaults(func=_cmd_graph)
-
-    bench = sub.add_parser(
-        "bench",
-        help="time mlxref against hand-written lists, a micrograd-style graph and real MLX",
-        description="Run the benchmark suite (the same as 'python -m benchmarks' in a checkout):\n"
-        "Markdown tables on stdout, progress on stderr. Real MLX gets a column when it is\n"
-        "installed (pip install -e '.[metal]').",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    bench.add_argument("--quick", action="store_true", help="small sizes, few repeats (< 1 minute)")
-    bench.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
-    bench.add_argument("--only", choices=BENCH_WORKLOADS, action="append",
-                       help="run only this workload (repeatable)")
-    bench.add_argument("--repeats", type=int, metavar="K", help="override the number of timed repeats")
-    bench.set_defaults(func=_cmd_bench)
 
     assignment = sub.add_parser(
         "assignment",

@@ -4,7 +4,7 @@ A tree is any nesting of lists, tuples (NamedTuples keep their type) and
 dicts; everything else is a leaf. Paths name leaves with dots: ``"layers.0.w"``.
 """
 
-from .core.transforms.trees import is_container, map_tree
+from .core.transforms.trees import is_container, map_tree, rebuild
 
 __all__ = ["tree_flatten", "tree_unflatten", "tree_map", "tree_map_with_path", "tree_reduce"]
 
@@ -30,8 +30,6 @@ def tree_map_with_path(fn, tree, *rest, is_leaf=None, path=None):
     """
     if (is_leaf is not None and is_leaf(tree)) or not is_container(tree):
         return fn(path, tree, *rest)
-    from .core.transforms.trees import rebuild
-
     parts = [
         tree_map_with_path(
             fn,

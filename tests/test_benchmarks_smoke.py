@@ -259,8 +259,15 @@ def test_without_mlx_the_report_says_how_to_get_it_and_runs_the_other_columns(
     assert set(data["mlp"]["median_s"]) == MLP_NAMES - {"MLX (MLX CPU build)", "MLX (Metal GPU)"}
 
 
-def test_cli_bench_workloads_match_the_suite():
-    from benchmarks.__main__ import WORKLOADS
-    from mlxref.cli import BENCH_WORKLOADS
+def test_benchmark_cli_runs_one_workload(tmp_path, monkeypatch, capsys):
+    # --only and --repeats: one workload's report and JSON, nothing else.
+    import json
 
-    assert BENCH_WORKLOADS == WORKLOADS
+    from benchmarks import __main__ as cli
+
+    monkeypatch.setattr(seed_grad, "QUICK_SIZES", TINY_SEED)
+    path = tmp_path / "bench.json"
+    assert cli.main(["--quick", "--only", "seed", "--repeats", "1", "--json", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "## Seed gradient" in out and "| mlxref " in out and "## MLP" not in out
+    assert [r["n"] for r in json.loads(path.read_text())["seed_grad"]["rows"]] == list(TINY_SEED)

@@ -46,27 +46,3 @@ def test_demo_draws_the_seed_example(tmp_path, capsys):
     assert "gradient 2.2373" in (tmp_path / "seed_vjp.svg").read_text()
 
 
-def test_bench_without_a_benchmarks_directory_is_one_line_exit_2(tmp_path, monkeypatch, capsys):
-    import mlxref
-
-    fake = tmp_path / "site" / "mlxref" / "__init__.py"
-    monkeypatch.setattr(mlxref, "__file__", str(fake))
-    assert main(["bench", "--quick"]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "benchmarks/" in err and "Traceback" not in err
-
-
-def test_bench_runs_the_benchmark_suite(tmp_path, monkeypatch, capsys):
-    # The same report as `python -m benchmarks`, on a tiny seed workload; times unchecked.
-    import json
-    import os
-
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from benchmarks import seed_grad
-
-    monkeypatch.setattr(seed_grad, "QUICK_SIZES", (3, 30))
-    path = tmp_path / "bench.json"
-    assert main(["bench", "--quick", "--only", "seed", "--repeats", "1", "--json", str(path)]) == 0
-    out = capsys.readouterr().out
-    assert "## Seed gradient" in out and "| mlxref " in out and "## MLP" not in out
-    assert [r["n"] for r in json.loads(path.read_text())["seed_grad"]["rows"]] == [3, 30]

@@ -2,7 +2,7 @@
 
 When ``mlx`` is importable, this module runs the benchmark programs (the seed
 gradient, the MLP step, the deep chain, per-example gradients) on real MLX so
-that ``mlxref bench`` / ``python -m benchmarks`` can show what the pure-Python
+that ``make bench`` (``python -m benchmarks``) can show what the pure-Python
 reference costs next to it. MLX uses the Metal GPU where
 ``mx.metal.is_available()``, elsewhere its CPU build; ``device()`` is the label
 every report prints. Install it with ``pip install -e '.[metal]'``.

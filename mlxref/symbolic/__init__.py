@@ -20,12 +20,15 @@ a random point. ``mlxref check-rules`` prints the table.
 The cases live in one module per primitive family, beside this one.
 """
 
+import importlib
+import pkgutil
 import random
 from dataclasses import dataclass
 
 import sympy
 
 from .. import core as mx
+from ..core import primitives
 from ..core.array import array
 from ..core.primitives.base import Primitive
 
@@ -280,18 +283,13 @@ def _uses(out, primitive):
 
 
 def all_cases():
-    from . import cases
+    from . import cases  # a loop: the case modules import Case from this one
 
     return cases.CASES
 
 
 def all_primitives():
     """Every concrete Primitive subclass mlxref defines (abstract bases excluded)."""
-    import importlib
-    import pkgutil
-
-    from ..core import primitives
-
     for info in pkgutil.iter_modules(primitives.__path__):
         importlib.import_module(f"{primitives.__name__}.{info.name}")
     found, stack = [], list(Primitive.__subclasses__())

@@ -11,7 +11,6 @@ modes (slice_update of slices); so does mlxref. The primitives are in
 """
 
 import copy
-import math
 
 from .. import dtypes as _dt
 from ..array import _fmt_shape, array

@@ -25,8 +25,6 @@ import the primitives and the primitives' rules call the ops; the loop is
 closed by importing the ``ops`` package as a module, used only at call time.
 """
 
-import math
-
 from .. import ops
 from .. import scalar as _scalar
 from ..array import array

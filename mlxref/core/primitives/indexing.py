@@ -393,7 +393,7 @@ class Scatter(Primitive):
         # updates: the cotangent read back from each window (a gather). As in
         #    MLX, when windows overlap under "none" every update gets the
         #    cotangent, even the ones a later update overwrote.
-        a, indices, updates = primals[0], primals[1:-1], primals[-1]
+        indices, updates = primals[1:-1], primals[-1]
         (cot,) = cotangents
         index_ndim = indices[0].ndim if indices else 0
         window = updates.shape[index_ndim:]

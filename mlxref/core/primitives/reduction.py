@@ -13,8 +13,9 @@ Where mlxref's primitives differ from MLX's, on purpose, for readability:
 
 - ``Reduce``, ``ArgReduce`` and ``LogSumExp`` take ``keepdims``. MLX's
   reductions always keep the reduced axes (size 1) and the op squeezes them
-  afterwards; mlxref folds that squeeze into the primitive so the reduction
-  family does not depend on the shape family.
+  afterwards; mlxref folds that squeeze into the primitive, so a reduction is
+  one node in a drawing. Its rules put the axes back first
+  (``_with_reduced_axes``, an ``expand_dims``) and then read like MLX's.
 - ``ArgReduce(axis=None)`` and ``Scan(axis=None)`` reduce / scan the array as
   if flattened. MLX's ops ``flatten`` first and always give the primitive an
   int axis.
@@ -24,10 +25,7 @@ Where mlxref's primitives differ from MLX's, on purpose, for readability:
   MLX's choice of path where it changes the result's dtype (softmax).
 
 The derivative rules sit with each class and are written with mlxref ops, so
-a gradient is a lazy graph that can be differentiated again. MLX's reductions
-always keep the reduced axes, and its rules rely on that shape; with
-``keepdims=False`` mlxref's rules first put the axes back as size 1
-(``_with_reduced_axes``).
+a gradient is a lazy graph that can be differentiated again.
 """
 
 import functools
@@ -36,7 +34,6 @@ import operator
 
 from .. import ops
 from .. import scalar as _scalar
-from ..array import array
 from ..scalar import is_symbolic
 from .. import dtypes as _dt
 from .base import Primitive, make_array, row_major_strides, strided_indices
