@@ -326,24 +326,32 @@ def _off_tape(b, main, forward):
             node.off_tape = True
 
 
+def _note_step(b, edges, k, kind, node, at_nodes, on_edges, prefix=""):
+    """Step ``k`` of a walk visited ``node``: ``at_nodes`` is one text per output
+    (noted on its node as "step k · {prefix}{text}"), ``on_edges`` one
+    ``(argument index, text)`` per input that received something (noted on
+    that edge as "{prefix}{text}")."""
+    nodes = [b.node(o) for o in node.outputs()]
+    for n, text in zip(nodes, at_nodes):
+        if n is not None:
+            n.visited.append(k)
+            n.notes.append((k, f"step {k} · {prefix}{text}"))
+    contributions = []
+    dst = b.node(node)
+    for i, text in on_edges:
+        edge = edges.get((id(dst), i))
+        if edge is not None:
+            edge.notes.append((k, prefix + text))
+            contributions.append((edge, text))
+    b.graph.steps.append(StepInfo(k, kind, nodes, list(at_nodes), contributions))
+
+
 def _vjp_notes(b, main, gradients, backward):
     edges = _edge_index(b)
     watermark, marks = 0, []
     for k, step in enumerate(main.steps, 1):
-        nodes = [b.node(o) for o in step.node.outputs()]
-        cotangents = [_text(c) for c in step.cotangents]
-        for node, text in zip(nodes, cotangents):
-            if node is not None:
-                node.visited.append(k)
-                node.notes.append((k, f"step {k} · cotangent {text}"))
-        contributions = []
-        dst = b.node(step.node)
-        for i, v in zip(step.argnums, step.vjps):
-            edge = edges.get((id(dst), i))
-            if edge is not None:
-                edge.notes.append((k, f"cotangent {_text(v)}"))
-                contributions.append((edge, _text(v)))
-        b.graph.steps.append(StepInfo(k, "vjp", nodes, cotangents, contributions))
+        _note_step(b, edges, k, "vjp", step.node, [_text(c) for c in step.cotangents],
+                   [(i, _text(v)) for i, v in zip(step.argnums, step.vjps)], "cotangent ")
         watermark = max([watermark] + [v.id() for v in step.vjps])
         marks.append(watermark)
     last = len(main.steps)
@@ -367,20 +375,8 @@ def _jvp_notes(b, main, tangents, jvps):
         if node is not None:
             node.notes.append((0, f"tangent {_text(t)}"))
     for k, step in enumerate(main.steps, 1):
-        nodes = [b.node(o) for o in step.node.outputs()]
-        texts = [_text(t) for t in step.jvps]
-        for node, text in zip(nodes, texts):
-            if node is not None:
-                node.visited.append(k)
-                node.notes.append((k, f"step {k} · tangent {text}"))
-        contributions = []
-        dst = b.node(step.node)
-        for i, t in zip(step.argnums, step.tangents):
-            edge = edges.get((id(dst), i))
-            if edge is not None:
-                edge.notes.append((k, f"tangent {_text(t)}"))
-                contributions.append((edge, _text(t)))
-        b.graph.steps.append(StepInfo(k, "jvp", nodes, texts, contributions))
+        _note_step(b, edges, k, "jvp", step.node, [_text(t) for t in step.jvps],
+                   [(i, _text(t)) for i, t in zip(step.argnums, step.tangents)], "tangent ")
     for o, t in zip(main.begin.outputs, jvps):
         node = b.node(o)
         if node is not None:
@@ -400,20 +396,8 @@ def _vmap_notes(b, main, forward, args, in_axes, batched):
         if node is not None:
             node.notes.append((0, f"{_axis(ax)} (in_axes)"))
     for k, step in enumerate(main.steps, 1):
-        nodes = [b.node(o) for o in step.node.outputs()]
-        out_axes = [_axis(ax) for ax in step.out_axes]
-        for node, text in zip(nodes, out_axes):
-            if node is not None:
-                node.visited.append(k)
-                node.notes.append((k, f"step {k} · {text}"))
-        contributions = []
-        dst = b.node(step.node)
-        for i, ax in enumerate(step.in_axes):
-            edge = edges.get((id(dst), i))
-            if ax is not None and edge is not None:
-                edge.notes.append((k, f"axis {ax}"))
-                contributions.append((edge, f"axis {ax}"))
-        b.graph.steps.append(StepInfo(k, "vmap", nodes, out_axes, contributions))
+        _note_step(b, edges, k, "vmap", step.node, [_axis(ax) for ax in step.out_axes],
+                   [(i, f"axis {ax}") for i, ax in enumerate(step.in_axes) if ax is not None])
     primals = {p.id() for p in main.begin.primals}
     for node in forward:
         if not node.visited and node.array.id() not in primals:

@@ -121,16 +121,21 @@ def _index_dtype(indices, op):
     return dtype
 
 
-def _gather(a, indices, axes, slice_sizes, op="gather"):
-    """MLX's ``gather``; ``op`` names the caller in out-of-bounds messages."""
+def _check_index_arrays(a, indices, op, bool_op):
+    """MLX's first checks in ``gather`` and ``scatter`` (it spells ``bool_op``
+    differently in the second message)."""
     if len(indices) > a.ndim:
         raise ValueError(
-            f"[gather] Too many index arrays. Got {len(indices)} index arrays for input "
+            f"[{op}] Too many index arrays. Got {len(indices)} index arrays for input "
             f"with {a.ndim} dimensions."
         )
-    for x in indices:
-        if x.dtype is _dt.bool_:
-            raise ValueError("[Gather] Boolean indices not supported.")
+    if any(x.dtype is _dt.bool_ for x in indices):
+        raise ValueError(f"[{bool_op}] Boolean indices not supported.")
+
+
+def _gather(a, indices, axes, slice_sizes, op="gather"):
+    """MLX's ``gather``; ``op`` names the caller in out-of-bounds messages."""
+    _check_index_arrays(a, indices, "gather", "Gather")
     if len(slice_sizes) != a.ndim:
         raise ValueError(
             f"[gather] Got slice_sizes with size {len(slice_sizes)} for array with "
@@ -154,16 +159,9 @@ def _gather(a, indices, axes, slice_sizes, op="gather"):
 
 
 def _scatter(a, indices, updates, axes, op=""):
-    """MLX's ``scatter`` (replace mode)."""
-    if len(indices) > a.ndim:
-        raise ValueError(
-            f"[scatter] Too many index arrays. Got {len(indices)} index arrays for input "
-            f"with {a.ndim} dimensions."
-        )
-    for x in indices:
-        if x.dtype is _dt.bool_:
-            # MLX throws a bare C string here, which Python shows as a SystemError.
-            raise ValueError("[scatter] Boolean indices not supported.")
+    """MLX's ``scatter`` (replace mode). (For boolean indices MLX throws a bare C
+    string, which Python shows as a SystemError; mlxref raises a ValueError.)"""
+    _check_index_arrays(a, indices, "scatter", "scatter")
     inputs = broadcast_arrays(*indices)
     idx_shape = inputs[0].shape if inputs else ()
     if updates.ndim != a.ndim + len(idx_shape):

@@ -192,6 +192,25 @@ def _exclusive_prod(x, axes):
 # SymPy elements, whose order is unknown, they fall back to sympy.Max / Min.
 
 
+def _arg_best(better):
+    """The fold that finds the index of the first element ``better`` than all
+    before it; a nan beats everything (MLX's CPU rule for argmax and argmin)."""
+
+    def fold(group):
+        best = 0
+        for i, v in enumerate(group):
+            if v != v:
+                return i
+            if better(v, group[best]):
+                best = i
+        return best
+
+    return fold
+
+
+_argmax, _argmin = _arg_best(operator.gt), _arg_best(operator.lt)
+
+
 def _sum(group):
     return sum(group)  # 0 for an empty run; 0 + expr is expr in SymPy
 
@@ -202,26 +221,14 @@ def _prod(group):
 
 def _max(group):
     try:
-        best = group[0]
-        for v in group:
-            if v != v:  # nan
-                return v
-            if v > best:
-                best = v
-        return best
+        return group[_argmax(group)]
     except TypeError:  # SymPy symbols cannot be compared
         return functools.reduce(_scalar.sympy.Max, group)
 
 
 def _min(group):
     try:
-        best = group[0]
-        for v in group:
-            if v != v:
-                return v
-            if v < best:
-                best = v
-        return best
+        return group[_argmin(group)]
     except TypeError:
         return functools.reduce(_scalar.sympy.Min, group)
 
@@ -365,28 +372,6 @@ class Reduce(Primitive):
 
 
 # --- ArgReduce ----------------------------------------------------------------------
-
-
-def _argmax(group):
-    # The first maximum wins, and a nan beats everything (MLX's CPU rule).
-    best = 0
-    for i, v in enumerate(group):
-        if v != v:
-            return i
-        if v > group[best]:
-            best = i
-    return best
-
-
-def _argmin(group):
-    # The first minimum wins, and a nan beats everything here too.
-    best = 0
-    for i, v in enumerate(group):
-        if v != v:
-            return i
-        if v < group[best]:
-            best = i
-    return best
 
 
 class ArgReduce(Primitive):

@@ -10,11 +10,9 @@ One forward pass gives one Jacobian column (J v), so forward mode wins when
 outputs outnumber inputs; reverse mode gives one row (uᵀ J) per pass.
 """
 
-import copy
-
 from .. import graph, ops
 from . import events
-from .tape import build_tape, call_flat, flat_arrays, make_tracer
+from .tape import build_tape, flat_arrays, trace
 
 
 def jvp(fun, primals, tangents):
@@ -33,9 +31,7 @@ def jvp(fun, primals, tangents):
         if p.shape != t.shape:
             raise ValueError("[jvp] Input shape does not match shape of tangent.")
     with graph.cycle_collector_paused():
-        tracers = [make_tracer(p) for p in primals]
-        with graph.InTracing():  # the function gets its own handles, as in vjp
-            outputs = call_flat("jvp", fun, [copy.copy(t) for t in tracers])
+        tracers, outputs = trace("jvp", fun, primals)
 
         tape, _ = build_tape(outputs, tracers, tracers)
         tan_map = {t.id(): tangent for t, tangent in zip(tracers, tangents)}

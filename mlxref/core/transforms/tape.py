@@ -11,6 +11,9 @@ The search never crosses a primal (what made the primals is invisible) and
 never enters a StopGradient node, so gradient flow stops there.
 """
 
+import copy
+
+from .. import graph
 from ..array import array
 from ..primitives.base import Copy, StopGradient, make_array
 
@@ -20,6 +23,19 @@ def make_tracer(primal):
     tracer = make_array(Copy(), [primal])
     tracer.set_tracer(True)
     return tracer
+
+
+def trace(tag, fun, primals):
+    """``(tracers, outputs)``: a tracer per primal, and ``fun``'s outputs on them.
+
+    ``fun`` gets handles of its own, as MLX's binding hands a Python function
+    new array objects: an assignment inside it (``x[i] = v``) re-points its
+    handle, and the tracer stays the primal.
+    """
+    tracers = [make_tracer(p) for p in primals]
+    with graph.InTracing():
+        outputs = call_flat(tag, fun, [copy.copy(t) for t in tracers])
+    return tracers, outputs
 
 
 def build_tape(outputs, primals, calc_grad, through_stop_gradient=False):

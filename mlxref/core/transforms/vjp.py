@@ -18,13 +18,11 @@ per primal, shaped like that primal. The vjps are the products with respect
 to the inputs, not the cotangents that were passed in.
 """
 
-import copy
-
 from .. import graph, ops
 from ..array import _fmt_shape
 from ..primitives.base import StopGradient
 from . import events
-from .tape import build_tape, call_flat, flat_arrays, make_tracer
+from .tape import build_tape, flat_arrays, trace
 
 
 def vjp(fun, primals, cotangents):
@@ -43,12 +41,8 @@ def vjp(fun, primals, cotangents):
     primals = flat_arrays("vjp", "primals", primals)
     cotangents = flat_arrays("vjp", "cotangents", cotangents)
     with graph.cycle_collector_paused():
-        # 1. The function gets handles of its own, as MLX's binding hands it new
-        #    array objects: an assignment inside it (x[i] = v) then re-points its
-        #    handle, and the tracer stays the primal.
-        tracers = [make_tracer(p) for p in primals]
-        with graph.InTracing():
-            outputs = call_flat("vjp", fun, [copy.copy(t) for t in tracers])
+        # 1. Tracers, and the function's outputs on them.
+        tracers, outputs = trace("vjp", fun, primals)
 
         # 2. Pair the outputs with the cotangents.
         output_cotan_pairs = _pair(outputs, cotangents)
