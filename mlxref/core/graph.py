@@ -87,7 +87,7 @@ class _Memory:
     active = 0
     peak = 0
     buffers = {}
-    lock = threading.RLock()
+    lock = threading.Lock()  # nothing inside it can free an array, so it is never re-entered
 
 
 def allocate(data, nbytes):

@@ -21,6 +21,7 @@ The cases live in one module per primitive family, beside this one.
 """
 
 import importlib
+import math
 import pkgutil
 import random
 from dataclasses import dataclass
@@ -29,7 +30,6 @@ import sympy
 
 from .. import core as mx
 from ..core import primitives
-from ..core.array import array
 from ..core.primitives.base import Primitive
 
 DOMAINS = {
@@ -72,16 +72,15 @@ class Result:
 def _symbols(prefix, shapes, assumptions):
     out = []
     for k, shape in enumerate(shapes):
-        n = 1
-        for d in shape:
-            n *= d
         name = prefix + "abcdefgh"[k]
-        out.append([sympy.Symbol(f"{name}{i}", **assumptions) for i in range(n)])
+        out.append([sympy.Symbol(f"{name}{i}", **assumptions) for i in range(math.prod(shape))])
     return out
 
 
 def _sym_array(symbols, shape):
-    return array._from_data(list(symbols), shape, mx.float64)
+    a = mx.array(list(symbols), mx.float64).reshape(shape)
+    mx.eval(a)  # evaluated, so it is a leaf, like the data a case's program receives
+    return a
 
 
 def _exact(expr):
@@ -103,7 +102,8 @@ def _exact_float(f):
 
 
 def _elements(a):
-    return [_exact(_number(v)) for v in a._eval()]
+    mx.eval(a)
+    return [_exact(_number(v)) for v in a.data()]
 
 
 def _number(v):

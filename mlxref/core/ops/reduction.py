@@ -22,6 +22,7 @@ Differences from MLX 0.32.4, on purpose:
 """
 
 import builtins
+import math
 
 from .. import dtypes as _dt
 import copy
@@ -198,9 +199,7 @@ def _number_of_elements(a, axes, inverted, dtype):
 
     1 / 0 is inf here, as in C++, so the mean of nothing is 0 * inf = nan.
     """
-    count = 1.0
-    for ax in axes:
-        count *= a.shape[ax]
+    count = float(math.prod(a.shape[ax] for ax in axes))
     if inverted:
         count = 1.0 / count if count else float("inf")
     return array(count, dtype)

@@ -67,13 +67,8 @@ def _groups(x, axes):
     gives empty runs (``sum`` of them is 0, ``prod`` 1).
     """
     shape = x.shape
-    group = 1
-    for d in axes:
-        group *= shape[d]
-    count = 1
-    for d in range(len(shape)):
-        if d not in axes:
-            count *= shape[d]
+    group = math.prod(shape[d] for d in axes)
+    count = math.prod(n for d, n in enumerate(shape) if d not in axes)
     data = x.data()
     if not _trailing(axes, len(shape)):
         data = [data[i] for i in _axes_last_indices(shape, axes)]
@@ -119,10 +114,7 @@ def _flat_examples(x, ax):
     """``x`` with its batch axis ``ax`` in front and each example flattened:
     shape ``(batch, example size)`` (the ``axis=None`` cases)."""
     x = ops.moveaxis(x, ax, 0)
-    size = 1
-    for d in x.shape[1:]:
-        size *= d
-    return ops.reshape(x, (x.shape[0], size))
+    return ops.reshape(x, (x.shape[0], math.prod(x.shape[1:])))
 
 
 def _unbatched(primitive, x):
@@ -150,10 +142,7 @@ def _to_last(x, axes):
     if len(axes) == 1:
         return x
     kept = x.shape[: ndim - len(axes)]
-    n = 1
-    for d in x.shape[ndim - len(axes) :]:
-        n *= d
-    return ops.reshape(x, kept + (n,))
+    return ops.reshape(x, kept + (math.prod(x.shape[ndim - len(axes) :]),))
 
 
 def _from_last(y, shape, axes):

@@ -64,10 +64,10 @@ class Broadcast(Primitive):
         # BEGIN TASK 4.3: unbroadcasting: Broadcast's vjp
         (x,), (cot,) = primals, cotangents
         lead = cot.ndim - x.ndim
-        added = list(range(lead))  # new leading axes: summed, then dropped
         stretched = [lead + d for d, n in enumerate(x.shape) if n != cot.shape[lead + d]]
-        summed = ops.sum(cot, axis=added + stretched, keepdims=True)
-        return [ops.squeeze(summed, added)]
+        if stretched:  # axes stretched from size 1: summed, and kept as size 1
+            cot = ops.sum(cot, axis=stretched, keepdims=True)
+        return [ops.sum(cot, axis=list(range(lead)))]  # new leading axes: summed away
         # END TASK 4.3
 
     def jvp(self, primals, tangents, argnums):
