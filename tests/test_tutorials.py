@@ -118,7 +118,8 @@ def test_doctests(path):
     assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {path.name}"
 
 
-@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+@pytest.mark.parametrize("path", FILES + [ROOT / "README.md"],
+                         ids=[p.name for p in FILES] + ["the top README.md"])
 def test_citations_exist(path):
     missing = []
     cache = {}
