@@ -204,10 +204,6 @@ def _sum(group):
     return sum(group)  # 0 for an empty run; 0 + expr is expr in SymPy
 
 
-def _prod(group):
-    return functools.reduce(operator.mul, group, 1)
-
-
 def _max(group):
     try:
         return group[_argmax(group)]
@@ -241,7 +237,7 @@ class Reduce(Primitive):
     """
 
     _names = {"sum": "Sum", "prod": "Prod", "max": "Max", "min": "Min", "and": "And", "or": "Or"}
-    _folds = {"sum": _sum, "prod": _prod, "max": _max, "min": _min, "and": _all, "or": _any}
+    _folds = {"sum": _sum, "prod": math.prod, "max": _max, "min": _min, "and": _all, "or": _any}
 
     def __init__(self, kind, axes, keepdims=False):
         if kind not in self._names:
