@@ -274,7 +274,7 @@ class Module(dict):
         that the keys exist (somewhere in the model when recursing).
         """
 
-        def freeze_one(_, m):
+        def freeze_one(m, strict_here):
             local = keys
             if local is None:
                 own = m.filter_and_map(
@@ -284,33 +284,28 @@ class Module(dict):
                 local = [path for path, _ in tree_flatten(own)]
             m._no_grad.update(m._keys_here(local, strict_here))
 
-        strict_here = strict
-        if recurse:
-            if strict and keys is not None:
-                self._check_keys_somewhere(keys)
-                strict_here = False
-            self.apply_to_modules(freeze_one)
-        else:
-            freeze_one("", self)
-        return self
+        return self._for_modules(freeze_one, recurse, keys, strict)
 
     def unfreeze(self, *, recurse=True, keys=None, strict=False):
         """Undo ``freeze`` for ``keys`` (or for everything); the same arguments as ``freeze``."""
 
-        def unfreeze_one(_, m):
+        def unfreeze_one(m, strict_here):
             if keys is None:
                 m._no_grad.clear()
             else:
                 m._no_grad.difference_update(m._keys_here(keys, strict_here))
 
-        strict_here = strict
-        if recurse:
+        return self._for_modules(unfreeze_one, recurse, keys, strict)
+
+    def _for_modules(self, fn, recurse, keys, strict):
+        """``fn(module, strict)`` on this module, or on every module when ``recurse``;
+        there ``strict`` keys must exist somewhere in the model, not in each module."""
+        if not recurse:
+            fn(self, strict)
+        else:
             if strict and keys is not None:
                 self._check_keys_somewhere(keys)
-                strict_here = False
-            self.apply_to_modules(unfreeze_one)
-        else:
-            unfreeze_one("", self)
+            self.apply_to_modules(lambda _, m: fn(m, False if keys is not None else strict))
         return self
 
     # ------------------------------------------------------------------

@@ -9,7 +9,7 @@ composed from these and other ops, as in MLX.
 
 import math
 
-from .base import Primitive, make_array
+from .base import Copy, Primitive, make_array
 
 
 def arange_size(start, stop, step):
@@ -54,14 +54,13 @@ class Arange(Primitive):
         return [[first + i * step for i in range(size)]]
 
 
-class Full(Primitive):
+class Full(Copy):
     """A contiguous copy of its (already broadcast and cast) input.
 
     ``full``, ``zeros``, ``ones`` and their ``_like`` versions end in this
-    node. Element lists are never mutated, so the copy shares the list.
-
-    As a copy, its derivative is the identity in both modes; the summing over
-    the broadcast axes happens in the ``Broadcast`` node below it.
+    node. As a ``Copy``, it shares its input's element list (lists are never
+    mutated), and its derivative is the identity in both modes; the summing
+    over the broadcast axes happens in the ``Broadcast`` node below it.
 
     MLX 0.32's ``Full::vjp`` returns ``cotangent * input`` instead, so there
     ``grad(lambda x: mx.full((3,), x).sum())(mx.array(2.0))`` is 6, where the
@@ -70,17 +69,8 @@ class Full(Primitive):
     is the identity in MLX too.)
     """
 
-    def vjp(self, primals, cotangents, argnums, outputs):
-        return [cotangents[0]]
-
-    def jvp(self, primals, tangents, argnums):
-        return [tangents[0]]
-
     def vmap(self, inputs, axes):
         """MLX's Full::vmap: the input is already broadcast to the example's
         shape (the ``Broadcast`` node below got the batch axis), so the batched
         copy is a copy of the batched input, on the same batch axis."""
         return [make_array(Full(), inputs)], list(axes)
-
-    def eval(self, inputs):
-        return [inputs[0].data()]
