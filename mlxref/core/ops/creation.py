@@ -25,15 +25,8 @@ from .elementwise import add, divide, equal, multiply, subtract
 from .shape import expand_dims
 
 __all__ = [
-    "zeros",
-    "ones",
-    "full",
-    "zeros_like",
-    "ones_like",
-    "arange",
-    "linspace",
-    "eye",
-    "identity",
+    "zeros", "ones", "full", "zeros_like", "ones_like", "arange", "linspace", "eye",
+    "identity"
 ]
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1

@@ -34,20 +34,8 @@ from .common import astype, float_dtype, incompatible_arguments
 from .elementwise import divide, maximum, multiply, sqrt, square, subtract
 
 __all__ = [
-    "sum",
-    "prod",
-    "mean",
-    "var",
-    "std",
-    "max",
-    "min",
-    "argmax",
-    "argmin",
-    "all",
-    "any",
-    "logsumexp",
-    "cumsum",
-    "softmax",
+    "sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin", "all", "any",
+    "logsumexp", "cumsum", "softmax"
 ]
 
 # --- argument checks ------------------------------------------------------------------

@@ -22,20 +22,8 @@ from .common import broadcast_to, normalize_axis, to_array
 _Array = array
 
 __all__ = [
-    "reshape",
-    "flatten",
-    "transpose",
-    "swapaxes",
-    "moveaxis",
-    "expand_dims",
-    "squeeze",
-    "broadcast_to",
-    "concatenate",
-    "stack",
-    "split",
-    "pad",
-    "repeat",
-    "tile",
+    "reshape", "flatten", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze",
+    "broadcast_to", "concatenate", "stack", "split", "pad", "repeat", "tile"
 ]
 
 
