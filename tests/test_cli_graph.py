@@ -315,7 +315,7 @@ BAD = [
     (["x ** 2 ** 2000", "--at", "x=1.0"], ["the expression raised OverflowError"]),
     (["1 / 0 + x", "--at", "x=1.0"], ["division by zero in 1 / 0"]),
     (["(-8) ** 0.5 + x", "--at", "x=1.0"], ["complex number"]),
-    (["zeros((100000, 100000)) + x", "--at", "x=1.0"], ["limit is"]),
+    (["zeros((2000, 2000)) + x", "--at", "x=1.0"], ["limit is"]),
     # values
     ([SEED], ["no value for 'x'", "--at x="]),
     (["x * y", "--at", "x=1.0"], ["no value for 'y'"]),

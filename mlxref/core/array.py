@@ -511,10 +511,16 @@ class array:
         return ops.cos(self)
 
     def round(self, decimals=0, stream=None):
-        return ops.round(self, decimals)
+        return ops.elementwise.rounded(self, decimals, _ROUND_METHOD)
 
     def split(self, indices_or_sections, axis=0, stream=None):
         return ops.split(self, indices_or_sections, axis)
+
+
+_ROUND_METHOD = (
+    "round(self, decimals: int = 0, *, stream: mlx.core.Stream | mlx.core.ThreadLocalStream | "
+    "mlx.core.Device | mlx.core.DeviceType | None = None) -> mlx.core.array"
+)
 
 
 def _bool_only(what, *operands):

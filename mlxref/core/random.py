@@ -23,8 +23,8 @@ import random as _random
 
 from . import dtypes as _dt
 from .array import _fmt_shape, array
-from .ops.common import astype, broadcast_shapes, incompatible_arguments
-from .ops.creation import scalar_or_array
+from .ops.common import astype, broadcast_shapes, incompatible_arguments, to_shape
+from .ops.creation import check_dtype, scalar_or_array
 from .ops.elementwise import add, floor, maximum, minimum, multiply, subtract
 
 __all__ = ["seed", "uniform", "normal", "randint"]
@@ -66,17 +66,6 @@ def _generator_for(key):
     return _random.Random("key:" + ",".join(str(w) for w in words))
 
 
-def _check_shape(shape, signature, args):
-    if not isinstance(shape, (list, tuple)) or not all(isinstance(d, int) for d in shape):
-        raise incompatible_arguments(signature, args)
-    return tuple(int(d) for d in shape)
-
-
-def _check_dtype(dtype, signature, args):
-    if dtype is not None and not isinstance(dtype, _dt.Dtype):
-        raise incompatible_arguments(signature, args)
-
-
 def _draws(shape, dtype, key, draw):
     """A materialised array of ``shape``: one ``draw(generator)`` per element."""
     if any(d < 0 for d in shape):
@@ -100,8 +89,8 @@ def uniform(low=0, high=1, shape=(), dtype=_dt.float32, key=None, stream=None):
     """
     sig = _SIGNATURES["uniform"]
     args = (low, high, shape, dtype)
-    shape = _check_shape(shape, sig, args)
-    _check_dtype(dtype, sig, args)
+    shape = to_shape(shape, sig, args)
+    check_dtype(dtype, sig, args)
     dtype = dtype or _dt.float32
     if not dtype.is_float:
         raise ValueError(
@@ -129,8 +118,8 @@ def normal(shape=(), dtype=_dt.float32, loc=None, scale=None, key=None, stream=N
     """
     sig = _SIGNATURES["normal"]
     args = (shape, dtype, loc, scale)
-    shape = _check_shape(shape, sig, args)
-    _check_dtype(dtype, sig, args)
+    shape = to_shape(shape, sig, args)
+    check_dtype(dtype, sig, args)
     dtype = dtype or _dt.float32
     if not dtype.is_float:
         raise ValueError("[normal] Only floating point and complex64 types are supported.")
@@ -150,8 +139,8 @@ def randint(low, high, shape=(), dtype=_dt.int32, key=None, stream=None):
     """
     sig = _SIGNATURES["randint"]
     args = (low, high, shape, dtype)
-    shape = _check_shape(shape, sig, args)
-    _check_dtype(dtype, sig, args)
+    shape = to_shape(shape, sig, args)
+    check_dtype(dtype, sig, args)
     dtype = dtype or _dt.int32
     if dtype.is_float:
         raise ValueError("[randint] randint only accepts integer dtypes and bool.")

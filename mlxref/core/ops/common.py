@@ -1,7 +1,10 @@
-"""What every op does before it builds a node: convert, promote, broadcast, check axes.
+"""What every op does before it builds a node: convert, promote, broadcast, check
+axes and shape arguments.
 
 Read alongside: mlx/ops.cpp (``broadcast_shapes``, ``broadcast_arrays``,
-``astype``) and python/src/convert.cpp (weakly typed Python scalars).
+``astype``), python/src/convert.cpp (weakly typed Python scalars) and
+python/src/ops.cpp (the bindings whose errors ``incompatible_arguments`` and
+``to_shape`` reproduce).
 
 An op that would return one of its inputs unchanged (``astype`` to the same
 dtype, ``broadcast_to`` the same shape...) returns a new handle of it
@@ -10,6 +13,7 @@ dtype, ``broadcast_to`` the same shape...) returns a new handle of it
 """
 
 import copy
+import math
 import numbers
 
 from .. import dtypes as _dt
@@ -19,6 +23,10 @@ from ..primitives.base import AsType, make_array
 from ..primitives.shape import Broadcast
 
 SCALARS = (bool, int, float)
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+# mlxref holds an array's elements in one Python list; it stops at this many.
+MAX_ELEMENTS = INT32_MAX
+_INT64 = range(-(2**63), 2**63)
 
 
 def is_scalar(x):
@@ -116,10 +124,16 @@ def _broadcast_pair(a, b):
     return tuple(out)
 
 
+_BROADCAST_TO = (
+    "broadcast_to(a: scalar | array, /, shape: Sequence[int], *, "
+    "stream: StreamOrDevice = None) -> array"
+)
+
+
 def broadcast_to(a, /, shape, *, stream=None):
     """``mx.broadcast_to``: a Broadcast node only when the shape changes."""
+    shape = to_shape(shape, _BROADCAST_TO, (a, shape))
     a = to_array(a)
-    shape = tuple(shape)
     if a.shape == shape:
         return copy.copy(a)
     if any(d < 0 for d in shape):
@@ -170,6 +184,48 @@ def incompatible_arguments(signature, args=None, kwargs=None):
         given = ", ".join(f"{k}: {_type_name(v)}" for k, v in kwargs.items())
         types.append(f"kwargs = {{ {given} }}")
     return TypeError(f"{message}\n\nInvoked with types: {', '.join(types)}")
+
+
+def to_shape(shape, signature, args, kwargs=None):
+    """A shape argument as a tuple of ints, or the error MLX raises for it.
+
+    ``signature`` is the op's, as for ``incompatible_arguments``: zeros, ones
+    and full take ``int | Sequence[int]`` (and their binding raises
+    ``std::bad_cast`` for what it cannot read as ints), the others
+    ``Sequence[int]``. MLX keeps dimensions in 32-bit ints. mlxref also
+    refuses more than MAX_ELEMENTS elements, at once, rather than start
+    filling a list of them (MLX would allocate such an array lazily).
+    """
+    takes_int = "shape: int |" in signature
+    if takes_int and isinstance(shape, int):
+        if shape not in _INT64:
+            raise RuntimeError("std::bad_cast")
+        if not INT32_MIN <= shape <= INT32_MAX:
+            raise OverflowError(
+                f"Shape dimension {shape} is outside the supported range [{INT32_MIN}, "
+                f"{INT32_MAX}]. MLX currently uses 32-bit integers for shape dimensions."
+            )
+        shape = (shape,)
+    elif not isinstance(shape, (list, tuple)) or not all(
+        isinstance(d, int) and d in _INT64 for d in shape
+    ):
+        if takes_int and shape is not None:
+            raise RuntimeError("std::bad_cast")
+        raise incompatible_arguments(signature, args, kwargs)
+    for d in shape:
+        if not INT32_MIN <= d <= INT32_MAX:
+            raise OverflowError(
+                f"Integer value {d} is outside the supported range [{INT32_MIN}, {INT32_MAX}]."
+            )
+    shape = tuple(map(int, shape))  # a bool is a dimension to MLX
+    size = math.prod(shape)
+    if size > MAX_ELEMENTS and min(shape) >= 0:
+        name = signature.split("(", 1)[0]
+        raise ValueError(
+            f"[{name}] Shape {_fmt_shape(shape)} has {size} elements; mlxref holds an "
+            f"array's elements in one Python list and stops at {MAX_ELEMENTS}."
+        )
+    return shape
 
 
 def normalize_axis(axis, ndim, message):

@@ -20,16 +20,13 @@ from ..array import array
 from ..scalar import is_symbolic
 from ..primitives.base import make_array
 from ..primitives.creation import Arange, Full, arange_size
-from .common import astype, broadcast_to, incompatible_arguments
+from .common import INT32_MAX, INT32_MIN, astype, broadcast_to, incompatible_arguments, to_shape
 from .elementwise import add, divide, equal, multiply, subtract
-from .shape import expand_dims
 
 __all__ = [
     "zeros", "ones", "full", "zeros_like", "ones_like", "arange", "linspace", "eye",
     "identity"
 ]
-
-_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 # The signatures MLX prints when Python arguments have the wrong types.
 _SIGNATURES = {
@@ -88,9 +85,9 @@ def scalar_or_array(value, dtype=None):
     if isinstance(value, bool):
         return array(value, dtype or _dt.bool_)
     if isinstance(value, int):
-        default = _dt.int32 if _INT32_MIN <= value <= _INT32_MAX else _dt.int64
+        default = _dt.int32 if INT32_MIN <= value <= INT32_MAX else _dt.int64
         out = dtype or default
-        if out is _dt.int32 and not _INT32_MIN <= value <= _INT32_MAX:
+        if out is _dt.int32 and not INT32_MIN <= value <= INT32_MAX:
             raise ValueError(f"Converting {value} to int32 would result in overflow.")
         return array(value, _dt.int32 if out is _dt.bool_ else out)
     if isinstance(value, float) or is_symbolic(value):
@@ -104,18 +101,6 @@ def check_scalar_or_array(value):
     if isinstance(value, array) or is_number(value):
         return value
     raise ValueError(f"Invalid type {type(value).__name__} received in array initialization.")
-
-
-def _to_shape(shape, signature, args):
-    """An int or a sequence of ints, as a tuple; MLX's errors otherwise."""
-    if shape is None:
-        raise incompatible_arguments(signature, args)
-    if is_int(shape):
-        return (int(shape),)
-    if isinstance(shape, (list, tuple)) and all(is_int(d) for d in shape):
-        return tuple(int(d) for d in shape)
-    # What MLX's binding raises when the shape cannot be read as ints.
-    raise RuntimeError("std::bad_cast")
 
 
 # --- full, zeros, ones ---------------------------------------------------------------
@@ -141,7 +126,7 @@ def full(shape, vals, dtype=None, *, stream=None):
     """
     sig = _SIGNATURES["full"]
     check_dtype(dtype, sig, (shape, vals, dtype))
-    shape = _to_shape(shape, sig, (shape, vals, dtype))
+    shape = to_shape(shape, sig, (shape, vals, dtype))
     return _full(shape, scalar_or_array(vals, dtype))
 
 
@@ -150,7 +135,7 @@ def zeros(shape, dtype=_dt.float32, *, stream=None):
     sig = _SIGNATURES["zeros"]
     check_dtype(dtype, sig, (shape, dtype))
     dtype = dtype or _dt.float32
-    return _full(_to_shape(shape, sig, (shape, dtype)), array(0, dtype))
+    return _full(to_shape(shape, sig, (shape, dtype)), array(0, dtype))
 
 
 def ones(shape, dtype=_dt.float32, *, stream=None):
@@ -158,7 +143,7 @@ def ones(shape, dtype=_dt.float32, *, stream=None):
     sig = _SIGNATURES["ones"]
     check_dtype(dtype, sig, (shape, dtype))
     dtype = dtype or _dt.float32
-    return _full(_to_shape(shape, sig, (shape, dtype)), array(1, dtype))
+    return _full(to_shape(shape, sig, (shape, dtype)), array(1, dtype))
 
 
 def zeros_like(a, /, dtype=None, *, stream=None):
@@ -187,7 +172,7 @@ def _number_dtype(value):
     if isinstance(value, bool):
         return _dt.bool_
     if isinstance(value, int):
-        return _dt.int32 if _INT32_MIN <= value <= _INT32_MAX else _dt.int64
+        return _dt.int32 if INT32_MIN <= value <= INT32_MAX else _dt.int64
     return _dt.float32
 
 
@@ -204,7 +189,7 @@ def _arange(start, stop, step, dtype):
         if (step > 0 and start < stop) or (step < 0 and start > stop):
             return array([start], dtype)
     size = arange_size(start, stop, step)
-    if size > _INT32_MAX:
+    if size > INT32_MAX:
         raise ValueError("[arange] Maximum size exceeded.")
     return make_array(Arange(start, stop, step, dtype), [])
 
@@ -282,7 +267,7 @@ def _eye(n, m, k, dtype):
     if n == 0 or m == 0 or k >= m or -k >= n:
         return zeros((n, m), dtype)
     # Element (i, j) is on the k-th diagonal when i == j - k.
-    rows = expand_dims(_arange(0, n, 1, _dt.int32), 1)
+    rows = _arange(0, n, 1, _dt.int32).reshape(n, 1)
     columns = _arange(-k, m - k, 1, _dt.int32)
     return astype(equal(rows, columns), dtype)
 

@@ -11,7 +11,16 @@ from ..array import array
 from ..primitives import base as _base
 from ..primitives import elementwise as P
 from ..primitives.base import make_array
-from .common import as_arrays, astype, broadcast_arrays, float_dtype, to_array
+from .common import (
+    INT32_MAX,
+    INT32_MIN,
+    as_arrays,
+    astype,
+    broadcast_arrays,
+    float_dtype,
+    incompatible_arguments,
+    to_array,
+)
 
 __all__ = [
     "abs", "negative", "sign", "square", "sqrt", "rsqrt", "reciprocal", "exp", "expm1",
@@ -171,7 +180,19 @@ def ceil(a, /, *, stream=None):
     return _integral_identity_or(P.Ceil(), a)
 
 
+_ROUND = "round(a: array, /, decimals: int = 0, stream: StreamOrDevice = None) -> array"
+
+
 def round(a, /, decimals=0, *, stream=None):
+    """``mx.round``: round to ``decimals`` places (a negative one rounds to tens...)."""
+    return rounded(a, decimals, _ROUND)
+
+
+def rounded(a, decimals, signature):
+    """``mx.round`` and ``array.round``, whose errors show their own ``signature``."""
+    # MLX's binding takes decimals as a C int (a bool is one).
+    if not isinstance(decimals, int) or not INT32_MIN <= decimals <= INT32_MAX:
+        raise incompatible_arguments(signature, (a,), {"decimals": decimals})
     a = to_array(a)
     if decimals == 0:
         return _integral_identity_or(P.Round(), a)

@@ -17,7 +17,8 @@ from ..array import _fmt_shape, array
 from ..primitives import shape as P
 from ..primitives.base import make_array, make_arrays
 from ..primitives.indexing import Slice, SliceUpdate
-from .common import broadcast_to, normalize_axis, to_array
+from .common import astype, broadcast_to, incompatible_arguments, normalize_axis, to_shape
+from .creation import scalar_or_array
 
 _Array = array
 
@@ -82,10 +83,13 @@ def _reshape_output_shape(size, shape):
     return tuple(shape)
 
 
+_RESHAPE = "reshape(a: array, /, shape: Sequence[int], *, stream: StreamOrDevice = None) -> array"
+
+
 def reshape(a, /, shape, *, stream=None):
     """``mx.reshape``: the same elements under ``shape`` (one entry may be -1)."""
     _check_array(a, "reshape")
-    shape = _int_tuple(shape, "reshape", "shape")
+    shape = to_shape(shape, _RESHAPE, (a, shape))
     if a.shape == shape:
         return copy.copy(a)
     return make_array(P.Reshape(_reshape_output_shape(a.size, shape)), [a])
@@ -449,6 +453,13 @@ def _reflect_pad(a, low, high, out_shape, include_edge):
     return padded
 
 
+_PAD = (
+    "pad(a: array, pad_width: int | tuple[int] | tuple[int, int] | list[tuple[int, int]], "
+    "mode: Literal['constant', 'edge', 'reflect', 'symmetric'] = 'constant', "
+    "constant_values: scalar | array = 0, *, stream: StreamOrDevice = None) -> array"
+)
+
+
 def pad(a, /, pad_width, mode="constant", constant_values=0, *, stream=None):
     """``mx.pad``: add ``(low, high)`` elements around every axis.
 
@@ -456,6 +467,10 @@ def pad(a, /, pad_width, mode="constant", constant_values=0, *, stream=None):
     are composed of slices and slice updates, as in MLX.
     """
     _check_array(a, "pad")
+    if constant_values is None:
+        optional = {} if mode == "constant" else {"mode": mode}
+        raise incompatible_arguments(_PAD, (a, pad_width), {**optional, "constant_values": None})
+    value = astype(scalar_or_array(constant_values, a.dtype), a.dtype)
     widths = _pad_widths(pad_width, a.ndim)
     if len(widths) != a.ndim:
         raise ValueError(
@@ -477,8 +492,12 @@ def pad(a, /, pad_width, mode="constant", constant_values=0, *, stream=None):
             )
         out_shape[i] += lo + hi
     out_shape = tuple(out_shape)
-    value = to_array(constant_values, a.dtype)
     if mode == "constant":
+        if value.size != 1:  # MLX would pad with the first element
+            raise ValueError(
+                "[pad] constant_values must be a scalar or an array of one element, "
+                f"but got an array of shape {_fmt_shape(value.shape)}."
+            )
         return make_array(P.Pad(range(a.ndim), low, high), [a, value])
     if mode == "edge":
         return _edge_pad(a, low, high, out_shape)
