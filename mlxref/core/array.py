@@ -156,12 +156,13 @@ class array:
     @classmethod
     def _node(cls, shapes, dtypes, primitive, inputs):
         """The unevaluated outputs of ``primitive`` on ``inputs``; called by ``make_arrays``."""
+        if len(shapes) == 1:
+            return [cls._handle_of(_ArrayDesc(shapes[0], dtypes[0], primitive, inputs))]
         outputs = [cls._handle_of(_ArrayDesc(s, d, primitive, inputs))
                    for s, d in zip(shapes, dtypes)]
-        if len(outputs) > 1:
-            for i, o in enumerate(outputs):
-                o._desc.siblings = tuple(outputs[:i] + outputs[i + 1:])
-                o._desc.position = i
+        for i, o in enumerate(outputs):
+            o._desc.siblings = tuple(outputs[:i] + outputs[i + 1:])
+            o._desc.position = i
         return outputs
 
     @classmethod
