@@ -26,23 +26,28 @@ _tracing = contextvars.ContextVar("mlxref_tracing", default=0)
 _retain_graph = contextvars.ContextVar("mlxref_retain_graph", default=0)
 
 
-@contextlib.contextmanager
-def _counting(var):
-    token = var.set(var.get() + 1)
-    try:
-        yield
-    finally:
-        var.reset(token)
+class _Counting:
+    """A context manager that counts itself in ``var`` while it is active."""
+
+    var = None
+
+    def __enter__(self):
+        self._token = self.var.set(self.var.get() + 1)
+
+    def __exit__(self, *exc):
+        self.var.reset(self._token)
 
 
-def InTracing():  # noqa: N802 (MLX's name)
+class InTracing(_Counting):
     """Context manager: a transform is tracing a function inside this block."""
-    return _counting(_tracing)
+
+    var = _tracing
 
 
-def RetainGraph():  # noqa: N802 (MLX's name)
+class RetainGraph(_Counting):
     """Context manager: while active, ``eval`` detaches nothing (used around vjp rules)."""
-    return _counting(_retain_graph)
+
+    var = _retain_graph
 
 
 def in_tracing():

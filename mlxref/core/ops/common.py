@@ -63,10 +63,10 @@ def as_arrays(*values):
             return [a, b]
         if ta is array and tb in SCALARS:
             dtype = _dt.promote_types(a.dtype, _dt.weak_scalar_dtype(b, a.dtype))
-            return [astype(a, dtype), scalar_array(b, dtype)]
+            return [a if a.dtype is dtype else astype(a, dtype), scalar_array(b, dtype)]
         if tb is array and ta in SCALARS:
             dtype = _dt.promote_types(b.dtype, _dt.weak_scalar_dtype(a, b.dtype))
-            return [scalar_array(a, dtype), astype(b, dtype)]
+            return [scalar_array(a, dtype), b if b.dtype is dtype else astype(b, dtype)]
     for v in values:
         if isinstance(v, (list, tuple)):  # MLX takes arrays and scalars here, not lists
             raise ValueError(f"Invalid type {type(v).__name__} received in array initialization.")
