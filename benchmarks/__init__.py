@@ -23,9 +23,13 @@ Each table of times has ratios to mlxref and a scaling table (how each
 column's time grows from one size to the next); ``--json PATH`` writes the
 same results as JSON, and progress goes to stderr.
 
-Where ``mlx`` is installed (``pip install -e '.[metal]'``), real MLX
-(``mlxref.backends.metal``) gets a column labelled with its device; it is
-only timed and checked, never used for mlxref's own results.
+Each workload's program is written once, as a function of the array module
+it runs on (``def loss(mx, x)``): mlxref's column passes it ``mlxref.core``.
+Where ``mlx`` is installed (``pip install -e '.[metal]'``), real MLX gets a
+column labelled with its device, which runs the same program on ``mlx.core``
+with MLX's own transforms (``mlxref.backends.metal`` supplies the module, the
+device and the arrays); it is only timed and checked, never used for mlxref's
+own results.
 
 Timings never appear in the unit tests: ``tests/test_benchmarks_smoke.py``
 runs each workload once at a tiny size and checks only the results.

@@ -6,7 +6,10 @@ The checkpointed version wraps every block of 4 layers in ``mx.checkpoint``.
 For each, the gradient is built, then evaluated after ``reset_peak_memory``;
 the figure is the peak of ``mx.get_peak_memory()`` above the memory alive
 before the evaluation (the weights and the input), i.e. what the evaluation
-itself needed. Target: at most half the peak with checkpoint.
+itself needed. Target: at most half the peak with checkpoint. The program
+(``block``, the two losses, ``peak_of_gradient``) is written once, on the array
+module ``mx`` it is given; where ``mlx`` is installed, ``mlx_peaks`` runs it on
+``mlx.core`` with the same weights (``mlxref.backends.metal``).
 
 Why it works: ``eval`` computes each node in a depth-first post-order from
 the outputs, visiting inputs in argument order, so an intermediate is computed
@@ -17,6 +20,8 @@ forward pass keeps only the 8 block outputs; each block's 4 activations are
 recomputed when the backward walk reaches that block (``Depends`` keeps the
 recomputation from running before the forward pass) and freed after it.
 """
+
+from functools import partial
 
 import mlxref.core as mx
 from mlxref.backends import metal
@@ -36,39 +41,57 @@ def make_problem(layers=LAYERS, batch=BATCH, width=WIDTH, seed=0):
     return weights, x
 
 
-def block(h, weights):
+def block(mx, h, weights):
+    """The tanh layers on the array module ``mx`` (``mlxref.core`` or ``mlx.core``)."""
     for w in weights:
         h = mx.tanh(h @ w)
     return h
 
 
-def loss_plain(x, weights):
-    return block(x, weights).sum()
+def loss_plain(mx, x, weights):
+    return block(mx, x, weights).sum()
 
 
-def loss_checkpointed(x, weights, size=BLOCK):
-    step = mx.checkpoint(block)
+def loss_checkpointed(mx, x, weights, size=BLOCK):
+    step = mx.checkpoint(partial(block, mx))
     h = x
     for i in range(0, len(weights), size):
         h = step(h, weights[i : i + size])
     return h.sum()
 
 
-def peak_of_gradient(loss, x, weights):
-    """Bytes the evaluation of ``grad(loss)(x, weights)`` needed at its peak, and the gradient."""
-    g = mx.grad(loss)(x, weights)
+def peak_of_gradient(mx, loss, x, weights):
+    """Bytes the evaluation of ``grad(loss)(x, weights)`` needed at its peak, and the gradient.
+
+    ``loss(mx, x, weights)`` runs on the array module ``mx`` (mlxref's or MLX's).
+    """
+    g = mx.grad(partial(loss, mx))(x, weights)
     base = mx.get_active_memory()
     mx.reset_peak_memory()
     mx.eval(g)
     return mx.get_peak_memory() - base, g
 
 
+def peaks(mx, x, weights):
+    """``{"plain": (bytes, gradient list), "checkpoint": (bytes, gradient list)}`` on ``mx``."""
+    out = {}
+    for key, loss in (("plain", loss_plain), ("checkpoint", loss_checkpointed)):
+        peak, g = peak_of_gradient(mx, loss, x, weights)
+        out[key] = (peak, g.tolist())
+    return out
+
+
+def mlx_peaks(x, weights):
+    """``peaks`` on real MLX, from mlxref's input and weights as float32 MLX arrays."""
+    mlx_weights = [metal.array(w.tolist()) for w in weights]
+    return peaks(metal.core(), metal.array(x.tolist()), mlx_weights)
+
+
 def run(quick=False, **_):
     """mlxref's two peaks and their ratio; real MLX's too, when installed (``res["mlx"]``)."""
     weights, x = make_problem()
-    plain, g_plain = peak_of_gradient(loss_plain, x, weights)
-    ckpt, g_ckpt = peak_of_gradient(loss_checkpointed, x, weights)
-    g_plain, g_ckpt = g_plain.tolist(), g_ckpt.tolist()
+    mine = peaks(mx, x, weights)
+    (plain, g_plain), (ckpt, g_ckpt) = mine["plain"], mine["checkpoint"]
     res = {
         "layers": LAYERS, "batch": BATCH, "width": WIDTH, "block": BLOCK,
         "peak_plain_bytes": plain, "peak_checkpoint_bytes": ckpt,
@@ -78,15 +101,15 @@ def run(quick=False, **_):
     }
     if metal.available():
         harness.progress("checkpoint memory: real MLX")
-        peaks = metal.checkpoint_peaks(x.tolist(), [w.tolist() for w in weights], BLOCK)
-        for key, (_, grad) in peaks.items():
+        theirs = mlx_peaks(x, weights)
+        for key, (_, grad) in theirs.items():
             harness.check_close(f"checkpoint gradient ({metal.label()}, {key})", grad, g_plain,
                                 MLX_TOLERANCE)
         res["mlx"] = {
             "device": metal.device(),
-            "peak_plain_bytes": peaks["plain"][0],
-            "peak_checkpoint_bytes": peaks["checkpoint"][0],
-            "ratio": peaks["checkpoint"][0] / peaks["plain"][0],
+            "peak_plain_bytes": theirs["plain"][0],
+            "peak_checkpoint_bytes": theirs["checkpoint"][0],
+            "ratio": theirs["checkpoint"][0] / theirs["plain"][0],
         }
     return res
 

@@ -10,21 +10,26 @@ backward pass also accumulates cotangents). The step is chosen so the
 gradient neither vanishes nor explodes: its derivative ``1 + SCALE * cos(x)``
 averages out to about 1 while ``x`` drifts upwards by about SHIFT per step.
 
-Columns per N, run interleaved in one process (``harness.run_workload``):
+The program, ``chain(mx, x, n_ops)`` and its ``value_and_grad_step(mx)``, is
+written once and run on two array modules. Columns per N, run interleaved in
+one process (``harness.run_workload``):
 
-- ``mlxref``: ``mx.value_and_grad`` of the chain, with ``mx.eval`` of value
-  and gradient (the graph is built inside the clock);
+- ``mlxref``: ``value_and_grad_step(mlxref.core)``: ``mx.value_and_grad`` of the
+  chain, with ``mx.eval`` of value and gradient (the graph is built inside
+  the clock);
 - ``mlxref forward only``: the lazy forward alone (build and ``mx.eval``);
 - ``hand-written floats``: the same recurrence on Python floats with the
   derivative written by hand: the floor for pure Python, and the reference
   every other column must equal (to 1e-9);
 - ``micrograd-style Value``: one ``scalar_graph.ClosureValue`` per number;
-- ``MLX (<device>)``: real MLX's ``value_and_grad`` (``mlxref.backends.metal``),
-  when installed; float32, so it must agree to ``MLX_TOLERANCE``.
+- ``MLX (<device>)``: ``value_and_grad_step(mlx.core)``, MLX's own transforms
+  (``mlxref.backends.metal``), when installed; float32, so it must agree to
+  ``MLX_TOLERANCE``.
 """
 
 import math
 import sys
+from functools import partial
 
 import mlxref.core as mx
 from mlxref.backends import metal
@@ -54,28 +59,37 @@ def _steps(n_ops):
     return n_ops // OPS_PER_STEP
 
 
-def chain(x, n_ops):
-    """The chain on an mlxref array: N lazy nodes, nothing evaluated."""
+def chain(mx, x, n_ops):
+    """The chain on the array module ``mx`` (``mlxref.core`` or ``mlx.core``): N lazy nodes."""
     for _ in range(_steps(n_ops)):
         x = x + mx.sin(x) * SCALE + SHIFT
     return x
 
 
+def value_and_grad_step(mx):
+    """The timed step on ``mx``: its ``value_and_grad`` of the chain, evaluated.
+
+    ``step(n_ops, x0)`` starts from a new 0-d array, so the graph is built
+    inside the clock, and returns ``(value, gradient)`` floats.
+    """
+    value_and_grad = mx.value_and_grad(partial(chain, mx))
+
+    def step(n_ops, x0=X0):
+        value, grad = value_and_grad(mx.array(x0), n_ops)
+        mx.eval(value, grad)
+        return value.item(), grad.item()
+
+    return step
+
+
+mlxref_value_and_grad = value_and_grad_step(mx)
+
+
 def mlxref_forward(n_ops, x0=X0):
     """Build the chain and evaluate it: the value, a float."""
-    y = chain(mx.array(x0), n_ops)
+    y = chain(mx, mx.array(x0), n_ops)
     mx.eval(y)
     return y.item()
-
-
-_value_and_grad = mx.value_and_grad(chain)
-
-
-def mlxref_value_and_grad(n_ops, x0=X0):
-    """``mx.value_and_grad`` of the chain, evaluated: ``(value, gradient)`` floats."""
-    value, grad = _value_and_grad(mx.array(x0), n_ops)
-    mx.eval(value, grad)
-    return value.item(), grad.item()
 
 
 def reference_value_and_grad(n_ops, x0=X0):
@@ -134,10 +148,8 @@ def implementations():
         harness.Column("micrograd-style Value", _one, value_chain),
     ]
     if metal.available():
-        out.append(
-            harness.Column(metal.label(), _one, metal.chain_run,
-                           lambda out: (out[0].item(), out[1].item()), tol=MLX_TOLERANCE)
-        )
+        out.append(harness.Column(metal.label(), _one, value_and_grad_step(metal.core()),
+                                  tol=MLX_TOLERANCE))
     return out
 
 

@@ -65,6 +65,21 @@ def timed(fn, *args):
     return Timing(wall, cpu, clock.total, clock.collections), result
 
 
+def evaluated(mx, fn):
+    """``fn`` followed by ``mx.eval`` of its outputs: the step a column times on ``mx``.
+
+    ``mx`` is the array module the column runs on (``mlxref.core`` or ``mlx.core``),
+    so both engines' steps are the same code: a transform, then ``eval``.
+    """
+
+    def step(*args):
+        out = fn(*args)
+        mx.eval(out)
+        return out
+
+    return step
+
+
 def median(samples):
     return statistics.median(samples)
 

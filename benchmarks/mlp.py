@@ -6,8 +6,9 @@ none after the last; the loss is the mean squared error over a batch of 32.
 Three implementations compute the same loss and the gradient with respect to
 every parameter, from the same seeded weights and data:
 
-- ``mlxref``: ``mx.value_and_grad`` over a dict of arrays, then ``mx.eval``
-  of the loss and the gradients;
+- ``mlxref``: ``value_and_grad_step(mlxref.core)``: ``mx.value_and_grad`` of
+  ``loss(mx, params, X, Y)`` over a dict of arrays, then ``mx.eval`` of the
+  loss and the gradients;
 - ``lists``: a hand-written forward and backward over Python lists (list
   comprehensions and ``sum(map(mul, ...))``): the floor for pure Python;
 - ``micrograd-style Value``: the MLP built from ``scalar_graph.ClosureValue``
@@ -15,7 +16,8 @@ every parameter, from the same seeded weights and data:
   reference the issue's "at least 30x faster" target is measured against;
 - ``lean scalar Value``: the same on ``scalar_graph.Value``, a leaner scalar
   graph (local partials stored, no closures), for context only: no target;
-- ``MLX (<device>)``: real MLX (``mlxref.backends.metal``) when it is
+- ``MLX (<device>)``: the same program on real MLX,
+  ``value_and_grad_step(mlx.core)`` (``mlxref.backends.metal``), when it is
   installed, labelled with the device it ran on; float32, so it is checked
   to ``MLX_TOLERANCE`` rather than 1e-9.
 
@@ -23,6 +25,7 @@ All must agree (``check``) before their times mean anything.
 """
 
 import random
+from functools import partial
 from operator import mul
 
 import mlxref.core as mx
@@ -74,10 +77,11 @@ def n_layers(params):
     return len(params) // 2
 
 
-# --- mlxref ---------------------------------------------------------------------------
+# --- the program, on mlxref and on MLX -----------------------------------------------
 
 
-def mlxref_loss(params, X, Y):
+def loss(mx, params, X, Y):
+    """The MLP's mean squared error, on the array module ``mx`` (mlxref's or MLX's)."""
     h = X
     last = n_layers(params)
     for layer in range(1, last + 1):
@@ -88,25 +92,20 @@ def mlxref_loss(params, X, Y):
     return mx.mean(d * d)
 
 
-mlxref_value_and_grad = mx.value_and_grad(mlxref_loss)
+def value_and_grad_step(mx):
+    """The timed step on ``mx``: ``(loss array, {name: gradient array})``, evaluated."""
+    return harness.evaluated(mx, mx.value_and_grad(partial(loss, mx)))
 
 
-def mlxref_inputs(params, X, Y):
-    """The problem as materialised mlxref arrays (built once, outside the timing)."""
-    return {k: mx.array(v) for k, v in params.items()}, mx.array(X), mx.array(Y)
+def inputs(array, params, X, Y):
+    """The problem as arrays made by ``array`` (``mx.array``, ``metal.array``), untimed."""
+    return {k: array(v) for k, v in params.items()}, array(X), array(Y)
 
 
-def mlxref_step(params, X, Y):
-    """Loss and gradients, evaluated: ``(loss array, {name: gradient array})``."""
-    loss, grads = mlxref_value_and_grad(params, X, Y)
-    mx.eval(loss, grads)
-    return loss, grads
-
-
-def mlxref_result(step_output):
-    """The output of ``mlxref_step`` as ``(loss float, {name: nested lists})``."""
-    loss, grads = step_output
-    return loss.item(), {k: v.tolist() for k, v in grads.items()}
+def step_result(step_output):
+    """The output of a ``value_and_grad_step`` as ``(loss float, {name: nested lists})``."""
+    value, grads = step_output
+    return value.item(), {k: v.tolist() for k, v in grads.items()}
 
 
 # --- hand-written, over lists ------------------------------------------------------
@@ -246,14 +245,16 @@ def implementations():
     """The report's columns (``harness.Column``); real MLX's only when it is installed."""
     out = [
         harness.Column("lists", lambda problem: problem, lists_step),
-        harness.Column("mlxref", _spread(mlxref_inputs), mlxref_step, mlxref_result),
+        harness.Column("mlxref", _spread(partial(inputs, mx.array)), value_and_grad_step(mx),
+                       step_result),
         harness.Column("lean scalar Value", _spread(scalar_inputs), scalar_step, scalar_result),
         harness.Column("micrograd-style Value", _spread(closure_scalar_inputs), scalar_step,
                        scalar_result),
     ]
     if metal.available():
-        out.append(harness.Column(metal.label(), _spread(metal.mlp_prepare), metal.mlp_run,
-                                  metal.mlp_result, tol=MLX_TOLERANCE))
+        out.append(harness.Column(metal.label(), _spread(partial(inputs, metal.array)),
+                                  value_and_grad_step(metal.core()), step_result,
+                                  tol=MLX_TOLERANCE))
     return out
 
 

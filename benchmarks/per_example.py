@@ -1,23 +1,27 @@
 """Workload: per-example gradients with ``vmap(grad)``.
 
 A regression problem of ``batch`` examples with ``DIM`` features
-(``metal.vmap_input``: deterministic, no randomness). One example's loss is
+(``make_input``: deterministic, no randomness). One example's loss is
 
     loss(w, x, y) = (tanh(sum(x * w)) - y) ** 2
 
 and the workload is its gradient with respect to ``w`` for every example
 separately: a ``batch x DIM`` matrix, as used for per-example gradient
-clipping or influence scores. Columns, run interleaved in one process:
+clipping or influence scores. The program, ``example_loss(mx, w, x, y)``
+and its ``per_example_step(mx)``, is written once and run on two array modules.
+Columns, run interleaved in one process:
 
-- ``mlxref``: ``mx.vmap(mx.grad(loss), in_axes=(None, 0, 0))`` and ``mx.eval``:
-  one batched graph whatever the batch size;
+- ``mlxref``: ``per_example_step(mlxref.core)``:
+  ``mx.vmap(mx.grad(loss), in_axes=(None, 0, 0))`` and ``mx.eval``: one
+  batched graph whatever the batch size;
 - ``mlxref grad, looped``: ``mx.grad(loss)`` called once per example in a
   Python loop and the results stacked: what ``vmap`` saves;
 - ``lists``: the gradient ``2 (tanh(s) - y) (1 - tanh(s)^2) x`` written by
   hand over Python lists: the floor for pure Python, and the reference;
 - ``micrograd-style Value``: one ``scalar_graph.ClosureValue`` graph per
   example, then ``backward()``;
-- ``MLX (<device>)``: real MLX's ``vmap(grad)`` (``mlxref.backends.metal``).
+- ``MLX (<device>)``: ``per_example_step(mlx.core)``, MLX's own ``vmap(grad)``
+  (``mlxref.backends.metal``), when installed.
 
 Every column must equal the lists reference to 1e-9 (real MLX, float32, to
 ``MLX_TOLERANCE``) before any time is reported.
@@ -25,6 +29,7 @@ Every column must equal the lists reference to 1e-9 (real MLX, float32, to
 
 import math
 import sys
+from functools import partial
 
 import mlxref.core as mx
 from mlxref.backends import metal
@@ -41,32 +46,35 @@ MLX_TOLERANCE = 1e-5
 
 
 def make_input(batch, dim=DIM):
-    """``(w, X, y)`` as Python lists."""
-    return metal.vmap_input(batch, dim)
+    """``(w, X, y)`` as Python lists: a deterministic per-example regression problem."""
+    w = [math.sin(1.0 + j) * 0.5 for j in range(dim)]
+    X = [[math.cos(0.7 * i + 0.3 * j) for j in range(dim)] for i in range(batch)]
+    y = [math.sin(0.5 * i) * 0.5 for i in range(batch)]
+    return w, X, y
 
 
-# --- mlxref ------------------------------------------------------------------------
+# --- the program, on mlxref and on MLX ------------------------------------------------
 
 
-def example_loss(w, x, y):
+def example_loss(mx, w, x, y):
+    """One example's loss, on the array module ``mx`` (``mlxref.core`` or ``mlx.core``)."""
     d = mx.tanh(mx.sum(x * w)) - y
     return d * d
 
 
-_per_example = mx.vmap(mx.grad(example_loss), in_axes=(None, 0, 0))
-_one_example = mx.grad(example_loss)
+def per_example_step(mx):
+    """The timed step on ``mx``: ``vmap(grad(loss), in_axes=(None, 0, 0))``, evaluated."""
+    per_example = mx.vmap(mx.grad(partial(example_loss, mx)), in_axes=(None, 0, 0))
+    return harness.evaluated(mx, per_example)
+
+
+_one_example = mx.grad(partial(example_loss, mx))
 
 
 def mlxref_prepare(data):
     args = tuple(mx.array(v) for v in data)
     mx.eval(*args)
     return args
-
-
-def mlxref_step(w, X, y):
-    g = _per_example(w, X, y)
-    mx.eval(g)
-    return g
 
 
 def looped_step(w, X, y):
@@ -118,15 +126,15 @@ def value_step(w, X, y):
 def implementations():
     """The report's columns (``harness.Column``), each checked against the lists reference."""
     out = [
-        harness.Column("mlxref", mlxref_prepare, mlxref_step, array_result),
+        harness.Column("mlxref", mlxref_prepare, per_example_step(mx), array_result),
         harness.Column("mlxref grad, looped", mlxref_prepare, looped_step, array_result),
         harness.Column("lists", lambda data: (data,), lists_step),
         harness.Column("micrograd-style Value", lambda data: data, value_step),
     ]
     if metal.available():
         out.append(
-            harness.Column(metal.label(), lambda data: metal.vmap_grad_prepare(*data),
-                           metal.vmap_grad_run, array_result, tol=MLX_TOLERANCE)
+            harness.Column(metal.label(), lambda data: tuple(map(metal.array, data)),
+                           per_example_step(metal.core()), array_result, tol=MLX_TOLERANCE)
         )
     return out
 

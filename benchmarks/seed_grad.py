@@ -1,16 +1,18 @@
 """Workload: the seed function's gradient, ``grad(sum(sin(x) * exp(x)))``, over n elements.
 
-The input is ``n`` points evenly spaced in [-2, 2] (``metal.seed_input``).
-Columns, from the same input, run interleaved in one process:
+The input is ``n`` points evenly spaced in [-2, 2] (``make_input``). The
+program, ``loss(mx, x)`` and its ``grad_step(mx)``, is written once and run on
+two array modules. Columns, from the same input, run interleaved in one process:
 
-- ``mlxref``: ``mx.grad`` of ``mx.sum(mx.sin(x) * mx.exp(x))`` and ``mx.eval``;
+- ``mlxref``: ``grad_step(mlxref.core)``: ``mx.grad`` of the loss and ``mx.eval``;
 - ``lists``: a hand-written forward (``sin``, ``exp``, product, sum) and
   backward (``cos(x) * exp(x) + sin(x) * exp(x)`` by the chain rule) over
   Python lists: the floor for pure Python;
 - ``micrograd-style Value``: one ``scalar_graph.ClosureValue`` node per
   number, summed as a chain of additions, then ``backward()``; it is skipped
   above ``VALUE_MAX_N`` elements when that limit is set;
-- ``MLX (<device>)``: real MLX (``mlxref.backends.metal``), when installed.
+- ``MLX (<device>)``: ``grad_step(mlx.core)``, MLX's own ``grad`` and ``eval``
+  (``mlxref.backends.metal``), when installed.
 
 Every column's gradient must equal the lists reference (to 1e-9, MLX's
 float32 to 1e-5) before any time is reported.
@@ -18,6 +20,7 @@ float32 to 1e-5) before any time is reported.
 
 import math
 import sys
+from functools import partial
 
 import mlxref.core as mx
 from mlxref.backends import metal
@@ -33,14 +36,24 @@ VALUE_MAX_N = None  # None: run the Value column at every size
 MLX_TOLERANCE = 1e-5
 
 
-# --- mlxref ---------------------------------------------------------------------------
+def make_input(n):
+    """The input vector: ``n`` points evenly spaced in [-2, 2] (Python floats)."""
+    if n == 1:
+        return [0.5]
+    return [-2.0 + 4.0 * i / (n - 1) for i in range(n)]
 
 
-def _seed_loss(x):
+# --- the program, on mlxref and on MLX ------------------------------------------------
+
+
+def loss(mx, x):
+    """The seed function on the array module ``mx`` (``mlxref.core`` or ``mlx.core``)."""
     return mx.sum(mx.sin(x) * mx.exp(x))
 
 
-_mlxref_grad = mx.grad(_seed_loss)
+def grad_step(mx):
+    """The timed step on ``mx``: its ``grad`` of ``loss``, evaluated."""
+    return harness.evaluated(mx, mx.grad(partial(loss, mx)))
 
 
 def mlxref_prepare(x):
@@ -49,13 +62,7 @@ def mlxref_prepare(x):
     return (a,)
 
 
-def mlxref_step(x):
-    g = _mlxref_grad(x)
-    mx.eval(g)
-    return g
-
-
-def mlxref_result(g):
+def array_result(g):
     return g.tolist()
 
 
@@ -95,15 +102,15 @@ def value_result(xs):
 def implementations():
     """The report's columns (``harness.Column``), each checked against the lists reference."""
     out = [
-        harness.Column("mlxref", mlxref_prepare, mlxref_step, mlxref_result),
+        harness.Column("mlxref", mlxref_prepare, grad_step(mx), array_result),
         harness.Column("lists", lambda x: (x,), lists_step),
         harness.Column("micrograd-style Value", value_prepare, value_step, value_result,
                        max_size=VALUE_MAX_N),
     ]
     if metal.available():
         out.append(
-            harness.Column(metal.label(), metal.seed_grad_prepare, metal.seed_grad_run,
-                           lambda g: g.tolist(), tol=MLX_TOLERANCE)
+            harness.Column(metal.label(), lambda x: (metal.array(x),), grad_step(metal.core()),
+                           array_result, tol=MLX_TOLERANCE)
         )
     return out
 
@@ -111,14 +118,14 @@ def implementations():
 def check(n):
     """One gradient per column at size ``n``; raise ``harness.Mismatch`` unless all agree."""
     return harness.check_columns(
-        f"seed gradient n={n}", metal.seed_input(n), lists_step, implementations()
+        f"seed gradient n={n}", make_input(n), lists_step, implementations()
     )
 
 
 def run(quick=False, repeats=None, sizes=None):
     """Median time per column and size, interleaved over the repeats (``harness.run_workload``)."""
     return harness.run_workload(
-        "seed gradient", sys.modules[__name__], metal.seed_input, lists_step,
+        "seed gradient", sys.modules[__name__], make_input, lists_step,
         quick, repeats, sizes,
     )
 

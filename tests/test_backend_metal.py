@@ -1,14 +1,16 @@
 """mlxref.backends.metal: real MLX as the benchmarks' timing column.
 
-Each backend function must return a positive time and the same values as
-mlxref computes for the same program (float32 on MLX's side: rtol 1e-4).
-The backend is never used to compute mlxref's results; here mlxref is the
-reference and MLX is checked against it.
+Each workload's MLX column (its program, written once in ``benchmarks/``, run
+on ``mlx.core``) must take a positive time and return the same values as
+mlxref's column computes (float32 on MLX's side: rtol 1e-4). The backend is
+never used to compute mlxref's results; here mlxref is the reference and MLX
+is checked against it.
 """
 
 import math
 import os
 import sys
+from functools import partial
 
 import pytest
 
@@ -17,7 +19,9 @@ from mlxref.backends import metal
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks import checkpoint_memory, deep_chain, harness, mlp  # noqa: E402
+from benchmarks import (  # noqa: E402
+    checkpoint_memory, deep_chain, harness, mlp, per_example, seed_grad,
+)
 
 needs_mlx = pytest.mark.skipif(
     not metal.available(), reason=f"mlx is not installed ({metal.install_hint()})"
@@ -55,22 +59,29 @@ def test_device_label():
     assert metal.label() == f"MLX ({want})"
 
 
+def run_column(workload, data, name):
+    """``(seconds, result)`` of one column of ``workload.implementations()`` on ``data``."""
+    (column,) = [c for c in workload.implementations() if c.name == name]
+    t, out = harness.timed(column.step, *column.prepare(data))
+    return t.wall, column.result(out)
+
+
 @needs_mlx
 @pytest.mark.parametrize("n", [1, 7, 100])
 def test_seed_grad_matches_mlxref(n):
-    t, got = metal.seed_grad(n)
+    x = seed_grad.make_input(n)
+    t, got = run_column(seed_grad, x, metal.label())
     assert t > 0
-    x = mx.array(metal.seed_input(n))
-    want = mx.grad(lambda v: mx.sum(mx.sin(v) * mx.exp(v)))(x).tolist()
+    want = mx.grad(lambda v: mx.sum(mx.sin(v) * mx.exp(v)))(mx.array(x)).tolist()
     assert_close(got, want)
 
 
 @needs_mlx
 def test_mlp_step_matches_mlxref():
-    params, X, Y = mlp.make_problem(sizes=(2, 3, 4, 1), batch=5, seed=1)
-    t, (loss, grads) = metal.mlp_step(params, X, Y)
+    problem = mlp.make_problem(sizes=(2, 3, 4, 1), batch=5, seed=1)
+    t, (loss, grads) = run_column(mlp, problem, metal.label())
     assert t > 0
-    want_loss, want_grads = mlp.mlxref_result(mlp.mlxref_step(*mlp.mlxref_inputs(params, X, Y)))
+    want_loss, want_grads = run_column(mlp, problem, "mlxref")[1]
     assert math.isclose(loss, want_loss, rel_tol=RTOL)
     assert sorted(grads) == sorted(want_grads)
     for k in want_grads:
@@ -79,7 +90,7 @@ def test_mlp_step_matches_mlxref():
 
 @needs_mlx
 def test_chain_grad_matches_mlxref():
-    t, (value, grad) = metal.chain_grad(400)
+    t, (value, grad) = run_column(deep_chain, 400, metal.label())
     assert t > 0
     want_value, want_grad = deep_chain.mlxref_value_and_grad(400)
     assert math.isclose(value, want_value, rel_tol=RTOL)
@@ -89,13 +100,13 @@ def test_chain_grad_matches_mlxref():
 @needs_mlx
 def test_chain_grad_rejects_partial_steps():
     with pytest.raises(ValueError):
-        metal.chain_grad(5)
+        run_column(deep_chain, 5, metal.label())
 
 
 @needs_mlx
 def test_vmap_grad_matches_mlxref():
-    w, X, y = metal.vmap_input(batch=6, dim=4)
-    t, got = metal.vmap_grad(w, X, y)
+    w, X, y = per_example.make_input(batch=6, dim=4)
+    t, got = run_column(per_example, (w, X, y), metal.label())
     assert t > 0
 
     def loss(w, x, y):
@@ -111,11 +122,10 @@ def test_vmap_grad_matches_mlxref():
 def test_checkpoint_peaks_match_mlxref_gradient_and_shrink_the_peak():
     # The benchmark's size: smaller problems drown in MLX's allocation granularity.
     weights, x = checkpoint_memory.make_problem()
-    want = mx.grad(checkpoint_memory.loss_plain)(x, weights).tolist()
+    want = mx.grad(partial(checkpoint_memory.loss_plain, mx))(x, weights).tolist()
     ratios = []
     for _ in range(3):  # MLX's scheduler makes its peak vary from run to run: the best of 3
-        out = metal.checkpoint_peaks(x.tolist(), [w.tolist() for w in weights],
-                                     checkpoint_memory.BLOCK)
+        out = checkpoint_memory.mlx_peaks(x, weights)
         assert sorted(out) == ["checkpoint", "plain"]
         for key, (peak, grad) in out.items():
             assert peak > 0, key
@@ -129,6 +139,8 @@ def test_functions_raise_a_clear_error_without_mlx(monkeypatch):
     monkeypatch.setattr(metal, "_mx", None)
     assert metal.available() is False
     with pytest.raises(RuntimeError, match=r"pip install -e '\.\[metal\]'"):
-        metal.seed_grad(3)
+        metal.core()
     with pytest.raises(RuntimeError, match=r"pip install"):
-        metal.checkpoint_peaks([[0.0]], [[[1.0]]], 1)
+        metal.array([[0.0]])
+    with pytest.raises(RuntimeError, match=r"pip install"):
+        checkpoint_memory.mlx_peaks(mx.zeros((1, 1)), [mx.ones((1, 1))])

@@ -764,9 +764,11 @@ def test_checkpoint_halves_the_peak_memory_of_a_gradient():
     # L/K + K + 3 with blocks of K, so 16 layers in blocks of 4 give only 11/19 = 0.58;
     # 32 layers give 15/35 = 0.43.
     weights, x = checkpoint_memory.make_problem(layers=32, batch=8, width=16)
-    plain, g_plain = checkpoint_memory.peak_of_gradient(checkpoint_memory.loss_plain, x, weights)
+    plain, g_plain = checkpoint_memory.peak_of_gradient(
+        mx, checkpoint_memory.loss_plain, x, weights
+    )
     ckpt, g_ckpt = checkpoint_memory.peak_of_gradient(
-        lambda x, w: checkpoint_memory.loss_checkpointed(x, w, 4), x, weights
+        mx, lambda mx, x, w: checkpoint_memory.loss_checkpointed(mx, x, w, 4), x, weights
     )
     assert plain > 0
     assert ckpt <= 0.5 * plain, (ckpt, plain, ckpt / plain)
