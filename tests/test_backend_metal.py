@@ -119,20 +119,29 @@ def test_vmap_grad_matches_mlxref():
 
 
 @needs_mlx
-def test_checkpoint_peaks_match_mlxref_gradient_and_shrink_the_peak():
+def test_checkpoint_peaks_measure_mlx_checkpointing(monkeypatch):
     # The benchmark's size: smaller problems drown in MLX's allocation granularity.
     weights, x = checkpoint_memory.make_problem()
     want = mx.grad(partial(checkpoint_memory.loss_plain, mx))(x, weights).tolist()
-    ratios = []
-    for _ in range(3):  # MLX's scheduler makes its peak vary from run to run: the best of 3
-        out = checkpoint_memory.mlx_peaks(x, weights)
-        assert sorted(out) == ["checkpoint", "plain"]
-        for key, (peak, grad) in out.items():
-            assert peak > 0, key
-            assert_close(grad, want)
-        ratios.append(out["checkpoint"][0] / out["plain"][0])
-    # Measured 0.65-0.74 over repeated runs; 1.0 would mean nothing was checkpointed.
-    assert min(ratios) < 0.9, ratios
+    out = checkpoint_memory.mlx_peaks(x, weights)
+    assert sorted(out) == ["checkpoint", "plain"]
+    for key, (peak, grad) in out.items():
+        assert peak > 0, key
+        assert_close(grad, want)
+    # MLX's own peak ratio (0.65-0.74 on an idle machine) depends on its asynchronous
+    # scheduler and goes above 1 on a busy one, so the report prints it and this test
+    # checks what the MLX column measures instead: under MLX's grad, each checkpointed
+    # block runs twice (forward, then recomputed) and the plain loss's once.
+    calls = []
+    block = checkpoint_memory.block
+    monkeypatch.setattr(checkpoint_memory, "block", lambda *a: calls.append(1) or block(*a))
+    mlx = metal.core()
+    mlx_x, mlx_w = metal.array(x.tolist()), [metal.array(w.tolist()) for w in weights]
+    for loss, runs in ((checkpoint_memory.loss_plain, 1),
+                       (checkpoint_memory.loss_checkpointed, 2 * len(weights) // checkpoint_memory.BLOCK)):
+        calls.clear()
+        mlx.eval(mlx.grad(partial(loss, mlx))(mlx_x, mlx_w))
+        assert len(calls) == runs, loss.__name__
 
 
 def test_functions_raise_a_clear_error_without_mlx(monkeypatch):
