@@ -332,7 +332,9 @@ def test_the_evaluated_chain_and_its_memory_are_mlxs(gc_paused):
         results.append((y, m.get_active_memory() - base))
     (ours, ours_bytes), (theirs, theirs_bytes) = results
     assert_same_as_mlx(ours, theirs)
-    assert ours_bytes == theirs_bytes
+    # mlxref counts the result's element bytes; MLX's allocator may round its
+    # buffer up (4096 bytes in one process, 4000 in another), never down.
+    assert ours_bytes == ours.size * ours.itemsize <= theirs_bytes
 
 
 # --- Part 2: bad arguments get MLX's error --------------------------------------------------
