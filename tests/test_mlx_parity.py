@@ -22,7 +22,7 @@ import pytest
 import mlxref.core as mx
 from mlxref.core import graph
 from mlxref.core.primitives.elementwise import Unary
-from support import assert_same_as_mlx, needs_mlx, real_mx
+from support import assert_array, assert_same_as_mlx, needs_mlx, real_mx
 
 BOTH = [pytest.param(mx, id="mlxref"), pytest.param(real_mx, id="mlx", marks=needs_mlx)]
 
@@ -514,3 +514,19 @@ def test_large_shapes_within_the_limits_are_fine(m):
     assert m.reshape(m.zeros((0,)), ELEMENTS + (0,)).shape == ELEMENTS + (0,)
     assert m.zeros((TOO_BIG - 1,)).shape == (TOO_BIG - 1,)  # lazy: never evaluated here
     assert m.reshape(m.array([1.0, 2.0]), (True, 2)).shape == (1, 2)  # a bool is a dimension
+
+
+def test_an_array_keyword_argument_of_a_custom_function_gets_the_functions_own_gradient():
+    # The vjp rule returns the positional argument's gradient only; the keyword
+    # array's is the function's automatic vjp, d(sum(sin(x) * w))/dw = sin(x).
+    @mx.custom_function
+    def f(x, w=None):
+        return mx.sin(x) * w
+
+    @f.vjp
+    def f_vjp(primals, cotangent, output, w=None):
+        return cotangent * mx.cos(primals) * w * 10.0  # deliberately not the true rule
+
+    x, w = mx.array([0.5, 1.0]), mx.array([2.0, 3.0])
+    assert_array(mx.grad(lambda w: f(x, w=w).sum())(w), mx.sin(x).tolist())
+    assert_array(mx.grad(lambda x: f(x, w=w).sum())(x), (mx.cos(x) * w * 10.0).tolist())

@@ -46,8 +46,7 @@ def checkpoint(fun):
         )
         fun_vjp = functools.partial(checkpoint_vjp, flat_fun)
         outputs = custom_transforms(flat_fun, fun_vjp, name="checkpoint")(*inputs)
-        it = iter(outputs)
-        return trees.replace_arrays(last_output(), lambda _: next(it))
+        return trees.replace_arrays(last_output(), outputs)
 
     return checkpointed
 

@@ -80,8 +80,7 @@ def flatten_call(fun, args, kwargs, name, strict_outputs):
     last = []
 
     def flat_fun(*arrays):
-        it = iter(arrays)
-        new_args, new_kwargs = trees.replace_arrays(tree, lambda _: next(it))
+        new_args, new_kwargs = trees.replace_arrays(tree, arrays)
         out = fun(*new_args, **new_kwargs)
         last[:] = [out]
         outputs = trees.arrays(trees.flatten(out, strict=strict_outputs))
@@ -139,20 +138,21 @@ class custom_function:  # noqa: N801 (MLX's name)
         def structure(arrays):
             """The arguments around ``arrays``: (the single positional argument or
             the tuple of them, the keyword arguments), as MLX hands them to a rule."""
-            it = iter(arrays)
-            new_args, new_kwargs = trees.replace_arrays((args, kwargs), lambda _: next(it))
+            new_args, new_kwargs = trees.replace_arrays((args, kwargs), arrays)
             return (new_args[0] if len(new_args) == 1 else new_args), new_kwargs
 
         def outputs_like(arrays):
-            it = iter(arrays)
-            return trees.replace_arrays(last_output(), lambda _: next(it))
+            return trees.replace_arrays(last_output(), arrays)
 
         def fun_vjp(primals, cotangents, outputs):
             p, k = structure(primals)
             result = self.vjp_rule(p, outputs_like(cotangents), outputs_like(outputs), **k)
             vjps = _match(result, p, primals, "[custom vjp] The vjp function", "argument")
-            # Keyword arguments are passed to the rule, not differentiated.
-            return vjps + [ops.zeros_like(x) for x in primals[len(vjps) :]]
+            if len(vjps) < len(primals):
+                # Arrays in keyword arguments: the rule returns nothing for them,
+                # so theirs is the function's own vjp (MLX misaligns them).
+                vjps += vjp(flat_fun, primals, cotangents)[1][len(vjps) :]
+            return vjps
 
         def fun_jvp(primals, tangents, argnums):
             p, k = structure(primals)

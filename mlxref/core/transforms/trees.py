@@ -77,6 +77,7 @@ def unflatten(tree, leaves):
     return map_tree(lambda _: next(it), tree)
 
 
-def replace_arrays(tree, fn):
-    """``tree`` with every array leaf ``a`` replaced by ``fn(a)``; other leaves kept."""
-    return map_tree(lambda leaf: fn(leaf) if isinstance(leaf, array) else leaf, tree)
+def replace_arrays(tree, values):
+    """``tree`` with its array leaves replaced, in order, by ``values``; other leaves kept."""
+    it = iter(values)
+    return map_tree(lambda leaf: next(it) if isinstance(leaf, array) else leaf, tree)
