@@ -38,9 +38,11 @@ def _parse_nested(value):
         if isinstance(v, bool):
             kinds.add(_dt.bool_)
         elif isinstance(v, int):
-            kinds.add(_dt.int32 if -(2**31) <= v < 2**31 else _dt.int64)
+            kinds.add(_dt.int32 if -(2**31) <= v < 2**31 else _int64_dtype(v))
         elif isinstance(v, float) or is_symbolic(v):
             kinds.add(_dt.float32)
+        elif isinstance(v, complex):
+            kinds.add(_dt.complex64)
         else:
             raise TypeError(
                 f"Invalid type {type(v).__name__} received in array initialization: {v!r}."
@@ -51,6 +53,17 @@ def _parse_nested(value):
     for k in kinds:
         dtype = _dt.promote_types(dtype, k)
     return flat, shape, dtype
+
+
+def _int64_dtype(v, op="array"):
+    """int64 for a Python int that fits in it; else a clear error (MLX: std::bad_cast)."""
+    if not -(2**63) <= v < 2**63:
+        raise RuntimeError(
+            f"[{op}] The Python integer {v} does not fit in int64, the widest "
+            "integer MLX converts a Python int through (MLX itself raises "
+            "RuntimeError: std::bad_cast)."
+        )
+    return _dt.int64
 
 
 def _shape_of(value, where, flat):
@@ -130,7 +143,7 @@ class array:
         flat, shape, inferred = _parse_nested(val)
         dtype = dtype or inferred
         self._desc = _ArrayDesc(shape, dtype)
-        self._set_data([v if is_symbolic(v) else dtype.cast(v) for v in flat])
+        self._set_data(dtype.store(_dt.convert(flat, None, dtype)))
 
     # --- construction inside the engine (not MLX's Python API) -------------------
 

@@ -1,55 +1,283 @@
-"""The five dtypes mlxref knows, and MLX's type-promotion rules.
+"""MLX's fourteen dtypes, what each one stores, and MLX's type promotion.
 
-Read alongside: mlx/dtype.h and mlx/dtype.cpp (``promote_types``), and
-python/src/convert.cpp for how Python scalars are "weakly" typed.
+Read alongside: mlx/dtype.h and mlx/dtype.cpp (``Dtype``, ``Dtype::Category``,
+the promotion table behind ``promote_types``, ``issubdtype``),
+python/src/convert.cpp (how Python scalars are "weakly" typed) and
+python/src/ops.cpp (``finfo``, ``iinfo``, ``result_type``, ``can_cast``).
 
-Elements are always stored as Python ``bool``, ``int`` or ``float`` (a double),
-whatever the dtype says: the dtype decides the *type* of a result and its
-``itemsize`` for memory accounting, not the precision of the arithmetic.
+An array's elements are Python numbers holding exactly what its dtype holds:
+
+- ``bool``: ``True``/``False``;
+- the eight integer types: Python ints wrapped to the type's width (two's
+  complement for the signed ones), as a C integer stores them;
+- ``float16``, ``bfloat16``, ``float32``: Python floats (doubles) that are
+  exactly representable in the type, rounded to nearest even, overflowing to
+  ±inf and underflowing through subnormals to ±0;
+- ``float64``: Python floats;
+- ``complex64``: Python complex numbers whose two parts are float32 values.
+
+``Dtype.store(elements)`` is the one place where a list of results becomes
+what the dtype holds. Evaluation calls it on each primitive's outputs (see
+``eval_arrays`` in mlxref/core/graph.py), and ``mx.array`` on its input, so a
+primitive may compute in double or with unbounded ints and the stored value is
+still the value MLX's kernel stores. SymPy expressions are never rounded, so
+the symbolic checks stay exact.
 """
+
+import array as _pyarray
+import enum
+import math
+import struct
+import sys
+
+from .scalar import is_symbolic
+
+
+# --- storing elements as a dtype holds them -------------------------------------------
+
+
+_NUMBER_TYPES = frozenset((bool, int, float, complex))
+
+
+def _exact(data):
+    """True when ``data`` holds SymPy expressions, which are stored as they are."""
+    return "sympy" in sys.modules and not set(map(type, data)) <= _NUMBER_TYPES
+
+
+def _each(data, one):
+    """``one`` on each number of ``data``; SymPy expressions left as they are."""
+    return [v if is_symbolic(v) else one(v) for v in data]
+
+
+def _store_bool(data):
+    if _exact(data):
+        return _each(data, bool)
+    return list(map(bool, data))
+
+
+def _integer_store(code, bits, signed):
+    """The store of an integer type: C's range check first, wrapping only if needed."""
+    mask = (1 << bits) - 1
+    half = 1 << (bits - 1)
+
+    def wrap(v):
+        v = int(v) & mask
+        return v - (1 << bits) if signed and v >= half else v
+
+    def store(data):
+        try:
+            _pyarray.array(code, data)  # in C: every element an int in range?
+            return data
+        except (OverflowError, TypeError):
+            return _each(data, wrap)
+
+    return store, wrap
+
+
+def _store_float64(data):
+    if _exact(data):
+        return _each(data, float)
+    return _pyarray.array("d", data).tolist()
+
+
+def _store_float32(data):
+    if _exact(data):
+        return _each(data, _round_float32)
+    return _pyarray.array("f", data).tolist()  # C's (float) cast: nearest even, ±inf
+
+
+def _round_float32(v):
+    return _pyarray.array("f", (v,))[0]
+
+
+def _round_float16(v):
+    try:
+        return struct.unpack("e", struct.pack("e", v))[0]
+    except OverflowError:  # beyond 65520 rounds to infinity
+        return math.copysign(math.inf, v)
+
+
+def _store_float16(data):
+    if _exact(data):
+        return _each(data, _round_float16)
+    fmt = f"{len(data)}e"
+    try:
+        return list(struct.unpack(fmt, struct.pack(fmt, *data)))
+    except OverflowError:
+        return list(map(_round_float16, data))
+
+
+def _round_bfloat16(v):
+    return _store_bfloat16([v])[0]
+
+
+def _store_bfloat16(data):
+    """bfloat16 is float32's top 16 bits: round the float32 to nearest even there."""
+    if _exact(data):
+        return _each(data, _round_bfloat16)
+    bits = _pyarray.array("I", _pyarray.array("f", data).tobytes())
+    for i, b in enumerate(bits):
+        if b & 0x7FFFFFFF > 0x7F800000:  # NaN stays a (quiet) NaN
+            bits[i] = (b | 0x00400000) & 0xFFFF0000
+        else:
+            bits[i] = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) << 16
+    return _pyarray.array("f", bits.tobytes()).tolist()
+
+
+def _store_complex64(data):
+    if _exact(data):
+        return _each(data, lambda v: _store_complex64([v])[0])
+    parts = []
+    for v in data:
+        v = complex(v)
+        parts += (v.real, v.imag)
+    parts = _pyarray.array("f", parts).tolist()
+    return [complex(r, i) for r, i in zip(parts[::2], parts[1::2])]
+
+
+# --- the dtypes ------------------------------------------------------------------------
+
+
+class DtypeCategory(enum.Enum):
+    """MLX's ``Dtype::Category``: the nodes of the tree dtypes sit under."""
+
+    complexfloating = 0
+    floating = 1
+    inexact = 2
+    signedinteger = 3
+    unsignedinteger = 4
+    integer = 5
+    number = 6
+    generic = 7
+
+    def __repr__(self):
+        return f"DtypeCategory.{self.name}"
+
+    __str__ = __repr__
+
+
+# Each category's parent (the tree in MLX's DtypeCategory docstring).
+_PARENT = {
+    DtypeCategory.complexfloating: DtypeCategory.inexact,
+    DtypeCategory.floating: DtypeCategory.inexact,
+    DtypeCategory.inexact: DtypeCategory.number,
+    DtypeCategory.signedinteger: DtypeCategory.integer,
+    DtypeCategory.unsignedinteger: DtypeCategory.integer,
+    DtypeCategory.integer: DtypeCategory.number,
+    DtypeCategory.number: DtypeCategory.generic,
+    DtypeCategory.generic: None,
+}
 
 
 class Dtype:
-    """A dtype: its name, its size in bytes and its category."""
+    """A dtype: its name, its size in bytes, its category and how it stores elements.
 
-    __slots__ = ("name", "size", "category", "cast")
+    ``kind`` is one letter, as in MLX's ``Dtype::Kind``: ``b`` bool, ``u``
+    unsigned, ``i`` signed, ``f`` floating, ``V`` bfloat16, ``c`` complex.
+    """
 
-    def __init__(self, name, size, category):
-        self.name = name
-        self.size = size
-        self.category = category  # "bool", "int" or "float"
-        # cast(value): one Python scalar as this dtype's Python type
-        self.cast = {"float": float, "int": int, "bool": bool}[category]
+    __slots__ = ("name", "size", "kind", "category", "store", "_one")
+
+    def __init__(self, name, size, kind, category, store, one):
+        self.name, self.size, self.kind, self.category = name, size, kind, category
+        self.store = store  # store(list) -> the list as this dtype holds it
+        self._one = one
+
+    def cast(self, value):
+        """One Python number as this dtype holds it (``store`` for one element)."""
+        return value if is_symbolic(value) else self._one(value)
 
     def __repr__(self):
         return f"mlx.core.{self.name}"
 
     __str__ = __repr__
 
+    def __reduce__(self):  # pickle and copy give back the one instance
+        return (_by_name, (self.name,))
+
+    # The questions mlxref's ops ask most, in MLX's words (issubdtype).
     @property
     def is_float(self):
-        return self.category == "float"
+        """Real floating: float16, bfloat16, float32, float64."""
+        return self.category is DtypeCategory.floating
+
+    @property
+    def is_complex(self):
+        return self.category is DtypeCategory.complexfloating
+
+    @property
+    def is_inexact(self):
+        return self.category in (DtypeCategory.floating, DtypeCategory.complexfloating)
 
     @property
     def is_integer(self):
-        return self.category == "int"
+        return self.category in (DtypeCategory.signedinteger, DtypeCategory.unsignedinteger)
 
-bool_ = Dtype("bool", 1, "bool")
-int32 = Dtype("int32", 4, "int")
-int64 = Dtype("int64", 8, "int")
-float32 = Dtype("float32", 4, "float")
-float64 = Dtype("float64", 8, "float")
+    @property
+    def is_unsigned(self):
+        return self.category is DtypeCategory.unsignedinteger
 
-ALL = (bool_, int32, int64, float32, float64)
 
-# MLX's promotion lattice for these five types: bool < int32 < int64 < float32 < float64.
-# An integer meets a float in the float (int64 + float32 is float32, as in MLX).
-_RANK = {bool_: 0, int32: 1, int64: 2, float32: 3, float64: 4}
+def _integer(name, code, size, signed):
+    store, wrap = _integer_store(code, 8 * size, signed)
+    category = DtypeCategory.signedinteger if signed else DtypeCategory.unsignedinteger
+    return Dtype(name, size, "i" if signed else "u", category, store, wrap)
+
+
+bool_ = Dtype("bool", 1, "b", DtypeCategory.generic, _store_bool, bool)
+uint8 = _integer("uint8", "B", 1, False)
+uint16 = _integer("uint16", "H", 2, False)
+uint32 = _integer("uint32", "I", 4, False)
+uint64 = _integer("uint64", "Q", 8, False)
+int8 = _integer("int8", "b", 1, True)
+int16 = _integer("int16", "h", 2, True)
+int32 = _integer("int32", "i", 4, True)
+int64 = _integer("int64", "q", 8, True)
+float16 = Dtype("float16", 2, "f", DtypeCategory.floating, _store_float16, _round_float16)
+bfloat16 = Dtype("bfloat16", 2, "V", DtypeCategory.floating, _store_bfloat16, _round_bfloat16)
+float32 = Dtype("float32", 4, "f", DtypeCategory.floating, _store_float32, _round_float32)
+float64 = Dtype("float64", 8, "f", DtypeCategory.floating, _store_float64, float)
+complex64 = Dtype("complex64", 8, "c", DtypeCategory.complexfloating, _store_complex64,
+                  lambda v: _store_complex64([v])[0])
+
+# In the order of MLX's Dtype::Val, which is the order of the promotion table.
+ALL = (bool_, uint8, uint16, uint32, uint64, int8, int16, int32, int64,
+       float16, float32, float64, bfloat16, complex64)
+_BY_NAME = {d.name: d for d in ALL}
+
+
+def _by_name(name):
+    return _BY_NAME[name]
+
+
+# --- promotion -----------------------------------------------------------------------
+
+# MLX's promotion table (mlx/dtype.cpp), row and column in ``ALL``'s order,
+# each entry a dtype's index in ``ALL``. Read a row as "this dtype meets ...".
+_b, _u8, _u16, _u32, _u64, _i8, _i16, _i32, _i64, _f16, _f32, _f64, _bf16, _c64 = range(14)
+_PROMOTION = (
+    # b     u8    u16   u32   u64   i8    i16   i32   i64   f16   f32   f64   bf16  c64
+    (_b,   _u8,  _u16, _u32, _u64, _i8,  _i16, _i32, _i64, _f16, _f32, _f64, _bf16, _c64),  # b
+    (_u8,  _u8,  _u16, _u32, _u64, _i16, _i16, _i32, _i64, _f16, _f32, _f64, _bf16, _c64),  # u8
+    (_u16, _u16, _u16, _u32, _u64, _i32, _i32, _i32, _i64, _f16, _f32, _f64, _bf16, _c64),  # u16
+    (_u32, _u32, _u32, _u32, _u64, _i64, _i64, _i64, _i64, _f16, _f32, _f64, _bf16, _c64),  # u32
+    (_u64, _u64, _u64, _u64, _u64, _f32, _f32, _f32, _f32, _f16, _f32, _f64, _bf16, _c64),  # u64
+    (_i8,  _i16, _i32, _i64, _f32, _i8,  _i16, _i32, _i64, _f16, _f32, _f64, _bf16, _c64),  # i8
+    (_i16, _i16, _i32, _i64, _f32, _i16, _i16, _i32, _i64, _f16, _f32, _f64, _bf16, _c64),  # i16
+    (_i32, _i32, _i32, _i64, _f32, _i32, _i32, _i32, _i64, _f16, _f32, _f64, _bf16, _c64),  # i32
+    (_i64, _i64, _i64, _i64, _f32, _i64, _i64, _i64, _i64, _f16, _f32, _f64, _bf16, _c64),  # i64
+    (_f16, _f16, _f16, _f16, _f16, _f16, _f16, _f16, _f16, _f16, _f32, _f64, _f32, _c64),  # f16
+    (_f32, _f32, _f32, _f32, _f32, _f32, _f32, _f32, _f32, _f32, _f32, _f64, _f32, _c64),  # f32
+    (_f64, _f64, _f64, _f64, _f64, _f64, _f64, _f64, _f64, _f64, _f64, _f64, _f64, _c64),  # f64
+    (_bf16, _bf16, _bf16, _bf16, _bf16, _bf16, _bf16, _bf16, _bf16, _f32, _f32, _f64, _bf16, _c64),  # bf16
+    (_c64, _c64, _c64, _c64, _c64, _c64, _c64, _c64, _c64, _c64, _c64, _c64, _c64, _c64),  # c64
+)
+_INDEX = {d: i for i, d in enumerate(ALL)}
 
 
 def promote_types(a, b):
-    """``mx.promote_types``: the smallest dtype both ``a`` and ``b`` convert to."""
-    return a if _RANK[a] >= _RANK[b] else b
+    """MLX's ``promote_types`` (C++): the dtype ``a`` and ``b`` meet in."""
+    return ALL[_PROMOTION[_INDEX[a]][_INDEX[b]]]
 
 
 def default_dtype_of_scalar(value):
@@ -58,6 +286,8 @@ def default_dtype_of_scalar(value):
         return bool_
     if isinstance(value, int):
         return int32
+    if isinstance(value, complex):
+        return complex64
     return float32
 
 
@@ -65,49 +295,176 @@ def weak_scalar_dtype(value, other):
     """The dtype a Python scalar takes when it meets an array of dtype ``other``.
 
     Python scalars are weakly typed (python/src/convert.cpp): they adopt the
-    array's dtype when they fit its category, so ``int32 array * 2`` stays int32
-    and ``float64 array * 2.5`` stays float64, but ``int32 array * 2.5`` is
-    float32 and ``bool array + 1`` is int32.
+    array's dtype when they fit its category, so ``int8 array * 2`` stays int8
+    and ``float16 array * 2.5`` stays float16, but ``int32 array * 2.5`` is
+    float32, ``bool array + 1`` is int32 and anything plus ``1j`` is complex64.
     """
     if isinstance(value, bool):
         return other
     if isinstance(value, int):
-        return other if other.category != "bool" else int32
-    return other if other.is_float else float32
+        return other if other is not bool_ else int32
+    if isinstance(value, complex):
+        return complex64
+    return other if other.is_inexact else float32
 
 
-# MLX's category tree (mlx/dtype.h ``Dtype::Category``): each category's parent.
-_CATEGORY_PARENT = {
-    "floating": "inexact",
-    "inexact": "number",
-    "signedinteger": "integer",
-    "integer": "number",
-    "number": "generic",
-    "generic": None,
-}
-_LEAF_CATEGORY = {"bool": "generic", "int": "signedinteger", "float": "floating"}
+# --- casts ------------------------------------------------------------------------------
+
+_INT32_MIN, _INT64_MIN = -(2**31), -(2**63)
+
+
+def _truncate(v, bits):
+    """A float to a ``bits``-wide signed integer as x86-64's ``cvttss2si`` does it:
+    toward zero, and nan, ±inf or a value out of range to the type's minimum."""
+    low = -(1 << (bits - 1))
+    if v != v or not low <= v < -low:
+        return low
+    return int(v)
+
+
+def _float_to(dtype):
+    """How MLX's CPU build on x86-64 casts a float to the integer type ``dtype``.
+
+    The compiler's conversions: 8- and 16-bit types go through int32 and keep
+    its low bits; uint32 and uint64 convert values below 2**(bits-1) as signed
+    and the rest shifted down by 2**(bits-1) and flipped back. (Apple silicon
+    saturates instead; mlxref follows the CPU build its tests run against.)
+    """
+    if dtype.size < 4:
+        return lambda v: _truncate(v, 32)
+    bits = 8 * dtype.size
+    if not dtype.is_unsigned:
+        return lambda v: _truncate(v, bits)
+    top = 1 << (bits - 1)
+    return lambda v: _truncate(v - top, bits) ^ top if v >= top else _truncate(v, bits)
+
+
+def convert(data, source, dtype):
+    """Elements of dtype ``source`` cast to ``dtype`` (``astype``'s forward rule),
+    ready for ``dtype.store``. ``source`` is None for Python values
+    (``mx.array``): each converts the way its own type does."""
+    if _exact(data):
+        return _each(data, lambda v: convert([v], source, dtype)[0])
+    if dtype is bool_:
+        return [v != 0 for v in data]
+    if not dtype.is_complex and (source is None or source.is_complex):
+        data = [v.real if type(v) is complex else v for v in data]  # the real part
+    if dtype.is_integer and (source is None or source.is_inexact):
+        to_integer = _float_to(dtype)
+        data = [to_integer(v) if type(v) is float else v for v in data]
+    return data
+
+
+# --- categories and queries ---------------------------------------------------------
+
+complexfloating = DtypeCategory.complexfloating
+floating = DtypeCategory.floating
+inexact = DtypeCategory.inexact
+signedinteger = DtypeCategory.signedinteger
+unsignedinteger = DtypeCategory.unsignedinteger
+integer = DtypeCategory.integer
+number = DtypeCategory.number
+generic = DtypeCategory.generic
 
 
 def issubdtype(a, b):
     """``mx.issubdtype(a, b)``: ``a`` (a Dtype or category) lies under ``b``.
 
     A dtype is under itself and under the categories above it: float32 is
-    floating, inexact, number and generic; a category is never under a Dtype.
+    floating, inexact, number and generic; bool is only generic; a category is
+    never under a Dtype.
     """
     if isinstance(b, Dtype):
         return a is b
-    category = _LEAF_CATEGORY[a.category] if isinstance(a, Dtype) else a
+    category = a.category if isinstance(a, Dtype) else a
     while category is not None:
-        if category == b:
+        if category is b:
             return True
-        category = _CATEGORY_PARENT[category]
+        category = _PARENT[category]
     return False
 
 
-# Category markers, as in mx.floating / mx.integer (used with issubdtype).
-floating = "floating"
-inexact = "inexact"
-integer = "integer"
-signedinteger = "signedinteger"
-number = "number"
-generic = "generic"
+_KINDS = {
+    "bool": lambda d: d is bool_,
+    "signed integer": lambda d: d.category is signedinteger,
+    "unsigned integer": lambda d: d.category is unsignedinteger,
+    "integral": lambda d: d.is_integer,
+    "real floating": lambda d: d.is_float,
+    "complex floating": lambda d: d.is_complex,
+    "numeric": lambda d: d is not bool_,
+}
+
+
+def isdtype(dtype, kind):
+    """``mx.isdtype(dtype, kind)``: the array API's test of a dtype against kinds."""
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    for k in kinds:
+        if isinstance(k, Dtype):
+            if dtype is k:
+                return True
+        elif isinstance(k, str):
+            if k not in _KINDS:
+                raise ValueError(f"[isdtype] Unknown data type kind: {k!r}.")
+            if _KINDS[k](dtype):
+                return True
+        else:
+            raise ValueError(
+                "[isdtype] `kind` must be a dtype, a string, or a tuple of dtypes and strings."
+            )
+    return False
+
+
+def result_type(*arrays_and_dtypes):
+    """``mx.result_type``: the dtype the arrays and dtypes promote to."""
+    if not arrays_and_dtypes:
+        raise ValueError("[result_type] At least one array or dtype is required.")
+    out = None
+    for x in arrays_and_dtypes:
+        d = x if isinstance(x, Dtype) else getattr(x, "dtype", None)
+        if not isinstance(d, Dtype):
+            raise ValueError("[result_type] Inputs must be arrays or dtypes.")
+        out = d if out is None else promote_types(out, d)
+    return out
+
+
+def can_cast(from_, to):
+    """``mx.can_cast``: promoting ``from_`` with ``to`` gives back ``to``."""
+    return promote_types(result_type(from_), to) is to
+
+
+class finfo:
+    """``mx.finfo(dtype)``: the limits of a floating-point dtype."""
+
+    _BITS = {float16: (16, 10, 5), bfloat16: (16, 7, 8), float32: (32, 23, 8),
+             float64: (64, 52, 11), complex64: (32, 23, 8)}
+
+    def __init__(self, dtype):
+        if not dtype.is_inexact:
+            raise ValueError(f"[finfo] dtype {dtype.name} is not inexact.")
+        self.dtype = float32 if dtype is complex64 else dtype
+        self.bits, mantissa, exponent = self._BITS[dtype]
+        emax = 2 ** (exponent - 1) - 1
+        self.max = (2 - 2.0**-mantissa) * 2.0**emax
+        self.min = -self.max
+        self.eps = 2.0**-mantissa
+        self.smallest_normal = 2.0 ** (1 - emax)
+
+    def __repr__(self):
+        return f"finfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype.name})"
+
+
+class iinfo:
+    """``mx.iinfo(dtype)``: the range of an integer dtype."""
+
+    def __init__(self, dtype):
+        if not dtype.is_integer:
+            raise ValueError(
+                f"[iinfo] Only integer types supported but {dtype.name} was provided"
+            )
+        self.dtype = dtype
+        bits = 8 * dtype.size
+        self.min = -(2 ** (bits - 1)) if not dtype.is_unsigned else 0
+        self.max = 2 ** (bits - 1) - 1 if not dtype.is_unsigned else 2**bits - 1
+
+    def __repr__(self):
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype.name})"

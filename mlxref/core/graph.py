@@ -182,7 +182,10 @@ def eval_arrays(outputs):
                 )
             outputs = node.outputs()
             for out, data in zip(outputs, primitive.eval(node.inputs())):
-                out._set_data(data)
+                # What a kernel stores: the results rounded or wrapped to the
+                # output's dtype (mlxref/core/dtypes.py). A primitive that only
+                # moves its inputs' elements has nothing to round.
+                out._set_data(data if primitive.moves_elements else out.dtype.store(data))
             if not node.is_tracer():  # tracers keep their graph for the transform
                 for out in outputs:
                     out.detach()

@@ -17,12 +17,12 @@ import math
 import numbers
 
 from .. import dtypes as _dt
-from ..array import _fmt_shape, array
+from ..array import _fmt_shape, _int64_dtype, array
 from ..scalar import is_symbolic
 from ..primitives.base import AsType, make_array
 from ..primitives.shape import Broadcast
 
-SCALARS = (bool, int, float)
+SCALARS = (bool, int, float, complex)
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 # mlxref holds an array's elements in one Python list; it stops at this many.
 MAX_ELEMENTS = INT32_MAX
@@ -34,10 +34,19 @@ def is_scalar(x):
 
 
 def scalar_array(value, dtype):
-    """A 0-d array holding one Python scalar (or SymPy expression) as ``dtype``."""
+    """A 0-d array holding one Python scalar (or SymPy expression) as ``dtype``.
+
+    A Python int must fit the integer dtype it meets, as in MLX: ``uint8 array
+    + 300`` and ``full((2,), 300, dtype=uint8)`` raise, where ``mx.array(300,
+    dtype=uint8)`` wraps.
+    """
     if type(value) not in SCALARS and is_symbolic(value):
         return array._from_data([value], (), dtype)
-    return array._from_data([dtype.cast(value)], (), dtype)
+    if type(value) is int:
+        _int64_dtype(value)
+        if dtype.is_integer and value not in range(_dt.iinfo(dtype).min, _dt.iinfo(dtype).max + 1):
+            raise ValueError(f"Converting {value} to {dtype.name} would result in overflow.")
+    return array._from_data(dtype.store(_dt.convert([value], None, dtype)), (), dtype)
 
 
 def to_array(x, dtype=None):

@@ -25,13 +25,18 @@ import the primitives and the primitives' rules call the ops; the loop is
 closed by importing the ``ops`` package as a module, used only at call time.
 """
 
+from .. import dtypes as _dt
 from .. import ops
-from .. import scalar as _scalar
 from ..array import array
 
 
 class Primitive:
     """Base class. A rule a subclass does not define raises MLX's message."""
+
+    # True when the outputs only hold elements of the inputs (reshape, slice,
+    # gather...): they are stored as their dtype holds them already, so
+    # ``eval_arrays`` skips the pass that rounds a primitive's results.
+    moves_elements = False
 
     @property
     def name(self):
@@ -169,6 +174,8 @@ def vmap_elementwise(primitive, inputs, axes):
 class Copy(Primitive):
     """The identity, as a new node (MLX uses it to make tracers of the primals)."""
 
+    moves_elements = True
+
     def eval(self, inputs):
         return [inputs[0].data()]  # element lists are never mutated, so share it
 
@@ -206,31 +213,15 @@ class AsType(Primitive):
 
     def eval(self, inputs):
         (x,) = inputs
-        data = x.data()
-        if data and _scalar.is_symbolic(data[0]):
-            return [data]  # SymPy expressions (and 0/1 indicators) stay as they are
-        if self.dtype.is_integer and x.dtype.is_float:
-            return [[_float_to_integer(v, self.dtype) for v in data]]
-        try:
-            return [list(map(self.dtype.cast, data))]
-        except TypeError:  # a SymPy expression further down the list stays as it is
-            return [[v if _scalar.is_symbolic(v) else self.dtype.cast(v) for v in data]]
-
-
-def _float_to_integer(v, dtype):
-    """``v`` cast the way MLX's CPU build on x86-64 casts a float to an integer
-    type: toward zero, and nan, ±inf or a value out of the type's range to its
-    minimum (x86's "integer indefinite"; Apple silicon saturates instead)."""
-    if _scalar.is_symbolic(v):
-        return v
-    low = -(2 ** (8 * dtype.size - 1))
-    if v != v or not low <= v < -low:
-        return low
-    return int(v)
+        # The conversion of each element (mlxref/core/dtypes.py ``convert``);
+        # evaluation then stores them as the dtype holds them.
+        return [_dt.convert(x.data(), x.dtype, self.dtype)]
 
 
 class StopGradient(Primitive):
     """The identity in the forward pass; transforms never cross it."""
+
+    moves_elements = True
 
     def eval(self, inputs):
         return [inputs[0].data()]

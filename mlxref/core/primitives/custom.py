@@ -26,6 +26,8 @@ class CustomTransforms(Primitive):
     ``custom_rules`` names the rules the user wrote ("vjp", ...).
     """
 
+    moves_elements = True
+
     def __init__(self, num_outputs, vjp_fun, jvp_fun, vmap_fun,
                  name="CustomTransforms", custom_rules=()):
         self.num_outputs = num_outputs
@@ -79,6 +81,8 @@ class Depends(Primitive):
     MLX gives it a vjp only; mlxref also gives it a jvp and a vmap rule, so
     ``jvp(grad(checkpoint(f)))`` and ``vmap(grad(checkpoint(f)))`` work.
     """
+
+    moves_elements = True
 
     def __init__(self, num_inputs):
         self.num_inputs = num_inputs

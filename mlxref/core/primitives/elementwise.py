@@ -33,13 +33,6 @@ from .base import Primitive, make_array, vmap_elementwise
 inf, nan = math.inf, math.nan
 
 
-def _keep_dtype(out, dtype):
-    """Results cast back to an integer or bool dtype (SymPy expressions stay)."""
-    if dtype.category == "float" or not out or is_symbolic(out[0]):
-        return out
-    return list(map(dtype.cast, out))
-
-
 class Unary(Primitive):
     """An elementwise function of one array: ``numeric(x)`` and ``symbolic(x)``.
 
@@ -76,8 +69,9 @@ class Unary(Primitive):
 
     def eval(self, inputs):
         (x,) = inputs
-        # abs, sign, square: ints stay int, bools stay bool
-        return [_keep_dtype(apply(self.numeric, self.symbolic, x.data()), x.dtype)]
+        # Evaluation stores the results as the dtype holds them: abs and
+        # square of ints give ints again, and wrap.
+        return [apply(self.numeric, self.symbolic, x.data())]
 
 
 class Binary(Primitive):
@@ -117,9 +111,10 @@ class Binary(Primitive):
 
     def eval(self, inputs):
         a, b = inputs
-        out = apply(self.numeric, self.symbolic, a.data(), b.data(),
-                    numeric_lists=self.numeric_lists)
-        return [_keep_dtype(out, a.dtype)]  # int ** -1 truncates; bool + bool stays bool
+        # Evaluation stores the results as the dtype holds them: int + int
+        # wraps, bool + bool is a bool again.
+        return [apply(self.numeric, self.symbolic, a.data(), b.data(),
+                      numeric_lists=self.numeric_lists)]
 
 
 class Comparison(Binary):

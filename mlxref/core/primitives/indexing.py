@@ -104,6 +104,8 @@ class Slice(_StridedWindow):
     axis ``d`` takes ``len(range(start[d], stop[d], strides[d]))`` elements.
     """
 
+    moves_elements = True
+
 
     def output_shapes(self, inputs):
         return [
@@ -145,6 +147,8 @@ class SliceUpdate(_StridedWindow):
 
     Inputs: ``src`` and ``update``, already cast and broadcast to the window's shape.
     """
+
+    moves_elements = True
 
 
     def eval(self, inputs):
@@ -204,6 +208,8 @@ class Gather(Primitive):
     Inputs: ``a``, then one index array per axis, all of one shape. The output
     shape is ``index_shape + slice_sizes``.
     """
+
+    moves_elements = True
 
     def __init__(self, axes, slice_sizes, op="gather"):
         self.axes = tuple(axes)
@@ -285,6 +291,8 @@ class GatherAxis(Primitive):
 
     Inputs: ``a`` and ``indices``, broadcast against each other on every axis but ``axis``.
     """
+
+    moves_elements = True
 
     def __init__(self, axis, op="take_along_axis"):
         self.axis = axis
@@ -458,6 +466,8 @@ class MaskedScatter(Primitive):
 
     Inputs: ``a``, ``mask`` (bool, a's shape) and ``values`` (leading axis the batch).
     """
+
+    moves_elements = True
 
     def eval(self, inputs):
         a, mask, values = inputs

@@ -36,6 +36,8 @@ class Broadcast(Primitive):
     repeats it.
     """
 
+    moves_elements = True
+
     def __init__(self, shape):
         self.shape = tuple(shape)
 
@@ -88,6 +90,8 @@ class Broadcast(Primitive):
 class Reshape(Primitive):
     """The same elements in row-major order under a new shape."""
 
+    moves_elements = True
+
     def __init__(self, shape):
         self.shape = tuple(shape)
 
@@ -119,6 +123,8 @@ class Reshape(Primitive):
 
 class Flatten(Primitive):
     """Merge the axes ``start_axis..end_axis`` (inclusive) into one."""
+
+    moves_elements = True
 
     def __init__(self, start_axis, end_axis):
         self.start_axis = start_axis
@@ -158,6 +164,8 @@ class Flatten(Primitive):
 
 class Transpose(Primitive):
     """Permute the axes: output axis ``i`` is input axis ``axes[i]``."""
+
+    moves_elements = True
 
     def __init__(self, axes):
         self.axes = tuple(axes)
@@ -199,6 +207,8 @@ class Transpose(Primitive):
 class ExpandDims(Primitive):
     """Insert size-1 axes at the (sorted, non-negative) output positions ``axes``."""
 
+    moves_elements = True
+
     def __init__(self, axes):
         self.axes = tuple(axes)
 
@@ -239,6 +249,8 @@ class ExpandDims(Primitive):
 class Squeeze(Primitive):
     """Remove the (sorted, non-negative) size-1 axes ``axes``."""
 
+    moves_elements = True
+
     def __init__(self, axes):
         self.axes = tuple(axes)
 
@@ -271,6 +283,8 @@ class Squeeze(Primitive):
 
 class Concatenate(Primitive):
     """Join same-dtype arrays along ``axis``; all other axes match."""
+
+    moves_elements = True
 
     def __init__(self, axis):
         self.axis = axis
@@ -329,6 +343,8 @@ class Concatenate(Primitive):
 class Split(Primitive):
     """Cut an array along ``axis`` at the sorted positions ``indices``: one output per piece."""
 
+    moves_elements = True
+
     def __init__(self, indices, axis):
         self.indices = tuple(indices)
         self.axis = axis
@@ -381,6 +397,8 @@ class Pad(Primitive):
 
     ``low[i]`` and ``high[i]`` elements are added before and after axis ``axes[i]``.
     """
+
+    moves_elements = True
 
     def __init__(self, axes, low_pad_size, high_pad_size):
         self.axes = tuple(axes)
