@@ -86,8 +86,8 @@ def _describe_seed(seed):
         "",
         f"x evenly spaced in [-2, 2]; median of {seed['repeats']} interleaved "
         "repeats (after one warm-up). Every column's gradient equals the "
-        f"hand-written lists reference to 1e-9 (real MLX, float32, to "
-        f"{seed_grad.MLX_TOLERANCE:g}).",
+        f"hand-written lists reference to 1e-9 (mlxref and real MLX, in float32, to "
+        f"{seed_grad.FLOAT32_TOLERANCE:g}).",
         "",
         seed_grad.table(seed),
     ]
@@ -101,7 +101,7 @@ def _describe_chain(chain):
         f"({deep_chain.OPS_PER_STEP} primitives) on a 0-d array, from "
         f"x0 = {deep_chain.X0}; median of {chain['repeats']} interleaved repeat(s) per N "
         "(after one warm-up). Every value and gradient equals the hand-written float "
-        f"reference to 1e-9 (real MLX, float32, to {deep_chain.MLX_TOLERANCE:g}).",
+        f"reference to 1e-9 (mlxref and real MLX, in float32, to {deep_chain.FLOAT32_TOLERANCE:g}).",
         "",
         deep_chain.table(chain),
     ]
@@ -114,7 +114,7 @@ def _describe_vmap(res):
         f"The gradient with respect to w (dimension {res['dim']}) for every example "
         f"of a batch; median of {res['repeats']} interleaved repeats (after one "
         "warm-up). Every column equals the hand-written lists reference to 1e-9 "
-        f"(real MLX, float32, to {per_example.MLX_TOLERANCE:g}).",
+        f"(mlxref and real MLX, in float32, to {per_example.FLOAT32_TOLERANCE:g}).",
         "",
         per_example.table(res),
     ]
@@ -123,7 +123,7 @@ def _describe_vmap(res):
 def _describe_mlp(res):
     sizes = "-".join(str(s) for s in res["sizes"])
     mlx = (
-        f" (real MLX, float32, to {mlp.MLX_TOLERANCE:g}; device: {res['mlx_device']})."
+        f" (mlxref and real MLX, in float32, to {mlp.FLOAT32_TOLERANCE:g}; device: {res['mlx_device']})."
         if res["mlx_device"]
         else "."
     )

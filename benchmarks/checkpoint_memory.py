@@ -30,7 +30,7 @@ from . import harness
 
 LAYERS, BATCH, WIDTH, BLOCK = 32, 16, 32, 4
 TARGET_RATIO = 0.5
-MLX_TOLERANCE = 1e-4  # real MLX's float32 gradient against mlxref's
+FLOAT32_TOLERANCE = 1e-4  # real MLX's float32 gradient against mlxref's
 
 
 def make_problem(layers=LAYERS, batch=BATCH, width=WIDTH, seed=0):
@@ -104,7 +104,7 @@ def run(quick=False, **_):
         theirs = mlx_peaks(x, weights)
         for key, (_, grad) in theirs.items():
             harness.check_close(f"checkpoint gradient ({metal.label()}, {key})", grad, g_plain,
-                                MLX_TOLERANCE)
+                                FLOAT32_TOLERANCE)
         res["mlx"] = {
             "device": metal.device(),
             "peak_plain_bytes": theirs["plain"][0],

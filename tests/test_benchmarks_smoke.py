@@ -1,6 +1,8 @@
 """The benchmarks' workloads, once each at a tiny size: results only, never timings.
 
-Each workload's mlxref result must equal its hand-written reference (to 1e-9),
+Each workload's mlxref result must equal its hand-written reference (to 1e-9
+in double precision; mlxref computes in float32, so to the workload's
+``FLOAT32_TOLERANCE``),
 so neither the benchmark code nor the references can rot unnoticed. The list-
 based MLP reference is itself checked against central differences of its loss.
 """
@@ -22,15 +24,17 @@ TINY_SEED = (2, 20)
 
 def test_deep_chain_matches_the_float_reference():
     (value, grad), (ref_value, ref_grad) = deep_chain.check(TINY_CHAIN)
-    assert abs(value - ref_value) <= 1e-9
-    assert abs(grad - ref_grad) <= 1e-9
+    # float32: within its rounding of the double-precision reference, not equal to it
+    assert 0 < abs(value - ref_value) <= 1e-6 * abs(ref_value)
+    assert abs(grad - ref_grad) <= 1e-6 * abs(ref_grad)
     # The gradient must be informative: neither vanished nor trivially one.
     assert 0.5 < grad < 2.0 and grad != 1.0
 
 
 def test_deep_chain_forward_matches_the_float_reference():
     value = deep_chain.mlxref_forward(TINY_CHAIN)
-    assert abs(value - deep_chain.reference_value_and_grad(TINY_CHAIN)[0]) <= 1e-9
+    want = deep_chain.reference_value_and_grad(TINY_CHAIN)[0]
+    assert abs(value - want) <= 1e-6 * abs(want)
 
 
 def test_deep_chain_columns_agree_with_the_float_reference():
@@ -39,7 +43,7 @@ def test_deep_chain_columns_agree_with_the_float_reference():
     )
     want = deep_chain.reference_value_and_grad(TINY_CHAIN)
     assert results["micrograd-style Value"] == pytest.approx(want, rel=1e-12)
-    assert results["mlxref forward only"] == pytest.approx(want[0], rel=1e-12)
+    assert results["mlxref forward only"] == pytest.approx(want[0], rel=1e-6)
 
 
 def test_deep_chain_rejects_lengths_that_are_not_whole_steps():
@@ -59,9 +63,10 @@ def test_mlp_implementations_agree():
     assert sorted(want_grads) == ["W1", "W2", "W3", "b1", "b2", "b3"]
     for name in ("mlxref", "lean scalar Value", "micrograd-style Value"):
         loss, grads = results[name]
-        assert abs(loss - want_loss) <= 1e-9, name
+        tol = mlp.FLOAT32_TOLERANCE if name == "mlxref" else 1e-9  # mlxref is float32
+        assert abs(loss - want_loss) <= tol, name
         for k, g in want_grads.items():
-            assert harness.max_error(grads[k], g) <= 1e-9, (name, k)
+            assert harness.max_error(grads[k], g) <= tol, (name, k)
     # Not a degenerate problem: some gradient of every parameter is nonzero.
     for k, g in want_grads.items():
         assert any(v != 0.0 for v in harness.flatten(g)), k

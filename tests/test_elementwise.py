@@ -47,50 +47,6 @@ def _nested(flat, shape):
 
 # --- promotion ----------------------------------------------------------------------
 
-# mx.add(x, y) for arrays of each pair of dtypes (checked with MLX): the order is
-# bool < int32 < int64 < float32 < float64, and any int meets a float in the float.
-PROMOTED = {
-    ("bool_", "bool_"): "bool_",
-    ("bool_", "int32"): "int32",
-    ("bool_", "int64"): "int64",
-    ("bool_", "float32"): "float32",
-    ("bool_", "float64"): "float64",
-    ("int32", "int32"): "int32",
-    ("int32", "int64"): "int64",
-    ("int32", "float32"): "float32",
-    ("int32", "float64"): "float64",
-    ("int64", "int64"): "int64",
-    ("int64", "float32"): "float32",
-    ("int64", "float64"): "float64",
-    ("float32", "float32"): "float32",
-    ("float32", "float64"): "float64",
-    ("float64", "float64"): "float64",
-}
-
-
-def _promoted(a, b):
-    return PROMOTED.get((a, b)) or PROMOTED[(b, a)]
-
-
-@pytest.mark.parametrize("a", DTYPES)
-@pytest.mark.parametrize("b", DTYPES)
-def test_promotion_of_array_pairs(a, b):
-    da, db = getattr(mx, a), getattr(mx, b)
-    want = getattr(mx, _promoted(a, b))
-    x, y = mx.array([1, 0], da), mx.array([1, 1], db)
-    assert mx.promote_types(da, db) is want
-    r = mx.add(x, y)
-    assert r.dtype is want
-    assert r.tolist() == [want.cast(v) for v in (da.cast(1) + db.cast(1), da.cast(0) + db.cast(1))]
-    assert (x * y).dtype is want and (y - x if want is not mx.bool_ else y * x).dtype is want
-    # divide, arctan2 and logaddexp are float-valued: ints and bools become float32.
-    fwant = want if want.is_float else mx.float32
-    for op in (mx.divide, mx.arctan2, mx.logaddexp):
-        assert op(x, y).dtype is fwant
-    for op in (mx.equal, mx.less, mx.greater_equal, mx.logical_and, mx.logical_or):
-        assert op(x, y).dtype is mx.bool_
-
-
 # The dtype a Python scalar takes next to an array of each dtype (it is "weak").
 WEAK = {
     True: {"bool_": "bool_", "int32": "int32", "int64": "int64", "float32": "float32", "float64": "float64"},

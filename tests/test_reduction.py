@@ -250,8 +250,9 @@ def test_logsumexp_values():
 
 
 def test_logsumexp_is_stable_and_handles_infinities():
-    assert_array(mx.logsumexp(mx.array([1000.0, 1000.0])), 1000 + math.log(2), rtol=1e-9)
-    assert_array(mx.logsumexp(mx.array([-1000.0, -1000.0])), -1000 + math.log(2), rtol=1e-9)
+    # The result is float32: within its rounding of the exact value.
+    assert_array(mx.logsumexp(mx.array([1000.0, 1000.0])), 1000 + math.log(2), rtol=1e-7)
+    assert_array(mx.logsumexp(mx.array([-1000.0, -1000.0])), -1000 + math.log(2), rtol=1e-7)
     assert_array(mx.logsumexp(mx.array([-inf, -inf])), -inf)
     assert_array(mx.logsumexp(mx.array([[-inf], [-inf]]), axis=0), [-inf])
     assert_array(mx.logsumexp(mx.array([inf, 1.0])), inf)

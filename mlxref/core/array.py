@@ -58,12 +58,28 @@ def _parse_nested(value):
 def _int64_dtype(v, op="array"):
     """int64 for a Python int that fits in it; else a clear error (MLX: std::bad_cast)."""
     if not -(2**63) <= v < 2**63:
+        shown = v if v.bit_length() <= 128 else f"of {v.bit_length()} bits"
         raise RuntimeError(
-            f"[{op}] The Python integer {v} does not fit in int64, the widest "
+            f"[{op}] The Python integer {shown} does not fit in int64, the widest "
             "integer MLX converts a Python int through (MLX itself raises "
             "RuntimeError: std::bad_cast)."
         )
     return _dt.int64
+
+
+def _check_list_ints(flat, dtype):
+    """MLX converts each Python int of a *list* to a C type before the dtype's
+    own (wrapping) conversion: uint32 and the 64-bit types to their own range,
+    the narrower types and bool to int32's. A scalar only has to fit int64."""
+    low, high = {_dt.uint32: (0, 2**32), _dt.uint64: (0, 2**63),
+                 _dt.int64: (-(2**63), 2**63)}.get(dtype, (-(2**31), 2**31))
+    for v in flat:
+        if type(v) is int and not low <= v < high:
+            raise RuntimeError(
+                f"[array] The Python integer {v} in the list is out of the range "
+                f"[{low}, {high}) that MLX converts a list element of an {dtype.name} "
+                "array through (MLX itself raises RuntimeError: std::bad_cast)."
+            )
 
 
 def _shape_of(value, where, flat):
@@ -141,6 +157,8 @@ class array:
                 f"Invalid type {type(val).__name__} received in array initialization: {val!r}."
             )
         flat, shape, inferred = _parse_nested(val)
+        if dtype is not None and shape and (dtype.is_integer or dtype is _dt.bool_):
+            _check_list_ints(flat, dtype)
         dtype = dtype or inferred
         self._desc = _ArrayDesc(shape, dtype)
         self._set_data(dtype.store(_dt.convert(flat, None, dtype)))

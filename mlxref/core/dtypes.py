@@ -285,7 +285,7 @@ def default_dtype_of_scalar(value):
     if isinstance(value, bool):
         return bool_
     if isinstance(value, int):
-        return int32
+        return int32 if -(2**31) <= value < 2**31 else int64
     if isinstance(value, complex):
         return complex64
     return float32
@@ -349,9 +349,9 @@ def convert(data, source, dtype):
         return [v != 0 for v in data]
     if not dtype.is_complex and (source is None or source.is_complex):
         data = [v.real if type(v) is complex else v for v in data]  # the real part
-    if dtype.is_integer and (source is None or source.is_inexact):
-        to_integer = _float_to(dtype)
-        data = [to_integer(v) if type(v) is float else v for v in data]
+    if dtype.is_integer and (source is None or not source.is_integer):
+        to_integer = _float_to(dtype)  # floats truncate; bools become 0 and 1
+        data = [to_integer(v) if type(v) is float else int(v) for v in data]
     return data
 
 

@@ -36,15 +36,16 @@ def is_scalar(x):
 def scalar_array(value, dtype):
     """A 0-d array holding one Python scalar (or SymPy expression) as ``dtype``.
 
-    A Python int must fit the integer dtype it meets, as in MLX: ``uint8 array
-    + 300`` and ``full((2,), 300, dtype=uint8)`` raise, where ``mx.array(300,
-    dtype=uint8)`` wraps.
+    A Python int must fit int64, and an integer dtype narrower than 64 bits,
+    as in MLX: ``uint8 array + 300`` and ``full((2,), 300, dtype=uint8)``
+    raise, where ``mx.array(300, dtype=uint8)`` and ``uint64 array + (-3)`` wrap.
     """
     if type(value) not in SCALARS and is_symbolic(value):
         return array._from_data([value], (), dtype)
     if type(value) is int:
         _int64_dtype(value)
-        if dtype.is_integer and value not in range(_dt.iinfo(dtype).min, _dt.iinfo(dtype).max + 1):
+        info = _dt.iinfo(dtype) if dtype.is_integer and dtype.size < 8 else None
+        if info is not None and not info.min <= value <= info.max:
             raise ValueError(f"Converting {value} to {dtype.name} would result in overflow.")
     return array._from_data(dtype.store(_dt.convert([value], None, dtype)), (), dtype)
 

@@ -20,7 +20,8 @@ from ..array import array
 from ..scalar import is_symbolic
 from ..primitives.base import make_array
 from ..primitives.creation import Arange, Full, arange_size
-from .common import INT32_MAX, INT32_MIN, astype, broadcast_to, incompatible_arguments, to_shape
+from .common import (INT32_MAX, astype, broadcast_to, incompatible_arguments, is_scalar,
+                     scalar_array, to_shape)
 from .elementwise import add, divide, equal, multiply, subtract
 
 __all__ = [
@@ -76,23 +77,17 @@ def scalar_or_array(value, dtype=None):
     """MLX's ``to_array(value, dtype)`` (python/src/convert.cpp) for ``scalar | array`` arguments.
 
     An array is returned as it is, whatever ``dtype`` says. A Python scalar
-    gets ``dtype`` if it suits it: a float never becomes an integer (it is
-    float32 then), an int never becomes bool (it is int32 then), and an int
-    that does not fit int32 is int64 by default.
+    gets ``dtype`` if it suits it, as a weakly typed scalar does
+    (``weak_scalar_dtype``): a float never becomes an integer (it is float32
+    then), an int never becomes bool (it is int32 then) and must fit the
+    integer dtype, and an int that does not fit int32 is int64 by default.
     """
     if isinstance(value, array):
         return value
-    if isinstance(value, bool):
-        return array(value, dtype or _dt.bool_)
-    if isinstance(value, int):
-        default = _dt.int32 if INT32_MIN <= value <= INT32_MAX else _dt.int64
-        out = dtype or default
-        if out is _dt.int32 and not INT32_MIN <= value <= INT32_MAX:
-            raise ValueError(f"Converting {value} to int32 would result in overflow.")
-        return array(value, _dt.int32 if out is _dt.bool_ else out)
-    if isinstance(value, float) or is_symbolic(value):
-        out = dtype if dtype is not None and dtype.is_float else _dt.float32
-        return array(value, out)
+    if is_scalar(value):
+        if dtype is None:
+            return scalar_array(value, _dt.default_dtype_of_scalar(value))
+        return scalar_array(value, _dt.weak_scalar_dtype(value, dtype))
     raise ValueError(f"Invalid type {type(value).__name__} received in array initialization.")
 
 
@@ -167,15 +162,6 @@ def ones_like(a, /, dtype=None, *, stream=None):
 # --- arange and linspace -----------------------------------------------------------------
 
 
-def _number_dtype(value):
-    """MLX's ``scalar_to_dtype``: the dtype a Python number asks for in arange."""
-    if isinstance(value, bool):
-        return _dt.bool_
-    if isinstance(value, int):
-        return _dt.int32 if INT32_MIN <= value <= INT32_MAX else _dt.int64
-    return _dt.float32
-
-
 def _arange(start, stop, step, dtype):
     """MLX's C++ ``arange(start, stop, step, dtype)``: checks, then an Arange node."""
     if dtype is _dt.bool_:
@@ -216,7 +202,7 @@ def arange(start=None, stop=None, step=None, dtype=None, *, stream=None):
     if dtype is None:
         dtype = _dt.bool_
         for v in inferred:
-            dtype = _dt.promote_types(dtype, _number_dtype(v))
+            dtype = _dt.promote_types(dtype, _dt.default_dtype_of_scalar(v))
     return _arange(start, stop, 1 if step is None else step, dtype)
 
 
