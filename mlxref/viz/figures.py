@@ -51,6 +51,12 @@ def uses_custom(x):
     return mx.sum(clipped_sin(x) * x)
 
 
+def naive_softmax(z):
+    """Softmax straight from its formula: in float32, exp overflows (chapter 10)."""
+    e = mx.exp(z)
+    return e / mx.sum(e)
+
+
 def mlp_args():
     return [mx.array([[0.1, 0.2], [-0.3, 0.4], [0.5, -0.6]]), mx.array([0.0, 0.1, -0.1]),
             mx.array([[1.0, -1.0, 0.5]]), mx.array([0.2]), mx.array([1.0, 2.0]),
@@ -69,6 +75,8 @@ FIGURES = {
         transform="vmap", in_axes=(None, 0, 0), title="vmap(grad(example_loss))(w, x, y)"),
     "checkpoint": lambda: trace(chain, [mx.array([0.5, -1.0])], transform="checkpoint"),
     "custom_function": lambda: trace(uses_custom, [mx.array([0.5, -1.0])], transform="grad"),
+    "softmax_overflow": lambda: trace(naive_softmax, [mx.array([10.0, 100.0, 1000.0])],
+                                      transform="graph"),
 }
 
 STEPPERS = ("seed_vjp", "seed_jvp")  # figures that also get an HTML stepper
