@@ -74,7 +74,8 @@ def _draws(shape, dtype, key, draw):
     size = 1
     for d in shape:
         size *= d
-    return array._from_data([draw(generator) for _ in range(size)], shape, dtype)
+    # Stored as the dtype holds them, like every other array's elements.
+    return array._from_data(dtype.store([draw(generator) for _ in range(size)]), shape, dtype)
 
 
 def _to_dtype(value, dtype):
@@ -106,7 +107,9 @@ def uniform(low=0, high=1, shape=(), dtype=_dt.float32, key=None, stream=None):
         )
     if dtype is not _dt.float32:
         raise RuntimeError("[uniform] Unsupported type.")  # MLX: float32 (and halves) only
-    u = _draws(shape, dtype, key, _random.Random.random)
+    # As MLX makes a float32 in [0, 1) from random bits: 23 of them, so
+    # every draw is a multiple of 2**-23 and none rounds up to 1.
+    u = _draws(shape, dtype, key, lambda g: g.getrandbits(23) * 2.0**-23)
     return add(multiply(span, u), lo)
 
 
