@@ -572,13 +572,31 @@ class Divide(Binary):
         # END TASK 2.3
 
 
+def _check_division_overflow(op, a, b):
+    """MLX's CPU kernel divides int32 and int64 with the processor's division,
+    which traps (SIGFPE, the process dies) on the one quotient that does not
+    fit: the type's minimum divided by -1. mlxref raises instead. (int8 and
+    int16 are divided as C ints, so there the quotient just wraps.)"""
+    dtype = a.dtype
+    if dtype is not _dt.int32 and dtype is not _dt.int64:
+        return
+    low, xs, ys = _dt.iinfo(dtype).min, a.data(), b.data()
+    if low in xs and -1 in ys and any(x == low and y == -1 for x, y in zip(xs, ys)):
+        symbol = "//" if op == "floor_divide" else "%"
+        raise OverflowError(
+            f"[{op}] Integer overflow: {low} {symbol} -1 in {dtype.name} (the quotient "
+            f"{-low} does not fit). MLX's CPU kernel stops the process with SIGFPE here."
+        )
+
+
 class FloorDivide(Binary):
+    """``a // b``, floored. On integers, as MLX 0.32.4's CPU kernel: the floored
+    quotient (Python's ``//``) and 0 for a zero divisor."""
+
     @staticmethod
     def numeric(a, b):
         if isinstance(a, int) and isinstance(b, int):
-            if b == 0:
-                return 0  # integer division by zero: MLX's result is unspecified
-            return a // b
+            return a // b if b else 0  # MLX: x // 0 is 0 for integers and bools
         # MLX computes floor(a / b); Python's float // differs at the edges
         # (inf // 1.0 is nan, 0.5 // -inf is -1.0; MLX gives inf and -0.0).
         return Floor.numeric(Divide.numeric(a, b))
@@ -588,15 +606,22 @@ class FloorDivide(Binary):
     def partial(self, i, a, b, out):
         return ops.zeros_like(a)  # piecewise constant
 
+    def eval(self, inputs):
+        _check_division_overflow("floor_divide", *inputs)
+        return super().eval(inputs)
+
 
 class Remainder(Binary):
+    """``a % b`` with the divisor's sign (Python's ``%``). On integers, as MLX
+    0.32.4's CPU kernel: ``x % 0`` is ``x``."""
+
     @staticmethod
     def numeric(a, b):
         try:
             return a % b
         except ZeroDivisionError:
             if isinstance(a, int) and isinstance(b, int):
-                return 0
+                return a  # MLX: x % 0 is x for integers and bools
             return nan
 
     # a - b * floor(a / b), which SymPy differentiates (Mod it does not)
@@ -606,8 +631,17 @@ class Remainder(Binary):
         # a % b = a - b * floor(a / b)
         return ops.ones_like(a) if i == 0 else ops.negative(ops.floor(ops.divide(a, b)))
 
+    def eval(self, inputs):
+        _check_division_overflow("remainder", *inputs)
+        return super().eval(inputs)
+
 
 class Power(Binary):
+    """``a ** b``. On integers, MLX's CPU kernel multiplies by repeated squaring
+    in the type itself, so the result is ``a ** b`` modulo 2**bits (computed
+    here as Python's three-argument ``pow``: time bounded by the width, however
+    large ``b`` is), and a negative exponent gives 0 (even ``1 ** -1``)."""
+
     @staticmethod
     def numeric(a, b):
         if isinstance(a, int) and isinstance(b, int) and b < 0:
@@ -626,6 +660,17 @@ class Power(Binary):
         # d/db is log(a) * a**b, taken as 0 where a == 0 (as MLX does).
         log_a = ops.where(ops.equal(a, 0), ops.zeros_like(a), ops.log(a))
         return ops.multiply(log_a, out)
+
+    def eval(self, inputs):
+        a, b = inputs
+        if not a.dtype.is_integer:
+            return super().eval(inputs)
+        modulus = 1 << (8 * a.dtype.size)  # the store then wraps to the signed range
+
+        def numeric(x, e):
+            return 0 if e < 0 else pow(x, e, modulus)
+
+        return [apply(numeric, self.symbolic, a.data(), b.data())]
 
 
 class Maximum(Binary):
