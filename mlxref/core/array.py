@@ -381,27 +381,28 @@ class array:
     def __abs__(self):
         return ops.abs(self)
 
-    # In MLX, ~ & | are bitwise. On bool arrays that is logical not/and/or, which
-    # mlxref has; integer bitwise ops are not part of mlxref, so they raise.
+    # Bitwise: MLX's operators refuse floats with their own message (before the
+    # op's), take ~ of a bool as logical not, and have no reflected forms
+    # (``1 & a`` is Python's TypeError).
     def __invert__(self):
-        _bool_only("inversion", self)
-        return ops.logical_not(self)
+        if self.dtype.is_inexact:
+            raise ValueError("Floating point types not allowed with bitwise inversion.")
+        return ops.bitwise_invert(self)
 
     def __and__(self, other):
-        _bool_only("and", self, other)
-        return ops.logical_and(self, other)
-
-    def __rand__(self, other):
-        _bool_only("and", other, self)
-        return ops.logical_and(other, self)
+        return ops.bitwise_and(self, _bitwise_operand("bitwise and", self, other))
 
     def __or__(self, other):
-        _bool_only("or", self, other)
-        return ops.logical_or(self, other)
+        return ops.bitwise_or(self, _bitwise_operand("bitwise or", self, other))
 
-    def __ror__(self, other):
-        _bool_only("or", other, self)
-        return ops.logical_or(other, self)
+    def __xor__(self, other):
+        return ops.bitwise_xor(self, _bitwise_operand("bitwise xor", self, other))
+
+    def __lshift__(self, other):
+        return ops.left_shift(self, _bitwise_operand("left shift", self, other))
+
+    def __rshift__(self, other):
+        return ops.right_shift(self, _bitwise_operand("right shift", self, other))
 
     def __eq__(self, other):
         return ops.equal(self, other)
@@ -537,15 +538,19 @@ _ROUND_METHOD = (
 )
 
 
-def _bool_only(what, *operands):
-    dts = [o.dtype if isinstance(o, array) else _dt.default_dtype_of_scalar(o) for o in operands]
-    if any(d.is_float for d in dts):
-        raise ValueError(f"Floating point types not allowed with bitwise {what}.")
-    if any(d is not _dt.bool_ for d in dts):
-        raise TypeError(
-            f"[bitwise {what}] mlxref implements ~, & and | for bool arrays only; "
-            f"got {', '.join(d.name for d in dts)} (MLX also has integer bitwise ops)."
-        )
+def _bitwise_operand(what, a, other):
+    """``other``, checked for one of MLX's bitwise operators on ``a``: a float
+    on either side (a Python int is weakly typed by ``a``, so ``float array &
+    1`` is one) is refused with the operator's own message, before the op's."""
+    if isinstance(other, array):
+        dtype = other.dtype
+    elif type(other) in (bool, int, float, complex):
+        dtype = _dt.weak_scalar_dtype(other, a.dtype)
+    else:
+        return other  # the op converts it, or says why it cannot
+    if a.dtype.is_inexact or dtype.is_inexact:
+        raise ValueError(f"Floating point types not allowed with {what}.")
+    return other
 
 
 def _nest(flat, shape):

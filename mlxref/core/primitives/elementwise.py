@@ -761,6 +761,103 @@ class LogicalOr(Comparison):
     symbolic = staticmethod(lambda a, b: _indicator(sympy.Or(_condition(a), _condition(b))))
 
 
+# --- bitwise ------------------------------------------------------------------------
+
+
+# MLX's BitwiseBinary::Op: each op's name (MLX's ``name()``) and its C operator.
+_BITWISE = {
+    "and": ("BitwiseAnd", operator.and_),
+    "or": ("BitwiseOr", operator.or_),
+    "xor": ("BitwiseXor", operator.xor),
+    "left_shift": ("LeftShift", operator.lshift),
+    "right_shift": ("RightShift", operator.rshift),
+    "invert": ("BitwiseInvert", operator.invert),
+}
+
+
+@functools.cache
+def _bitwise_function(op):
+    """SymPy has no bitwise ops: a function that prints as ``bitwise_and(x, y)``
+    and applies the op once its arguments are numbers, to their integer parts
+    (what a cast to an integer dtype keeps, C's truncation)."""
+    fn = _BITWISE[op][1]
+
+    def eval(cls, *args):
+        if all(a.is_Number for a in args):
+            return sympy.Integer(fn(*map(int, args)))
+
+    return type(f"bitwise_{op}", (sympy.Function,), {"eval": classmethod(eval)})
+
+
+def _check_shift_counts(op, x, counts):
+    """A shift by a negative count, or by the C type's width or more, is
+    undefined in C++. C shifts 8- and 16-bit integers as 32-bit ints, so
+    ``uint8 >> 9`` is well defined (0), but ``int32 << 40`` is not: MLX's CPU
+    build gives ``1 << 40`` as 256 (the count taken modulo 32, x86's ``shl``)
+    when it shifts element by element and 0 when its compiler vectorised the
+    loop (one array broadcast against a long one). mlxref raises instead."""
+    counts = counts.data()
+    if not counts or is_symbolic(counts[0]):
+        return
+    width = 64 if x.dtype.size == 8 else 32
+    low, high = min(counts), max(counts)
+    if low < 0 or high >= width:
+        bad = low if low < 0 else high
+        raise ValueError(
+            f"[{op}] Shift count {bad} is out of range for {x.dtype.name}: C++ defines "
+            f"shifts by 0 to {width - 1} only, and MLX's CPU build gives different "
+            f"results for this count depending on the arrays' layout."
+        )
+
+
+class BitwiseBinary(Binary):
+    """MLX's ``BitwiseBinary``: and, or, xor, left and right shift (its ``op``)
+    of integers or bools, both inputs of the output's dtype.
+
+    The result is piecewise constant: its vjp is zeros like each input and
+    its jvp zeros in the tangent's dtype, as MLX's.
+    """
+
+    def __init__(self, op):
+        if op not in _BITWISE or op == "invert":
+            raise ValueError(f"[BitwiseBinary] Unknown op {op!r}.")
+        self.op = op
+
+    @property
+    def name(self):
+        return _BITWISE[self.op][0]
+
+    def numeric(self, a, b):
+        return _BITWISE[self.op][1](a, b)
+
+    def symbolic(self, a, b):
+        return _bitwise_function(self.op)(a, b)
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        return [ops.zeros_like(primals[i]) for i in argnums]
+
+    def jvp(self, primals, tangents, argnums):
+        return [ops.zeros(primals[0].shape, tangents[0].dtype)]
+
+    def eval(self, inputs):
+        a, b = inputs
+        if self.op in ("left_shift", "right_shift"):
+            _check_shift_counts(self.op, a, b)
+        # Python's ints shift and mask like two's complement; the store wraps.
+        return [apply(_BITWISE[self.op][1], self.symbolic, a.data(), b.data())]
+
+
+class BitwiseInvert(Unary):
+    """MLX's ``BitwiseInvert``: ``~x`` of an integer (``~`` of a bool is
+    ``logical_not``). MLX defines no vjp or jvp for it, so both raise."""
+
+    numeric = staticmethod(operator.invert)
+    symbolic = staticmethod(lambda x: _bitwise_function("invert")(x))
+
+    vjp = Primitive.vjp
+    jvp = Primitive.jvp
+
+
 # --- ternary -----------------------------------------------------------------------
 
 
