@@ -66,6 +66,28 @@ def _int64_dtype(v, op="array"):
     return _dt.int64
 
 
+def _check_list_ints(flat, dtype):
+    """MLX reads the ints of a list given a ``dtype`` through one C type
+    (python/src/convert.cpp ``array_from_list``): uint32 for uint32, uint64
+    for uint64, a 32-bit int for the narrower types and bool (which then wrap,
+    ``[300]`` as uint8 is ``[44]``); an int outside it is its
+    ``std::bad_cast``. (A scalar goes through int64: ``mx.array(-1, uint32)``
+    wraps.)"""
+    if dtype is _dt.int64 or dtype.is_inexact:
+        return
+    if dtype.is_unsigned and dtype.size >= 4:
+        low, high, ctype = 0, 2 ** (8 * dtype.size), dtype.name
+    else:
+        low, high, ctype = -(2**31), 2**31, "a 32-bit int"
+    for v in flat:
+        if type(v) is int and not low <= v < high:
+            raise RuntimeError(
+                f"[array] The Python integer {v} in a list does not fit in {ctype}, "
+                f"which MLX reads a list's ints through for {dtype.name} (MLX itself "
+                "raises RuntimeError: std::bad_cast)."
+            )
+
+
 def _shape_of(value, where, flat):
     """Shape of a nested list, appending its scalars to ``flat``; checks raggedness."""
     first = ()
@@ -141,6 +163,8 @@ class array:
                 f"Invalid type {type(val).__name__} received in array initialization: {val!r}."
             )
         flat, shape, inferred = _parse_nested(val)
+        if dtype is not None and shape and inferred in (_dt.int32, _dt.int64):
+            _check_list_ints(flat, dtype)
         dtype = dtype or inferred
         self._desc = _ArrayDesc(shape, dtype)
         self._set_data(dtype.store(_dt.convert(flat, None, dtype)))

@@ -20,7 +20,15 @@ from ..array import array
 from ..scalar import is_symbolic
 from ..primitives.base import make_array
 from ..primitives.creation import Arange, Full, arange_size
-from .common import INT32_MAX, INT32_MIN, astype, broadcast_to, incompatible_arguments, to_shape
+from .common import (
+    INT32_MAX,
+    INT32_MIN,
+    astype,
+    broadcast_to,
+    check_int_fits,
+    incompatible_arguments,
+    to_shape,
+)
 from .elementwise import add, divide, equal, multiply, subtract
 
 __all__ = [
@@ -85,10 +93,8 @@ def scalar_or_array(value, dtype=None):
     if isinstance(value, bool):
         return array(value, dtype or _dt.bool_)
     if isinstance(value, int):
-        default = _dt.int32 if INT32_MIN <= value <= INT32_MAX else _dt.int64
-        out = dtype or default
-        if out is _dt.int32 and not INT32_MIN <= value <= INT32_MAX:
-            raise ValueError(f"Converting {value} to int32 would result in overflow.")
+        out = dtype or _dt.default_dtype_of_scalar(value)
+        check_int_fits(value, out)
         return array(value, _dt.int32 if out is _dt.bool_ else out)
     if isinstance(value, float) or is_symbolic(value):
         out = dtype if dtype is not None and dtype.is_float else _dt.float32
