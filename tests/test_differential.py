@@ -480,15 +480,6 @@ def test_difference_vmap_grad_checkpoint():
                        rtol=RTOL, atol=ATOL)
 
 
-def test_difference_argmax_dtype():
-    """argmax returns uint32 in MLX and int32 in mlxref; the indices agree."""
-    theirs = real_mx.argmax(real_mx.array(A23), axis=1)
-    ours = mx.argmax(mx.array(A23), axis=1)
-    assert str(theirs.dtype).endswith("uint32")
-    assert ours.dtype.name == "int32"
-    assert ours.tolist() == theirs.tolist()
-
-
 def test_difference_logsumexp_bool_non_last_axis():
     """logsumexp of a bool array over axis 0: MLX's is off; mlxref's equals
     MLX's own logsumexp of the same values as float32."""

@@ -19,6 +19,10 @@ from mlxref.core.primitives import elementwise as P  # noqa: E402
 
 x, y, z = sympy.symbols("x y z")
 
+def _int(a):
+    return a.astype(mx.int32)
+
+
 # (name, primitive class the op builds, op on arrays X, Y, Z, expected in x, y, z).
 # A SymPy expression is compared exactly (up to float coefficients like 1.0/x).
 # A Python function is a truth table: the result (a Relational, a Boolean or a
@@ -86,6 +90,19 @@ CASES = [
     ("where", P.Select, lambda X, Y, Z: mx.where(X > Y, X, Y), lambda a, b, c: max(a, b)),
     ("where_of_logical", P.Select,
      lambda X, Y, Z: mx.where(mx.logical_not(X > Y), Z, X), lambda a, b, c: c if a <= b else a),
+    # bitwise ops of the inputs cast to int32 (on a symbol the cast keeps it; a
+    # number's integer part is what the bitwise function uses)
+    ("bitwise_and", P.BitwiseBinary, lambda X, Y, Z: mx.bitwise_and(_int(X), _int(Y)),
+     lambda a, b, c: int(a) & int(b)),
+    ("bitwise_or", P.BitwiseBinary, lambda X, Y, Z: mx.bitwise_or(_int(X), _int(Y)),
+     lambda a, b, c: int(a) | int(b)),
+    ("bitwise_xor", P.BitwiseBinary, lambda X, Y, Z: _int(X) ^ _int(Y),
+     lambda a, b, c: int(a) ^ int(b)),
+    ("left_shift", P.BitwiseBinary, lambda X, Y, Z: _int(X) << _int(mx.abs(Y)),
+     lambda a, b, c: int(a) << int(abs(b))),
+    ("right_shift", P.BitwiseBinary, lambda X, Y, Z: mx.right_shift(_int(X), _int(mx.abs(Y))),
+     lambda a, b, c: int(a) >> int(abs(b))),
+    ("bitwise_invert", P.BitwiseInvert, lambda X, Y, Z: ~_int(X), lambda a, b, c: ~int(a)),
     # operators, with weakly typed Python scalars
     ("2 - x", P.Subtract, lambda X, Y, Z: 2 - X, 2 - x),
     ("x ** 2", P.Power, lambda X, Y, Z: X**2, x**2),

@@ -68,17 +68,24 @@ def _int64_dtype(v, op="array"):
 
 
 def _check_list_ints(flat, dtype):
-    """MLX converts each Python int of a *list* to a C type before the dtype's
-    own (wrapping) conversion: uint32 and the 64-bit types to their own range,
-    the narrower types and bool to int32's. A scalar only has to fit int64."""
-    low, high = {_dt.uint32: (0, 2**32), _dt.uint64: (0, 2**63),
-                 _dt.int64: (-(2**63), 2**63)}.get(dtype, (-(2**31), 2**31))
+    """MLX reads the ints of a list given a ``dtype`` through one C type
+    (python/src/convert.cpp ``array_from_list``): uint32 for uint32, uint64
+    for uint64, a 32-bit int for the narrower types and bool (which then wrap,
+    ``[300]`` as uint8 is ``[44]``); an int outside it is its
+    ``std::bad_cast``. (A scalar goes through int64: ``mx.array(-1, uint32)``
+    wraps.)"""
+    if dtype is _dt.int64 or dtype.is_inexact:
+        return
+    if dtype.is_unsigned and dtype.size >= 4:
+        low, high, ctype = 0, 2 ** (8 * dtype.size), dtype.name
+    else:
+        low, high, ctype = -(2**31), 2**31, "a 32-bit int"
     for v in flat:
         if type(v) is int and not low <= v < high:
             raise RuntimeError(
-                f"[array] The Python integer {v} in the list is out of the range "
-                f"[{low}, {high}) that MLX converts a list element of an {dtype.name} "
-                "array through (MLX itself raises RuntimeError: std::bad_cast)."
+                f"[array] The Python integer {v} in a list does not fit in {ctype}, "
+                f"which MLX reads a list's ints through for {dtype.name} (MLX itself "
+                "raises RuntimeError: std::bad_cast)."
             )
 
 
@@ -157,7 +164,7 @@ class array:
                 f"Invalid type {type(val).__name__} received in array initialization: {val!r}."
             )
         flat, shape, inferred = _parse_nested(val)
-        if dtype is not None and shape and (dtype.is_integer or dtype is _dt.bool_):
+        if dtype is not None and shape and inferred in (_dt.int32, _dt.int64):
             _check_list_ints(flat, dtype)
         dtype = dtype or inferred
         self._desc = _ArrayDesc(shape, dtype)
@@ -399,27 +406,28 @@ class array:
     def __abs__(self):
         return ops.abs(self)
 
-    # In MLX, ~ & | are bitwise. On bool arrays that is logical not/and/or, which
-    # mlxref has; integer bitwise ops are not part of mlxref, so they raise.
+    # Bitwise: MLX's operators refuse floats with their own message (before the
+    # op's), take ~ of a bool as logical not, and have no reflected forms
+    # (``1 & a`` is Python's TypeError).
     def __invert__(self):
-        _bool_only("inversion", self)
-        return ops.logical_not(self)
+        if self.dtype.is_inexact:
+            raise ValueError("Floating point types not allowed with bitwise inversion.")
+        return ops.bitwise_invert(self)
 
     def __and__(self, other):
-        _bool_only("and", self, other)
-        return ops.logical_and(self, other)
-
-    def __rand__(self, other):
-        _bool_only("and", other, self)
-        return ops.logical_and(other, self)
+        return ops.bitwise_and(self, _bitwise_operand("bitwise and", self, other))
 
     def __or__(self, other):
-        _bool_only("or", self, other)
-        return ops.logical_or(self, other)
+        return ops.bitwise_or(self, _bitwise_operand("bitwise or", self, other))
 
-    def __ror__(self, other):
-        _bool_only("or", other, self)
-        return ops.logical_or(other, self)
+    def __xor__(self, other):
+        return ops.bitwise_xor(self, _bitwise_operand("bitwise xor", self, other))
+
+    def __lshift__(self, other):
+        return ops.left_shift(self, _bitwise_operand("left shift", self, other))
+
+    def __rshift__(self, other):
+        return ops.right_shift(self, _bitwise_operand("right shift", self, other))
 
     def __eq__(self, other):
         return ops.equal(self, other)
@@ -555,15 +563,19 @@ _ROUND_METHOD = (
 )
 
 
-def _bool_only(what, *operands):
-    dts = [o.dtype if isinstance(o, array) else _dt.default_dtype_of_scalar(o) for o in operands]
-    if any(d.is_float for d in dts):
-        raise ValueError(f"Floating point types not allowed with bitwise {what}.")
-    if any(d is not _dt.bool_ for d in dts):
-        raise TypeError(
-            f"[bitwise {what}] mlxref implements ~, & and | for bool arrays only; "
-            f"got {', '.join(d.name for d in dts)} (MLX also has integer bitwise ops)."
-        )
+def _bitwise_operand(what, a, other):
+    """``other``, checked for one of MLX's bitwise operators on ``a``: a float
+    on either side (a Python int is weakly typed by ``a``, so ``float array &
+    1`` is one) is refused with the operator's own message, before the op's."""
+    if isinstance(other, array):
+        dtype = other.dtype
+    elif type(other) in (bool, int, float, complex):
+        dtype = _dt.weak_scalar_dtype(other, a.dtype)
+    else:
+        return other  # the op converts it, or says why it cannot
+    if a.dtype.is_inexact or dtype.is_inexact:
+        raise ValueError(f"Floating point types not allowed with {what}.")
+    return other
 
 
 def _nest(flat, shape):

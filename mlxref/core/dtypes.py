@@ -93,7 +93,7 @@ def _round_float32(v):
 def _round_float16(v):
     try:
         return struct.unpack("e", struct.pack("e", v))[0]
-    except OverflowError:  # beyond 65520 rounds to infinity
+    except (OverflowError, struct.error):  # beyond 65520 (a float or an int) is infinity
         return math.copysign(math.inf, v)
 
 
@@ -103,7 +103,7 @@ def _store_float16(data):
     fmt = f"{len(data)}e"
     try:
         return list(struct.unpack(fmt, struct.pack(fmt, *data)))
-    except OverflowError:
+    except (OverflowError, struct.error):
         return list(map(_round_float16, data))
 
 
@@ -281,7 +281,8 @@ def promote_types(a, b):
 
 
 def default_dtype_of_scalar(value):
-    """The dtype ``mx.array(value)`` gives a Python scalar."""
+    """The dtype ``mx.array(value)`` gives a Python scalar (an int that does
+    not fit int32 is int64)."""
     if isinstance(value, bool):
         return bool_
     if isinstance(value, int):

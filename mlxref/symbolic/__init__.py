@@ -14,7 +14,8 @@ with the derivatives taken by ``sympy.diff`` of the forward result. Equality
 is exact: the difference must simplify to zero ("simplify"), or, where that
 is too slow, be zero to 50 digits at several random rational points
 ("rational points"). Non-differentiable primitives must give MLX's zeros
-("zero rule"). The forward result is also compared with the numeric engine at
+("zero rule"), and those MLX gives no rule at all must raise its error
+("no rule"). The forward result is also compared with the numeric engine at
 a random point. ``mlxref check-rules`` prints the table.
 
 The cases live in one module per primitive family, beside this one.
@@ -50,6 +51,7 @@ class Case:
     shapes: tuple
     domain: str = "real"
     zero: bool = False  # MLX's rule for it is a zero gradient
+    raises: bool = False  # MLX has no vjp or jvp for it: both raise "Not implemented"
     note: str = ""
 
 
@@ -233,6 +235,10 @@ def _check_case(case, seed):
     cot = _sym_array(c_syms, out.shape)
     t_syms = _symbols("t", case.shapes, {"real": True})
     tangents = [_sym_array(s, shape) for s, shape in zip(t_syms, case.shapes)]
+    if case.raises:
+        vjp_ok = _not_implemented(lambda: mx.vjp(case.build, inputs, [cot]), "vjp", case)
+        jvp_ok = _not_implemented(lambda: mx.jvp(case.build, inputs, tangents), "jvp", case)
+        return Result(case.primitive.__name__, forward, vjp_ok, jvp_ok, "no rule")
     _, vjps = mx.vjp(case.build, inputs, [cot])
     got_vjp = [_elements(v) for v in vjps]
     _, (jvp_out,) = mx.jvp(case.build, inputs, tangents)
@@ -254,6 +260,15 @@ def _check_case(case, seed):
     vjp_ok = all(cmp.equal(g, e) for g, e in zip(got_vjp, expected_vjp))
     jvp_ok = cmp.equal(got_jvp, expected_jvp)
     return Result(case.primitive.__name__, forward, vjp_ok, jvp_ok, cmp.method)
+
+
+def _not_implemented(run, mode, case):
+    """Does ``run`` raise MLX's error for a rule the primitive does not have?"""
+    try:
+        run()
+    except ValueError as e:
+        return str(e) == f"[Primitive::{mode}] Not implemented for {case.primitive.__name__}."
+    return False
 
 
 def _diff(f, x):

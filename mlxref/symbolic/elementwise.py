@@ -8,6 +8,14 @@ from . import Case
 V = ((3,),)  # one input, a vector
 VV = ((2, 1), (3,))  # two inputs that broadcast, so Broadcast's rules run too
 
+
+def _bitwise(op):
+    """``op`` on the inputs cast to int32, as a float again. On symbols the
+    cast leaves ``x`` as it is, and the bitwise function takes the integer
+    part of a number as the cast does, so the forward check still compares."""
+    return lambda *xs: op(*(x.astype(mx.int32) for x in xs)).astype(xs[0].dtype)
+
+
 CASES = [
     Case(B.Copy, lambda x: B.make_array(B.Copy(), [x]), V,
          note="only a transform's tracers are Copy nodes"),
@@ -65,4 +73,12 @@ CASES = [
     Case(E.LogicalAnd, lambda a, b: mx.logical_and(a, b).astype(a.dtype), VV, zero=True),
     Case(E.LogicalOr, lambda a, b: mx.logical_or(a, b).astype(a.dtype), VV, zero=True),
     Case(E.Select, lambda x, y: mx.where(mx.array([[True], [False]]), x, y), VV),
+    Case(E.BitwiseBinary, _bitwise(mx.bitwise_and), VV, zero=True, note="and"),
+    Case(E.BitwiseBinary, _bitwise(mx.bitwise_or), VV, zero=True, note="or"),
+    Case(E.BitwiseBinary, _bitwise(mx.bitwise_xor), VV, zero=True, note="xor"),
+    Case(E.BitwiseBinary, _bitwise(mx.left_shift), VV, "positive", zero=True, note="left_shift"),
+    Case(E.BitwiseBinary, _bitwise(mx.right_shift), VV, "positive", zero=True,
+         note="right_shift"),
+    Case(E.BitwiseInvert, _bitwise(mx.bitwise_invert), V, raises=True,
+         note="MLX defines no vjp or jvp for it"),
 ]

@@ -33,20 +33,30 @@ def is_scalar(x):
     return type(x) in SCALARS or isinstance(x, SCALARS) or is_symbolic(x)
 
 
-def scalar_array(value, dtype):
+def check_int_fits(value, dtype):
+    """MLX's check on a Python int converted for an array of ``dtype``
+    (python/src/utils.cpp ``to_array``): an integer type narrower than 64 bits
+    must hold it. So ``uint8 array + 300`` and ``full((2,), 300, uint8)``
+    raise, where ``mx.array(300, dtype=uint8)`` wraps; next to a bool, int64
+    or uint64 array the int just wraps (``uint64 array + -1`` adds 2**64 - 1,
+    ``bool array + 2**40`` adds 0 as an int32), as in MLX."""
+    if type(value) is int and dtype.is_integer and dtype.size < 8:
+        info = _dt.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            raise ValueError(f"Converting {value} to {dtype.name} would result in overflow.")
+
+
+def scalar_array(value, dtype, meets=None):
     """A 0-d array holding one Python scalar (or SymPy expression) as ``dtype``.
 
-    A Python int must fit int64, and an integer dtype narrower than 64 bits,
-    as in MLX: ``uint8 array + 300`` and ``full((2,), 300, dtype=uint8)``
-    raise, where ``mx.array(300, dtype=uint8)`` and ``uint64 array + (-3)`` wrap.
+    ``meets`` is the dtype of the array the scalar meets in an op (default
+    ``dtype``): a Python int must fit it (``check_int_fits``).
     """
     if type(value) not in SCALARS and is_symbolic(value):
         return array._from_data([value], (), dtype)
     if type(value) is int:
         _int64_dtype(value)
-        info = _dt.iinfo(dtype) if dtype.is_integer and dtype.size < 8 else None
-        if info is not None and not info.min <= value <= info.max:
-            raise ValueError(f"Converting {value} to {dtype.name} would result in overflow.")
+        check_int_fits(value, meets or dtype)
     return array._from_data(dtype.store(_dt.convert([value], None, dtype)), (), dtype)
 
 
@@ -73,19 +83,21 @@ def as_arrays(*values):
             return [a, b]
         if ta is array and tb in SCALARS:
             dtype = _dt.promote_types(a.dtype, _dt.weak_scalar_dtype(b, a.dtype))
-            return [a if a.dtype is dtype else astype(a, dtype), scalar_array(b, dtype)]
+            return [a if a.dtype is dtype else astype(a, dtype), scalar_array(b, dtype, a.dtype)]
         if tb is array and ta in SCALARS:
             dtype = _dt.promote_types(b.dtype, _dt.weak_scalar_dtype(a, b.dtype))
-            return [scalar_array(a, dtype), b if b.dtype is dtype else astype(b, dtype)]
+            return [scalar_array(a, dtype, b.dtype), b if b.dtype is dtype else astype(b, dtype)]
     for v in values:
         if isinstance(v, (list, tuple)):  # MLX takes arrays and scalars here, not lists
             raise ValueError(f"Invalid type {type(v).__name__} received in array initialization.")
     strong = [v for v in values if not is_scalar(v)]
     strong = [to_array(v) for v in strong]
+    meets = None  # the arrays' dtype, which Python ints must fit
     if strong:
         dtype = strong[0].dtype
         for a in strong[1:]:
             dtype = _dt.promote_types(dtype, a.dtype)
+        meets = dtype
         for v in values:
             if is_scalar(v):
                 dtype = _dt.promote_types(dtype, _dt.weak_scalar_dtype(v, dtype))
@@ -96,7 +108,7 @@ def as_arrays(*values):
     it = iter(strong)
     out = []
     for v in values:
-        a = scalar_array(v, dtype) if is_scalar(v) else next(it)
+        a = scalar_array(v, dtype, meets) if is_scalar(v) else next(it)
         out.append(astype(a, dtype))
     return out
 

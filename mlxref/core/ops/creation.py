@@ -20,8 +20,15 @@ from ..array import array
 from ..scalar import is_symbolic
 from ..primitives.base import make_array
 from ..primitives.creation import Arange, Full, arange_size
-from .common import (INT32_MAX, astype, broadcast_to, incompatible_arguments, is_scalar,
-                     scalar_array, to_shape)
+from .common import (
+    INT32_MAX,
+    astype,
+    broadcast_to,
+    incompatible_arguments,
+    is_scalar,
+    scalar_array,
+    to_shape,
+)
 from .elementwise import add, divide, equal, multiply, subtract
 
 __all__ = [
@@ -87,7 +94,7 @@ def scalar_or_array(value, dtype=None):
     if is_scalar(value):
         if dtype is None:
             return scalar_array(value, _dt.default_dtype_of_scalar(value))
-        return scalar_array(value, _dt.weak_scalar_dtype(value, dtype))
+        return scalar_array(value, _dt.weak_scalar_dtype(value, dtype), meets=dtype)
     raise ValueError(f"Invalid type {type(value).__name__} received in array initialization.")
 
 

@@ -19,6 +19,7 @@ from .common import (
     broadcast_arrays,
     float_dtype,
     incompatible_arguments,
+    is_scalar,
     to_array,
 )
 
@@ -29,7 +30,8 @@ __all__ = [
     "floor", "ceil", "round", "logical_not", "stop_gradient", "add", "subtract", "multiply",
     "divide", "floor_divide", "remainder", "power", "maximum", "minimum", "arctan2",
     "logaddexp", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
-    "logical_and", "logical_or", "where"
+    "logical_and", "logical_or", "where", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift", "bitwise_invert"
 ]
 
 # --- unary -------------------------------------------------------------------------
@@ -301,6 +303,72 @@ def logical_and(a, b, /, *, stream=None):
 
 def logical_or(a, b, /, *, stream=None):
     return _binary(P.LogicalOr(), a, b, operand_dtype=_to_bool)
+
+
+# --- bitwise -----------------------------------------------------------------------
+
+
+def _own_dtype(x, other):
+    """The dtype MLX's binding gives an operand before promotion (for messages):
+    an array's own, a Python scalar's weak one next to an array."""
+    if not is_scalar(x):
+        return to_array(x).dtype
+    if not is_scalar(other):
+        return _dt.weak_scalar_dtype(x, other.dtype)
+    return _dt.default_dtype_of_scalar(x)
+
+
+def _bitwise(op, name, a, b, shift=False):
+    """MLX's ``bitwise_impl``: both operands in their promoted dtype, which must
+    be an integer type or bool. A shift of bools shifts uint8s (``left_shift``)."""
+    x, y = as_arrays(a, b)
+    dtypes = [_own_dtype(a, b), _own_dtype(b, a)]
+    dtype = x.dtype
+    if shift and dtype is _dt.bool_:
+        dtype = _dt.uint8
+    if name == "right_shift":  # MLX casts both operands before it checks them
+        dtypes = [dtype, dtype]
+    if not (dtype.is_integer or dtype is _dt.bool_):
+        raise RuntimeError(
+            f"[{name}] Only allowed on integer or boolean types but got types "
+            f"{dtypes[0].name} and {dtypes[1].name}."
+        )
+    x, y = broadcast_arrays(astype(x, dtype), astype(y, dtype))
+    return make_array(P.BitwiseBinary(op), [x, y])
+
+
+def bitwise_and(a, b, /, *, stream=None):
+    return _bitwise("and", "bitwise_and", a, b)
+
+
+def bitwise_or(a, b, /, *, stream=None):
+    return _bitwise("or", "bitwise_or", a, b)
+
+
+def bitwise_xor(a, b, /, *, stream=None):
+    return _bitwise("xor", "bitwise_xor", a, b)
+
+
+def left_shift(a, b, /, *, stream=None):
+    return _bitwise("left_shift", "left_shift", a, b, shift=True)
+
+
+def right_shift(a, b, /, *, stream=None):
+    return _bitwise("right_shift", "right_shift", a, b, shift=True)
+
+
+bitwise_left_shift = left_shift  # MLX's aliases (the array API's names)
+bitwise_right_shift = right_shift
+
+
+def bitwise_invert(a, /, *, stream=None):
+    """``mx.bitwise_invert``: ``~`` of each integer; of a bool, ``logical_not``."""
+    a = to_array(a)
+    if a.dtype.is_inexact:
+        raise ValueError("[bitwise_invert] Bitwise inverse only allowed on integer types.")
+    if a.dtype is _dt.bool_:
+        return logical_not(a)
+    return _unary(P.BitwiseInvert(), a)
 
 
 # --- ternary -----------------------------------------------------------------------

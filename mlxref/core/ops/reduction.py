@@ -10,9 +10,6 @@ of ``sum``, ``multiply`` / ``divide``, ``subtract``, ``square`` and ``sqrt``.
 
 Differences from MLX 0.32.4, on purpose:
 
-- ``argmax`` / ``argmin`` return **int32**: MLX returns uint32, which mlxref
-  does not have. The values are the same.
-- Integer sums and products do not wrap around at 2**31 as MLX's int32 do.
 - The graph is slightly smaller than MLX's: ``keepdims`` is a parameter of
   the reduction instead of a ``Squeeze`` after it, ``argmax(axis=None)`` and
   ``cumsum(axis=None)`` need no ``Flatten`` before them, and ``logsumexp`` /
@@ -144,7 +141,8 @@ def _reduce(kind, a, axes, keepdims):
 
 
 def sum(a, /, axis=None, keepdims=False, *, stream=None):
-    """``mx.sum``: bool and int32 give int32, other dtypes keep theirs."""
+    """``mx.sum``: bools and the integers up to 32 bits give int32 (uint32 for
+    the unsigned ones), other dtypes keep theirs."""
     _check_args("sum", a, keepdims)
     return _reduce("sum", a, _axes_arg("sum", axis, a.ndim), keepdims)
 
@@ -258,7 +256,7 @@ def _arg_reduce(kind, a, axis, keepdims):
 def argmax(a, /, axis=None, keepdims=False, *, stream=None):
     """``mx.argmax``: the first index of the maximum (of a nan, if there is one).
 
-    ``axis=None`` indexes the flattened array. int32 here, uint32 in MLX.
+    ``axis=None`` indexes the flattened array. The indices are uint32, as in MLX.
     """
     return _arg_reduce("argmax", a, axis, keepdims)
 

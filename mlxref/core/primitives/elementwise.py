@@ -572,13 +572,31 @@ class Divide(Binary):
         # END TASK 2.3
 
 
+def _check_division_overflow(op, a, b):
+    """MLX's CPU kernel divides int32 and int64 with the processor's division,
+    which traps (SIGFPE, the process dies) on the one quotient that does not
+    fit: the type's minimum divided by -1. mlxref raises instead. (int8 and
+    int16 are divided as C ints, so there the quotient just wraps.)"""
+    dtype = a.dtype
+    if dtype is not _dt.int32 and dtype is not _dt.int64:
+        return
+    low, xs, ys = _dt.iinfo(dtype).min, a.data(), b.data()
+    if low in xs and -1 in ys and any(x == low and y == -1 for x, y in zip(xs, ys)):
+        symbol = "//" if op == "floor_divide" else "%"
+        raise OverflowError(
+            f"[{op}] Integer overflow: {low} {symbol} -1 in {dtype.name} (the quotient "
+            f"{-low} does not fit). MLX's CPU kernel stops the process with SIGFPE here."
+        )
+
+
 class FloorDivide(Binary):
+    """``a // b``, floored. On integers, as MLX 0.32.4's CPU kernel: the floored
+    quotient (Python's ``//``) and 0 for a zero divisor."""
+
     @staticmethod
     def numeric(a, b):
         if isinstance(a, int) and isinstance(b, int):
-            if b == 0:
-                return 0  # integer division by zero: MLX's result is unspecified
-            return a // b
+            return a // b if b else 0  # MLX: x // 0 is 0 for integers and bools
         # MLX computes floor(a / b); Python's float // differs at the edges
         # (inf // 1.0 is nan, 0.5 // -inf is -1.0; MLX gives inf and -0.0).
         return Floor.numeric(Divide.numeric(a, b))
@@ -588,15 +606,22 @@ class FloorDivide(Binary):
     def partial(self, i, a, b, out):
         return ops.zeros_like(a)  # piecewise constant
 
+    def eval(self, inputs):
+        _check_division_overflow("floor_divide", *inputs)
+        return super().eval(inputs)
+
 
 class Remainder(Binary):
+    """``a % b`` with the divisor's sign (Python's ``%``). On integers, as MLX
+    0.32.4's CPU kernel: ``x % 0`` is ``x``."""
+
     @staticmethod
     def numeric(a, b):
         try:
             return a % b
         except ZeroDivisionError:
             if isinstance(a, int) and isinstance(b, int):
-                return 0
+                return a  # MLX: x % 0 is x for integers and bools
             return nan
 
     # a - b * floor(a / b), which SymPy differentiates (Mod it does not)
@@ -606,8 +631,17 @@ class Remainder(Binary):
         # a % b = a - b * floor(a / b)
         return ops.ones_like(a) if i == 0 else ops.negative(ops.floor(ops.divide(a, b)))
 
+    def eval(self, inputs):
+        _check_division_overflow("remainder", *inputs)
+        return super().eval(inputs)
+
 
 class Power(Binary):
+    """``a ** b``. On integers, MLX's CPU kernel multiplies by repeated squaring
+    in the type itself, so the result is ``a ** b`` modulo 2**bits (computed
+    here as Python's three-argument ``pow``: time bounded by the width, however
+    large ``b`` is), and a negative exponent gives 0 (even ``1 ** -1``)."""
+
     @staticmethod
     def numeric(a, b):
         if isinstance(a, int) and isinstance(b, int) and b < 0:
@@ -626,6 +660,17 @@ class Power(Binary):
         # d/db is log(a) * a**b, taken as 0 where a == 0 (as MLX does).
         log_a = ops.where(ops.equal(a, 0), ops.zeros_like(a), ops.log(a))
         return ops.multiply(log_a, out)
+
+    def eval(self, inputs):
+        a, b = inputs
+        if not a.dtype.is_integer:
+            return super().eval(inputs)
+        modulus = 1 << (8 * a.dtype.size)  # the store then wraps to the signed range
+
+        def numeric(x, e):
+            return 0 if e < 0 else pow(x, e, modulus)
+
+        return [apply(numeric, self.symbolic, a.data(), b.data())]
 
 
 class Maximum(Binary):
@@ -714,6 +759,103 @@ class LogicalAnd(Comparison):
 class LogicalOr(Comparison):
     numeric = staticmethod(lambda a, b: _truth(a) or _truth(b))
     symbolic = staticmethod(lambda a, b: _indicator(sympy.Or(_condition(a), _condition(b))))
+
+
+# --- bitwise ------------------------------------------------------------------------
+
+
+# MLX's BitwiseBinary::Op: each op's name (MLX's ``name()``) and its C operator.
+_BITWISE = {
+    "and": ("BitwiseAnd", operator.and_),
+    "or": ("BitwiseOr", operator.or_),
+    "xor": ("BitwiseXor", operator.xor),
+    "left_shift": ("LeftShift", operator.lshift),
+    "right_shift": ("RightShift", operator.rshift),
+    "invert": ("BitwiseInvert", operator.invert),
+}
+
+
+@functools.cache
+def _bitwise_function(op):
+    """SymPy has no bitwise ops: a function that prints as ``bitwise_and(x, y)``
+    and applies the op once its arguments are numbers, to their integer parts
+    (what a cast to an integer dtype keeps, C's truncation)."""
+    fn = _BITWISE[op][1]
+
+    def eval(cls, *args):
+        if all(a.is_Number for a in args):
+            return sympy.Integer(fn(*map(int, args)))
+
+    return type(f"bitwise_{op}", (sympy.Function,), {"eval": classmethod(eval)})
+
+
+def _check_shift_counts(op, x, counts):
+    """A shift by a negative count, or by the C type's width or more, is
+    undefined in C++. C shifts 8- and 16-bit integers as 32-bit ints, so
+    ``uint8 >> 9`` is well defined (0), but ``int32 << 40`` is not: MLX's CPU
+    build gives ``1 << 40`` as 256 (the count taken modulo 32, x86's ``shl``)
+    when it shifts element by element and 0 when its compiler vectorised the
+    loop (one array broadcast against a long one). mlxref raises instead."""
+    counts = counts.data()
+    if not counts or is_symbolic(counts[0]):
+        return
+    width = 64 if x.dtype.size == 8 else 32
+    low, high = min(counts), max(counts)
+    if low < 0 or high >= width:
+        bad = low if low < 0 else high
+        raise ValueError(
+            f"[{op}] Shift count {bad} is out of range for {x.dtype.name}: C++ defines "
+            f"shifts by 0 to {width - 1} only, and MLX's CPU build gives different "
+            f"results for this count depending on the arrays' layout."
+        )
+
+
+class BitwiseBinary(Binary):
+    """MLX's ``BitwiseBinary``: and, or, xor, left and right shift (its ``op``)
+    of integers or bools, both inputs of the output's dtype.
+
+    The result is piecewise constant: its vjp is zeros like each input and
+    its jvp zeros in the tangent's dtype, as MLX's.
+    """
+
+    def __init__(self, op):
+        if op not in _BITWISE or op == "invert":
+            raise ValueError(f"[BitwiseBinary] Unknown op {op!r}.")
+        self.op = op
+
+    @property
+    def name(self):
+        return _BITWISE[self.op][0]
+
+    def numeric(self, a, b):
+        return _BITWISE[self.op][1](a, b)
+
+    def symbolic(self, a, b):
+        return _bitwise_function(self.op)(a, b)
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        return [ops.zeros_like(primals[i]) for i in argnums]
+
+    def jvp(self, primals, tangents, argnums):
+        return [ops.zeros(primals[0].shape, tangents[0].dtype)]
+
+    def eval(self, inputs):
+        a, b = inputs
+        if self.op in ("left_shift", "right_shift"):
+            _check_shift_counts(self.op, a, b)
+        # Python's ints shift and mask like two's complement; the store wraps.
+        return [apply(_BITWISE[self.op][1], self.symbolic, a.data(), b.data())]
+
+
+class BitwiseInvert(Unary):
+    """MLX's ``BitwiseInvert``: ``~x`` of an integer (``~`` of a bool is
+    ``logical_not``). MLX defines no vjp or jvp for it, so both raise."""
+
+    numeric = staticmethod(operator.invert)
+    symbolic = staticmethod(lambda x: _bitwise_function("invert")(x))
+
+    vjp = Primitive.vjp
+    jvp = Primitive.jvp
 
 
 # --- ternary -----------------------------------------------------------------------

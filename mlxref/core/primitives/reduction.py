@@ -257,13 +257,17 @@ class Reduce(Primitive):
         return [_reduced_shape(inputs[0].shape, self.axes, self.keepdims)]
 
     def output_dtypes(self, inputs):
-        """``sum`` and ``prod`` count booleans as int32; ``all`` and ``any``
-        give bool; the others keep the input's dtype (mlx/ops.cpp ``sum``...)."""
+        """``sum`` and ``prod`` count booleans as int32 and accumulate the
+        narrower integers in int32 or uint32 (int8 sums to int32, uint16 to
+        uint32; 64-bit ones stay); ``all`` and ``any`` give bool; the others
+        keep the input's dtype (mlx/ops.cpp ``sum``, ``prod``...)."""
         dtype = inputs[0].dtype
         if self.kind in ("and", "or"):
             return [_dt.bool_]
-        if self.kind in ("sum", "prod") and dtype is _dt.bool_:
-            return [_dt.int32]
+        if self.kind in ("sum", "prod") and (dtype is _dt.bool_ or dtype.is_integer):
+            if dtype.size == 8:
+                return [dtype]
+            return [_dt.uint32 if dtype.is_unsigned else _dt.int32]
         return [dtype]
 
     def vjp(self, primals, cotangents, argnums, outputs):
@@ -362,7 +366,7 @@ class Reduce(Primitive):
 class ArgReduce(Primitive):
     """``argmax`` / ``argmin`` along one ``axis`` (``None``: the flattened array).
 
-    The result's elements are Python ints (int32 in mlxref; MLX's is uint32).
+    The result is uint32, as MLX's.
     """
 
     _folds = {"argmax": _argmax, "argmin": _argmin}
@@ -385,14 +389,13 @@ class ArgReduce(Primitive):
         return [_reduced_shape(shape, self._axes(len(shape)), self.keepdims)]
 
     def output_dtypes(self, inputs):
-        return [_dt.int32]
+        return [_dt.uint32]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         return [ops.zeros_like(primals[0])]  # an index is piecewise constant
 
     def jvp(self, primals, tangents, argnums):
-        # MLX's zero is uint32, its argmax dtype; mlxref's argmax is int32.
-        return [ops.zeros(self.output_shapes(primals)[0], _dt.int32)]
+        return [ops.zeros(self.output_shapes(primals)[0], _dt.uint32)]  # MLX's: the output's dtype
 
     def vmap(self, inputs, axes):
         """MLX's ArgReduce::vmap for an int ``axis``: shift it past the batch
