@@ -1,6 +1,7 @@
 """Shared helpers for the test suite: comparing against values and against real MLX."""
 
 import math
+from fractions import Fraction
 
 import pytest
 
@@ -70,3 +71,28 @@ def assert_same_as_mlx(ours, theirs, rtol=1e-5, atol=1e-5):
     )
     got, want = ours.tolist(), theirs.tolist()
     assert close(got, want, rtol, atol), f"got {got}, MLX gives {want}"
+
+
+# (mantissa bits with the hidden one, smallest normal exponent, largest exponent)
+FLOAT_FORMATS = {"float16": (11, -14, 15), "bfloat16": (8, -126, 127),
+                 "float32": (24, -126, 127), "float64": (53, -1022, 1023)}
+
+
+def nearest(x, name):
+    """``x`` (an int, float or Fraction) rounded once, to nearest even, to the
+    float format ``name``: ±inf beyond its range, through its subnormals to ±0.
+    Exact rational arithmetic, independent of mlxref's own rounding."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return x
+    bits, emin, emax = FLOAT_FORMATS[name]
+    x = Fraction(x)
+    if x == 0:
+        return 0.0
+    e = max(math.floor(math.log2(abs(x))), emin)
+    while 2**e > abs(x) and e > emin:  # log2 of a Fraction may round up
+        e -= 1
+    ulp = Fraction(2) ** (e - bits + 1)
+    q = round(x / ulp)  # a Fraction rounds half to even
+    if abs(q * ulp) >= Fraction(2) ** (emax + 1):
+        return math.copysign(math.inf, x)
+    return float(q * ulp) if q else math.copysign(0.0, x)

@@ -167,6 +167,10 @@ class array:
         if dtype is not None and shape and inferred in (_dt.int32, _dt.int64):
             _check_list_ints(flat, dtype)
         dtype = dtype or inferred
+        if dtype.is_inexact and dtype is not _dt.float64 and isinstance(val, (list, tuple)):
+            # MLX reads a list's ints as C floats, through double: above 2**53
+            # they round twice, where a scalar rounds once (python/src/convert.cpp).
+            flat = [float(v) if type(v) is int else v for v in flat]
         self._desc = _ArrayDesc(shape, dtype)
         self._set_data(dtype.store(_dt.convert(flat, None, dtype)))
 

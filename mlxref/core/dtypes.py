@@ -12,7 +12,8 @@ An array's elements are Python numbers holding exactly what its dtype holds:
   complement for the signed ones), as a C integer stores them;
 - ``float16``, ``bfloat16``, ``float32``: Python floats (doubles) that are
   exactly representable in the type, rounded to nearest even, overflowing to
-  ±inf and underflowing through subnormals to ±0;
+  ±inf and underflowing through subnormals to ±0 (float16 and bfloat16 round
+  the float32 value, as MLX's types convert only from float);
 - ``float64``: Python floats;
 - ``complex64``: Python complex numbers whose two parts are float32 values.
 
@@ -92,14 +93,18 @@ def _round_float32(v):
 
 def _round_float16(v):
     try:
-        return struct.unpack("e", struct.pack("e", v))[0]
+        return struct.unpack("e", struct.pack("e", _round_float32(v)))[0]
     except (OverflowError, struct.error):  # beyond 65520 (a float or an int) is infinity
         return math.copysign(math.inf, v)
 
 
 def _store_float16(data):
+    """float16 as MLX's CPU build rounds to it: to float32 first, then to
+    float16 from there (mlx/types/fp16.h converts only from float). A double
+    rounds twice, as in MLX: 1 + 2**-11 + 2**-40 gives 1.0, not 1.0009765625."""
     if _exact(data):
         return _each(data, _round_float16)
+    data = _pyarray.array("f", data)
     fmt = f"{len(data)}e"
     try:
         return list(struct.unpack(fmt, struct.pack(fmt, *data)))
@@ -326,13 +331,22 @@ def _truncate(v, bits):
 def _float_to(dtype):
     """How MLX's CPU build on x86-64 casts a float to the integer type ``dtype``.
 
-    The compiler's conversions: 8- and 16-bit types go through int32 and keep
-    its low bits; uint32 and uint64 convert values below 2**(bits-1) as signed
-    and the rest shifted down by 2**(bits-1) and flipped back. (Apple silicon
-    saturates instead; mlxref follows the CPU build its tests run against.)
+    The compiler's conversion of one element: 8- and 16-bit types go through
+    int32 and keep its low bits; uint32 goes through int64 and keeps its low
+    32 bits; uint64 converts values below 2**63 as signed and the rest
+    shifted down by 2**63 and flipped back. (Apple silicon saturates instead;
+    mlxref follows the CPU build its tests run against.)
+
+    Where a value is out of uint32's range (nan, -inf, below -2**31, or a
+    double from 2**32 up), MLX's vectorized copy of a contiguous float32,
+    float64 or bfloat16 run of 4 or 8 elements gives other bits
+    (2147483648 or 0), so its result depends on the element's position in
+    memory; mlxref gives every element the one-element result above.
     """
     if dtype.size < 4:
         return lambda v: _truncate(v, 32)
+    if dtype is uint32:
+        return lambda v: _truncate(v, 64)  # the store keeps the low 32 bits
     bits = 8 * dtype.size
     if not dtype.is_unsigned:
         return lambda v: _truncate(v, bits)
@@ -340,19 +354,49 @@ def _float_to(dtype):
     return lambda v: _truncate(v - top, bits) ^ top if v >= top else _truncate(v, bits)
 
 
+_DOUBLE_EXACT = 2**53  # every int up to here is a double, so float(int) rounds once
+
+
+def _nearest_float32(v):
+    """An int beyond 2**53 rounded once to float32, to nearest even, as C's
+    ``(float)`` of an int64 or uint64 rounds it. ``float(v)`` would round twice
+    (to double, then to float32): 2**60 + 2**36 + 1 would become 2**60."""
+    shift = abs(v).bit_length() - 24
+    q, r = divmod(abs(v), 1 << shift)
+    half = 1 << (shift - 1)
+    if r > half or (r == half and q & 1):
+        q += 1
+    return math.copysign(float(q << shift), v)
+
+
 def convert(data, source, dtype):
     """Elements of dtype ``source`` cast to ``dtype`` (``astype``'s forward rule),
     ready for ``dtype.store``. ``source`` is None for Python values
-    (``mx.array``): each converts the way its own type does."""
+    (``mx.array``): each converts the way its own type does.
+
+    What MLX's copy kernel (mlx/backend/cpu/copy.cpp, ``static_cast``) does:
+    a complex number is true when either part is nonzero, and gives its real
+    part to every other real type; a float goes to an integer type as
+    ``_float_to`` says; bools become 0 and 1; an int64 or uint64 rounds once
+    to float32, and from there to float16 or bfloat16 (whose stores round a
+    float32), as MLX's float16 and bfloat16 types convert only from float.
+    """
     if _exact(data):
         return _each(data, lambda v: convert([v], source, dtype)[0])
     if dtype is bool_:
         return [v != 0 for v in data]
     if not dtype.is_complex and (source is None or source.is_complex):
         data = [v.real if type(v) is complex else v for v in data]  # the real part
-    if dtype.is_integer and (source is None or not source.is_integer):
-        to_integer = _float_to(dtype)  # floats truncate; bools become 0 and 1
-        data = [to_integer(v) if type(v) is float else int(v) for v in data]
+    if dtype.is_integer:
+        if source is None or source.is_inexact:
+            to_integer = _float_to(dtype)
+            data = [to_integer(v) if type(v) is float else v for v in data]
+        if source is None or source is bool_:
+            data = [int(v) if type(v) is bool else v for v in data]
+    elif dtype.is_inexact and dtype is not float64 and source in (None, int64, uint64):
+        # int64, uint64 or Python ints: round once to float32 (floats are already exact).
+        data = [_nearest_float32(v) if type(v) is int and not -_DOUBLE_EXACT <= v <= _DOUBLE_EXACT
+                else v for v in data]
     return data
 
 

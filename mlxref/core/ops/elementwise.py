@@ -5,6 +5,7 @@ they build are in ``mlxref.core.primitives.elementwise``.
 """
 
 import copy
+import math
 
 from .. import dtypes as _dt
 from ..array import array
@@ -200,10 +201,16 @@ def rounded(a, decimals, signature):
         return _integral_identity_or(P.Round(), a)
     # MLX composes it (ops.cpp): scale, round to an integer, scale back, cast
     # back. So round(int array, -1) rounds the ints: round([15, 25], -1) is [20, 20].
+    # Its scale and 1 / scale are C floats, even for float64: round(float64
+    # 1.25, 1) is 1.2000000178813934 in MLX.
     dtype = float_dtype(a.dtype)
-    scale = 10.0**decimals
+    try:
+        scale = _dt.float32.cast(10.0**decimals)
+    except OverflowError:
+        scale = math.inf
+    inverse = _dt.float32.cast(1 / scale) if scale else math.inf
     scaled = multiply(a, array(scale, dtype))
-    return astype(multiply(round(scaled), array(1 / scale, dtype)), a.dtype)
+    return astype(multiply(round(scaled), array(inverse, dtype)), a.dtype)
 
 
 def logical_not(a, /, *, stream=None):

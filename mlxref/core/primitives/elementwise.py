@@ -17,6 +17,13 @@ Each class holds its math side by side, like micrograd's ``__mul__`` and its
 
 The ops layer has already broadcast the inputs to one shape and promoted them
 to one dtype, so ``eval`` maps the math over the element lists with ``apply``.
+Evaluation then stores each result as the dtype holds it (``Dtype.store``),
+so ``numeric`` may compute in double: for float16, bfloat16 and float32 that
+is the correctly rounded result, and MLX's too where its kernel is correctly
+rounded. Where MLX's float32 kernel is not (exp, sigmoid, erf, logaddexp;
+rsqrt and floor_divide round twice: see "MLX's float32 kernels" below), the
+class also gives ``float32_kernel``, which those three dtypes use instead of
+``numeric``; float64 keeps the exact math.
 Read next: mlxref/core/scalar.py (``apply``) and mlxref/symbolic/elementwise.py
 (the symbolic check of each class).
 """
@@ -32,6 +39,10 @@ from .base import Primitive, make_array, vmap_elementwise
 
 inf, nan = math.inf, math.nan
 
+# The dtypes whose elements MLX's CPU kernels compute in float32 arithmetic
+# (float16 and bfloat16 convert to float and back, mlx/types/fp16.h and bf16.h).
+FLOAT32_KERNEL_DTYPES = frozenset((_dt.float32, _dt.float16, _dt.bfloat16))
+
 
 class Unary(Primitive):
     """An elementwise function of one array: ``numeric(x)`` and ``symbolic(x)``.
@@ -42,6 +53,9 @@ class Unary(Primitive):
     """
 
     abstract = True  # a family, not a primitive of its own
+    # Or ``float32_kernel(data, dtype)``: MLX's results for a whole list of
+    # float32, float16 or bfloat16 elements, where they are not ``numeric``'s.
+    float32_kernel = None
 
     def derivative(self, x, out):
         raise NotImplementedError
@@ -71,7 +85,10 @@ class Unary(Primitive):
         (x,) = inputs
         # Evaluation stores the results as the dtype holds them: abs and
         # square of ints give ints again, and wrap.
-        return [apply(self.numeric, self.symbolic, x.data())]
+        kernel = None
+        if self.float32_kernel is not None and x.dtype in FLOAT32_KERNEL_DTYPES:
+            kernel = functools.partial(self.float32_kernel, dtype=x.dtype)
+        return [apply(self.numeric, self.symbolic, x.data(), numeric_lists=kernel)]
 
 
 class Binary(Primitive):
@@ -84,6 +101,7 @@ class Binary(Primitive):
 
     abstract = True  # a family, not a primitive of its own
     numeric_lists = None  # or ``numeric`` over whole lists, for speed (Maximum, Minimum)
+    float32_kernel = None  # or ``float32_kernel(a, b, dtype)``, as Unary's
 
     def partial(self, i, a, b, out):
         """d out / d a (``i`` = 0) or d out / d b (``i`` = 1), elementwise."""
@@ -113,8 +131,10 @@ class Binary(Primitive):
         a, b = inputs
         # Evaluation stores the results as the dtype holds them: int + int
         # wraps, bool + bool is a bool again.
-        return [apply(self.numeric, self.symbolic, a.data(), b.data(),
-                      numeric_lists=self.numeric_lists)]
+        lists = self.numeric_lists
+        if self.float32_kernel is not None and a.dtype in FLOAT32_KERNEL_DTYPES:
+            lists = functools.partial(self.float32_kernel, dtype=a.dtype)
+        return [apply(self.numeric, self.symbolic, a.data(), b.data(), numeric_lists=lists)]
 
 
 class Comparison(Binary):
@@ -175,6 +195,68 @@ def _condition(c):
     return sympy.Ne(c, 0)
 
 
+# --- MLX's float32 kernels ----------------------------------------------------------
+#
+# MLX's CPU build computes float32, float16 and bfloat16 elements in float32.
+# Most of its math is the C library's float functions, correctly rounded or
+# within an ulp, which ``numeric`` in double followed by the store gives. A
+# few kernels are MLX's own (mlx/backend/cpu/simd/math.h) or compose several
+# roundings; those are followed here, over whole lists: every step rounds to
+# float32 with one ``_f32`` pass in C, never a Python call per element.
+
+_f32 = _dt.float32.store  # a list of doubles rounded to float32, in C
+
+# MLX's constants, which are C floats: log2(e) and its polynomial for 2**f.
+_LOG2E = _f32([1.442695])[0]
+# y at x = 88: a float32 x is above 88 exactly when its y is above this.
+_EXP_TOP = _f32([88.0 * _LOG2E])[0]
+_EXP2_POLY = _f32([1.535336188319500e-4, 1.339887440266574e-3, 9.618437357674640e-3,
+                   5.550332471162809e-2, 2.402264791363012e-1, 6.931472028550421e-1, 1.0])
+_ERF_P = _f32([0.3275911])[0]
+_ERF_POLY = _f32([1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592])
+
+
+def _horner_f32(coefficients, t):
+    """The polynomial ``coefficients`` (highest power first) at each ``t``, as
+    MLX evaluates it: one float32 fused multiply-add per coefficient."""
+    p = [coefficients[0]] * len(t)
+    for c in coefficients[1:]:
+        p = _f32([q * u + c for q, u in zip(p, t)])
+    return p
+
+
+def _exp_float32(data):
+    """MLX's float32 ``exp`` (simd/math.h), to within one float32 ulp.
+
+    MLX computes 2**y for y = x * 1.442695f rounded to float32: that rounding
+    is its largest error (up to ~60 ulp of the true exp as |x| nears 88), and
+    is followed here. Then 0 where y < -126.5 (x below about -87.68: no
+    smaller subnormals), 0 below x = -88 and inf above x = 88 (not 88.72).
+    MLX's polynomial for 2**f differs from exp2 in the last bit for about one
+    result in fifteen; ``_exp_float32_exact`` follows it, at ten times the cost.
+    """
+    exp2, top = math.exp2, _EXP_TOP
+    y = _f32([x * _LOG2E for x in data])
+    # nan fails every comparison and stays nan.
+    return [exp2(v) if -126.5 <= v <= top else (inf if v > top else 0.0 if v == v else v)
+            for v in y]
+
+
+def _exp_float32_exact(data):
+    """MLX's float32 ``exp``, bit for bit: 2**floor(y + 1/2) times its
+    polynomial at the rest of y, each step rounded as its float32 code rounds.
+    For erf, whose result cancels against 1 so that every bit of exp shows."""
+    y = _f32([x * _LOG2E for x in data])
+    ipart = [math.floor(v + 0.5) if -126.5 <= v <= 128.0 else -127 for v in y]
+    fpart = [v - i if i != -127 else 0.0 for v, i in zip(y, ipart)]  # exact in float32
+    p = _horner_f32(_EXP2_POLY, fpart)
+    # MLX builds 2**ipart from its exponent bits: -127 gives 0.0.
+    powers = _f32([math.ldexp(q, i) if i != -127 else 0.0 for q, i in zip(p, ipart)])
+    # nan stays nan, x above 88 gives inf, x below -88 gives 0.
+    return [q if -88.0 <= x <= 88.0 else (inf if x > 88.0 else 0.0 if x == x else x)
+            for x, q in zip(data, powers)]
+
+
 # --- unary -------------------------------------------------------------------------
 
 
@@ -228,6 +310,12 @@ class Rsqrt(Unary):
     numeric = staticmethod(lambda x: Divide.numeric(1, Sqrt.numeric(x)))
     symbolic = staticmethod(lambda x: 1 / sympy.sqrt(x))
 
+    @staticmethod
+    def float32_kernel(data, dtype):
+        # MLX's rsqrt is 1 / sqrt(x) with the root rounded to the dtype first.
+        roots = dtype.store([math.sqrt(x) if x >= 0 else nan for x in data])
+        return [1.0 / r if r else math.copysign(inf, r) for r in roots]
+
     def derivative(self, x, out):
         return ops.multiply(-0.5, ops.divide(out, x))
 
@@ -247,6 +335,10 @@ def _inf_on_overflow(f):
 class Exp(Unary):
     numeric = staticmethod(_inf_on_overflow(math.exp))
     symbolic = staticmethod(lambda x: sympy.exp(x))
+
+    @staticmethod
+    def float32_kernel(data, dtype):
+        return _exp_float32(data)
 
     def derivative(self, x, out):
         # BEGIN TASK 2.4: exp, tanh and sigmoid derivatives from the output
@@ -278,8 +370,13 @@ class Log(Unary):
         return {"base": self.base}
 
     def numeric(self, x):
-        ln = math.log(x) if x > 0 else (-inf if x == 0 else nan)
-        return ln / self.LN_BASE[self.base]
+        if not x > 0:
+            return -inf if x == 0 else nan
+        # The C library's log2 and log10, as MLX calls them (ln / ln(10) is
+        # not correctly rounded: log10(1000) would be 2.9999999999999996).
+        return math.log(x) if self.base == "e" else self._LOGS[self.base](x)
+
+    _LOGS = {"2": math.log2, "10": math.log10}
 
     def symbolic(self, x):
         return sympy.log(x) if self.base == "e" else sympy.log(x) / sympy.log(int(self.base))
@@ -297,7 +394,8 @@ class Log1p(Unary):
 
 
 class Sin(Unary):
-    numeric = staticmethod(lambda x: math.sin(x) if math.isfinite(x) else nan)
+    # + 0.0: MLX's sin (simd/math.h) takes the sign from x < 0, so sin(-0.0) is 0.0.
+    numeric = staticmethod(lambda x: math.sin(x) + 0.0 if math.isfinite(x) else nan)
     symbolic = staticmethod(lambda x: sympy.sin(x))
 
     def derivative(self, x, out):
@@ -423,6 +521,15 @@ class Sigmoid(Unary):
 
     symbolic = staticmethod(lambda x: 1 / (1 + sympy.exp(-x)))
 
+    @staticmethod
+    def float32_kernel(data, dtype):
+        # MLX (unary_ops.h): y = 1 / (1 + exp(|x|)), then y for x < 0 and 1 - y
+        # otherwise. exp's result is rounded to the dtype: float16's overflows
+        # above |x| = 11.09, so sigmoid is 0 below -11.09 and 1 above it.
+        e = dtype.store(_exp_float32([abs(x) for x in data]))
+        y = _f32([1.0 / d for d in _f32([1.0 + v for v in e])])
+        return [q if x < 0 else 1.0 - q for x, q in zip(data, y)]
+
     def derivative(self, x, out):
         # BEGIN TASK 2.4: exp, tanh and sigmoid derivatives from the output
         return ops.multiply(out, ops.subtract(1, out))
@@ -432,6 +539,19 @@ class Sigmoid(Unary):
 class Erf(Unary):
     numeric = staticmethod(math.erf)
     symbolic = staticmethod(lambda x: sympy.erf(x))
+
+    @staticmethod
+    def float32_kernel(data, dtype):
+        """MLX's erf (simd/math.h): Abramowitz and Stegun's 7.1.26 in float32,
+        1 - t * poly(t) * exp(-x**2) with t = 1 / (1 + 0.3275911 |x|). The
+        subtraction cancels near 0, where it is off from erf by up to
+        ~1e-7 (erf(1e-7) is 0.0), so every bit of exp counts."""
+        t = _f32([1.0 / d for d in _f32([_ERF_P * abs(x) + 1.0 for x in data])])
+        r = _horner_f32(_ERF_POLY, t)
+        e = _exp_float32_exact(_f32([-(x * x) for x in data]))
+        et = _f32([-v * u for v, u in zip(e, t)])
+        result = dtype.store(_f32([v * q + 1.0 for v, q in zip(et, r)]))
+        return [v if x > 0 else -v for x, v in zip(data, result)]
 
     def derivative(self, x, out):
         return ops.multiply(2 / math.sqrt(math.pi), ops.exp(ops.negative(ops.square(x))))
@@ -601,6 +721,14 @@ class FloorDivide(Binary):
         # (inf // 1.0 is nan, 0.5 // -inf is -1.0; MLX gives inf and -0.0).
         return Floor.numeric(Divide.numeric(a, b))
 
+    @staticmethod
+    def float32_kernel(a, b, dtype):
+        # MLX's floor_divide of floats is floor(divide(a, b)) (ops.cpp): two
+        # ops, so the quotient is rounded to the dtype before the floor, and
+        # float16's 1e-5 // -60000 is -0.0 (the quotient underflows), not -1.0.
+        quotients = dtype.store(list(map(Divide.numeric, a, b)))
+        return list(map(Floor.numeric, quotients))
+
     symbolic = staticmethod(lambda a, b: sympy.floor(a / b))
 
     def partial(self, i, a, b, out):
@@ -618,11 +746,14 @@ class Remainder(Binary):
     @staticmethod
     def numeric(a, b):
         try:
-            return a % b
+            r = a % b
         except ZeroDivisionError:
             if isinstance(a, int) and isinstance(b, int):
                 return a  # MLX: x % 0 is x for integers and bools
             return nan
+        # MLX adjusts C's remainder(a, b), whose zero has a's sign; Python's
+        # float % gives its zero b's sign: remainder(0.0, -1.0) is 0.0 in MLX.
+        return math.copysign(0.0, a) if r == 0 and type(r) is float else r
 
     # a - b * floor(a / b), which SymPy differentiates (Mod it does not)
     symbolic = staticmethod(lambda a, b: a - b * sympy.floor(a / b))
@@ -648,8 +779,10 @@ class Power(Binary):
             return 0  # MLX: an integer to a negative integer power is 0 (even 1 ** -1)
         try:
             r = a**b
-        except (ZeroDivisionError, OverflowError):
-            return inf
+        except (ZeroDivisionError, OverflowError):  # C's pow: ±0 ** negative, or too large
+            if not float(b).is_integer():
+                return nan if a < 0 else inf
+            return math.copysign(inf, a) if int(b) % 2 else inf  # (-0.0) ** -1 is -inf
         return nan if isinstance(r, complex) else r
 
     symbolic = staticmethod(lambda a, b: a**b)
@@ -677,8 +810,10 @@ class Maximum(Binary):
     # x != x is the nan test: a nan on either side gives nan, as in MLX. The
     # same over whole lists is one comprehension, with no call per element
     # (ReLU is maximum(x, 0)).
-    numeric = staticmethod(lambda a, b: a if a >= b or a != a else b)
-    numeric_lists = staticmethod(lambda a, b: [x if x >= y or x != x else y for x, y in zip(a, b)])
+    # a > b, not >=: a tie gives b, as MLX's (a > b) ? a : b does, so
+    # maximum(0.0, -0.0) is -0.0.
+    numeric = staticmethod(lambda a, b: a if a > b or a != a else b)
+    numeric_lists = staticmethod(lambda a, b: [x if x > y or x != x else y for x, y in zip(a, b)])
     symbolic = staticmethod(lambda a, b: sympy.Max(a, b))
 
     def partial(self, i, a, b, out):
@@ -687,9 +822,9 @@ class Maximum(Binary):
 
 
 class Minimum(Binary):
-    # As Maximum's.
-    numeric = staticmethod(lambda a, b: a if a <= b or a != a else b)
-    numeric_lists = staticmethod(lambda a, b: [x if x <= y or x != x else y for x, y in zip(a, b)])
+    # As Maximum's: minimum(-0.0, 0.0) is 0.0.
+    numeric = staticmethod(lambda a, b: a if a < b or a != a else b)
+    numeric_lists = staticmethod(lambda a, b: [x if x < y or x != x else y for x, y in zip(a, b)])
     symbolic = staticmethod(lambda a, b: sympy.Min(a, b))
 
     def partial(self, i, a, b, out):
@@ -714,6 +849,17 @@ class LogAddExp(Binary):
             return hi
         lo = a if hi is b else b
         return hi + math.log1p(Exp.numeric(lo - hi)) if lo != -inf else hi
+
+    @staticmethod
+    def float32_kernel(a, b, dtype):
+        # MLX (binary_ops.h): hi + log1p(exp(lo - hi)), each step rounded to
+        # the dtype, with MLX's exp: logaddexp(0, -88.5) is 0.0, not 3.7e-39.
+        # The sum cancels when hi is near -log(2), so every bit of exp counts.
+        hi = Maximum.numeric_lists(a, b)
+        lo = Minimum.numeric_lists(a, b)
+        e = dtype.store(_exp_float32_exact(dtype.store([u - v for u, v in zip(lo, hi)])))
+        logs = dtype.store([math.log1p(v) for v in e])
+        return [v if u == -inf or v == inf else v + q for u, v, q in zip(lo, hi, logs)]
 
     symbolic = staticmethod(lambda a, b: sympy.log(sympy.exp(a) + sympy.exp(b)))
 
