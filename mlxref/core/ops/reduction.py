@@ -12,7 +12,12 @@ Differences from MLX 0.32.4, on purpose:
 
 - ``argmax`` / ``argmin`` return **int32**: MLX returns uint32, which mlxref
   does not have. The values are the same.
-- Integer sums and products do not wrap around at 2**31 as MLX's int32 do.
+- A float32 ``sum`` (so ``mean``, ``var``, ``std``) is formed in double and
+  rounded once; MLX's CPU build adds left to right in float32. The results
+  differ in the last bits, never in overflow (see ``Reduce.eval``).
+- ``logsumexp`` and ``softmax`` of integers over any axes but the last:
+  MLX subtracts the max in the integer type, which wraps around (uint8
+  ``[0, 2]`` over axis 0 gives inf); mlxref subtracts in float.
 - The graph is slightly smaller than MLX's: ``keepdims`` is a parameter of
   the reduction instead of a ``Squeeze`` after it, ``argmax(axis=None)`` and
   ``cumsum(axis=None)`` need no ``Flatten`` before them, and ``logsumexp`` /
