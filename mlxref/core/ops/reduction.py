@@ -301,9 +301,10 @@ def logsumexp(a, /, axis=None, keepdims=False, *, stream=None):
         raise ValueError("[logsumexp] Received empty array.")
     if a.ndim == 0 and axes:
         raise ValueError("[logsumexp] Received non-empty axes for array with 0 dimensions.")
-    _reduces_last_axis(axes, a.shape)  # only for its error
+    composed = not _reduces_last_axis(axes, a.shape)
     checked = _reduce_axes(axes, a.shape)
-    return make_array(P.LogSumExp(checked, keepdims), [astype(a, float_dtype(a.dtype))])
+    lse = P.LogSumExp(checked, keepdims, composed)
+    return make_array(lse, [astype(a, float_dtype(a.dtype))])
 
 
 def softmax(a, /, axis=None, *, precise=False, stream=None):
@@ -322,7 +323,7 @@ def softmax(a, /, axis=None, *, precise=False, stream=None):
         raise ValueError("[softmax] Received non-empty axes for array with 0 dimensions.")
     last_axis = _reduces_last_axis(axes, a.shape)
     checked = _reduce_axes(axes, a.shape)
-    out = make_array(P.Softmax(checked, precise), [astype(a, float_dtype(a.dtype))])
+    out = make_array(P.Softmax(checked, precise, not last_axis), [astype(a, float_dtype(a.dtype))])
     return out if last_axis else astype(out, a.dtype)
 
 

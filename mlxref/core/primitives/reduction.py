@@ -636,9 +636,53 @@ def _logsumexp_symbolic(group):
 def _softmax(group):
     """exp(group) / sum(exp(group)), stable the same way (a -inf or +inf max gives nan)."""
     m = _max(group)
-    e = [math.exp(v - m) for v in group]
+    e = [_exp(v - m) for v in group]
     total = sum(e)
     return [v / total for v in e]
+
+
+def _exp(d):
+    """exp of ``d = x - max`` (at most 0) as MLX's softmax kernel and its exp
+    op compute it (mlx/backend/cpu/simd/math.h ``exp``): 0 below -88, where
+    the true value is a float32 subnormal; so ``softmax([0, -100])`` is
+    exactly ``[1, 0]``, in float64 too. (MLX's exp is a float32 polynomial
+    for every dtype; mlxref's is Python's, which can differ in the last bit of
+    a float32 result and from the 8th digit of a float64 one.)"""
+    return 0.0 if d < -88.0 else math.exp(d)
+
+
+# MLX composes logsumexp and softmax over any axes but the last one from ops
+# (mlx/ops.cpp), each rounding its result to the input's dtype (a precise
+# softmax: to float32, even for float64), and its softmax kernel keeps a
+# half-precision input in that type unless ``precise`` (softmax.cpp). Those
+# roundings show in float16 and bfloat16 results (and in a float64 precise
+# softmax), so these two follow them, given ``rounded`` (the working dtype's
+# rounding). Elsewhere the roundings are float32's last bit, as the exp's.
+
+
+def _logsumexp_composed(group, rounded):
+    """``where(isinf(m), m, log(sum(exp(x - m))) + m)``, each op rounded."""
+    m = _max(group)
+    if m != m or m in (math.inf, -math.inf):
+        return m
+    e = [rounded(_exp(rounded(v - m))) for v in group]
+    return rounded(rounded(math.log(rounded(_sum_float32(e)))) + m)
+
+
+def _softmax_rounded(group, rounded, composed):
+    """Softmax with each result rounded: composed, ``e / sum(e)`` with the sum
+    in float32 (a Reduce); in the kernel, a running sum in the dtype itself,
+    then ``e * (1 / sum)``."""
+    m = _max(group)
+    e = [rounded(_exp(rounded(v - m))) for v in group]
+    if composed:
+        total = rounded(_sum_float32(e))
+        return [rounded(v / total) for v in e]
+    total = 0.0
+    for v in e:
+        total = rounded(total + v)
+    scale = rounded(1 / total)
+    return [rounded(v * scale) for v in e]
 
 
 def _softmax_symbolic(group):
@@ -653,12 +697,16 @@ class LogSumExp(Primitive):
 
     mlxref's LogSumExp takes the axes directly; MLX's primitive reduces the
     last axis and ``mx.logsumexp`` composes the other cases (module docstring).
-    The input is already a float array (the op casts).
+    ``composed`` says the op took MLX's composed path, whose roundings eval
+    follows for float16 and bfloat16 (the kernel computes in float32 and
+    rounds once, as mlxref's double does). The input is already a float
+    array (the op casts).
     """
 
-    def __init__(self, axes, keepdims=False):
+    def __init__(self, axes, keepdims=False, composed=False):
         self.axes = tuple(axes)
         self.keepdims = keepdims
+        self.composed = composed
 
     def params(self):
         return {"axes": self.axes, "keepdims": self.keepdims}
@@ -688,27 +736,36 @@ class LogSumExp(Primitive):
         if ax is None:
             return _unbatched(self, x)
         shifted = _shift_axes(self.axes, ax)
-        out = make_array(LogSumExp(shifted, self.keepdims), [x])
+        out = make_array(LogSumExp(shifted, self.keepdims, self.composed), [x])
         return [out], [_out_batch_axis(ax, shifted, self.keepdims)]
 
     def eval(self, inputs):
         (x,) = inputs
         if x.size == 0:
             raise ValueError("[logsumexp] Received empty array.")
+        numeric = _logsumexp
+        if self.composed and x.dtype in (_dt.float16, _dt.bfloat16):
+            numeric = functools.partial(_logsumexp_composed, rounded=x.dtype.cast)
         # scalar.apply maps over the runs: each "element" it passes is one run.
-        return [_scalar.apply(_logsumexp, _logsumexp_symbolic, _groups(x, self.axes))]
+        return [_scalar.apply(numeric, _logsumexp_symbolic, _groups(x, self.axes))]
 
 
 class Softmax(Primitive):
     """``softmax`` over ``axes`` (sorted, non-negative); the output has x's shape.
 
     ``precise`` is MLX's flag for accumulating half-precision inputs in
-    float32; mlxref always computes in Python floats, so it only prints.
+    float32: without it, MLX's kernel keeps a float16 or bfloat16 softmax in
+    that type at every step, and eval follows it. ``composed`` says the op
+    took MLX's composed path (any axes but the last), whose ops round to the
+    input's dtype (to float32 with ``precise``, float64 too). Otherwise the
+    kernel computes in float32 (or float64) and rounds once, as mlxref's
+    double does.
     """
 
-    def __init__(self, axes, precise=False):
+    def __init__(self, axes, precise=False, composed=False):
         self.axes = tuple(axes)
         self.precise = precise
+        self.composed = composed
 
     def params(self):
         return {"axes": self.axes, "precise": self.precise}
@@ -734,9 +791,21 @@ class Softmax(Primitive):
         (x,), (ax,) = inputs, axes
         if ax is None:
             return _unbatched(self, x)
-        return [make_array(Softmax(_shift_axes(self.axes, ax), self.precise), [x])], [ax]
+        batched = Softmax(_shift_axes(self.axes, ax), self.precise, self.composed)
+        return [make_array(batched, [x])], [ax]
 
     def eval(self, inputs):
         (x,) = inputs
-        runs = _scalar.apply(_softmax, _softmax_symbolic, _groups(x, self.axes))
+        numeric = _softmax
+        if self.composed:  # precise: MLX casts to float32 first, float64 too
+            dtype = _dt.float32 if self.precise else x.dtype
+            rounds = dtype in (_dt.float16, _dt.bfloat16) or dtype is not x.dtype
+        else:
+            dtype = x.dtype
+            rounds = not self.precise and dtype in (_dt.float16, _dt.bfloat16)
+        if rounds:
+            numeric = functools.partial(
+                _softmax_rounded, rounded=rounding(dtype), composed=self.composed
+            )
+        runs = _scalar.apply(numeric, _softmax_symbolic, _groups(x, self.axes))
         return [_ungroup(runs, x.shape, self.axes)]
