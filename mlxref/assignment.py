@@ -50,8 +50,8 @@ HINTS = {
         "return log(sum(exp(v) for v in group)) for a list of floats without overflow "
         "(take the max out first); an infinite or nan max is the answer itself",
     ("1.3", "Scan._scan"):
-        "return the running sums of the list row: inclusive or exclusive (the first is zero), "
-        "from the end if self.reverse",
+        "return the running sums of the list row, each formed as add(total, v): "
+        "inclusive or exclusive (the first is zero), from the end if self.reverse",
     ("2.1", "Unary.vjp"):
         "return [cotangent of x]: cotangents[0] times self.derivative(x, outputs[0]), "
         "or zeros when self.derivative is None",

@@ -10,6 +10,12 @@ of ``sum``, ``multiply`` / ``divide``, ``subtract``, ``square`` and ``sqrt``.
 
 Differences from MLX 0.32.4, on purpose:
 
+- A float32 ``sum`` (so ``mean``, ``var``, ``std``) is formed in double and
+  rounded once; MLX's CPU build adds left to right in float32. The results
+  differ in the last bits, never in overflow (see ``Reduce.eval``).
+- ``logsumexp`` and ``softmax`` of integers over any axes but the last:
+  MLX subtracts the max in the integer type, which wraps around (uint8
+  ``[0, 2]`` over axis 0 gives inf); mlxref subtracts in float.
 - The graph is slightly smaller than MLX's: ``keepdims`` is a parameter of
   the reduction instead of a ``Squeeze`` after it, ``argmax(axis=None)`` and
   ``cumsum(axis=None)`` need no ``Flatten`` before them, and ``logsumexp`` /
@@ -294,9 +300,10 @@ def logsumexp(a, /, axis=None, keepdims=False, *, stream=None):
         raise ValueError("[logsumexp] Received empty array.")
     if a.ndim == 0 and axes:
         raise ValueError("[logsumexp] Received non-empty axes for array with 0 dimensions.")
-    _reduces_last_axis(axes, a.shape)  # only for its error
+    composed = not _reduces_last_axis(axes, a.shape)
     checked = _reduce_axes(axes, a.shape)
-    return make_array(P.LogSumExp(checked, keepdims), [astype(a, float_dtype(a.dtype))])
+    lse = P.LogSumExp(checked, keepdims, composed)
+    return make_array(lse, [astype(a, float_dtype(a.dtype))])
 
 
 def softmax(a, /, axis=None, *, precise=False, stream=None):
@@ -315,7 +322,7 @@ def softmax(a, /, axis=None, *, precise=False, stream=None):
         raise ValueError("[softmax] Received non-empty axes for array with 0 dimensions.")
     last_axis = _reduces_last_axis(axes, a.shape)
     checked = _reduce_axes(axes, a.shape)
-    out = make_array(P.Softmax(checked, precise), [astype(a, float_dtype(a.dtype))])
+    out = make_array(P.Softmax(checked, precise, not last_axis), [astype(a, float_dtype(a.dtype))])
     return out if last_axis else astype(out, a.dtype)
 
 

@@ -22,6 +22,7 @@ from .base import (
     gather_strided,
     make_array,
     move_batch_axis,
+    rounding,
     row_major_strides,
     strided_indices,
 )
@@ -390,9 +391,15 @@ class Scatter(Primitive):
         upd = updates.data()
         n = len(window)
         add = self.reduce_type == "sum"
+        # MLX's scatter adds in the array's dtype (backend/cpu/indexing.cpp), so
+        # updates that meet at one position are rounded after each addition.
+        rounded = rounding(a.dtype) if add else None
         for p, b in enumerate(bases):
             for k, w in enumerate(window):
-                out[b + w] = out[b + w] + upd[p * n + k] if add else upd[p * n + k]
+                if rounded is not None:
+                    out[b + w] = rounded(out[b + w] + upd[p * n + k])
+                else:
+                    out[b + w] = out[b + w] + upd[p * n + k] if add else upd[p * n + k]
         return [out]
 
     def vjp(self, primals, cotangents, argnums, outputs):

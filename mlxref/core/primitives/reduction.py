@@ -28,6 +28,7 @@ The derivative rules sit with each class and are written with mlxref ops, so
 a gradient is a lazy graph that can be differentiated again.
 """
 
+import array as _pyarray
 import functools
 import math
 import operator
@@ -36,7 +37,9 @@ from .. import ops
 from .. import scalar as _scalar
 from ..scalar import is_symbolic
 from .. import dtypes as _dt
-from .base import Primitive, make_array, row_major_strides, strided_indices
+from .base import (
+    FLOAT32_SAFE, Primitive, make_array, norm, rounding, row_major_strides, strided_indices
+)
 
 
 # --- the shared helpers -------------------------------------------------------------
@@ -176,6 +179,77 @@ def _exclusive_prod(x, axes):
     return _from_last(ops.prod(others, axis=-1), x.shape, axes)
 
 
+# --- accumulating as MLX's CPU kernels do ------------------------------------------
+# MLX's CPU build on x86-64 has no SIMD lanes (mlx/backend/cpu/simd/type.h: its
+# Simd is one element wide there), so a reduction folds each output's elements
+# left to right into one accumulator (reduce.cpp ``contiguous_reduce``,
+# ``strided_reduce``). The accumulator of a float32, float16 or bfloat16 sum or
+# product is a float32, and every partial result is rounded to it: so
+# ``3e38 + 3e38 - 3e38`` is inf, as in MLX, where a double would give 3e38.
+# These folds round each partial by storing it in a one-element
+# ``array('f')`` (C's cast). They are exact, and three times slower than
+# Python's ``sum``; so a float32 sum, which training runs on every step, is
+# formed in double and rounded once unless one of its partial sums could
+# overflow (``Reduce.eval``). That differs from MLX in the last bits only.
+
+
+def _sum_float32(run):
+    """``sum(run)`` in a float32 accumulator, starting from 0 as MLX's does."""
+    cell = _pyarray.array("f", (0.0,))
+    acc = 0.0
+    for v in run:
+        cell[0] = acc + v
+        acc = cell[0]
+    return acc
+
+
+def _prod_float32(run):
+    """``prod(run)`` in a float32 accumulator: an overflowing partial is inf and
+    an underflowing one 0 (or subnormal) for good, as in MLX."""
+    cell = _pyarray.array("f", (1.0,))
+    acc = 1.0
+    for v in run:
+        cell[0] = acc * v
+        acc = cell[0]
+    return acc
+
+
+_ACCUMULATE_IN_FLOAT32 = (_dt.float32, _dt.float16, _dt.bfloat16)
+
+
+def _segment(shape, axes):
+    """The length of the runs MLX sums separately, or None for one fold per output.
+
+    MLX's plan for a row-contiguous input (backend/common/reduce.cpp
+    ``get_reduction_plan``) merges neighbouring reduced axes (of size > 1)
+    into blocks. When there are several blocks and the last one is
+    contiguous in memory (nothing after it but size-1 axes), reduce.cpp folds
+    each contiguous run from 0 on its own and adds the run's total to the
+    output: ``(x0 + x1) + (x2 + x3)`` rather than ``((x0 + x1) + x2) + x3``.
+    Otherwise (all axes, one block, or a strided last block) each output is
+    one left-to-right fold over its elements in row-major order.
+    """
+    if len(axes) == len(shape) or 0 in shape:
+        return None
+    blocks = []  # [size, last axis of the block]
+    for i, ax in enumerate(axes):
+        if i and ax - 1 == axes[i - 1] and shape[ax] > 1:
+            blocks[-1] = [blocks[-1][0] * shape[ax], ax]
+        else:
+            blocks.append([shape[ax], ax])
+    blocks = [b for b in blocks if b[0] != 1]
+    if len(blocks) < 2 or math.prod(shape[blocks[-1][1] + 1 :]) != 1:
+        return None
+    return blocks[-1][0]
+
+
+def _by_segments(fold, segment):
+    """``fold`` applied to each ``segment``-long piece of a run, then to the results."""
+    if segment is None:
+        return fold
+    return lambda run: fold([fold(run[i : i + segment]) for i in range(0, len(run), segment)])
+
+
 # --- the scalar folds ---------------------------------------------------------------
 # Each takes one run of elements. max and min propagate nan, as MLX does; on
 # SymPy elements, whose order is unknown, they fall back to sympy.Max / Min.
@@ -257,16 +331,14 @@ class Reduce(Primitive):
         return [_reduced_shape(inputs[0].shape, self.axes, self.keepdims)]
 
     def output_dtypes(self, inputs):
-        """``sum`` and ``prod`` count booleans as int32 and accumulate the
-        narrower integers in int32 or uint32 (int8 sums to int32, uint16 to
-        uint32; 64-bit ones stay); ``all`` and ``any`` give bool; the others
-        keep the input's dtype (mlx/ops.cpp ``sum``, ``prod``...)."""
+        """``all`` and ``any`` give bool; ``sum`` and ``prod`` widen integers to
+        32 bits (int8, int16 and bool to int32, uint8 and uint16 to uint32;
+        64-bit ones stay); the others keep the input's dtype (mlx/ops.cpp
+        ``sum``, ``prod``)."""
         dtype = inputs[0].dtype
         if self.kind in ("and", "or"):
             return [_dt.bool_]
-        if self.kind in ("sum", "prod") and (dtype is _dt.bool_ or dtype.is_integer):
-            if dtype.size == 8:
-                return [dtype]
+        if self.kind in ("sum", "prod") and dtype.size < 4 and not dtype.is_inexact:
             return [_dt.uint32 if dtype.is_unsigned else _dt.int32]
         return [dtype]
 
@@ -348,16 +420,33 @@ class Reduce(Primitive):
             raise ValueError(
                 f"[{self.kind}] Cannot {self.kind} reduce over axis {d} with size 0."
             )
-        if self.kind == "sum" and list(self.axes) == list(range(len(self.axes))):
-            # Summing leading axes (a bias gradient, say): add up columns.
-            inner = math.prod(x.shape[len(self.axes) :])
+        (out_dtype,) = self.output_dtypes(inputs)
+        axes, shape = self.axes, x.shape
+        if self.kind in ("sum", "prod") and math.prod(shape[d] for d in axes) == 1:
+            # Every reduced axis has size 1: MLX's op casts instead of reducing
+            # (compute_reduce_shape's ``is_noop``), so a -0.0 stays -0.0.
+            return [_cast(x.data(), out_dtype)]
+        if list(axes) == list(range(len(axes))):
+            # Leading axes (a bias gradient, say): output j folds column j of
+            # the rows, top to bottom (reduce.cpp's strided_reduce order).
+            inner = math.prod(shape[len(axes) :])
             data = x.data()
-            rows = [data[i : i + inner] for i in range(0, len(data), inner)] if data else []
-            out = [sum(column) for column in zip(*rows)] if rows else [0] * inner
+            runs = [data[j::inner] for j in range(inner)]
         else:
-            fold = self._folds[self.kind]
-            out = [fold(g) for g in _groups(x, self.axes)]
-        return [_cast(out, self.output_dtypes(inputs)[0])]
+            runs = _groups(x, axes)
+        fold = self._folds[self.kind]
+        if self.kind not in ("sum", "prod"):
+            return [_cast(list(map(fold, runs)), out_dtype)]
+        numeric = fold
+        if x.dtype in _ACCUMULATE_IN_FLOAT32:
+            numeric = _sum_float32 if self.kind == "sum" else _prod_float32
+            if self.kind == "sum" and x.dtype is _dt.float32:
+                # Every partial sum of a run of n is at most sqrt(n) |x|.
+                group = x.size // max(len(runs), 1)
+                if norm(x.data()) * math.sqrt(group) < FLOAT32_SAFE:
+                    numeric = fold  # in double, rounded once by the store
+        numeric = _by_segments(numeric, _segment(shape, axes))
+        return [_cast(_scalar.apply(numeric, fold, runs), out_dtype)]  # SymPy: exact
 
 
 # --- ArgReduce ----------------------------------------------------------------------
@@ -487,25 +576,33 @@ class Scan(Primitive):
         return [make_array(Scan(axis, self.reverse, self.inclusive), [x])], [ax]
 
     def eval(self, inputs):
+        """Each partial sum is rounded as the output's dtype holds it: MLX's
+        scan.cpp accumulates in that dtype (float16 in float16, unlike a sum),
+        so ``cumsum([65504, 65504, -65504])`` in float16 is ``[65504, inf, inf]``.
+        Integers wrap the same whether at each step or at the end (the store)."""
         (x,) = inputs
         (out_dtype,) = self.output_dtypes(inputs)
+        rows = [x.data()] if self.axis is None else _groups(x, (self.axis,))
         zero = out_dtype.cast(0)
+        rounded = rounding(out_dtype)
+        add = operator.add if rounded is None else (lambda total, v: rounded(total + v))
+        runs = [self._scan(row, zero, add) for row in rows]
         if self.axis is None:
-            return [_cast(self._scan(x.data(), zero), out_dtype)]
-        axes = (self.axis,)
-        runs = [self._scan(row, zero) for row in _groups(x, axes)]
-        return [_cast(_ungroup(runs, x.shape, axes), out_dtype)]
+            return [_cast(runs[0], out_dtype)]
+        return [_cast(_ungroup(runs, x.shape, (self.axis,)), out_dtype)]
 
-    def _scan(self, row, zero):
+    def _scan(self, row, zero, add=operator.add):
         # BEGIN TASK 1.3: cumsum's forward rule: a running sum of one run
+        # As scan.cpp: an inclusive scan starts from its first element, an
+        # exclusive one from 0 (so its second output is 0 + x0: 0.0, not -0.0).
         if self.reverse:
             row = row[::-1]
         out = []
-        total = None  # starting from the first element keeps SymPy results clean
+        total = None if self.inclusive else zero
         for v in row:
             if not self.inclusive:
-                out.append(zero if total is None else total)
-            total = v if total is None else total + v
+                out.append(total)
+            total = v if total is None else add(total, v)
             if self.inclusive:
                 out.append(total)
         return out[::-1] if self.reverse else out
@@ -538,9 +635,53 @@ def _logsumexp_symbolic(group):
 def _softmax(group):
     """exp(group) / sum(exp(group)), stable the same way (a -inf or +inf max gives nan)."""
     m = _max(group)
-    e = [math.exp(v - m) for v in group]
+    e = [_exp(v - m) for v in group]
     total = sum(e)
     return [v / total for v in e]
+
+
+def _exp(d):
+    """exp of ``d = x - max`` (at most 0) as MLX's softmax kernel and its exp
+    op compute it (mlx/backend/cpu/simd/math.h ``exp``): 0 below -88, where
+    the true value is a float32 subnormal; so ``softmax([0, -100])`` is
+    exactly ``[1, 0]``, in float64 too. (MLX's exp is a float32 polynomial
+    for every dtype; mlxref's is Python's, which can differ in the last bit of
+    a float32 result and from the 8th digit of a float64 one.)"""
+    return 0.0 if d < -88.0 else math.exp(d)
+
+
+# MLX composes logsumexp and softmax over any axes but the last one from ops
+# (mlx/ops.cpp), each rounding its result to the input's dtype (a precise
+# softmax: to float32, even for float64), and its softmax kernel keeps a
+# half-precision input in that type unless ``precise`` (softmax.cpp). Those
+# roundings show in float16 and bfloat16 results (and in a float64 precise
+# softmax), so these two follow them, given ``rounded`` (the working dtype's
+# rounding). Elsewhere the roundings are float32's last bit, as the exp's.
+
+
+def _logsumexp_composed(group, rounded):
+    """``where(isinf(m), m, log(sum(exp(x - m))) + m)``, each op rounded."""
+    m = _max(group)
+    if m != m or m in (math.inf, -math.inf):
+        return m
+    e = [rounded(_exp(rounded(v - m))) for v in group]
+    return rounded(rounded(math.log(rounded(_sum_float32(e)))) + m)
+
+
+def _softmax_rounded(group, rounded, composed):
+    """Softmax with each result rounded: composed, ``e / sum(e)`` with the sum
+    in float32 (a Reduce); in the kernel, a running sum in the dtype itself,
+    then ``e * (1 / sum)``."""
+    m = _max(group)
+    e = [rounded(_exp(rounded(v - m))) for v in group]
+    if composed:
+        total = rounded(_sum_float32(e))
+        return [rounded(v / total) for v in e]
+    total = 0.0
+    for v in e:
+        total = rounded(total + v)
+    scale = rounded(1 / total)
+    return [rounded(v * scale) for v in e]
 
 
 def _softmax_symbolic(group):
@@ -555,12 +696,16 @@ class LogSumExp(Primitive):
 
     mlxref's LogSumExp takes the axes directly; MLX's primitive reduces the
     last axis and ``mx.logsumexp`` composes the other cases (module docstring).
-    The input is already a float array (the op casts).
+    ``composed`` says the op took MLX's composed path, whose roundings eval
+    follows for float16 and bfloat16 (the kernel computes in float32 and
+    rounds once, as mlxref's double does). The input is already a float
+    array (the op casts).
     """
 
-    def __init__(self, axes, keepdims=False):
+    def __init__(self, axes, keepdims=False, composed=False):
         self.axes = tuple(axes)
         self.keepdims = keepdims
+        self.composed = composed
 
     def params(self):
         return {"axes": self.axes, "keepdims": self.keepdims}
@@ -590,27 +735,36 @@ class LogSumExp(Primitive):
         if ax is None:
             return _unbatched(self, x)
         shifted = _shift_axes(self.axes, ax)
-        out = make_array(LogSumExp(shifted, self.keepdims), [x])
+        out = make_array(LogSumExp(shifted, self.keepdims, self.composed), [x])
         return [out], [_out_batch_axis(ax, shifted, self.keepdims)]
 
     def eval(self, inputs):
         (x,) = inputs
         if x.size == 0:
             raise ValueError("[logsumexp] Received empty array.")
+        numeric = _logsumexp
+        if self.composed and x.dtype in (_dt.float16, _dt.bfloat16):
+            numeric = functools.partial(_logsumexp_composed, rounded=x.dtype.cast)
         # scalar.apply maps over the runs: each "element" it passes is one run.
-        return [_scalar.apply(_logsumexp, _logsumexp_symbolic, _groups(x, self.axes))]
+        return [_scalar.apply(numeric, _logsumexp_symbolic, _groups(x, self.axes))]
 
 
 class Softmax(Primitive):
     """``softmax`` over ``axes`` (sorted, non-negative); the output has x's shape.
 
     ``precise`` is MLX's flag for accumulating half-precision inputs in
-    float32; mlxref always computes in Python floats, so it only prints.
+    float32: without it, MLX's kernel keeps a float16 or bfloat16 softmax in
+    that type at every step, and eval follows it. ``composed`` says the op
+    took MLX's composed path (any axes but the last), whose ops round to the
+    input's dtype (to float32 with ``precise``, float64 too). Otherwise the
+    kernel computes in float32 (or float64) and rounds once, as mlxref's
+    double does.
     """
 
-    def __init__(self, axes, precise=False):
+    def __init__(self, axes, precise=False, composed=False):
         self.axes = tuple(axes)
         self.precise = precise
+        self.composed = composed
 
     def params(self):
         return {"axes": self.axes, "precise": self.precise}
@@ -636,9 +790,21 @@ class Softmax(Primitive):
         (x,), (ax,) = inputs, axes
         if ax is None:
             return _unbatched(self, x)
-        return [make_array(Softmax(_shift_axes(self.axes, ax), self.precise), [x])], [ax]
+        batched = Softmax(_shift_axes(self.axes, ax), self.precise, self.composed)
+        return [make_array(batched, [x])], [ax]
 
     def eval(self, inputs):
         (x,) = inputs
-        runs = _scalar.apply(_softmax, _softmax_symbolic, _groups(x, self.axes))
+        numeric = _softmax
+        if self.composed:  # precise: MLX casts to float32 first, float64 too
+            dtype = _dt.float32 if self.precise else x.dtype
+            rounds = dtype in (_dt.float16, _dt.bfloat16) or dtype is not x.dtype
+        else:
+            dtype = x.dtype
+            rounds = not self.precise and dtype in (_dt.float16, _dt.bfloat16)
+        if rounds:
+            numeric = functools.partial(
+                _softmax_rounded, rounded=rounding(dtype), composed=self.composed
+            )
+        runs = _scalar.apply(numeric, _softmax_symbolic, _groups(x, self.axes))
         return [_ungroup(runs, x.shape, self.axes)]
