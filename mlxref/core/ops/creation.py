@@ -63,7 +63,7 @@ def is_int(value):
 
 
 def is_number(value):
-    return isinstance(value, (bool, int, float)) or is_symbolic(value)
+    return isinstance(value, (bool, int, float, complex)) or is_symbolic(value)
 
 
 def check_dtype(dtype, signature, args):
@@ -93,6 +93,8 @@ def scalar_or_array(value, dtype=None):
     if isinstance(value, float) or is_symbolic(value):
         out = dtype if dtype is not None and dtype.is_float else _dt.float32
         return array(value, out)
+    if isinstance(value, complex):  # complex64, whatever ``dtype`` says (as in MLX)
+        return array(value, _dt.complex64)
     raise ValueError(f"Invalid type {type(value).__name__} received in array initialization.")
 
 
