@@ -86,6 +86,10 @@ CASES = [
     ("where", P.Select, lambda X, Y, Z: mx.where(X > Y, X, Y), lambda a, b, c: max(a, b)),
     ("where_of_logical", P.Select,
      lambda X, Y, Z: mx.where(mx.logical_not(X > Y), Z, X), lambda a, b, c: c if a <= b else a),
+    # complex64 (x is a SymPy symbol with no assumptions: a complex number)
+    ("real", P.Real, lambda X, Y, Z: mx.real(X.astype(mx.complex64)), sympy.re(x)),
+    ("imag", P.Imag, lambda X, Y, Z: mx.imag(X.astype(mx.complex64)), sympy.im(x)),
+    ("conj", P.Conjugate, lambda X, Y, Z: mx.conj(X.astype(mx.complex64)), sympy.conjugate(x)),
     # operators, with weakly typed Python scalars
     ("2 - x", P.Subtract, lambda X, Y, Z: 2 - X, 2 - x),
     ("x ** 2", P.Power, lambda X, Y, Z: X**2, x**2),
