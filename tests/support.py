@@ -36,11 +36,17 @@ def _flat(x):
 
 
 def close(a, b, rtol=1e-5, atol=1e-6):
-    """Elementwise closeness of two (nested) lists or scalars; nan equals nan."""
+    """Elementwise closeness of two (nested) lists or scalars; nan equals nan.
+    Complex numbers are close when their real and imaginary parts are."""
     fa, fb = _flat(a), _flat(b)
     if len(fa) != len(fb):
         return False
     for x, y in zip(fa, fb):
+        if isinstance(x, complex) or isinstance(y, complex):
+            x, y = complex(x), complex(y)
+            if not close([x.real, x.imag], [y.real, y.imag], rtol, atol):
+                return False
+            continue
         x, y = float(x), float(y)
         if math.isnan(x) or math.isnan(y):
             if not (math.isnan(x) and math.isnan(y)):

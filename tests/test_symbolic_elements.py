@@ -103,6 +103,10 @@ CASES = [
     ("right_shift", P.BitwiseBinary, lambda X, Y, Z: mx.right_shift(_int(X), _int(mx.abs(Y))),
      lambda a, b, c: int(a) >> int(abs(b))),
     ("bitwise_invert", P.BitwiseInvert, lambda X, Y, Z: ~_int(X), lambda a, b, c: ~int(a)),
+    # complex64 (x is a SymPy symbol with no assumptions: a complex number)
+    ("real", P.Real, lambda X, Y, Z: mx.real(X.astype(mx.complex64)), sympy.re(x)),
+    ("imag", P.Imag, lambda X, Y, Z: mx.imag(X.astype(mx.complex64)), sympy.im(x)),
+    ("conj", P.Conjugate, lambda X, Y, Z: mx.conj(X.astype(mx.complex64)), sympy.conjugate(x)),
     # operators, with weakly typed Python scalars
     ("2 - x", P.Subtract, lambda X, Y, Z: 2 - X, 2 - x),
     ("x ** 2", P.Power, lambda X, Y, Z: X**2, x**2),

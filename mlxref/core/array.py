@@ -341,8 +341,11 @@ class array:
     def __float__(self):
         return float(self.item())
 
+    def __complex__(self):
+        return complex(self.item())
+
     def __index__(self):
-        if self.ndim != 0 or self.dtype.is_float:
+        if self.ndim != 0 or self.dtype.is_inexact:
             raise TypeError("Only 0-dimensional integer arrays can be converted to an index.")
         return int(self.item())
 
@@ -488,6 +491,19 @@ class array:
     def T(self):
         return ops.transpose(self)
 
+    @property
+    def real(self):
+        """The real part (``mx.real``): float32 for complex64, else the array itself."""
+        return ops.real(self)
+
+    @property
+    def imag(self):
+        """The imaginary part (``mx.imag``): float32 for complex64, else zeros."""
+        return ops.imag(self)
+
+    def conj(self, *, stream=None):
+        return ops.conjugate(self)
+
     def sum(self, axis=None, keepdims=False, stream=None):
         return ops.sum(self, axis, keepdims)
 
@@ -595,13 +611,27 @@ def _nest(flat, shape):
 _EDGE = 3  # MLX shows 3 elements at each end of any axis longer than 6
 
 
+def _format_float(v):
+    """A float as C++'s ``std::ostream`` writes it (MLX's printer): %g, and a
+    nan with its sign bit set as -nan."""
+    if v != v:
+        return "-nan" if math.copysign(1.0, v) < 0 else "nan"
+    return "%g" % v
+
+
 def _format_scalar(v, dtype):
     if dtype is _dt.bool_:
         return "True" if v else "False"
     if is_symbolic(v):
         return str(v)
     if dtype.is_float:
-        return "%g" % v
+        return _format_float(v)
+    if dtype.is_complex:
+        # MLX (mlx/utils.cpp): real part, then "+" and the imaginary part when
+        # it is >= 0 (so -0 prints as +-0) or nan, else "-" and its magnitude.
+        im = v.imag
+        sign, im = ("+", im) if im >= 0 or im != im else ("-", -im)
+        return f"{_format_float(v.real)}{sign}{_format_float(im)}j"
     return str(v)
 
 

@@ -10,7 +10,17 @@ element ``f_j``,
 - vjp with symbolic cotangents ``c``:  vjp_i = sum_j c_j * df_j/dx_i
 - jvp with symbolic tangents ``t``:    jvp_j = sum_i df_j/dx_i * t_i
 
-with the derivatives taken by ``sympy.diff`` of the forward result. Equality
+with the derivatives taken by ``sympy.diff`` of the forward result. A case in
+the "complex" domain has complex64 inputs whose elements are ``x_i + I y_i``
+(``x_i``, ``y_i`` real symbols), and a complex output has complex cotangents
+``c = u + I w``. Both modes are then checked against the real Jacobian in
+the parts, which is MLX's convention for complex numbers:
+
+- vjp:  vjp_i = sum_j Re(conj(c_j) df_j/dx_i) + I Re(conj(c_j) df_j/dy_i)
+- jvp with tangents ``p + I q``:  jvp_j = sum_i df_j/dx_i p_i + df_j/dy_i q_i
+
+(for a holomorphic f that is the cotangent times conj(f'), and the tangent
+times f'). Equality
 is exact: the difference must simplify to zero ("simplify"), or, where that
 is too slow, be zero to 50 digits at several random rational points
 ("rational points"). Non-differentiable primitives must give MLX's zeros
@@ -27,6 +37,7 @@ import pkgutil
 import random
 from dataclasses import dataclass
 
+import mpmath
 import sympy
 
 from .. import core as mx
@@ -39,7 +50,10 @@ DOMAINS = {
     "positive": ({"positive": True}, (sympy.Rational(1, 4), 3)),
     "unit": ({"real": True}, (sympy.Rational(-3, 4), sympy.Rational(3, 4))),
     "above_one": ({"real": True}, (sympy.Rational(5, 4), 3)),
+    # complex64 elements x + I y, with x and y real and drawn from the interval
+    "complex": ({"real": True}, (-2, 2)),
 }
+COMPLEX_DOMAINS = frozenset({"complex"})
 
 
 @dataclass
@@ -79,10 +93,37 @@ def _symbols(prefix, shapes, assumptions):
     return out
 
 
-def _sym_array(symbols, shape):
-    a = mx.array(list(symbols), mx.float64).reshape(shape)
+def _inputs(prefix, shapes, domain):
+    """A case's symbolic inputs: per input, its elements and the real symbols
+    each element is made of, ``(x,)`` or, in a complex domain, ``(x, y)`` for
+    ``x + I y``."""
+    assumptions = DOMAINS[domain][0]
+    if domain not in COMPLEX_DOMAINS:
+        groups = _symbols(prefix, shapes, assumptions)
+        return groups, [[(x,) for x in group] for group in groups]
+    xs = _symbols(prefix + "x_", shapes, assumptions)
+    ys = _symbols(prefix + "y_", shapes, assumptions)
+    parts = [list(zip(gx, gy)) for gx, gy in zip(xs, ys)]
+    return [[x + sympy.I * y for x, y in group] for group in parts], parts
+
+
+def _sym_array(symbols, shape, dtype=None):
+    a = mx.array(list(symbols), dtype or mx.float64).reshape(shape)
     mx.eval(a)  # evaluated, so it is a leaf, like the data a case's program receives
     return a
+
+
+def _input_dtype(domain):
+    return mx.complex64 if domain in COMPLEX_DOMAINS else mx.float64
+
+
+def _re_conj_times(c, d, real):
+    """Re(conj(c) d), written without ``re`` (which SymPy may not reduce);
+    just c d when the output is real (then c and d, a derivative of a real
+    function by a real symbol, are both real)."""
+    if real:
+        return c * d
+    return (sympy.conjugate(c) * d + c * sympy.conjugate(d)) / 2
 
 
 def _exact(expr):
@@ -120,10 +161,11 @@ def _number(v):
 class _Compare:
     """Decides equality of expression lists; remembers which method it needed."""
 
-    def __init__(self, symbols, domain, rng):
+    def __init__(self, symbols, domain, rng, simplify=True):
         self.symbols = symbols
         self.lo, self.hi = DOMAINS[domain][1]
         self.rng = rng
+        self.simplify = simplify  # else rational points decide what expand does not
         self.method = "simplify"
 
     def _point(self):
@@ -140,13 +182,33 @@ class _Compare:
             diff = sympy.sympify(g - e)
             if diff == 0 or sympy.expand(diff) == 0:
                 continue
-            if sympy.count_ops(diff) < 120 and sympy.simplify(diff) == 0:
+            if self.simplify and sympy.count_ops(diff) < 120 and sympy.simplify(diff) == 0:
                 continue
             self.method = "rational points"
+            if not self.simplify:
+                if not self._zero_by_mpmath(diff):
+                    return False
+                continue
             for _ in range(4):
                 value = diff.subs(self._point()).evalf(50)
                 if not value.is_number or abs(value) > sympy.Float("1e-40", 50):
                     return False
+        return True
+
+    def _zero_by_mpmath(self, diff):
+        """``diff`` is zero to 50 digits at 4 random rational points, evaluated
+        with mpmath (SymPy's exact arithmetic on powers of complex numbers,
+        which the complex cases are full of, is slow)."""
+        try:
+            f = sympy.lambdify(self.symbols, diff, modules="mpmath")
+            for _ in range(4):
+                point = self._point()
+                with mpmath.workdps(50):
+                    value = f(*(mpmath.mpf(point[s].p) / point[s].q for s in self.symbols))
+                    if not abs(value) <= mpmath.mpf("1e-40"):
+                        return False
+        except Exception:  # noqa: BLE001 - something that is not a number at the point
+            return False
         return True
 
 
@@ -175,10 +237,10 @@ def check_vmap(case, batch=2):
     shared by every example. Elements are SymPy symbols, so the per-example
     expressions must come out of the batched program exactly.
     """
-    assumptions = DOMAINS[case.domain][0]
+    dtype = _input_dtype(case.domain)
     examples = [
-        [_sym_array(s, shape) for s, shape in zip(_symbols(f"v{b}", case.shapes, assumptions),
-                                                   case.shapes)]
+        [_sym_array(s, shape, dtype)
+         for s, shape in zip(_inputs(f"v{b}", case.shapes, case.domain)[0], case.shapes)]
         for b in range(batch)
     ]
     n = len(case.shapes)
@@ -205,21 +267,27 @@ def check_vmap(case, batch=2):
 
 def _check_case(case, seed):
     rng = random.Random(seed)
-    assumptions = DOMAINS[case.domain][0]
-    xs = _symbols("", case.shapes, assumptions)
-    inputs = [_sym_array(s, shape) for s, shape in zip(xs, case.shapes)]
+    dtype = _input_dtype(case.domain)
+    xs, parts = _inputs("", case.shapes, case.domain)
+    inputs = [_sym_array(s, shape, dtype) for s, shape in zip(xs, case.shapes)]
     out = case.build(*inputs)
     if not _uses(out, case.primitive):
         return Result(case.primitive.__name__, False, False, False, "-",
                       "the case's program does not use the primitive")
     f = _elements(out)
-    flat_x = [s for group in xs for s in group]
-    cmp = _Compare(flat_x, case.domain, rng)
+    flat_x = [s for group in parts for element in group for s in element]
+    # simplify is slow on the conjugates of complex cases; rational points decide there.
+    complex_out = out.dtype is mx.complex64
+    cmp = _Compare(flat_x, case.domain, rng, simplify=dtype is not mx.complex64 and not complex_out)
 
     # forward: the symbolic result agrees with the numeric engine at a point
     point = cmp._point()
+    if dtype is mx.complex64:
+        # The inputs are stored as complex64: compare at the point they hold.
+        point = {s: sympy.Rational(mx.float32.cast(float(v))) for s, v in point.items()}
     numeric_inputs = [
-        mx.array([float(point[s]) for s in group], mx.float64).reshape(shape)
+        mx.array([complex(e.subs(point)) if dtype is mx.complex64 else float(point[e])
+                  for e in group], dtype).reshape(shape)
         for group, shape in zip(xs, case.shapes)
     ]
     numeric = case.build(*numeric_inputs)
@@ -228,13 +296,21 @@ def _check_case(case, seed):
     # A float32 or float16 output holds its value rounded to the dtype.
     tol = max(1e-9, 4 * mx.finfo(numeric.dtype).eps) if numeric.dtype.is_inexact else 1e-9
     forward = all(
-        abs(float(w) - float(g)) <= tol * (1 + abs(float(w))) for w, g in zip(want, got)
+        abs(complex(w) - complex(g)) <= tol * (1 + abs(complex(w))) for w, g in zip(want, got)
     )
 
+    # Cotangents u (u + I w for a complex output) and tangents t (p + I q).
     (c_syms,) = _symbols("u", [out.shape], {"real": True})
-    cot = _sym_array(c_syms, out.shape)
-    t_syms = _symbols("t", case.shapes, {"real": True})
-    tangents = [_sym_array(s, shape) for s, shape in zip(t_syms, case.shapes)]
+    if complex_out:
+        (w_syms,) = _symbols("w", [out.shape], {"real": True})
+        c_syms = [u + sympy.I * w for u, w in zip(c_syms, w_syms)]
+    cot = _sym_array(c_syms, out.shape, out.dtype if complex_out else None)
+    t_parts = [[tuple(sympy.Symbol(f"t{s}", real=True) for s in element) for element in group]
+               for group in parts]
+    units = (1, sympy.I)  # an element's parts: x, or x + I y
+    t_syms = [[sum((u * t for u, t in zip(units, element)), sympy.Integer(0))
+               for element in group] for group in t_parts]
+    tangents = [_sym_array(s, shape, dtype) for s, shape in zip(t_syms, case.shapes)]
     if case.raises:
         vjp_ok = _not_implemented(lambda: mx.vjp(case.build, inputs, [cot]), "vjp", case)
         jvp_ok = _not_implemented(lambda: mx.jvp(case.build, inputs, tangents), "jvp", case)
@@ -249,11 +325,21 @@ def _check_case(case, seed):
         jvp_ok = all(v == 0 for v in got_jvp)
         return Result(case.primitive.__name__, forward, vjp_ok, jvp_ok, "zero rule")
 
+    real = not complex_out
+    # Rational points give every symbol a value: cotangents' and tangents' too.
+    cmp.symbols = flat_x + sorted(
+        (set().union(*(sympy.sympify(c).free_symbols for c in c_syms))
+         | {t for group in t_parts for element in group for t in element}),
+        key=str,
+    )
     expected_vjp = [
-        [sum((c * _diff(fj, x) for c, fj in zip(c_syms, f)), sympy.Integer(0)) for x in group]
-        for group in xs
+        [sum((u * sum((_re_conj_times(c, _diff(fj, x), real) for c, fj in zip(c_syms, f)),
+                      sympy.Integer(0))
+              for u, x in zip(units, element)), sympy.Integer(0))
+         for element in group]
+        for group in parts
     ]
-    flat_t = [t for g in t_syms for t in g]
+    flat_t = [t for group in t_parts for element in group for t in element]
     expected_jvp = [
         sum((_diff(fj, x) * t for x, t in zip(flat_x, flat_t)), sympy.Integer(0)) for fj in f
     ]

@@ -82,3 +82,49 @@ CASES = [
     Case(E.BitwiseInvert, _bitwise(mx.bitwise_invert), V, raises=True,
          note="MLX defines no vjp or jvp for it"),
 ]
+
+# complex64 inputs x + I y: MLX's convention (the vjp conjugates the jvp's
+# multiplier) for the holomorphic functions, and the rules of its own for each
+# non-holomorphic one (abs, real, imag, conj). See mlxref/symbolic/__init__.py.
+C = ((2,),)  # one complex input
+CC = ((2, 1), (2,))  # two complex inputs that broadcast
+
+CASES += [
+    Case(E.Real, mx.real, C, "complex", note="complex: a real output"),
+    Case(E.Imag, mx.imag, C, "complex", note="complex: a real output"),
+    Case(E.Conjugate, mx.conj, C, "complex", note="complex: not holomorphic"),
+    Case(E.Abs, mx.abs, ((1,),), "complex", note="complex: |z| as float32"),
+    Case(E.Real, lambda z: mx.real(z * mx.conj(z)), C, "complex",
+         note="complex: |z|^2, whose gradient is 2 z"),
+    Case(E.Imag, lambda z: mx.imag(mx.log(z)), C, "complex", note="complex: arg z"),
+    Case(E.Sign, mx.sign, C, "complex", zero=True, note="complex: z / |z|"),
+    Case(E.Negative, mx.negative, C, "complex", note="complex"),
+    Case(E.Square, mx.square, C, "complex", note="complex"),
+    Case(E.Sqrt, mx.sqrt, C, "complex", note="complex"),
+    Case(E.Rsqrt, mx.rsqrt, C, "complex", note="complex"),
+    Case(E.Exp, mx.exp, C, "complex", note="complex"),
+    Case(E.Log, mx.log, C, "complex", note="complex"),
+    Case(E.Log, mx.log10, ((1,),), "complex", note="complex"),
+    Case(E.Log1p, mx.log1p, C, "complex", note="complex"),
+    Case(E.Sin, mx.sin, C, "complex", note="complex"),
+    Case(E.Cos, mx.cos, C, "complex", note="complex"),
+    Case(E.Tan, mx.tan, ((1,),), "complex", note="complex"),
+    Case(E.ArcSin, mx.arcsin, C, "complex", note="complex"),
+    Case(E.ArcCos, mx.arccos, C, "complex", note="complex"),
+    Case(E.ArcTan, mx.arctan, C, "complex", note="complex"),
+    Case(E.Sinh, mx.sinh, C, "complex", note="complex"),
+    Case(E.Cosh, mx.cosh, C, "complex", note="complex"),
+    Case(E.Tanh, mx.tanh, C, "complex", note="complex"),
+    Case(E.ArcSinh, mx.arcsinh, C, "complex", note="complex"),
+    Case(E.ArcCosh, mx.arccosh, C, "complex", note="complex: Re z < 0 too"),
+    Case(E.ArcTanh, mx.arctanh, C, "complex", note="complex"),
+    Case(E.Add, mx.add, CC, "complex", note="complex"),
+    Case(E.Subtract, mx.subtract, CC, "complex", note="complex"),
+    Case(E.Multiply, mx.multiply, CC, "complex", note="complex"),
+    Case(E.Divide, mx.divide, CC, "complex", note="complex"),
+    Case(E.Power, mx.power, ((1,), (1,)), "complex", note="complex"),
+    Case(E.Select, lambda x, y: mx.where(mx.array([[True], [False]]), x, y), CC, "complex",
+         note="complex"),
+    Case(B.AsType, lambda z: mx.abs(z), ((1,),), "complex",
+         note="complex: the cast of |z| + 0j to float32"),
+]

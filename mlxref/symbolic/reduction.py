@@ -78,6 +78,11 @@ CASES = [
     Case(L.Matmul, lambda a, b: a @ b, ((2, 1, 2), (1, 2, 2)),
          note="batched, batch dims broadcast"),
     Case(L.Matmul, lambda a, b: a @ b, ((2, 2, 2), (2, 1)), note="a stack times one matrix"),
+    # complex64 inputs (MLX's convention: the vjp of prod and matmul conjugates)
+    Case(R.Reduce, lambda z: mx.sum(z, axis=0), ((2, 1),), "complex", note="complex sum"),
+    Case(R.Reduce, lambda z: mx.prod(z, axis=-1), ((1, 2),), "complex", note="complex prod"),
+    Case(L.Matmul, lambda a, b: a @ b, ((1, 2), (2, 1)), "complex", note="complex"),
+    Case(R.Scan, lambda z: mx.cumsum(z), ((2,),), "complex", note="complex cumsum"),
     # Creation
     Case(C.Full, lambda x: mx.full((2, 3), x), ((3,),), note="full of a broadcast row"),
     Case(C.Full, lambda x: mx.full((2,), x), ((),), note="full of a scalar"),

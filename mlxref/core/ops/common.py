@@ -262,5 +262,6 @@ def normalize_axis(axis, ndim, message):
 
 
 def float_dtype(dtype):
-    """The dtype a float-valued op (exp, sin, divide...) gives: ints become float32."""
-    return dtype if dtype.is_float else _dt.float32
+    """The dtype a float-valued op (exp, sin, divide...) gives: ints and bools
+    become float32, floating and complex dtypes stay (MLX's ``at_least_float``)."""
+    return dtype if dtype.is_inexact else _dt.float32

@@ -71,7 +71,7 @@ def is_int(value):
 
 
 def is_number(value):
-    return isinstance(value, (bool, int, float)) or is_symbolic(value)
+    return isinstance(value, (bool, int, float, complex)) or is_symbolic(value)
 
 
 def check_dtype(dtype, signature, args):

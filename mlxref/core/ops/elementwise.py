@@ -12,6 +12,7 @@ from ..array import array
 from ..primitives import base as _base
 from ..primitives import elementwise as P
 from ..primitives.base import make_array
+from . import creation as _creation  # zeros_like, at call time (creation imports this module)
 from .common import (
     INT32_MAX,
     INT32_MIN,
@@ -32,7 +33,8 @@ __all__ = [
     "divide", "floor_divide", "remainder", "power", "maximum", "minimum", "arctan2",
     "logaddexp", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "logical_and", "logical_or", "where", "bitwise_and", "bitwise_or", "bitwise_xor",
-    "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift", "bitwise_invert"
+    "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift", "bitwise_invert",
+    "real", "imag", "conj", "conjugate"
 ]
 
 # --- unary -------------------------------------------------------------------------
@@ -50,8 +52,19 @@ def _float_unary(primitive, a):
     return _unary(primitive, a, float_dtype(a.dtype))
 
 
+def _real_only(name, a):
+    """``a`` as an array, or MLX's refusal of complex64 (expm1, sigmoid, erf...)."""
+    a = to_array(a)
+    if a.dtype is _dt.complex64:
+        raise ValueError(f"[{name}] Not supported for complex64.")
+    return a
+
+
 def abs(a, /, *, stream=None):
-    return _unary(P.Abs(), a)
+    a = to_array(a)
+    out = _unary(P.Abs(), a)
+    # MLX's Abs keeps the dtype (|z| + 0j) and the op casts complex64 to float32.
+    return astype(out, _dt.float32) if a.dtype is _dt.complex64 else out
 
 
 def negative(a, /, *, stream=None):
@@ -88,7 +101,7 @@ def exp(a, /, *, stream=None):
 
 
 def expm1(a, /, *, stream=None):
-    return _float_unary(P.Expm1(), a)
+    return _float_unary(P.Expm1(), _real_only("expm1", a))
 
 
 def log(a, /, *, stream=None):
@@ -156,31 +169,31 @@ def arctanh(a, /, *, stream=None):
 
 
 def sigmoid(a, /, *, stream=None):
-    return _float_unary(P.Sigmoid(), a)
+    return _float_unary(P.Sigmoid(), _real_only("sigmoid", a))
 
 
 def erf(a, /, *, stream=None):
-    return _float_unary(P.Erf(), a)
+    return _float_unary(P.Erf(), _real_only("erf", a))
 
 
 def erfinv(a, /, *, stream=None):
-    return _float_unary(P.ErfInv(), a)
+    return _float_unary(P.ErfInv(), _real_only("erfinv", a))
 
 
 def _integral_identity_or(primitive, a):
     # floor, ceil and round leave integers as they are (MLX returns the input).
     a = to_array(a)
-    if not a.dtype.is_float:
+    if not a.dtype.is_inexact:
         return copy.copy(a)
     return _unary(primitive, a)
 
 
 def floor(a, /, *, stream=None):
-    return _integral_identity_or(P.Floor(), a)
+    return _integral_identity_or(P.Floor(), _real_only("floor", a))
 
 
 def ceil(a, /, *, stream=None):
-    return _integral_identity_or(P.Ceil(), a)
+    return _integral_identity_or(P.Ceil(), _real_only("ceil", a))
 
 
 _ROUND = "round(a: array, /, decimals: int = 0, stream: StreamOrDevice = None) -> array"
@@ -221,6 +234,35 @@ def stop_gradient(a, /, *, stream=None):
     return _unary(_base.StopGradient(), a)
 
 
+def real(a, /, *, stream=None):
+    """``mx.real``: the real part, float32; a real array is returned as it is."""
+    a = to_array(a)
+    if a.dtype is not _dt.complex64:
+        return copy.copy(a)
+    return _unary(P.Real(), a)
+
+
+def imag(a, /, *, stream=None):
+    """``mx.imag``: the imaginary part, float32; zeros for a real array."""
+    a = to_array(a)
+    if a.dtype is not _dt.complex64:
+        return _creation.zeros_like(a)
+    return _unary(P.Imag(), a)
+
+
+def conjugate(a, /, *, stream=None):
+    """``mx.conjugate``: the complex conjugate; a real array is returned as it is."""
+    a = to_array(a)
+    if a.dtype is not _dt.complex64:
+        return copy.copy(a)
+    return _unary(P.Conjugate(), a)
+
+
+def conj(a, /, *, stream=None):
+    """``mx.conj``: ``conjugate``."""
+    return conjugate(a)
+
+
 # --- binary ------------------------------------------------------------------------
 
 
@@ -249,10 +291,16 @@ def divide(a, b, /, *, stream=None):
 
 
 def floor_divide(a, b, /, *, stream=None):
+    a, b = as_arrays(a, b)
+    if a.dtype is _dt.complex64:  # MLX 0.32.4 divides complex numbers, with no floor
+        return _binary(P.Divide(), a, b)
     return _binary(P.FloorDivide(), a, b)
 
 
 def remainder(a, b, /, *, stream=None):
+    a, b = as_arrays(a, b)
+    if a.dtype is _dt.complex64:
+        raise ValueError("[remainder] Complex type not supported.")
     return _binary(P.Remainder(), a, b)
 
 
@@ -269,6 +317,9 @@ def minimum(a, b, /, *, stream=None):
 
 
 def arctan2(a, b, /, *, stream=None):
+    a, b = as_arrays(a, b)
+    if a.dtype is _dt.complex64:
+        raise ValueError("[arctan2] Not supported for complex64.")
     return _binary(P.ArcTan2(), a, b, operand_dtype=float_dtype)
 
 

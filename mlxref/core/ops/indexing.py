@@ -116,7 +116,7 @@ def _index_dtype(indices, op):
     dtype = indices[0].dtype
     for x in indices[1:]:
         dtype = _dt.promote_types(dtype, x.dtype)
-    if dtype.is_float:
+    if dtype.is_inexact:
         raise ValueError(f"[{op}] Got indices with invalid dtype. Indices must be integral.")
     return dtype
 
@@ -267,7 +267,7 @@ def take_along_axis(a, /, indices, axis=-1, *, stream=None):
             f"[take_along_axis] Indices of dimension {indices.ndim} does not match array "
             f"of dimension {a.ndim}."
         )
-    if indices.dtype is _dt.bool_ or indices.dtype.is_float:
+    if indices.dtype is _dt.bool_ or indices.dtype.is_inexact:
         # MLX fails only when it evaluates ("Cannot gather with indices type").
         raise ValueError(
             "[take_along_axis] Got indices with invalid dtype. Indices must be integral."

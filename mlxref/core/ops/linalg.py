@@ -41,7 +41,7 @@ def _require_arrays(name, *args):
 def matmul(a, b, /, *, stream=None):
     """``mx.matmul`` (``a @ b``): matrix product with numpy's rules for 1-D and batched inputs.
 
-    Only floating point inputs are supported, as in MLX.
+    Only floating point and complex inputs are supported, as in MLX.
     """
 
     _require_arrays("matmul", a, b)
@@ -58,7 +58,7 @@ def matmul(a, b, /, *, stream=None):
             f"{_fmt_shape(y.shape)}."
         )
     out_type = _dt.promote_types(a.dtype, b.dtype)
-    if not out_type.is_float:
+    if not out_type.is_inexact:
         raise ValueError(
             f"[matmul] Only inexact types are supported but {a.dtype.name} and "
             f"{b.dtype.name} were provided which results in {out_type.name}, which "

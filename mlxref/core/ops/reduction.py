@@ -34,7 +34,12 @@ from ..array import array
 from ..primitives import reduction as P
 from ..primitives.base import make_array
 from .common import astype, float_dtype, incompatible_arguments
-from .elementwise import divide, maximum, multiply, sqrt, square, subtract
+from .elementwise import abs as _abs
+from .elementwise import (
+    add, conjugate, divide, equal, exp, log, maximum, multiply, real, sqrt, square,
+    stop_gradient, subtract, where,
+)
+from .shape import reshape, squeeze
 
 __all__ = [
     "sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin", "all", "any",
@@ -211,7 +216,13 @@ def _mean(a, axes, keepdims):
 def _var(a, axes, keepdims, ddof):
     dtype = float_dtype(a.dtype)
     mu = _mean(a, axes, True)
-    v = _reduce("sum", square(subtract(a, mu)), axes, keepdims)
+    d = subtract(a, mu)
+    if dtype is _dt.complex64:
+        # The mean squared magnitude, a float32 (MLX: real(d * conj(d))).
+        squares, dtype = real(multiply(d, conjugate(d))), _dt.float32
+    else:
+        squares = square(d)
+    v = _reduce("sum", squares, axes, keepdims)
     if ddof != 0:
         # n - ddof, but never below 0: a variance with too few elements is inf (or nan).
         count = subtract(_number_of_elements(a, axes, False, dtype), array(ddof, dtype))
@@ -303,7 +314,22 @@ def logsumexp(a, /, axis=None, keepdims=False, *, stream=None):
     composed = not _reduces_last_axis(axes, a.shape)
     checked = _reduce_axes(axes, a.shape)
     lse = P.LogSumExp(checked, keepdims, composed)
+    if a.dtype is _dt.complex64:
+        return _complex_logsumexp(a, checked, keepdims)
     return make_array(lse, [astype(a, float_dtype(a.dtype))])
+
+
+def _complex_logsumexp(a, axes, keepdims):
+    """MLX's composition for complex64 (it has no LogSumExp kernel for it):
+    max + log(sum(exp(a - max))), and the max itself where it is infinite."""
+    axes = list(axes)
+    maxval = stop_gradient(_reduce("max", a, axes, True))
+    out = log(_reduce("sum", exp(subtract(a, maxval)), axes, keepdims))
+    out = add(out, reshape(maxval, out.shape))
+    if not keepdims:
+        maxval = squeeze(maxval, axes)
+    # isinf of a complex number: either part infinite, which is |z| == inf.
+    return where(equal(_abs(maxval), float("inf")), maxval, out)
 
 
 def softmax(a, /, axis=None, *, precise=False, stream=None):
@@ -322,6 +348,11 @@ def softmax(a, /, axis=None, *, precise=False, stream=None):
         raise ValueError("[softmax] Received non-empty axes for array with 0 dimensions.")
     last_axis = _reduces_last_axis(axes, a.shape)
     checked = _reduce_axes(axes, a.shape)
+    if a.dtype is _dt.complex64:
+        # MLX composes complex softmax: exp(a - max) / sum(exp(a - max)).
+        a_max = stop_gradient(_reduce("max", a, list(checked), True))
+        ex = exp(subtract(a, a_max))
+        return divide(ex, _reduce("sum", ex, list(checked), True))
     out = make_array(P.Softmax(checked, precise, not last_axis), [astype(a, float_dtype(a.dtype))])
     return out if last_axis else astype(out, a.dtype)
 

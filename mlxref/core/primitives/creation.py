@@ -43,7 +43,7 @@ class Arange(Primitive):
 
     def eval(self, inputs):
         size = arange_size(self.start, self.stop, self.step)
-        if self.dtype.is_float:
+        if self.dtype.is_inexact:
             start, step = float(self.start), float(self.step)
             return [[start + i * step for i in range(size)]]
         # MLX's CPU kernel casts start and start + step to the integer type

@@ -53,17 +53,18 @@ class Matmul(Primitive):
         return [a.shape[:-1] + b.shape[-1:]]
 
     def vjp(self, primals, cotangents, argnums, outputs):
-        """``cot @ bᵀ`` for ``a`` (M x N times N x K) and ``aᵀ @ cot`` for ``b``.
+        """``cot @ bᴴ`` for ``a`` (M x N times N x K) and ``aᴴ @ cot`` for ``b``.
 
-        Transposes swap the last two axes only; the batch axes are equal, so
-        nothing needs un-broadcasting here (``Broadcast.vjp`` does that for
-        the batch axes the op broadcast).
+        ᴴ is the conjugate transpose (the plain transpose for real arrays):
+        MLX's convention for complex inputs. Transposes swap the last two axes
+        only; the batch axes are equal, so nothing needs un-broadcasting here
+        (``Broadcast.vjp`` does that for the batch axes the op broadcast).
         """
         a, b = primals
         (cot,) = cotangents
         rules = {
-            0: lambda: ops.matmul(cot, ops.swapaxes(b, -1, -2)),
-            1: lambda: ops.matmul(ops.swapaxes(a, -1, -2), cot),
+            0: lambda: ops.matmul(cot, ops.swapaxes(ops.conjugate(b), -1, -2)),
+            1: lambda: ops.matmul(ops.swapaxes(ops.conjugate(a), -1, -2), cot),
         }
         return [rules[i]() for i in argnums]
 

@@ -40,6 +40,7 @@ from .. import dtypes as _dt
 from .base import (
     FLOAT32_SAFE, Primitive, make_array, norm, rounding, row_major_strides, strided_indices
 )
+from .elementwise import _complex_greater
 
 
 # --- the shared helpers -------------------------------------------------------------
@@ -274,6 +275,47 @@ def _arg_best(better):
 _argmax, _argmin = _arg_best(operator.gt), _arg_best(operator.lt)
 
 
+# complex64 is ordered by real part, then imaginary part (``_complex_greater``);
+# a nan in either part makes an element a nan.
+def _complex_lt(a, b):
+    return _complex_greater(b, a)
+
+
+def _complex_extreme(better):
+    """MLX's CPU max or min fold on complex64: an element replaces the running
+    one when it is better or holds a nan; a nan left at the end reads nan+0j."""
+
+    def fold(group):
+        acc = group[0]
+        for v in group[1:]:
+            if v != v or better(v, acc):
+                acc = v
+        return acc if acc == acc else complex(math.nan, 0.0)
+
+    return fold
+
+
+def _complex_arg_best(better):
+    """MLX's argmax / argmin on complex64: the first nan replaces a non-nan
+    best, and a better element replaces the best (even a nan one)."""
+
+    def fold(group):
+        best = 0
+        for i, v in enumerate(group):
+            current = group[best]
+            if (v != v and current == current) or better(v, current):
+                best = i
+        return best
+
+    return fold
+
+
+_COMPLEX_FOLDS = {
+    "max": _complex_extreme(_complex_greater), "min": _complex_extreme(_complex_lt),
+    "argmax": _complex_arg_best(_complex_greater), "argmin": _complex_arg_best(_complex_lt),
+}
+
+
 def _sum(group):
     return sum(group)  # 0 for an empty run; 0 + expr is expr in SymPy
 
@@ -351,6 +393,10 @@ class Reduce(Primitive):
           split evenly between ties (``cot / count * mask``).
         - all / any: zero.
         """
+        if self.kind == "prod" and primals[0].dtype is _dt.complex64:
+            # MLX's convention for complex inputs: the conjugate of the other factors.
+            cot = _with_reduced_axes(cotangents[0], self.axes, self.keepdims)
+            return [ops.multiply(ops.conjugate(_exclusive_prod(primals[0], self.axes)), cot)]
         # BEGIN TASK 2.5: vjp of the reductions: sum, prod, max, min
         (x,) = primals
         if self.kind in ("and", "or"):
@@ -435,6 +481,8 @@ class Reduce(Primitive):
         else:
             runs = _groups(x, axes)
         fold = self._folds[self.kind]
+        if x.dtype is _dt.complex64 and self.kind in _COMPLEX_FOLDS:
+            fold = _COMPLEX_FOLDS[self.kind]
         if self.kind not in ("sum", "prod"):
             return [_cast(list(map(fold, runs)), out_dtype)]
         numeric = fold
@@ -507,7 +555,7 @@ class ArgReduce(Primitive):
         (x,) = inputs
         if x.size == 0:
             raise ValueError(f"[{self.kind}] Cannot {self.kind} reduce zero size array.")
-        fold = self._folds[self.kind]
+        fold = self._folds[self.kind] if x.dtype is not _dt.complex64 else _COMPLEX_FOLDS[self.kind]
         try:
             return [[fold(g) for g in _groups(x, self._axes(x.ndim))]]
         except TypeError:
