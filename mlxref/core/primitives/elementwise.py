@@ -1202,8 +1202,26 @@ class LogAddExp(Binary):
 
 
 class Equal(Comparison):
-    numeric = numeric_complex = staticmethod(operator.eq)
+    """``a == b``; with ``equal_nan`` (``array_equal(..., equal_nan=True)``)
+    two nans are equal too: MLX's ``NaNEqual`` (mlx/backend/cpu/binary_ops.h),
+    where a complex number is nan when either part is."""
+
     symbolic = staticmethod(lambda a, b: _indicator(sympy.Eq(a, b)))
+
+    def __init__(self, equal_nan=False):
+        self.equal_nan = equal_nan
+        if equal_nan:
+            self.numeric = self.numeric_complex = _nan_equal
+
+    numeric = numeric_complex = staticmethod(operator.eq)
+
+    @property
+    def name(self):
+        return "NaNEqual" if self.equal_nan else "Equal"
+
+
+def _nan_equal(a, b):
+    return a == b or (cmath.isnan(a) and cmath.isnan(b))
 
 
 class NotEqual(Comparison):
