@@ -255,6 +255,39 @@ def _by_name(name):
     return _BY_NAME[name]
 
 
+# --- bytes: the elements as MLX lays them out in memory (little-endian) --------------
+
+_STRUCT_CODES = {bool_: "?", uint8: "B", uint16: "H", uint32: "I", uint64: "Q", int8: "b",
+                 int16: "h", int32: "i", int64: "q", float16: "e", float32: "f",
+                 float64: "d", bfloat16: "H", complex64: "f"}
+
+
+def to_bytes(data, dtype):
+    """The bytes of a flat list of ``dtype`` elements, as MLX stores them on
+    a little-endian CPU (bfloat16: float32's top 16 bits; complex64: real
+    then imaginary float32). A nan's payload beyond what a Python float
+    keeps is not preserved (mlxref holds floats as Python floats)."""
+    code = _STRUCT_CODES[dtype]
+    if dtype is bfloat16:
+        data = [b >> 16 for b in _pyarray.array("I", _pyarray.array("f", data).tobytes())]
+    elif dtype is complex64:
+        data = [part for z in data for part in (z.real, z.imag)]
+    return struct.pack(f"<{len(data)}{code}", *data)
+
+
+def from_bytes(raw, dtype):
+    """The flat list of ``dtype`` elements that ``raw`` (``to_bytes``'s layout) holds."""
+    code = _STRUCT_CODES[dtype]
+    n = len(raw) // struct.calcsize(f"<{code}")
+    values = struct.unpack(f"<{n}{code}", raw)
+    if dtype is bfloat16:
+        bits = _pyarray.array("I", [b << 16 for b in values])
+        return _pyarray.array("f", bits.tobytes()).tolist()
+    if dtype is complex64:
+        return [complex(values[i], values[i + 1]) for i in range(0, n, 2)]
+    return list(values)
+
+
 # --- promotion -----------------------------------------------------------------------
 
 # MLX's promotion table (mlx/dtype.cpp), row and column in ``ALL``'s order,

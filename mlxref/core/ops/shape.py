@@ -24,7 +24,7 @@ _Array = array
 
 __all__ = [
     "reshape", "flatten", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze",
-    "broadcast_to", "concatenate", "stack", "split", "pad", "repeat", "tile"
+    "broadcast_to", "concatenate", "stack", "split", "pad", "repeat", "tile", "view"
 ]
 
 
@@ -568,3 +568,26 @@ def tile(a, reps, /, *, stream=None):
     x = reshape(a, tuple(expand_shape))
     x = broadcast_to(x, tuple(broad_shape))
     return reshape(x, tuple(final_shape))
+
+
+_VIEW = "view(a: scalar | array, dtype: Dtype, stream: StreamOrDevice = None) -> array"
+
+
+def view(a, dtype, *, stream=None):
+    """``mx.view``: ``a``'s bytes read as ``dtype`` (mlx/ops.cpp ``view``).
+
+    The last axis shrinks (or grows) by the ratio of the element sizes; a
+    0-d array can only change to a dtype of its own size. Same dtype: ``a``."""
+    if not isinstance(dtype, _dt.Dtype):
+        raise incompatible_arguments(_VIEW, (a, dtype))
+    a = scalar_or_array(a)
+    if a.dtype is dtype:
+        return copy.copy(a)
+    size_in, size_out = a.dtype.size, dtype.size
+    if a.ndim == 0 and size_in != size_out:
+        raise ValueError("[view] Changing the type of a scalar is only allowed"
+                         " for types with the same size.")
+    if size_in < size_out and a.shape[-1] % (size_out // size_in) != 0:
+        raise ValueError("[view] When viewing as a larger dtype, the size in bytes of the last"
+                         " axis must be a multiple of the requested type size.")
+    return make_array(P.View(dtype), [a])

@@ -486,3 +486,59 @@ class Pad(Primitive):
         mask = make_array(self, [ops.ones(example, _dt.bool_), array(False)])
         fill = ops.reshape(fill, (size,) + (1,) * mask.ndim)
         return [ops.where(mask, padded, fill)], [0]
+
+
+class View(Primitive):
+    """``view(a, dtype)``: the same bytes read as another dtype (MLX's ``View``).
+
+    The op (``mx.view``) has already worked out the shape: the last axis
+    shrinks or grows by the ratio of the sizes. MLX defines no vjp or jvp
+    for it (reinterpreted bits have no derivative), and neither does mlxref:
+    both raise MLX's ``Not implemented for View <dtype>``.
+    """
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    @property
+    def name(self):
+        return f"View {self.dtype.name}"  # MLX's View::name()
+
+    def params(self):
+        return {"dtype": self.dtype}
+
+    def output_shapes(self, inputs):
+        (x,) = inputs
+        ratio_in, ratio_out = x.dtype.size, self.dtype.size
+        if not x.shape or ratio_in == ratio_out:
+            return [x.shape]
+        last = x.shape[-1] * ratio_in // ratio_out
+        return [x.shape[:-1] + (last,)]
+
+    def output_dtypes(self, inputs):
+        return [self.dtype]
+
+    def vmap(self, inputs, axes):
+        """MLX's View::vmap views the batched array. When the batch axis is the
+        last one and the sizes differ, that would regroup bytes across
+        examples, so it is moved to the front first (MLX's CPU result is
+        the same: its view of a non-contiguous input copies it first)."""
+        (x,), (ax,) = inputs, axes
+        if ax is not None and ax == x.ndim - 1 and x.dtype.size != self.dtype.size:
+            x, ax = ops.moveaxis(x, ax, 0), 0
+        return [make_array(View(self.dtype), [x])], [ax]
+
+    def eval(self, inputs):
+        (x,) = inputs
+        data = x.data()
+        if any(not isinstance(v, (bool, int, float, complex)) for v in data):
+            # A symbol has no bits: it keeps its name through a view that
+            # maps each element to one element (so a view and its inverse
+            # give the symbol back), and nothing else is defined.
+            if x.dtype.size != self.dtype.size:
+                raise ValueError(
+                    f"[view] A symbolic array cannot be viewed as {self.dtype.name}: "
+                    f"{x.dtype.name} and {self.dtype.name} differ in size."
+                )
+            return [list(data)]
+        return [_dt.from_bytes(_dt.to_bytes(data, x.dtype), self.dtype)]
