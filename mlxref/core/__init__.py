@@ -1,6 +1,14 @@
 """``import mlxref.core as mx``: the public face, mirroring ``mlx.core``."""
 
-from .array import array  # noqa: F401
+import math as _math
+
+from .array import (  # noqa: F401
+    PrintOptions,
+    array,
+    get_printoptions,
+    printoptions,
+    set_printoptions,
+)
 from .dtypes import (  # noqa: F401
     Dtype,
     DtypeCategory,
@@ -47,3 +55,11 @@ from .transforms import (  # noqa: F401,E402
     vmap,
 )
 from . import random  # noqa: F401
+
+# MLX's constants (python/src/constants.cpp): Python floats, and None for newaxis.
+pi = _math.pi
+e = _math.e
+inf = _math.inf
+nan = _math.nan
+euler_gamma = 0.5772156649015329
+newaxis = None

@@ -18,6 +18,8 @@ methods call the functions in ``mlxref.core.ops``.
 
 import itertools
 import math
+import numbers
+import sys
 
 from . import dtypes as _dt
 from . import graph
@@ -360,45 +362,59 @@ class array:
     # Each forwards to the op of the same name in mlxref.core.ops.
 
     def __add__(self, other):
+        _check_operand("addition", other)
         return ops.add(self, other)
 
     def __radd__(self, other):
+        _check_operand("addition", other)
         return ops.add(other, self)
 
     def __sub__(self, other):
+        _check_operand("subtraction", other)
         return ops.subtract(self, other)
 
     def __rsub__(self, other):
+        _check_operand("subtraction", other)
         return ops.subtract(other, self)
 
     def __mul__(self, other):
+        _check_operand("multiplication", other)
         return ops.multiply(self, other)
 
     def __rmul__(self, other):
+        _check_operand("multiplication", other)
         return ops.multiply(other, self)
 
     def __truediv__(self, other):
+        _check_operand("division", other)
         return ops.divide(self, other)
 
     def __rtruediv__(self, other):
+        _check_operand("division", other)
         return ops.divide(other, self)
 
     def __floordiv__(self, other):
+        _check_operand("floor division", other)
         return ops.floor_divide(self, other)
 
     def __rfloordiv__(self, other):
+        _check_operand("floor division", other)
         return ops.floor_divide(other, self)
 
     def __mod__(self, other):
+        _check_operand("modulus", other)
         return ops.remainder(self, other)
 
     def __rmod__(self, other):
+        _check_operand("modulus", other)
         return ops.remainder(other, self)
 
     def __pow__(self, other):
+        _check_operand("power", other)
         return ops.power(self, other)
 
     def __rpow__(self, other):
+        _check_operand("power", other)
         return ops.power(other, self)
 
     def __matmul__(self, other):
@@ -406,6 +422,64 @@ class array:
 
     def __rmatmul__(self, other):
         return ops.matmul(other, self)
+
+    __div__, __rdiv__ = __truediv__, __rtruediv__  # MLX's Python 2 names, kept
+
+    # In place: MLX's ``a += b`` points ``a`` at the new result's descriptor
+    # (``overwrite_descriptor``, as ``a[i] = v``) and returns ``a`` itself: every
+    # name bound to this Python object sees the new value; arrays built from
+    # ``a`` before keep the old one. The dtype is the result's (an int32
+    # ``a += 0.5`` makes ``a`` float32).
+    def _in_place(self, what, op, other):
+        _check_operand("inplace " + what, other)
+        self.overwrite_descriptor(op(self, other))
+        return self
+
+    def __iadd__(self, other):
+        return self._in_place("addition", ops.add, other)
+
+    def __isub__(self, other):
+        return self._in_place("subtraction", ops.subtract, other)
+
+    def __imul__(self, other):
+        return self._in_place("multiplication", ops.multiply, other)
+
+    def __itruediv__(self, other):
+        _check_operand("inplace division", other)
+        if not self.dtype.is_inexact:  # MLX refuses it, where ``a /= 2`` would make a float
+            raise ValueError("In place division cannot cast to non-floating point type.")
+        return self._in_place("division", ops.divide, other)
+
+    def __ifloordiv__(self, other):
+        return self._in_place("floor division", ops.floor_divide, other)
+
+    def __imod__(self, other):
+        return self._in_place("modulus", ops.remainder, other)
+
+    def __ipow__(self, other):
+        return self._in_place("power", ops.power, other)
+
+    def __imatmul__(self, other):
+        self.overwrite_descriptor(ops.matmul(self, other))
+        return self
+
+    def __iand__(self, other):
+        return self._in_place("bitwise and", _bitwise_op("bitwise and", ops.bitwise_and), other)
+
+    def __ior__(self, other):
+        return self._in_place("bitwise or", _bitwise_op("bitwise or", ops.bitwise_or), other)
+
+    def __ixor__(self, other):
+        return self._in_place("bitwise xor", _bitwise_op("bitwise xor", ops.bitwise_xor), other)
+
+    def __ilshift__(self, other):
+        return self._in_place("left shift", _bitwise_op("left shift", ops.left_shift), other)
+
+    def __irshift__(self, other):
+        return self._in_place("right shift", _bitwise_op("right shift", ops.right_shift), other)
+
+    def __pos__(self):
+        return self._handle()
 
     def __neg__(self):
         return ops.negative(self)
@@ -436,22 +510,28 @@ class array:
     def __rshift__(self, other):
         return ops.right_shift(self, _bitwise_operand("right shift", self, other))
 
+    # ``==`` and ``!=`` with what is not comparable with an array (a list, a
+    # string...) are plain False and True, as in MLX (None is a TypeError).
     def __eq__(self, other):
-        return ops.equal(self, other)
+        return ops.equal(self, other) if other is None or _comparable(other) else False
 
     def __ne__(self, other):
-        return ops.not_equal(self, other)
+        return ops.not_equal(self, other) if other is None or _comparable(other) else True
 
     def __lt__(self, other):
+        _check_operand("less than", other)
         return ops.less(self, other)
 
     def __le__(self, other):
+        _check_operand("less than or equal", other)
         return ops.less_equal(self, other)
 
     def __gt__(self, other):
+        _check_operand("greater than", other)
         return ops.greater(self, other)
 
     def __ge__(self, other):
+        _check_operand("greater than or equal", other)
         return ops.greater_equal(self, other)
 
     def __getitem__(self, index):
@@ -570,6 +650,45 @@ class array:
     def cos(self, stream=None):
         return ops.cos(self)
 
+    def log1p(self, stream=None):
+        return ops.log1p(self)
+
+    def log2(self, stream=None):
+        return ops.log2(self)
+
+    def log10(self, stream=None):
+        return ops.log10(self)
+
+    def view(self, dtype, *, stream=None):
+        """The same bytes read as ``dtype`` (``mx.view``)."""
+        return ops.view(self, dtype)
+
+    @property
+    def mT(self):
+        """The last two axes swapped (MLX's ``matrix_transpose``)."""
+        if self.ndim < 2:
+            raise ValueError("[matrix_transpose] Input array must have at least 2 dimensions.")
+        return ops.swapaxes(self, -1, -2)
+
+    def __array_namespace__(self, api_version=None):
+        """The module with the array API's functions: ``mlxref.core``."""
+        if api_version is not None:
+            raise ValueError("Explicitly specifying api_version is not yet implemented.")
+        return sys.modules[__package__]
+
+    def __bytes__(self):
+        """The elements' bytes as MLX stores them (row-major, little-endian)."""
+        return _dt.to_bytes(self._eval(), self.dtype)
+
+    def __format__(self, spec):
+        """A 0-d array formats as its Python scalar (``f"{x:.3f}"``); any other
+        prints as ``repr`` and takes no format spec."""
+        if spec and self.ndim > 0:
+            raise TypeError("unsupported format string passed to mx.array.__format__")
+        if self.ndim == 0:
+            return format(self.item(), spec)
+        return repr(self)
+
     def round(self, decimals=0, stream=None):
         return ops.elementwise.rounded(self, decimals, _ROUND_METHOD)
 
@@ -583,10 +702,33 @@ _ROUND_METHOD = (
 )
 
 
+def _comparable(other):
+    """MLX's ``is_comparable_with_array``: an array, a number, or what converts to one."""
+    return (isinstance(other, (array, numbers.Number)) or is_symbolic(other)
+            or hasattr(other, "__mlx_array__") or hasattr(other, "__array__"))
+
+
+def _check_operand(what, other):
+    """MLX's ``is_comparable_with_array`` for an operator's other operand: a
+    string, list, tuple, dict... is refused with MLX's message (None is left
+    to the op, whose TypeError MLX's binding also raises)."""
+    if other is None or _comparable(other):
+        return
+    kind = type(other)
+    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    raise ValueError(f"Cannot perform {what} on an mlx.core.array and {name}")
+
+
+def _bitwise_op(what, op):
+    """``op(a, b)`` after the check MLX's bitwise operators make (``_bitwise_operand``)."""
+    return lambda a, b: op(a, _bitwise_operand(what, a, b))
+
+
 def _bitwise_operand(what, a, other):
     """``other``, checked for one of MLX's bitwise operators on ``a``: a float
     on either side (a Python int is weakly typed by ``a``, so ``float array &
     1`` is one) is refused with the operator's own message, before the op's."""
+    _check_operand(what, other)
     if isinstance(other, array):
         dtype = other.dtype
     elif type(other) in (bool, int, float, complex):
@@ -610,13 +752,117 @@ def _nest(flat, shape):
 
 _EDGE = 3  # MLX shows 3 elements at each end of any axis longer than 6
 
+_INT32 = range(-(2**31), 2**31)
+
+
+class PrintOptions:
+    """``mx.PrintOptions(precision=-1)``: how arrays print (mlx/utils.h).
+
+    ``precision`` is the one option MLX 0.32.4 has: -1 prints floats as C++'s
+    default stream does (%g), any other value in fixed notation with that
+    many decimals (a negative one other than -1: 6 decimals, as C++'s
+    ``std::fixed`` with a negative precision)."""
+
+    __slots__ = ("_precision",)
+
+    def __init__(self, precision=-1):
+        if not isinstance(precision, int) or precision not in _INT32:
+            raise TypeError(
+                "__init__(): incompatible function arguments. The following argument types "
+                "are supported:\n    1. __init__(self, precision: int = -1) -> None\n\n"
+                f"Invoked with types: mlx.core.PrintOptions, {type(precision).__name__}"
+            )
+        self._precision = int(precision)
+
+    @property
+    def precision(self):
+        return self._precision
+
+    @precision.setter
+    def precision(self, value):
+        if not isinstance(value, int) or value not in _INT32:
+            raise TypeError(
+                "(): incompatible function arguments. The following argument types are "
+                "supported:\n    1. (self, arg: int, /) -> None\n\nInvoked with types: "
+                f"mlx.core.PrintOptions, {type(value).__name__}"
+            )
+        self._precision = int(value)
+
+
+_print_options = PrintOptions()  # MLX's global formatter's options
+
+_PRINTOPTIONS_SIGNATURES = {
+    name: f"{name}(precision: int = -1) -> {result}"
+    for name, result in (("set_printoptions", "None"),
+                         ("printoptions", "mlx.core._PrintOptionsContext"))
+}
+
+
+def _precision_arg(name, args, kwargs):
+    """The ``precision`` argument of set_printoptions / printoptions, checked
+    as MLX's binding checks it (a C int; a bool is one)."""
+    if len(args) + len(kwargs) > 1 or set(kwargs) - {"precision"}:
+        raise _print_arguments_error(name, args, kwargs)
+    value = args[0] if args else kwargs.get("precision", -1)
+    if not isinstance(value, int) or value not in _INT32:
+        raise _print_arguments_error(name, args, kwargs)
+    return int(value)
+
+
+def _print_arguments_error(name, args, kwargs):
+    types = [type(a).__name__ for a in args]
+    if kwargs:
+        types.append("kwargs = { " + ", ".join(f"{k}: {type(v).__name__}"
+                                               for k, v in kwargs.items()) + " }")
+    return TypeError(
+        f"{name}(): incompatible function arguments. The following argument types are "
+        f"supported:\n    1. {_PRINTOPTIONS_SIGNATURES[name]}\n\nInvoked with types: "
+        + ", ".join(types)
+    )
+
+
+def set_printoptions(*args, **kwargs):
+    """``mx.set_printoptions(precision=-1)``: the precision every array prints
+    with from now on (-1, the default, restores MLX's %g printing)."""
+    _print_options.precision = _precision_arg("set_printoptions", args, kwargs)
+
+
+def get_printoptions():
+    """``mx.get_printoptions()``: a copy of the current PrintOptions."""
+    return PrintOptions(_print_options.precision)
+
+
+class _PrintOptionsContext:
+    """What ``mx.printoptions`` returns: sets the options on enter, restores
+    the ones it found there on exit (python/src/print.cpp)."""
+
+    def __init__(self, options):
+        self._new, self._old = options, None
+
+    def __enter__(self):
+        self._old = get_printoptions()
+        _print_options.precision = self._new.precision
+        return self
+
+    def __exit__(self, *exc):
+        _print_options.precision = self._old.precision
+
+
+def printoptions(*args, **kwargs):
+    """``with mx.printoptions(precision=3): ...``: the options for a block."""
+    return _PrintOptionsContext(PrintOptions(_precision_arg("printoptions", args, kwargs)))
+
 
 def _format_float(v):
-    """A float as C++'s ``std::ostream`` writes it (MLX's printer): %g, and a
-    nan with its sign bit set as -nan."""
+    """A float as C++'s ``std::ostream`` writes it (MLX's printer): %g, or
+    fixed with the precision set by ``set_printoptions``; a nan with its sign
+    bit set as -nan."""
     if v != v:
         return "-nan" if math.copysign(1.0, v) < 0 else "nan"
-    return "%g" % v
+    precision = _print_options.precision
+    if precision == -1:
+        return "%g" % v
+    return "%.*f" % (precision if precision >= 0 else 6, v)
 
 
 def _format_scalar(v, dtype):
