@@ -33,7 +33,7 @@ from .elementwise import add, divide, equal, multiply, subtract
 
 __all__ = [
     "zeros", "ones", "full", "zeros_like", "ones_like", "arange", "linspace", "eye",
-    "identity"
+    "identity", "asarray"
 ]
 
 # The signatures MLX prints when Python arguments have the wrong types.
@@ -282,3 +282,21 @@ def identity(n, dtype=_dt.float32, *, stream=None):
         raise incompatible_arguments(sig, (n, dtype))
     check_dtype(dtype, sig, (n, dtype))
     return _eye(int(n), int(n), 0, dtype or _dt.float32)
+
+
+_ASARRAY = ("asarray(a: scalar | array | Sequence | DLPackCompatible, dtype: Dtype | None = "
+            "None, *, copy: bool | None = None) -> array")
+
+
+def asarray(a, dtype=None, *, copy=None):
+    """``mx.asarray``: ``mx.array(a, dtype)`` (python/src/ops.cpp ``create_array``).
+
+    MLX shares memory only with DLPack and NumPy inputs; mlxref holds its
+    elements in Python lists and never shares, so ``copy=False`` is always
+    MLX's "Unable to avoid copy" error (MLX gives it for an mx.array too)."""
+    if dtype is not None and not isinstance(dtype, _dt.Dtype) or copy not in (None, True, False):
+        kwargs = {} if copy is None else {"copy": copy}
+        raise incompatible_arguments(_ASARRAY, (a,) if dtype is None else (a, dtype), kwargs)
+    if copy is False:
+        raise ValueError("Unable to avoid copy while creating an array as requested.")
+    return array(a, dtype)
