@@ -87,23 +87,27 @@ _MASK32 = 0xFFFFFFFF
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 
 
-def threefry2x32(key, count):
+def threefry2x32(key, first, second):
     """MLX's ``threefry2x32_hash`` (mlx/backend/cpu/threefry.cpp): Threefry 2x32
-    with 20 rounds, a pair of uint32 words hashed under a pair of key words.
+    with 20 rounds, hashing counter pairs ``(first[i], second[i])`` under a
+    pair of key words; the hashed pairs come back as two lists.
 
     The words are Python ints kept to 32 bits with a mask, so every addition
-    wraps as C's ``uint32_t`` does.
+    wraps as C's ``uint32_t`` does. Each step runs over all the pairs at once
+    (a list comprehension per step), which is what keeps it fast in Python.
     """
     k0, k1 = key
     ks = (k0, k1, k0 ^ k1 ^ 0x1BD11BDA)
-    x0, x1 = (count[0] + k0) & _MASK32, (count[1] + k1) & _MASK32
+    m = _MASK32
+    x0 = [(c + k0) & m for c in first]
+    x1 = [(c + k1) & m for c in second]
     for i in range(5):
         for r in _ROTATIONS[i % 2]:
-            x0 = (x0 + x1) & _MASK32
-            x1 = ((x1 << r) | (x1 >> (32 - r))) & _MASK32
-            x1 ^= x0
-        x0 = (x0 + ks[(i + 1) % 3]) & _MASK32
-        x1 = (x1 + ks[(i + 2) % 3] + i + 1) & _MASK32
+            x0 = [(a + b) & m for a, b in zip(x0, x1)]
+            x1 = [((b << r) & m | (b >> (32 - r))) ^ a for a, b in zip(x0, x1)]
+        add0, add1 = ks[(i + 1) % 3], (ks[(i + 2) % 3] + i + 1) & m
+        x0 = [(a + add0) & m for a in x0]
+        x1 = [(b + add1) & m for b in x1]
     return x0, x1
 
 
@@ -116,12 +120,11 @@ def random_words(key, n):
     ``(half, 0)``, and the second half starts one word later.
     """
     half, odd = n // 2, n % 2
-    words = [0] * n
-    for j in range(half):
-        words[j], words[j + half + odd] = threefry2x32(key, (j, j + half + odd))
-    if odd:
-        words[half] = threefry2x32(key, (half, 0))[0]
-    return words
+    low, high = threefry2x32(key, range(half), range(half + odd, n))
+    if not odd:
+        return low + high
+    (middle,), _ = threefry2x32(key, [half], [0])
+    return low + [middle] + high
 
 
 _BITS_DTYPES = {1: _dt.uint8, 2: _dt.uint16, 4: _dt.uint32}
