@@ -320,7 +320,8 @@ def _graph_values(args, parameters):
                 except expr.ExpressionError as exc:
                     raise ValueError(f"--shape {name}: {exc}") from None
                 # Seeded by the name: the same values on every run, whatever the other inputs.
-                given[name] = mx.random.normal(shape, key=zlib.crc32(name.encode()))
+                seed = mx.random.key(zlib.crc32(name.encode()))
+                given[name] = mx.random.normal(shape, key=seed)
     values = {}
     for position, (name, has_default) in enumerate(parameters):
         if name in given:

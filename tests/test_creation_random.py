@@ -284,11 +284,11 @@ def test_same_seed_same_values_different_seed_different_values():
 
 
 def test_a_key_gives_the_same_values_every_time():
-    a = mx.random.uniform(shape=(4,), key=7).tolist()
-    mx.random.uniform(shape=(3,))  # the global generator does not matter
-    assert mx.random.uniform(shape=(4,), key=7).tolist() == a
-    assert mx.random.uniform(shape=(4,), key=8).tolist() != a
-    k = mx.array([0, 3])
+    a = mx.random.uniform(shape=(4,), key=mx.random.key(7)).tolist()
+    mx.random.uniform(shape=(3,))  # the global sequence does not matter
+    assert mx.random.uniform(shape=(4,), key=mx.random.key(7)).tolist() == a
+    assert mx.random.uniform(shape=(4,), key=mx.random.key(8)).tolist() != a
+    k = mx.array([0, 3], mx.uint32)
     assert mx.random.normal((3,), key=k).tolist() == mx.random.normal((3,), key=k).tolist()
     assert mx.random.randint(0, 100, (6,), key=k).tolist() == \
         mx.random.randint(0, 100, (6,), key=k).tolist()
@@ -362,11 +362,12 @@ def test_normal_shapes_dtypes_and_array_parameters():
     assert mx.random.normal((2, 3), mx.float64).dtype is mx.float64
     assert mx.random.normal([0, 2]).shape == (0, 2)
     # loc broadcasts against the draws: one draw, three means
-    out = mx.random.normal((), loc=mx.array([1.0, 2.0, 3.0]), key=5).tolist()
+    out = mx.random.normal((), loc=mx.array([1.0, 2.0, 3.0]), key=mx.random.key(5)).tolist()
     assert len(out) == 3 and abs(out[1] - out[0] - 1.0) < 1e-6 and abs(out[2] - out[0] - 2.0) < 1e-6
     assert_array(mx.random.normal([2, 2], scale=0), [[0.0, 0.0], [0.0, 0.0]], mx.float32)
-    base = mx.random.normal((3,), key=9).tolist()
-    scaled = mx.random.normal((3,), loc=1, scale=mx.array([1.0, 2.0, 3.0]), key=9).tolist()
+    base = mx.random.normal((3,), key=mx.random.key(9)).tolist()
+    scaled = mx.random.normal((3,), loc=1, scale=mx.array([1.0, 2.0, 3.0]),
+                              key=mx.random.key(9)).tolist()
     for i in range(3):
         assert abs(scaled[i] - (1 + (i + 1) * base[i])) < 1e-6
     assert mx.random.normal((3,), loc=mx.array([1, 2, 3])).dtype is mx.float32
@@ -418,18 +419,22 @@ def test_randint_and_seed_errors():
         mx.random.seed(-1)
 
 
-def test_random_draws_are_leaves_and_the_arithmetic_is_lazy():
-    u = mx.random.uniform(2.0, 3.0, (3,), key=1)
-    # low + (high - low) * u: the draws are a materialised leaf under an Add node
+def test_random_bits_are_a_node_on_the_key_and_the_arithmetic_is_lazy():
+    key = mx.random.key(1)
+    u = mx.random.uniform(2.0, 3.0, (3,), key=key)
+    # low + (high - low) * u: lazy, down to the RandomBits node whose one input is the key
     assert u.data() is None and u.primitive().name == "Add"
-    leaves = []
+    found = []
     stack = [u]
     while stack:
         node = stack.pop()
-        if node.primitive() is None:
-            leaves.append(node)
+        if node.primitive() is not None and node.primitive().name == "RandomBits":
+            found.append(node)
         stack.extend(node.inputs())
-    assert any(leaf.shape == (3,) and leaf.data() is not None for leaf in leaves)
+    assert len(found) == 1
+    (bits,) = found
+    assert bits.dtype is mx.uint32 and bits.shape == (3,)
+    assert len(bits.inputs()) == 1 and bits.inputs()[0].id() == key.id()
 
 
 # --- against real MLX ----------------------------------------------------------------

@@ -1,86 +1,206 @@
-"""``mx.random``: seeded random numbers (``seed``, ``uniform``, ``normal``, ``randint``).
+"""``mx.random``: MLX's counter-based random numbers, value for value.
 
-Read alongside: mlx/random.cpp (``uniform``, ``normal``, ``randint``) and
-python/src/random.cpp (signatures, the global key sequence).
+Read alongside: mlx/random.cpp (every sampler), mlx/backend/cpu/threefry.cpp
+and ``RandomBits::eval_cpu`` in mlx/backend/cpu/primitives.cpp (the bits),
+and python/src/random.cpp (signatures, the global key sequence).
 
-The draws themselves come from Python's ``random.Random`` (Mersenne Twister),
-so the *values* differ from MLX's (which hashes a key with Threefry); the
-shapes, dtypes, errors and the arithmetic around the draws are MLX's:
+A key is a uint32 array of shape ``(2,)``. ``bits`` hashes counters under a
+key with Threefry 2x32 (the ``RandomBits`` primitive, in
+mlxref/core/primitives/creation.py), and every sampler turns those bits into
+its distribution with ordinary ops in MLX's order, so the same key gives
+MLX's numbers, and gradients reach ``low``, ``high``, ``loc``, ``scale``,
+``mean`` and ``logits`` through those ops as they do in MLX.
 
-- The draws are a materialised array, a leaf of the graph: random bits have no
-  gradient. What MLX computes from them is composed with ordinary ops, so
-  ``uniform`` is ``low + (high - low) * u`` and ``normal`` is
-  ``loc + scale * z``, and gradients reach ``low``, ``high``, ``loc`` and
-  ``scale`` exactly as in MLX.
-- Without ``key``, draws come from one module-level generator that ``seed``
-  resets: the same seed gives the same sequence of results.
-- With ``key``, a fresh generator is seeded from it, so the same key always
-  gives the same values. MLX's keys are uint32 arrays from ``mx.random.key``;
-  mlxref accepts any integer-valued array or a plain Python int as a key.
+Without ``key``, a sampler takes the next key of the global sequence:
+``split`` the state key in two, keep the first half as the new state and
+use the second. ``seed(s)`` sets the state to ``key(s)``; before any
+``seed`` it is ``key`` of the time in milliseconds, as in MLX. ``state`` is
+a one-element list holding the state key (MLX's ``mx.random.state``). mlxref
+keeps that key evaluated (its words are computed at once, not as a growing
+chain of lazy splits).
 """
 
-import random as _random
+import builtins
+import math
+import time
 
 from . import dtypes as _dt
 from .array import _fmt_shape, array
 from .ops.common import astype, broadcast_shapes, incompatible_arguments, to_shape
 from .ops.creation import check_dtype, scalar_or_array
-from .ops.elementwise import add, floor, maximum, minimum, multiply, subtract
+from .ops.elementwise import (
+    abs,
+    add,
+    divide,
+    equal,
+    erf,
+    erfinv,
+    exp,
+    floor,
+    less,
+    less_equal,
+    log,
+    log1p,
+    maximum,
+    minimum,
+    multiply,
+    negative,
+    sign,
+    subtract,
+    where,
+)
+from .ops.indexing import take
+from .ops.linalg import matmul
+from .ops.reduction import argmax, argsort, cumsum, max, sum
+from .ops.shape import expand_dims, reshape, squeeze
+from .primitives.base import make_array
+from .primitives.creation import RandomBits, random_words
 
-__all__ = ["seed", "uniform", "normal", "randint"]
+__all__ = [
+    "seed", "key", "split", "bits", "uniform", "normal", "randint", "bernoulli",
+    "truncated_normal", "gumbel", "categorical", "laplace", "permutation",
+    "multivariate_normal", "state",
+]
 
+_KEY = "key: array | None = None, stream: StreamOrDevice = None"
 _SIGNATURES = {
     "seed": "seed(seed: int) -> None",
+    "key": "key(seed: int) -> mlx.core.array",
+    "split": "split(key: array, num: int = 2, stream: StreamOrDevice = None) -> array",
+    "bits": f"bits(shape: Sequence[int] = [], width: int = 4, {_KEY}) -> array",
     "uniform": "uniform(low: scalar | array = 0, high: scalar | array = 1, "
-    "shape: Sequence[int] = [], dtype: Dtype | None = float32, key: array | None = None, "
-    "stream: StreamOrDevice = None) -> array",
+    f"shape: Sequence[int] = [], dtype: Dtype | None = float32, {_KEY}) -> array",
     "normal": "normal(shape: Sequence[int] = [], dtype: Dtype | None = float32, "
-    "loc: scalar | array | None = None, scale: scalar | array | None = None, "
-    "key: array | None = None, stream: StreamOrDevice = None) -> array",
+    f"loc: scalar | array | None = None, scale: scalar | array | None = None, {_KEY}) -> array",
+    "multivariate_normal": "multivariate_normal(mean: array, cov: array, "
+    f"shape: Sequence[int] = [], dtype: Dtype | None = float32, {_KEY}) -> array",
     "randint": "randint(low: scalar | array, high: scalar | array, shape: Sequence[int] = [], "
-    "dtype: Dtype | None = int32, key: array | None = None, "
-    "stream: StreamOrDevice = None) -> array",
+    f"dtype: Dtype | None = int32, {_KEY}) -> array",
+    "bernoulli": "bernoulli(p: scalar | array = 0.5, shape: Sequence[int] | None = None, "
+    f"{_KEY}) -> array",
+    "truncated_normal": "truncated_normal(lower: scalar | array, upper: scalar | array, "
+    f"shape: Sequence[int] | None = None, dtype: Dtype | None = float32, {_KEY}) -> array",
+    "gumbel": f"gumbel(shape: Sequence[int] = [], dtype: Dtype | None = float32, {_KEY}) -> array",
+    "categorical": "categorical(logits: array, axis: int = -1, shape: Sequence[int] | None = None, "
+    f"num_samples: int | None = None, {_KEY}) -> array",
+    "laplace": "laplace(shape: Sequence[int] = [], dtype: Dtype | None = float32, "
+    f"loc: float = 0.0, scale: float = 1.0, {_KEY}) -> array",
+    "permutation": f"permutation(x: int | array, axis: int = 0, {_KEY}) -> array",
 }
 
-_generator = _random.Random()  # the global state; seeded from the OS until seed() is called
+_UINT32_MAX = 2**32 - 1
+_BELOW_ONE = {  # the largest value below 1 of each dtype uniform supports, as a float32
+    _dt.float32: 1 - 2.0**-24,
+    _dt.float16: 1 - 2.0**-11,
+    _dt.bfloat16: 1 - 2.0**-8,
+}
+
+
+# --- keys and the global sequence ---------------------------------------------------
+
+
+def _key_words(seed):
+    return [seed >> 32, seed & 0xFFFFFFFF]
+
+
+def key(seed):
+    """``mx.random.key``: the key of a 64-bit seed, its high and low words."""
+    if not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise incompatible_arguments(_SIGNATURES["key"], (seed,))
+    return array(_key_words(seed), _dt.uint32)
+
+
+state = [key(int(time.time() * 1000))]
 
 
 def seed(seed):
-    """``mx.random.seed``: reset the global generator (``seed`` is an int in [0, 2**64))."""
+    """``mx.random.seed``: the global sequence restarts from ``key(seed)``."""
     if not isinstance(seed, int) or not 0 <= seed < 2**64:
         raise incompatible_arguments(_SIGNATURES["seed"], (seed,))
-    _generator.seed(int(seed))
+    state[0] = key(seed)
 
 
-def _generator_for(key):
-    """The global generator, or a fresh one seeded deterministically from ``key``."""
+def _next_key():
+    """MLX's ``KeySequence::next``: split the state key; keep one half, return the other."""
+    words = random_words(tuple(state[0].tolist()), 4)  # split(state, 2), computed now
+    state[0] = array(words[:2], _dt.uint32)
+    return array(words[2:], _dt.uint32)
+
+
+def _key_arg(key, name, args):
+    """The key a sampler uses: ``key`` (an array), or the next of the global sequence."""
     if key is None:
-        return _generator
-    if isinstance(key, array):
-        words = [int(v) for v in key.tolist()] if key.ndim else [int(key.item())]
-    elif isinstance(key, int):
-        words = [int(key)]
-    else:
-        raise TypeError(f"[random] key must be an array or an int, got {key!r}.")
-    # A string seed is hashed with SHA-512: the same on every run and platform.
-    return _random.Random("key:" + ",".join(str(w) for w in words))
+        return _next_key()
+    if not isinstance(key, array):
+        raise incompatible_arguments(_SIGNATURES[name], args, {"key": key})
+    return key
 
 
-def _draws(shape, dtype, key, draw):
-    """A materialised array of ``shape``: one ``draw(generator)`` per element."""
+def _check_key(key):
+    if key.dtype is not _dt.uint32:
+        raise ValueError(f"[bits] Expected key type uint32 but received {key.dtype.name}.")
+    if key.shape != (2,):
+        raise ValueError(f"[bits] Expected key shape (2) but received {_fmt_shape(key.shape)}.")
+
+
+def bits(shape=(), width=4, key=None, stream=None):
+    """Random unsigned integers of ``width`` bytes (4: uint32, 2: uint16, 1: uint8).
+
+    MLX's C++ ``random::bits``, which MLX's Python module does not export;
+    every sampler starts from it.
+    """
+    args = (shape, width)
+    shape = to_shape(shape, _SIGNATURES["bits"], args)
     if any(d < 0 for d in shape):
         raise ValueError("[bits] Negative dimensions not allowed.")
-    generator = _generator_for(key)
-    size = 1
-    for d in shape:
-        size *= d
-    # Stored as the dtype holds them, like every other array's elements.
-    return array._from_data(dtype.store([draw(generator) for _ in range(size)]), shape, dtype)
+    key = _key_arg(key, "bits", args)
+    _check_key(key)
+    if width not in (1, 2, 4):
+        raise ValueError(f"[bits] Bit width must be in {{1, 2, 4}} but got {width}.")
+    return make_array(RandomBits(shape, width), [key])
 
 
-def _to_dtype(value, dtype):
-    """A ``scalar | array`` argument as an array of ``dtype``."""
-    return astype(scalar_or_array(value), dtype)
+def split(key, num=2, stream=None):
+    """``mx.random.split``: ``num`` new keys, shape ``(num, 2)``: the bits of ``(num, 2)``."""
+    if not isinstance(key, array) or not isinstance(num, int):
+        raise incompatible_arguments(_SIGNATURES["split"], (key,), {"num": num})
+    return bits((num, 2), 4, key)
+
+
+# --- uniform and normal ---------------------------------------------------------------
+
+
+def _uniform(low, high, shape, dtype, key):
+    """MLX's ``random::uniform`` on arrays: bits / (2**32 - 1), below 1, then scaled."""
+    if not dtype.is_float:
+        raise ValueError(
+            "[uniform] Can only generate uniform numbers with real floating point type."
+        )
+    lo, hi = astype(low, dtype), astype(high, dtype)
+    span = subtract(hi, lo)
+    out_shape = broadcast_shapes(shape, span.shape)
+    if out_shape != shape:
+        raise ValueError(
+            f"[uniform] Cannot generate random values of shape {_fmt_shape(shape)} "
+            f"from broadcasted shape {_fmt_shape(out_shape)}."
+        )
+    if dtype not in _BELOW_ONE:
+        raise RuntimeError("[uniform] Unsupported type.")
+    upper = array(_BELOW_ONE[dtype], _dt.float32)
+    u = divide(bits(shape, 4, key), array(float(_UINT32_MAX), _dt.float32))
+    u = astype(minimum(u, upper), dtype)
+    return add(multiply(span, u), lo)
+
+
+def _unit_uniform(shape, dtype, key):
+    """``uniform(shape, dtype)``: on [0, 1)."""
+    return _uniform(array(0.0, dtype), array(1.0, dtype), shape, dtype, key)
+
+
+def _symmetric_uniform(shape, key):
+    """float32 numbers in (-1, 1): what normal and laplace transform."""
+    low = array(-1.0 + 2.0**-24, _dt.float32)  # nextafter(-1.0f, 0.0f)
+    return _uniform(low, array(1.0, _dt.float32), shape, _dt.float32, key)
 
 
 def uniform(low=0, high=1, shape=(), dtype=_dt.float32, key=None, stream=None):
@@ -92,29 +212,28 @@ def uniform(low=0, high=1, shape=(), dtype=_dt.float32, key=None, stream=None):
     args = (low, high, shape, dtype)
     shape = to_shape(shape, sig, args)
     check_dtype(dtype, sig, args)
-    dtype = dtype or _dt.float32
-    if not dtype.is_float:
-        raise ValueError(
-            "[uniform] Can only generate uniform numbers with real floating point type."
-        )
-    lo, hi = _to_dtype(low, dtype), _to_dtype(high, dtype)
-    span = subtract(hi, lo)
-    out_shape = broadcast_shapes(shape, span.shape)
-    if out_shape != shape:
-        raise ValueError(
-            f"[uniform] Cannot generate random values of shape {_fmt_shape(shape)} "
-            f"from broadcasted shape {_fmt_shape(out_shape)}."
-        )
-    if dtype is not _dt.float32:
-        raise RuntimeError("[uniform] Unsupported type.")  # MLX: float32 (and halves) only
-    # As MLX makes a float32 in [0, 1) from random bits: 23 of them, so
-    # every draw is a multiple of 2**-23 and none rounds up to 1.
-    u = _draws(shape, dtype, key, lambda g: g.getrandbits(23) * 2.0**-23)
-    return add(multiply(span, u), lo)
+    key = _key_arg(key, "uniform", args)
+    return _uniform(scalar_or_array(low), scalar_or_array(high), shape,
+                    dtype or _dt.float32, key)
+
+
+def _complex_normal(shape, loc, scale, key):
+    """MLX's ``complex_normal``: real and imaginary parts erfinv of a uniform,
+    so each has variance 1/2. MLX views the float32 pairs as complex64;
+    mlxref composes ``re + im * 1j``, the same numbers."""
+    pairs = erfinv(_symmetric_uniform(shape + (2,), key))
+    re = astype(take(pairs, 0, axis=-1), _dt.complex64)
+    im = astype(take(pairs, 1, axis=-1), _dt.complex64)
+    z = add(re, multiply(im, array(1j, _dt.complex64)))
+    if scale is not None:
+        z = multiply(scale, z)
+    if loc is not None:
+        z = add(loc, z)
+    return z
 
 
 def normal(shape=(), dtype=_dt.float32, loc=None, scale=None, key=None, stream=None):
-    """``mx.random.normal``: normally distributed numbers, ``loc + scale * z``.
+    """``mx.random.normal``: ``loc + scale * sqrt(2) * erfinv(u)``, u uniform in (-1, 1).
 
     Without ``loc`` and ``scale`` the standard normal (mean 0, std 1). The
     result has the shape of ``shape``, ``loc`` and ``scale`` broadcast together.
@@ -124,14 +243,99 @@ def normal(shape=(), dtype=_dt.float32, loc=None, scale=None, key=None, stream=N
     shape = to_shape(shape, sig, args)
     check_dtype(dtype, sig, args)
     dtype = dtype or _dt.float32
+    key = _key_arg(key, "normal", args)
+    loc = None if loc is None else scalar_or_array(loc, dtype)
+    scale = None if scale is None else scalar_or_array(scale, dtype)
+    if dtype is _dt.complex64:
+        return _complex_normal(shape, loc, scale, key)
     if not dtype.is_float:
         raise ValueError("[normal] Only floating point and complex64 types are supported.")
-    z = _draws(shape, dtype, key, lambda g: g.gauss(0.0, 1.0))
+    samples = _symmetric_uniform(shape, key)
+    applied_scale = array(math.sqrt(2.0), dtype)
     if scale is not None:
-        z = multiply(astype(scalar_or_array(scale, dtype), dtype), z)
+        applied_scale = multiply(applied_scale, astype(scale, dtype))
+    samples = multiply(applied_scale, astype(erfinv(samples), dtype))
     if loc is not None:
-        z = add(astype(scalar_or_array(loc, dtype), dtype), z)
-    return z
+        samples = add(astype(loc, dtype), samples)
+    return samples
+
+
+def _psd_sqrt(matrix, n):
+    """The symmetric square root of a symmetric positive semi-definite ``n x n``
+    matrix (a flat list), by Jacobi's eigenvalue method in double precision.
+
+    MLX takes ``U sqrt(S) Vt`` from an SVD; for a positive semi-definite
+    matrix that is this same unique square root.
+    """
+    a = [[float(matrix[i * n + j]) for j in range(n)] for i in range(n)]
+    v = [[float(i == j) for j in range(n)] for i in range(n)]
+    for _ in range(100):
+        off = math.fsum(a[i][j] ** 2 for i in range(n) for j in range(n) if i != j)
+        if off <= 1e-30 * (1 + math.fsum(a[i][i] ** 2 for i in range(n))):
+            break
+        for p in range(n):
+            for q in range(p + 1, n):
+                if a[p][q] == 0.0:
+                    continue
+                theta = (a[q][q] - a[p][p]) / (2 * a[p][q])
+                t = math.copysign(1.0, theta) / (builtins.abs(theta) + math.sqrt(theta * theta + 1))
+                c = 1 / math.sqrt(t * t + 1)
+                s = t * c
+                for k in range(n):  # A <- A J, then J^T A; V <- V J
+                    akp, akq = a[k][p], a[k][q]
+                    a[k][p], a[k][q] = c * akp - s * akq, s * akp + c * akq
+                for k in range(n):
+                    apk, aqk = a[p][k], a[q][k]
+                    a[p][k], a[q][k] = c * apk - s * aqk, s * apk + c * aqk
+                for k in range(n):
+                    vkp, vkq = v[k][p], v[k][q]
+                    v[k][p], v[k][q] = c * vkp - s * vkq, s * vkp + c * vkq
+    roots = [math.sqrt(builtins.max(a[k][k], 0.0)) for k in range(n)]
+    return [math.fsum(v[i][k] * roots[k] * v[j][k] for k in range(n))
+            for i in range(n) for j in range(n)]
+
+
+def multivariate_normal(mean, cov, shape=(), dtype=_dt.float32, key=None, stream=None):
+    """``mx.random.multivariate_normal``: ``mean + z @ sqrt(cov)``, z standard normal.
+
+    MLX computes the square root of ``cov`` from its SVD, as a graph. mlxref
+    has no SVD yet: it evaluates ``cov`` and takes the symmetric square root
+    in double precision (``_psd_sqrt``), rounded to float32, as a constant of
+    the graph. So the samples equal MLX's to float32 rounding, gradients
+    reach ``mean`` but not ``cov``, and ``cov`` cannot be a vmapped input.
+    """
+    sig = _SIGNATURES["multivariate_normal"]
+    args = (mean, cov, shape, dtype)
+    if not isinstance(mean, array) or not isinstance(cov, array):
+        raise incompatible_arguments(sig, args)
+    shape = to_shape(shape, sig, args)
+    check_dtype(dtype, sig, args)
+    dtype = dtype or _dt.float32
+    key = _key_arg(key, "multivariate_normal", args)
+    if dtype is not _dt.float32:
+        raise ValueError("[multivariate_normal] dtype must be float32.")
+    if mean.ndim < 1:
+        raise ValueError("[multivariate_normal] mean must have at least one dimension.")
+    if cov.ndim < 2:
+        raise ValueError("[multivariate_normal] cov must have at least two dimensions.")
+    n = mean.shape[-1]
+    if cov.shape[-1] != cov.shape[-2]:
+        raise ValueError("[multivariate_normal] last two dimensions of cov must be equal.")
+    if n != cov.shape[-1]:
+        raise ValueError("[multivariate_normal] mean and cov must have compatible shapes.")
+    out_shape = broadcast_shapes(cov.shape[:-2], mean.shape[:-1])
+    out_shape = broadcast_shapes(out_shape, shape) + (n,)
+    flat = reshape(astype(cov, _dt.float32), (-1,)).tolist()
+    roots = []
+    for b in range(len(flat) // (n * n) if n else 0):
+        roots += _psd_sqrt(flat[b * n * n : (b + 1) * n * n], n)
+    std = array(_dt.float32.store(roots), _dt.float32).reshape(cov.shape)
+    z = normal(out_shape, dtype, 0.0, 1.0, key)
+    scaled = squeeze(matmul(expand_dims(z, -2), std), -2)
+    return add(mean, scaled)
+
+
+# --- integers, booleans, other distributions ----------------------------------------------
 
 
 def randint(low, high, shape=(), dtype=_dt.int32, key=None, stream=None):
@@ -145,10 +349,180 @@ def randint(low, high, shape=(), dtype=_dt.int32, key=None, stream=None):
     shape = to_shape(shape, sig, args)
     check_dtype(dtype, sig, args)
     dtype = dtype or _dt.int32
-    if dtype.is_float:
+    key = _key_arg(key, "randint", args)
+    if dtype.is_inexact:
         raise ValueError("[randint] randint only accepts integer dtypes and bool.")
-    u = uniform(low, high, shape, _dt.float32, key)
-    out = astype(floor(u), dtype)
     high, low = scalar_or_array(high), scalar_or_array(low)
+    u = _uniform(low, high, shape, _dt.float32, key)
+    out = astype(floor(u), dtype)
     top = astype(subtract(high, array(1, high.dtype)), dtype)
     return maximum(minimum(out, top), astype(low, dtype))
+
+
+def bernoulli(p=0.5, shape=None, key=None, stream=None):
+    """``mx.random.bernoulli``: True with probability ``p``.
+
+    MLX compares the bits with ``p`` times the float32 just above 2**32 - 1,
+    so ``p >= 1`` is always True and ``p <= 0`` always False.
+    """
+    sig = _SIGNATURES["bernoulli"]
+    args = (p,)
+    if shape is not None:
+        shape = to_shape(shape, sig, args, {"shape": shape})
+    key = _key_arg(key, "bernoulli", args)
+    p = scalar_or_array(p)
+    if not p.dtype.is_float:
+        raise ValueError("[bernoulli] bernoulli probability `p` must be a float type.")
+    if shape is None:
+        shape = p.shape
+    upper = array(2.0**32 + 2.0**9, _dt.float32)  # nextafter(float(UINT32_MAX), inf)
+    res = less(bits(shape, 4, key), multiply(p, upper))
+    if res.shape != shape:
+        raise ValueError("[bernoulli] shape of `p` is incompatible with argument `shape`.")
+    return res
+
+
+def truncated_normal(lower, upper, shape=None, dtype=_dt.float32, key=None, stream=None):
+    """``mx.random.truncated_normal``: a normal restricted to ``(lower, upper)``.
+
+    As MLX (after JAX): ``sqrt(2) * erfinv(u)`` with ``u`` uniform between
+    ``erf(lower / sqrt(2))`` and ``erf(upper / sqrt(2))``, clipped to the bounds.
+    """
+    sig = _SIGNATURES["truncated_normal"]
+    args = (lower, upper)
+    if shape is not None:
+        shape = to_shape(shape, sig, args, {"shape": shape})
+    check_dtype(dtype, sig, args)
+    dtype = dtype or _dt.float32
+    key = _key_arg(key, "truncated_normal", args)
+    lower, upper = scalar_or_array(lower), scalar_or_array(upper)
+    if shape is None:
+        shape = broadcast_shapes(lower.shape, upper.shape)
+    if not dtype.is_float:
+        raise ValueError("[trunc_normal] trunc_normal only accepts floating point dtypes.")
+    sqrt2 = array(math.sqrt(2.0), dtype)
+    lower_t, upper_t = astype(lower, dtype), astype(upper, dtype)
+    a = erf(divide(lower_t, sqrt2))
+    b = erf(divide(upper_t, sqrt2))
+    out = multiply(sqrt2, erfinv(_uniform(a, b, shape, dtype, key)))
+    return maximum(minimum(upper_t, out), lower_t)
+
+
+def _gumbel(shape, dtype, key):
+    return negative(log(negative(log(_unit_uniform(shape, dtype, key)))))
+
+
+def gumbel(shape=(), dtype=_dt.float32, key=None, stream=None):
+    """``mx.random.gumbel``: the standard Gumbel distribution, ``-log(-log(u))``."""
+    sig = _SIGNATURES["gumbel"]
+    args = (shape, dtype)
+    shape = to_shape(shape, sig, args)
+    check_dtype(dtype, sig, args)
+    key = _key_arg(key, "gumbel", args)
+    return _gumbel(shape, dtype or _dt.float32, key)
+
+
+def laplace(shape=(), dtype=_dt.float32, loc=0.0, scale=1.0, key=None, stream=None):
+    """``mx.random.laplace``: by the inverse CDF, ``sign(u) * log1p(-|u|)``, u in (-1, 1),
+    then ``loc + scale * x``. ``loc`` and ``scale`` are C floats in MLX (float32)."""
+    sig = _SIGNATURES["laplace"]
+    args = (shape, dtype)
+    shape = to_shape(shape, sig, args)
+    check_dtype(dtype, sig, args)
+    if isinstance(loc, bool) or not isinstance(loc, (int, float)) or \
+            isinstance(scale, bool) or not isinstance(scale, (int, float)):
+        raise incompatible_arguments(sig, args, {"loc": loc, "scale": scale})
+    dtype = dtype or _dt.float32
+    key = _key_arg(key, "laplace", args)
+    if not dtype.is_float:
+        raise ValueError("[laplace] Only real floating point types are supported.")
+    loc, scale = _dt.float32.cast(float(loc)), _dt.float32.cast(float(scale))
+    u = _symmetric_uniform(shape, key)
+    samples = multiply(sign(u), log1p(multiply(array(-1.0, dtype), abs(u))))
+    samples = astype(samples, dtype)
+    if scale != 1.0:
+        samples = multiply(array(scale, dtype), samples)
+    if loc != 0.0:
+        samples = add(array(loc, dtype), samples)
+    return samples
+
+
+def _valid_axis(axis, ndim):
+    ax = axis + ndim if axis < 0 else axis
+    if ax < 0 or ax >= ndim:
+        raise IndexError(f"[categorical] Invalid axis {axis} for logits with {ndim} dimensions.")
+    return ax
+
+
+def _categorical_inverse_cdf(logits, shape, key):
+    """MLX's ``categorical_inverse_cdf``, for one distribution and many samples:
+    the index of the first ``cdf`` step above ``u * sum(w)``. MLX finds it
+    with ``searchsorted(cdf, u, "right") - 1``; mlxref counts the steps at
+    or below ``u`` (the same number: ``cdf`` is sorted)."""
+    dtype = _dt.promote_types(logits.dtype, _dt.float32)
+    x = astype(logits, dtype)
+    m = max(x)
+    w = where(equal(abs(m), array(math.inf, dtype)),  # isinf(m): uniform over the maxima
+              astype(equal(x, m), dtype), exp(subtract(x, m)))
+    cdf = cumsum(w, 0, inclusive=False)
+    u = multiply(_unit_uniform(shape, _dt.float32, key), sum(w))
+    steps = sum(less_equal(cdf, expand_dims(u, -1)), axis=-1)
+    return subtract(astype(steps, _dt.uint32), array(1, _dt.uint32))
+
+
+def _categorical(logits, axis, shape, key):
+    """MLX's ``categorical_impl``: the inverse CDF for one distribution, else the
+    Gumbel-max trick, ``argmax(gumbel + logits)`` along ``axis``."""
+    n = logits.shape[axis]
+    if n > 0 and logits.size == n and shape:
+        return _categorical_inverse_cdf(reshape(logits, (n,)), shape, key)
+    offset = axis + len(shape) - logits.ndim + 1
+    g = _gumbel(shape[:offset] + (n,) + shape[offset:], _dt.float32, key)
+    return argmax(add(g, logits), offset)
+
+
+def categorical(logits, axis=-1, shape=None, num_samples=None, key=None, stream=None):
+    """``mx.random.categorical``: indices (uint32) drawn with probabilities
+    ``softmax(logits)`` along ``axis``; ``shape`` or ``num_samples`` draws more."""
+    sig = _SIGNATURES["categorical"]
+    args = (logits,)
+    if not isinstance(logits, array) or not isinstance(axis, int):
+        raise incompatible_arguments(sig, args, {"axis": axis})
+    if shape is not None:
+        shape = to_shape(shape, sig, args, {"shape": shape})
+    if num_samples is not None and not isinstance(num_samples, int):
+        raise incompatible_arguments(sig, args, {"num_samples": num_samples})
+    key = _key_arg(key, "categorical", args)
+    if shape is not None and num_samples is not None:
+        raise ValueError("[categorical] At most one of shape or num_samples can be specified.")
+    axis = _valid_axis(axis, logits.ndim)
+    if shape is not None:
+        reduced = logits.shape[:axis] + logits.shape[axis + 1 :]
+        if broadcast_shapes(shape, reduced) != shape:
+            raise ValueError(
+                f"[categorical] Requested shape {_fmt_shape(shape)} is not broadcast "
+                f"compatible with reduced logits shape{_fmt_shape(reduced)}."
+            )
+        return _categorical(logits, axis, shape, key)
+    if num_samples is not None:
+        logits = expand_dims(logits, -1)
+        shape = logits.shape[:axis] + logits.shape[axis + 1 : -1] + (num_samples,)
+        return _categorical(logits, axis, shape, key)
+    return _categorical(logits, axis, logits.shape[:axis] + logits.shape[axis + 1 :], key)
+
+
+def permutation(x, axis=0, key=None, stream=None):
+    """``mx.random.permutation``: ``argsort`` of random bits, a random order of
+    ``range(x)``; for an array, its entries along ``axis`` taken in such an order."""
+    sig = _SIGNATURES["permutation"]
+    if isinstance(x, bool) or not isinstance(x, (int, array)) or not isinstance(axis, int):
+        raise incompatible_arguments(sig, (x,), {"axis": axis})
+    key = _key_arg(key, "permutation", (x,))
+    if isinstance(x, int):
+        return argsort(bits((x,), 4, key))
+    if not -x.ndim <= axis < x.ndim:
+        # MLX reads x.shape(axis) unchecked (C++'s "SmallVector out of range.").
+        raise IndexError(
+            f"[permutation] Axis {axis} is out of bounds for array with {x.ndim} dimensions."
+        )
+    return take(x, argsort(bits((x.shape[axis],), 4, key)), axis)

@@ -1,5 +1,6 @@
-"""Symbolic cases for the reductions (Reduce, ArgReduce, Scan, LogSumExp,
-Softmax), the matrix product and the creation primitives (Full, Arange).
+"""Symbolic cases for the reductions (Reduce, ArgReduce, ArgSort, Scan,
+LogSumExp, Softmax), the matrix product and the creation primitives (Full,
+Arange, RandomBits).
 
 SymPy cannot order two independent symbols, and max, min, argmax and argmin
 must pick an element. Their cases therefore compare ``x_i + c`` for constant
@@ -55,6 +56,13 @@ CASES = [
     Case(R.ArgReduce,
          lambda x: mx.argmin(_offsets(x, [0.0, 1.0, -1.0]), keepdims=True).astype(x.dtype),
          ((1,),), zero=True, note="argmin of the flattened array"),
+    # ArgSort (indices: zero rule), ordered by constant offsets as above
+    Case(R.ArgSort,
+         lambda x: mx.argsort(_offsets(x, [0.0, 1.0, -1.0])).astype(x.dtype), ((2,),),
+         zero=True, note="argsort of the last axis"),
+    Case(R.ArgSort,
+         lambda x: mx.argsort(_offsets(x, [[0.0, 2.0], [1.0, -1.0]]), axis=1).astype(x.dtype),
+         ((2,),), zero=True, note="argsort of a middle axis"),
     # Scan: cumsum, every direction
     Case(R.Scan, lambda x: mx.cumsum(x, axis=1), ((2, 3),), note="cumsum"),
     Case(R.Scan, lambda x: mx.cumsum(x, axis=0, reverse=True), ((3, 2),),
@@ -88,4 +96,6 @@ CASES = [
     Case(C.Full, lambda x: mx.full((2,), x), ((),), note="full of a scalar"),
     Case(C.Arange, lambda x: x * mx.arange(3), ((3,),),
          note="no inputs: never on a tape, so its own rules never run"),
+    Case(C.RandomBits, lambda x: x * mx.random.uniform(shape=(3,), key=mx.random.key(7)),
+         ((3,),), note="a constant key: the bits are constants (the key's rules never run)"),
 ]
