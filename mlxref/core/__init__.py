@@ -78,4 +78,4 @@ from .device import (  # noqa: F401,E402
     stream,
     synchronize,
 )
-from . import cuda, metal, random  # noqa: F401,E402
+from . import cuda, distributed, metal, random  # noqa: F401,E402
