@@ -5,6 +5,8 @@ from fractions import Fraction
 
 import pytest
 
+import mlxref.core as mlxref_core
+
 try:  # the `metal` extra; CI installs it on Linux x86_64
     import mlx.core as real_mx
 except ImportError:  # pragma: no cover - only where MLX has no wheel
@@ -102,3 +104,20 @@ def nearest(x, name):
     if abs(q * ulp) >= Fraction(2) ** (emax + 1):
         return math.copysign(math.inf, x)
     return float(q * ulp) if q else math.copysign(0.0, x)
+
+
+def raised(f):
+    """``(type name, message)`` of what ``f()`` raises, or None."""
+    try:
+        f()
+    except Exception as e:  # noqa: BLE001 - the type and message are what is compared
+        return type(e).__name__, str(e)
+    return None
+
+
+def assert_same_error(call):
+    """``call(lib)`` raises the same exception type and message with ``lib`` mlxref.core
+    and real MLX (and real MLX does raise)."""
+    ours, theirs = raised(lambda: call(mlxref_core)), raised(lambda: call(real_mx))
+    assert theirs is not None, "real MLX accepted it"
+    assert ours == theirs

@@ -41,7 +41,17 @@ from .dtypes import (  # noqa: F401
     uint64,
     unsignedinteger,
 )
-from .graph import get_active_memory, get_peak_memory, reset_peak_memory  # noqa: F401
+from .graph import (  # noqa: F401
+    clear_cache,
+    get_active_memory,
+    get_cache_memory,
+    get_memory_limit,
+    get_peak_memory,
+    reset_peak_memory,
+    set_cache_limit,
+    set_memory_limit,
+    set_wired_limit,
+)
 from .ops import *  # noqa: F401,F403
 from .transforms import (  # noqa: F401,E402
     async_eval,
@@ -54,7 +64,29 @@ from .transforms import (  # noqa: F401,E402
     vjp,
     vmap,
 )
-from . import random  # noqa: F401
+from .device import (  # noqa: F401,E402
+    Device,
+    DeviceType,
+    Stream,
+    StreamContext,
+    ThreadLocalStream,
+    clear_streams,
+    cpu,
+    default_device,
+    default_stream,
+    device_count,
+    device_info,
+    gpu,
+    is_available,
+    new_stream,
+    new_thread_local_stream,
+    new_thread_unsafe_stream,
+    set_default_device,
+    set_default_stream,
+    stream,
+    synchronize,
+)
+from . import cuda, distributed, metal, random  # noqa: F401,E402
 
 # MLX's constants (python/src/constants.cpp): Python floats, and None for newaxis.
 pi = _math.pi

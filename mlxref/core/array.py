@@ -322,7 +322,12 @@ class array:
         return _nest(data, self.shape)
 
     def astype(self, dtype, stream=None):
-        return ops.astype(self, dtype)
+        if not isinstance(dtype, _dt.Dtype):
+            raise ops.common.incompatible_arguments(
+                "astype(self, dtype: mlx.core.Dtype, stream: mlx.core.Stream | "
+                "mlx.core.ThreadLocalStream | mlx.core.Device | mlx.core.DeviceType | "
+                "None = None) -> mlx.core.array", (self, dtype))
+        return ops.astype(self, dtype, stream=stream)
 
     def __bool__(self):
         return bool(self.item())

@@ -16,6 +16,7 @@ once. Arrays that are being traced by a transform keep their graph
 import contextlib
 import contextvars
 import gc
+import os
 import threading
 
 # --- tracing state -------------------------------------------------------------
@@ -130,6 +131,75 @@ def get_peak_memory():
 def reset_peak_memory():
     """``mx.reset_peak_memory()``: set the peak to 0; the next allocation raises it again."""
     _Memory.peak = 0
+
+
+def _physical_memory():
+    """Bytes of RAM, as mlx/backend/no_gpu/linux_memory.h reads them (0 if unknown)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+class _Limits:
+    """The limits MLX's CPU allocator keeps (mlx/backend/no_gpu/allocator.cpp).
+    mlxref records them and hands them back; nothing enforces them (MLX's CPU
+    allocator does not enforce its memory limit either)."""
+
+    memory = int(0.8 * _physical_memory()) or 1 << 33
+    cache = 32 << 20
+
+
+_SIZE_T = range(2**64)
+
+
+def _limit(name, limit):
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit not in _SIZE_T:
+        from .ops.common import incompatible_arguments  # graph.py is imported before ops
+        raise incompatible_arguments(f"{name}(limit: int) -> int", (limit,))
+    return limit
+
+
+def get_cache_memory():
+    """``mx.get_cache_memory()``: always 0. MLX keeps freed buffers in a cache to
+    reuse; mlxref's element lists go back to Python when the last array holding
+    them goes, so there is never anything cached."""
+    return 0
+
+
+def clear_cache():
+    """``mx.clear_cache()``: empty the cache, which in mlxref is always empty."""
+
+
+def set_memory_limit(limit):
+    """``mx.set_memory_limit(limit)``: record ``limit`` (bytes) and return the limit
+    it replaces. The first one is MLX's CPU default, 0.8 x the machine's RAM.
+    Recorded only: mlxref, like MLX's CPU build, never waits or fails on it."""
+    limit = _limit("set_memory_limit", limit)
+    with _Memory.lock:
+        _Limits.memory, old = limit, _Limits.memory
+    return old
+
+
+def get_memory_limit():
+    """``mx.get_memory_limit()``: the limit ``set_memory_limit`` last recorded."""
+    return _Limits.memory
+
+
+def set_cache_limit(limit):
+    """``mx.set_cache_limit(limit)``: record ``limit`` (bytes) and return the one it
+    replaces (MLX's default: 32 MiB). mlxref caches nothing, so it has no effect."""
+    limit = _limit("set_cache_limit", limit)
+    with _Memory.lock:
+        _Limits.cache, old = limit, _Limits.cache
+    return old
+
+
+def set_wired_limit(limit):
+    """``mx.set_wired_limit(limit)``: wiring memory is a Metal matter; as in MLX's
+    CPU build the argument is checked, nothing is recorded and 0 is returned."""
+    _limit("set_wired_limit", limit)
+    return 0
 
 
 # --- eval -------------------------------------------------------------------------

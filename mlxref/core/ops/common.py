@@ -113,12 +113,17 @@ def as_arrays(*values):
     return out
 
 
-def astype(a, dtype):
-    """``a`` cast to ``dtype``: an AsType node only when the dtype changes."""
+_ASTYPE = "astype(a: array, dtype: Dtype, /, *, stream: StreamOrDevice = None) -> array"
+
+
+def astype(a, dtype, /, *, stream=None):
+    """``mx.astype``: ``a`` cast to ``dtype``; an AsType node only when the dtype
+    changes. ``stream=`` is accepted and changes nothing (mlxref/core/device.py)."""
+    if not isinstance(a, array) or not isinstance(dtype, _dt.Dtype):
+        raise incompatible_arguments(_ASTYPE, (a, dtype), None if stream is None else
+                                     {"stream": stream})
     if a.dtype is dtype:
         return copy.copy(a)
-    if not isinstance(dtype, _dt.Dtype):
-        raise TypeError(f"[astype] Expected an mlx.core.Dtype, got {dtype!r}.")
     return make_array(AsType(dtype), [a])
 
 
@@ -184,7 +189,12 @@ def _type_name(value):
     if isinstance(value, _dt.Dtype):
         return "mlx.core.Dtype"
     t = type(value)
-    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+    if t.__module__ == "builtins":
+        return t.__name__
+    module = t.__module__  # mlxref's own classes (Device, Stream...) print as MLX's
+    if module == "mlxref.core" or module.startswith("mlxref.core."):
+        module = "mlx" + module[len("mlxref"):]
+    return f"{module}.{t.__qualname__}"
 
 
 def incompatible_arguments(signature, args=None, kwargs=None):

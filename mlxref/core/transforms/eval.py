@@ -21,7 +21,8 @@ def eval(*args):
 def async_eval(*args):
     """``mx.async_eval(*args)``: schedule evaluation and return ``None``.
 
-    mlxref has no streams, so it evaluates at once; the API and the error
+    mlxref computes in Python, at once (its streams are bookkeeping:
+    mlxref/core/device.py), so it evaluates now; the API and the error
     inside transforms are MLX's.
     """
     if graph.in_tracing():
