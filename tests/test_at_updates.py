@@ -191,6 +191,14 @@ def test_a_boolean_index_and_an_index_out_of_bounds_are_clear_errors():
         x.at[5].add(1)
 
 
+@needs_mlx
+def test_a_missing_value_is_a_type_error():
+    with pytest.raises(TypeError, match=re.escape("maximum(): incompatible function arguments")):
+        real_mx.zeros((2,)).at[0].maximum(None)
+    with pytest.raises(TypeError, match=re.escape("maximum(): incompatible function arguments")):
+        mx.zeros((2,)).at[0].maximum(None)
+
+
 # --- gradients ---------------------------------------------------------------------------
 
 

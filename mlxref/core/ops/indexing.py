@@ -814,37 +814,39 @@ class ArrayAt:
         at._index, at._has_index = index, True
         return at
 
-    def _apply(self, reduce_type, v, transform=None):
+    def _apply(self, name, reduce_type, v, transform=None):
         if not self._has_index:
             raise ValueError("Must give indices to array.at (e.g. `x.at[0].add(4)`).")
+        if v is None:
+            raise TypeError(f"{name}(): incompatible function arguments: the value cannot be None.")
         if transform is not None:
             v = transform(_value_array(v, self._x.dtype))
         return setitem(self._x, self._index, v, reduce_type)
 
     def add(self, value):
         """``x`` with ``value`` added at the index (a scatter-add)."""
-        return self._apply("sum", value)
+        return self._apply("add", "sum", value)
 
     def subtract(self, value):
         """A scatter-add of ``-value``, as MLX."""
-        return self._apply("sum", value, negative)
+        return self._apply("subtract", "sum", value, negative)
 
     def multiply(self, value):
         """``x`` times ``value`` at the index (a scatter-prod)."""
-        return self._apply("prod", value)
+        return self._apply("multiply", "prod", value)
 
     def divide(self, value):
         """A scatter-prod of ``reciprocal(value)``, as MLX: for an integer ``x`` the
         reciprocal is cast to x's dtype first (so dividing by 2 gives 0)."""
-        return self._apply("prod", value, reciprocal)
+        return self._apply("divide", "prod", value, reciprocal)
 
     def maximum(self, value):
         """The larger of ``x`` and ``value`` at the index (a scatter-max)."""
-        return self._apply("max", value)
+        return self._apply("maximum", "max", value)
 
     def minimum(self, value):
         """The smaller of ``x`` and ``value`` at the index (a scatter-min)."""
-        return self._apply("min", value)
+        return self._apply("minimum", "min", value)
 
 
 # --- put_along_axis, and slice / slice_update with array starts -------------------
