@@ -573,6 +573,12 @@ class array:
         return ops.squeeze(self, axis)
 
     @property
+    def at(self):
+        """MLX's ``x.at[index].add(v)`` and friends: updates where a repeated
+        index applies every time (``ops.ArrayAt``)."""
+        return ops.ArrayAt(self)
+
+    @property
     def T(self):
         return ops.transpose(self)
 

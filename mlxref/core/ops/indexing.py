@@ -32,7 +32,9 @@ from ..array import _fmt_shape, array
 from ..primitives import indexing as P
 from ..primitives.base import make_array
 from .common import broadcast_arrays, broadcast_shapes, broadcast_to, is_scalar, normalize_axis
+from .elementwise import negative, reciprocal
 from .shape import (
+    _WHOLE_UPDATE,
     expand_dims,
     flatten,
     reshape,
@@ -42,7 +44,10 @@ from .shape import (
     transpose,
 )
 
-__all__ = ["take", "take_along_axis", "getitem", "setitem"]
+__all__ = [
+    "take", "take_along_axis", "put_along_axis", "getitem", "setitem", "ArrayAt",
+    "dynamic_slice", "dynamic_slice_update",
+]
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
@@ -158,9 +163,11 @@ def _gather(a, indices, axes, slice_sizes, op="gather"):
     return make_array(P.Gather(axes, slice_sizes, op), [a, *inputs])
 
 
-def _scatter(a, indices, updates, axes, op=""):
-    """MLX's ``scatter`` (replace mode). (For boolean indices MLX throws a bare C
-    string, which Python shows as a SystemError; mlxref raises a ValueError.)"""
+def _scatter(a, indices, updates, axes, op="", reduce_type="none"):
+    """MLX's ``scatter`` (and ``scatter_add`` / ``_prod`` / ``_max`` / ``_min`` for
+    ``reduce_type`` "sum", "prod", "max", "min"). (For boolean indices MLX
+    throws a bare C string, which Python shows as a SystemError; mlxref raises
+    a ValueError.)"""
     _check_index_arrays(a, indices, "scatter", "scatter")
     inputs = broadcast_arrays(*indices)
     idx_shape = inputs[0].shape if inputs else ()
@@ -181,7 +188,7 @@ def _scatter(a, indices, updates, axes, op=""):
         )
     dtype = _index_dtype(indices, "scatter")
     inputs = [x.astype(dtype) for x in inputs]
-    return make_array(P.Scatter(axes, "none", op), [a, *inputs, updates.astype(a.dtype)])
+    return make_array(P.Scatter(axes, reduce_type, op), [a, *inputs, updates.astype(a.dtype)])
 
 
 def _take(a, indices, axis, op):
@@ -246,39 +253,49 @@ def take(a, /, indices, axis=None, *, stream=None):
     return _take(a, indices, axis, "take")
 
 
+def _along_axis_checks(a, indices, axis, op, more=()):
+    """What ``take_along_axis`` and ``put_along_axis`` check; the axis, wrapped.
+    ``more``: further (name, argument) pairs that must be arrays."""
+    for name, x in (("a", a), ("indices", indices), *more):
+        if not isinstance(x, array):
+            raise TypeError(
+                f"{op}(): incompatible function arguments: {name} must be an "
+                f"array, got {type(x).__name__}."
+            )
+    message = f"[{op}] Axis {{axis}} is out of bounds for array with {{ndim}} dimensions."
+    axis = normalize_axis(axis, a.ndim, message)
+    if indices.ndim != a.ndim:
+        raise ValueError(
+            f"[{op}] Indices of dimension {indices.ndim} does not match array "
+            f"of dimension {a.ndim}."
+        )
+    if indices.dtype is _dt.bool_ or indices.dtype.is_inexact:
+        # MLX fails only when it evaluates ("Cannot gather/scatter with indices type").
+        raise ValueError(f"[{op}] Got indices with invalid dtype. Indices must be integral.")
+    return axis
+
+
 def take_along_axis(a, /, indices, axis=-1, *, stream=None):
     """``mx.take_along_axis``: ``out[..., i, ...] = a[..., indices[..., i, ...], ...]`` on ``axis``.
 
     ``indices`` has ``a``'s number of dimensions and broadcasts with ``a`` on
     every other axis. ``axis=None`` uses the flattened ``a``.
     """
-    for name, x in (("a", a), ("indices", indices)):
-        if not isinstance(x, array):
-            raise TypeError(
-                f"take_along_axis(): incompatible function arguments: {name} must be an "
-                f"array, got {type(x).__name__}."
-            )
     if axis is None:
-        a, axis = reshape(a, (-1,)), 0
-    message = "[take_along_axis] Axis {axis} is out of bounds for array with {ndim} dimensions."
-    axis = normalize_axis(axis, a.ndim, message)
-    if indices.ndim != a.ndim:
-        raise ValueError(
-            f"[take_along_axis] Indices of dimension {indices.ndim} does not match array "
-            f"of dimension {a.ndim}."
-        )
-    if indices.dtype is _dt.bool_ or indices.dtype.is_inexact:
-        # MLX fails only when it evaluates ("Cannot gather with indices type").
-        raise ValueError(
-            "[take_along_axis] Got indices with invalid dtype. Indices must be integral."
-        )
-    # Broadcast a and indices against each other on every axis but ``axis``.
+        a, axis = reshape(a, (-1,)) if isinstance(a, array) else a, 0
+    axis = _along_axis_checks(a, indices, axis, "take_along_axis")
+    a, indices = _broadcast_except(a, indices, axis)
+    return make_array(P.GatherAxis(axis), [a, indices])
+
+
+def _broadcast_except(a, indices, axis):
+    """``a`` and ``indices`` broadcast against each other on every axis but ``axis``."""
     others = broadcast_shapes(
         a.shape[:axis] + a.shape[axis + 1 :], indices.shape[:axis] + indices.shape[axis + 1 :]
     )
     a = broadcast_to(a, others[:axis] + (a.shape[axis],) + others[axis:])
     indices = broadcast_to(indices, others[:axis] + (indices.shape[axis],) + others[axis:])
-    return make_array(P.GatherAxis(axis), [a, indices])
+    return a, indices
 
 
 # --- a[index] ------------------------------------------------------------------------------
@@ -745,7 +762,7 @@ def _scatter_args(src, obj, v):
     raise ValueError("Cannot index mlx array using the given type.")
 
 
-def setitem(a, index, value):
+def setitem(a, index, value, reduce_type="none"):
     """The array ``a[index] = value`` makes: ``a`` with the indexed region replaced.
 
     ``value`` is cast to ``a``'s dtype and broadcast to the region. Nothing is
@@ -755,7 +772,14 @@ def setitem(a, index, value):
     args = _slice_update_args(a, index, value)
     if args is not None:
         update, starts, stops, strides = args
-        return strided_slice_update(a, update, starts, stops, strides)
+        return strided_slice_update(a, update, starts, stops, strides, reduce_type)
+    if reduce_type != "none":
+        # ``x.at[index].add(v)`` and friends (python/src/indexing.cpp,
+        # ``mlx_add_item`` etc.): a boolean mask is an index array here.
+        indices, updates, axes = _scatter_args(a, index, value)
+        if indices:
+            return _scatter(a, indices, updates, axes, reduce_type=reduce_type)
+        return _WHOLE_UPDATE[reduce_type](a, updates)
     mask = _boolean_mask(index)
     if mask is not None:
         return _masked_scatter(a, mask, _value_array(value, a.dtype))
@@ -765,3 +789,163 @@ def setitem(a, index, value):
     # A full overwrite (``a[...] = v``). MLX keeps v's dtype here; the result
     # of an assignment keeps a's dtype.
     return updates.astype(a.dtype)
+
+
+# --- x.at[index].add(v) and friends ---------------------------------------------
+
+
+class ArrayAt:
+    """``x.at``: MLX's ``ArrayAt`` (python/src/array.cpp, ``mlx_add_item`` etc. in
+    python/src/indexing.cpp). ``x.at[index]`` keeps the index; its methods
+    return a new array with the indexed elements combined with ``v``, where an
+    element indexed twice gets both updates (``x.at[[0, 0]].add(1)`` adds 2),
+    unlike ``x[index] += v``. ``x`` itself is unchanged.
+    """
+
+    __slots__ = ("_x", "_index", "_has_index")
+
+    def __init__(self, x):
+        self._x = x
+        self._index = None
+        self._has_index = False
+
+    def __getitem__(self, index):
+        at = ArrayAt(self._x)
+        at._index, at._has_index = index, True
+        return at
+
+    def _apply(self, name, reduce_type, v, transform=None):
+        if not self._has_index:
+            raise ValueError("Must give indices to array.at (e.g. `x.at[0].add(4)`).")
+        if v is None:
+            raise TypeError(f"{name}(): incompatible function arguments: the value cannot be None.")
+        if transform is not None:
+            v = transform(_value_array(v, self._x.dtype))
+        return setitem(self._x, self._index, v, reduce_type)
+
+    def add(self, value):
+        """``x`` with ``value`` added at the index (a scatter-add)."""
+        return self._apply("add", "sum", value)
+
+    def subtract(self, value):
+        """A scatter-add of ``-value``, as MLX."""
+        return self._apply("subtract", "sum", value, negative)
+
+    def multiply(self, value):
+        """``x`` times ``value`` at the index (a scatter-prod)."""
+        return self._apply("multiply", "prod", value)
+
+    def divide(self, value):
+        """A scatter-prod of ``reciprocal(value)``, as MLX: for an integer ``x`` the
+        reciprocal is cast to x's dtype first (so dividing by 2 gives 0)."""
+        return self._apply("divide", "prod", value, reciprocal)
+
+    def maximum(self, value):
+        """The larger of ``x`` and ``value`` at the index (a scatter-max)."""
+        return self._apply("maximum", "max", value)
+
+    def minimum(self, value):
+        """The smaller of ``x`` and ``value`` at the index (a scatter-min)."""
+        return self._apply("minimum", "min", value)
+
+
+# --- put_along_axis, and slice / slice_update with array starts -------------------
+
+
+def put_along_axis(a, /, indices, values, axis=None, *, stream=None):
+    """``mx.put_along_axis``: ``a`` with ``values`` written at ``indices`` along
+    ``axis`` (mlx/ops.cpp ``scatter_axis``; None: of the flattened ``a``).
+
+    ``a``, ``indices`` and ``values`` broadcast against each other on every
+    axis but ``axis`` (so the result can be larger than ``a``, as in MLX).
+    MLX builds a ``ScatterAxis``; here it is a ``Scatter`` over every axis,
+    one index array per axis (later positions win on a repeated index).
+    """
+    if axis is None:
+        # Only ``a`` is flattened (as MLX's binding does).
+        if isinstance(a, array):
+            return reshape(put_along_axis(flatten(a), indices, values, 0), a.shape)
+        axis = 0
+    axis = _along_axis_checks(a, indices, axis, "put_along_axis", (("values", values),))
+    if a.size == 0:
+        return a
+    upd = values.astype(a.dtype)
+    if upd.ndim > indices.ndim:
+        upd = squeeze(upd, tuple(range(upd.ndim - indices.ndim)))
+    indices, upd = broadcast_arrays(indices, upd)
+    a, indices = _broadcast_except(a, indices, axis)
+    upd = broadcast_to(upd, indices.shape)
+    index_arrays = P.along_axis_indices(indices, axis)
+    upd = reshape(upd, upd.shape + (1,) * a.ndim)
+    return _scatter(a, index_arrays, upd, list(range(a.ndim)), "put_along_axis")
+
+
+def _dynamic_slice_inputs(a, start, axes, op):
+    """MLX's ``normalize_dynamic_slice_inputs``: the checked axes (negatives wrapped)."""
+    if not isinstance(start, array):
+        raise TypeError(
+            f"{op}(): incompatible function arguments: start_indices must be an array, "
+            f"got {type(start).__name__}."
+        )
+    axes = list(axes)
+    if start.size > a.ndim:
+        raise ValueError(
+            f"[{op}] Invalid number of starting positions for array with dimension {a.ndim}."
+        )
+    if start.ndim > 1:
+        raise ValueError(
+            f"[{op}] array of starting indices must be zero or one dimensional but has "
+            f"dimension {start.ndim}."
+        )
+    if start.size != len(axes):
+        raise ValueError(
+            f"[{op}] Number of starting indices {start.size} does not match number of axes "
+            f"{len(axes)}."
+        )
+    if not start.dtype.is_integer:
+        raise ValueError(f"[{op}] Start indices must be integers, got type {start.dtype.name}.")
+    out = []
+    for ax in axes:
+        new = ax + a.ndim if ax < 0 else ax
+        if new < 0 or new >= a.ndim:
+            raise IndexError(f"[{op}] Invalid axis {ax} for array with dimension {a.ndim}.")
+        out.append(new)
+    if len(set(out)) != len(out):
+        raise ValueError(f"[{op}] Repeat axes not allowed.")
+    return out
+
+
+def dynamic_slice(a, /, start_indices, axes, slice_size, *, stream=None):
+    """``mx.slice(a, start_indices, axes, slice_size)``: the window of ``slice_size``
+    that starts at the array ``start_indices`` on ``axes`` (0 elsewhere); one
+    ``DynamicSlice``. A window that does not fit is an IndexError when it is
+    evaluated (MLX reads out of bounds)."""
+    axes = _dynamic_slice_inputs(a, start_indices, axes, "slice")
+    slice_size = tuple(slice_size)
+    if len(slice_size) != a.ndim:
+        raise ValueError(f"[slice] Invalid slice size for array with {a.ndim} dimensions.")
+    if any(s > n for s, n in zip(slice_size, a.shape)):
+        raise ValueError(
+            f"[slice] Invalid slice size {_fmt_shape(slice_size)} for array with shape "
+            f"{_fmt_shape(a.shape)}."
+        )
+    return make_array(P.DynamicSlice(axes, slice_size), [a, start_indices])
+
+
+def dynamic_slice_update(a, /, update, start_indices, axes, *, stream=None):
+    """``mx.slice_update(a, update, start_indices, axes)``: ``a`` with ``update``
+    written at the array ``start_indices`` on ``axes``; one ``DynamicSliceUpdate``.
+    ``update`` gets a's leading axes it lacks (size 1 on ``axes``) and is
+    broadcast to that shape, as in MLX."""
+    axes = _dynamic_slice_inputs(a, start_indices, axes, "slice_update")
+    update = _value_array(update, a.dtype)
+    shape = list(update.shape)
+    diff = max(a.ndim - update.ndim, 0)
+    shape = list(a.shape[:diff]) + shape
+    for d in range(diff, a.ndim):
+        shape[d] = min(shape[d], a.shape[d])
+    for ax in axes:
+        if ax < diff:
+            shape[ax] = 1
+    upd = broadcast_to(update.astype(a.dtype), tuple(shape))
+    return make_array(P.DynamicSliceUpdate(axes), [a, upd, start_indices])

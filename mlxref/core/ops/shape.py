@@ -19,6 +19,7 @@ from ..primitives.base import make_array, make_arrays
 from ..primitives.indexing import Slice, SliceUpdate
 from .common import astype, broadcast_to, incompatible_arguments, normalize_axis, to_shape
 from .creation import scalar_or_array
+from .elementwise import add, maximum, minimum, multiply
 
 _Array = array
 
@@ -242,13 +243,19 @@ def strided_slice(a, start, stop, strides):
     return make_array(Slice(starts, stops, strides), [a])
 
 
-def strided_slice_update(src, update, start, stop, strides):
-    """MLX's ``slice_update``: ``src`` with a strided window replaced by ``update``."""
+_WHOLE_UPDATE = {"sum": add, "prod": multiply, "max": maximum, "min": minimum}
+
+
+def strided_slice_update(src, update, start, stop, strides, reduce_type="none"):
+    """MLX's ``slice_update``: ``src`` with a strided window replaced by ``update``,
+    or combined with it (``slice_update_add`` / ``_prod`` / ``_max`` / ``_min``
+    for ``reduce_type`` "sum", "prod", "max", "min")."""
     starts, stops, strides, upd_shape, neg = _normalize_slice(src.shape, start, stop, strides)
     upd = broadcast_to(update.astype(src.dtype), upd_shape)
     if not neg and upd_shape == src.shape:
-        return upd
-    return make_array(SliceUpdate(starts, stops, strides), [src, upd])
+        # The window is all of src: no SliceUpdate, as in MLX.
+        return upd if reduce_type == "none" else _WHOLE_UPDATE[reduce_type](src, upd)
+    return make_array(SliceUpdate(starts, stops, strides, reduce_type), [src, upd])
 
 
 # --- joining and splitting ----------------------------------------------------------

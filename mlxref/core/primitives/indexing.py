@@ -16,6 +16,7 @@ import math
 from .. import dtypes as _dt
 from .. import ops
 from ..array import array
+from ..scalar import is_symbolic, sympy  # sympy is imported at its first use
 from .base import (
     Primitive,
     batch_size,
@@ -69,6 +70,62 @@ def _zeros(shape, dtype):
 def _batch_positions(size, ndim, dtype):
     """``arange(size)`` laid along axis 0 of an ``ndim``-d array (size 1 elsewhere)."""
     return array._from_data(list(range(size)), (size,) + (1,) * (ndim - 1), dtype)
+
+
+REDUCE_TYPES = ("none", "sum", "prod", "max", "min")
+"""MLX's ``Scatter::ReduceType`` / ``SliceUpdate::ReduceType`` (None, Sum, Prod, Max, Min)."""
+
+
+def _check_reduce(reduce_type, op):
+    if reduce_type not in REDUCE_TYPES:
+        raise ValueError(f"[{op}] Unknown reduce type {reduce_type!r}.")
+    return reduce_type
+
+
+def _combine(reduce_type, dtype):
+    """``(old, update) -> new`` for one element, rounded as ``dtype`` holds it
+    where MLX's kernel keeps the running value in ``dtype`` (sum, prod)."""
+    rounded = rounding(dtype) if reduce_type in ("sum", "prod") else None
+    if reduce_type == "none":
+        return lambda old, u: u
+    if reduce_type == "sum":
+        op = lambda old, u: old + u
+    elif reduce_type == "prod":
+        op = lambda old, u: old * u
+    elif reduce_type == "max":
+        # ``old > u ? old : u`` as MLX's kernel: the update wins unless the old
+        # value is strictly greater, so a nan on either side may stay or go.
+        # SymPy's Max (Min) on expressions.
+        return lambda old, u: (sympy.Max(old, u) if is_symbolic(old) or is_symbolic(u)
+                               else old if old > u else u)
+    else:
+        return lambda old, u: (sympy.Min(old, u) if is_symbolic(old) or is_symbolic(u)
+                               else old if old < u else u)
+    if rounded is None:
+        return op
+    return lambda old, u: rounded(op(old, u))
+
+
+def _where_equal(a, b, x):
+    """``x`` where ``a == b``, else zero."""
+    return ops.where(ops.equal(a, b), x, array(0, x.dtype))
+
+
+def along_axis_indices(indices, axis):
+    """One index array per axis that, with ``indices`` on ``axis``, names for
+    each position p of ``indices`` the element p with its ``axis`` coordinate
+    replaced by ``indices[p]``: what turns an along-axis scatter (``GatherAxis``'s
+    vjp, ``put_along_axis``) into a ``Scatter`` over every axis."""
+    out = []
+    for d, n in enumerate(indices.shape):
+        if d == axis:
+            out.append(indices)
+            continue
+        shape = [1] * indices.ndim
+        shape[d] = n
+        positions = array._from_data(list(range(n)), tuple(shape), indices.dtype)
+        out.append(ops.broadcast_to(positions, indices.shape))
+    return out
 
 
 class _StridedWindow(Primitive):
@@ -144,45 +201,90 @@ class Slice(_StridedWindow):
 
 
 class SliceUpdate(_StridedWindow):
-    """``src`` with the strided window ``start:stop:strides`` replaced by ``update``.
+    """``src`` with the strided window ``start:stop:strides`` replaced by, or
+    combined with, ``update``: MLX's ``SliceUpdate`` with its reduce type
+    ("none" replaces; "sum", "prod", "max", "min" are ``slice_update_add`` etc.
+    in mlx/ops.cpp, what ``x.at[slices].add(v)`` and friends build).
 
     Inputs: ``src`` and ``update``, already cast and broadcast to the window's shape.
     """
 
     moves_elements = True
 
+    def __init__(self, start_indices, end_indices, strides, reduce_type="none"):
+        super().__init__(start_indices, end_indices, strides)
+        self.reduce_type = _check_reduce(reduce_type, "slice_update")
+
+    def params(self):
+        return {"reduce_type": self.reduce_type, **super().params()}
+
+    def _same(self, reduce_type=None):
+        return SliceUpdate(*self._params(), reduce_type or self.reduce_type)
 
     def eval(self, inputs):
         src, update = inputs
         offset, strides = self._window(src.shape)
         out = list(src.data())  # a copy: element lists are never mutated
+        combine = _combine(self.reduce_type, src.dtype)
         for i, v in zip(strided_indices(update.shape, strides, offset), update.data()):
-            out[i] = v
+            out[i] = combine(out[i], v)
         return [out]
 
-
     def vjp(self, primals, cotangents, argnums, outputs):
-        # src: the cotangent, with the overwritten window zeroed;
-        # update: the cotangent's window.
+        # As MLX's SliceUpdate::vjp. src: "none" zeroes the overwritten window,
+        # "sum" passes the cotangent, "prod" multiplies the window by the
+        # update, "max"/"min" keep it where the result is src's value. update:
+        # the cotangent's window, times src's window for "prod", kept where the
+        # result is the update for "max"/"min" (ties give both sides the cotangent).
         src, update = primals
         (cot,) = cotangents
+        (out,) = outputs
+        r = self.reduce_type
         grads = []
         for i in argnums:
             if i == 0:
-                zeros = _zeros(update.shape, cot.dtype)
-                grads.append(make_array(SliceUpdate(*self._params()), [cot, zeros]))
+                if r == "none":
+                    zeros = _zeros(update.shape, cot.dtype)
+                    grads.append(make_array(self._same(), [cot, zeros]))
+                elif r == "sum":
+                    grads.append(cot)
+                elif r == "prod":
+                    grads.append(make_array(self._same(), [cot, ops.astype(update, cot.dtype)]))
+                else:
+                    grads.append(_where_equal(out, src, cot))
             else:
-                grads.append(make_array(Slice(*self._params()), [cot]))
+                window = make_array(Slice(*self._params()), [cot])
+                if r == "prod":
+                    src_w = make_array(Slice(*self._params()), [src])
+                    window = ops.multiply(window, ops.astype(src_w, cot.dtype))
+                elif r in ("max", "min"):
+                    out_w = make_array(Slice(*self._params()), [out])
+                    window = _where_equal(out_w, update, window)
+                grads.append(window)
         return grads
 
     def jvp(self, primals, tangents, argnums):
-        # The same update applied to the tangents (zeros for a constant input).
+        # "none" and "sum": the same update applied to the tangents (zeros for
+        # a constant input). MLX 0.32 has no rule for the others; here: "prod"
+        # is t_src * update in the window plus src * t_update; "max"/"min" pass
+        # the tangent of whichever side the result equals (both on a tie, the
+        # transpose of the vjp above).
         src, update = primals
         given = dict(zip(argnums, tangents))
         dtype = tangents[0].dtype
-        t_src = given[0] if 0 in given else _zeros(src.shape, dtype)
+        t_src = ops.astype(given[0], dtype) if 0 in given else _zeros(src.shape, dtype)
         t_upd = ops.astype(given[1], dtype) if 1 in given else _zeros(update.shape, dtype)
-        return [make_array(SliceUpdate(*self._params()), [ops.astype(t_src, dtype), t_upd])]
+        r = self.reduce_type
+        if r in ("none", "sum"):
+            return [make_array(self._same(), [t_src, t_upd])]
+        if r == "prod":
+            scaled = make_array(self._same(), [t_src, ops.astype(update, dtype)])
+            src_w = ops.astype(make_array(Slice(*self._params()), [src]), dtype)
+            return [make_array(self._same("sum"), [scaled, ops.multiply(src_w, t_upd)])]
+        out = make_array(self._same(), [src, update])
+        out_w = make_array(Slice(*self._params()), [out])
+        kept = _where_equal(out, src, t_src)
+        return [make_array(self._same("sum"), [kept, _where_equal(out_w, update, t_upd)])]
 
     def vmap(self, inputs, axes):
         # src and update batched on one axis (src's if it has one; the unbatched
@@ -190,7 +292,7 @@ class SliceUpdate(_StridedWindow):
         (src, update), (src_ax, upd_ax) = inputs, axes
         start, stop, strides = (list(p) for p in self._params())
         if src_ax is None and upd_ax is None:
-            return [make_array(SliceUpdate(start, stop, strides), [src, update])], [None]
+            return [make_array(self._same(), [src, update])], [None]
         size = batch_size(inputs, axes)
         ax = upd_ax if src_ax is None else src_ax
         src = move_batch_axis(src, src_ax, size, ax)
@@ -198,7 +300,147 @@ class SliceUpdate(_StridedWindow):
         start.insert(ax, 0)
         stop.insert(ax, size)
         strides.insert(ax, 1)
-        return [make_array(SliceUpdate(start, stop, strides), [src, update])], [ax]
+        prim = SliceUpdate(start, stop, strides, self.reduce_type)
+        return [make_array(prim, [src, update])], [ax]
+
+
+class _DynamicWindow(Primitive):
+    """What DynamicSlice and DynamicSliceUpdate share: a window whose start on
+    ``axes`` is read from an integer array input (0 on the other axes)."""
+
+    abstract = True  # a family, not a primitive of its own
+    moves_elements = True
+
+    def __init__(self, axes):
+        self.axes = tuple(axes)
+
+    def params(self):
+        return {"axes": self.axes}
+
+    def _offset(self, shape, start, window):
+        """The window's flat offset in an array of ``shape``; an IndexError
+        when it does not fit (MLX reads or writes out of bounds)."""
+        starts = [0] * len(shape)
+        values = start.data()
+        for ax, v in zip(self.axes, values if start.ndim else values[:1]):
+            if v < 0 or v + window[ax] > shape[ax]:
+                raise IndexError(
+                    f"[{self.op}] Start index {v} on axis {ax} does not fit a window of "
+                    f"size {window[ax]} in an axis of size {shape[ax]}."
+                )
+            starts[ax] = v
+        strides = row_major_strides(shape)
+        return sum(s * k for s, k in zip(starts, strides)), strides
+
+    def _no_start_rule(self, mode):
+        return ValueError(f"[{type(self).__name__}::{mode}] Not supported for start indices.")
+
+
+class DynamicSlice(_DynamicWindow):
+    """``mx.slice(a, start, axes, slice_size)``: the window of ``slice_size``
+    starting at the (array) ``start`` on ``axes``. Inputs: ``a`` and ``start``."""
+
+    op = "slice"
+
+    def __init__(self, axes, slice_size):
+        super().__init__(axes)
+        self.slice_size = tuple(slice_size)
+
+    def params(self):
+        return {"axes": self.axes, "slice_size": self.slice_size}
+
+    def output_shapes(self, inputs):
+        return [self.slice_size]
+
+    def eval(self, inputs):
+        a, start = inputs
+        offset, strides = self._offset(a.shape, start, self.slice_size)
+        return [gather_strided(a.data(), self.slice_size, strides, offset)]
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        # The cotangent written back into its window of zeros (as MLX).
+        a, start = primals
+        if list(argnums) != [0]:
+            raise self._no_start_rule("vjp")
+        (cot,) = cotangents
+        zeros = _zeros(a.shape, cot.dtype)
+        return [make_array(DynamicSliceUpdate(self.axes), [zeros, cot, start])]
+
+    def jvp(self, primals, tangents, argnums):
+        if list(argnums) != [0]:
+            raise self._no_start_rule("jvp")
+        return [make_array(DynamicSlice(self.axes, self.slice_size), [tangents[0], primals[1]])]
+
+    def vmap(self, inputs, axes):
+        # The batch axis is one more whole axis of the window (as MLX; MLX has
+        # no rule for batched starts, and neither has mlxref).
+        (a, start), (ax, start_ax) = inputs, axes
+        if start_ax is not None:
+            raise ValueError("[DynamicSlice::vmap] vmap over start indices not yet supported.")
+        if ax is None:
+            return [make_array(DynamicSlice(self.axes, self.slice_size), inputs)], [None]
+        slice_axes = [d + 1 if d >= ax else d for d in self.axes]
+        size = list(self.slice_size)
+        size.insert(ax, a.shape[ax])
+        return [make_array(DynamicSlice(slice_axes, size), [a, start])], [ax]
+
+
+class DynamicSliceUpdate(_DynamicWindow):
+    """``mx.slice_update(a, update, start, axes)``: ``a`` with the window of
+    ``update``'s shape, starting at the (array) ``start`` on ``axes``, replaced
+    by ``update``. Inputs: ``a``, ``update`` (cast, with a's number of axes), ``start``."""
+
+    op = "slice_update"
+
+    def eval(self, inputs):
+        src, update, start = inputs
+        offset, strides = self._offset(src.shape, start, update.shape)
+        out = list(src.data())  # a copy: element lists are never mutated
+        for i, v in zip(strided_indices(update.shape, strides, offset), update.data()):
+            out[i] = v
+        return [out]
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        # src: the cotangent with the window zeroed; update: the cotangent's window.
+        src, update, start = primals
+        (cot,) = cotangents
+        grads = []
+        for i in argnums:
+            if i == 0:
+                zeros = _zeros(update.shape, cot.dtype)
+                grads.append(make_array(DynamicSliceUpdate(self.axes), [cot, zeros, start]))
+            elif i == 1:
+                grads.append(make_array(DynamicSlice(self.axes, update.shape), [cot, start]))
+            else:
+                raise self._no_start_rule("vjp")
+        return grads
+
+    def jvp(self, primals, tangents, argnums):
+        src, update, start = primals
+        given = dict(zip(argnums, tangents))
+        if 2 in given:
+            raise self._no_start_rule("jvp")
+        dtype = tangents[0].dtype
+        t_src = ops.astype(given[0], dtype) if 0 in given else _zeros(src.shape, dtype)
+        t_upd = ops.astype(given[1], dtype) if 1 in given else _zeros(update.shape, dtype)
+        return [make_array(DynamicSliceUpdate(self.axes), [t_src, t_upd, start])]
+
+    def vmap(self, inputs, axes):
+        # src and update batched on axis 0 (the unbatched one broadcast along
+        # it); the window spans all of it. (MLX 0.32's rule updates only the
+        # first example.)
+        (src, update, start), (src_ax, upd_ax, start_ax) = inputs, axes
+        if start_ax is not None:
+            raise ValueError(
+                "[DynamicSliceUpdate::vmap] vmap over start indices not yet supported."
+            )
+        if src_ax is None and upd_ax is None:
+            return [make_array(DynamicSliceUpdate(self.axes), inputs)], [None]
+        size = batch_size(inputs, axes)
+        src = move_batch_axis(src, src_ax, size, 0)
+        update = move_batch_axis(update, upd_ax, size, 0)
+        prim = DynamicSliceUpdate([d + 1 for d in self.axes])
+        return [make_array(prim, [src, update, start])], [0]
 
 
 class Gather(Primitive):
@@ -325,15 +567,7 @@ class GatherAxis(Primitive):
         for i in argnums:
             if i > 0:
                 raise _index_error("gather_axis", "VJP")
-            index_arrays = []
-            for d, n in enumerate(indices.shape):
-                if d == self.axis:
-                    index_arrays.append(indices)
-                    continue
-                shape = [1] * indices.ndim
-                shape[d] = n
-                positions = array._from_data(list(range(n)), tuple(shape), indices.dtype)
-                index_arrays.append(ops.broadcast_to(positions, indices.shape))
+            index_arrays = along_axis_indices(indices, self.axis)
             updates = ops.reshape(cot, cot.shape + (1,) * a.ndim)
             axes = list(range(a.ndim))
             zeros = _zeros(a.shape, cot.dtype)
@@ -360,19 +594,20 @@ class GatherAxis(Primitive):
 
 class Scatter(Primitive):
     """``mlx::core::scatter``: the inverse of ``Gather``. For each position of the
-    index arrays, the window ``updates[position]`` is written into ``a`` starting
-    at those indices on ``axes``; later positions win where windows overlap.
+    index arrays, the window ``updates[position]`` is combined into ``a``
+    starting at those indices on ``axes``, position after position.
 
     Inputs: ``a``, one index array per axis (all one shape), and ``updates`` of
     shape ``index_shape + window_shape`` (``window_shape`` has ``a.ndim`` axes).
-    ``reduce_type`` "none" replaces; "sum" adds (what a gather's vjp needs).
+    ``reduce_type`` is MLX's ``Scatter::ReduceType``: "none" replaces (later
+    positions win where windows overlap), "sum", "prod", "max" and "min"
+    combine (``scatter_add`` etc. in mlx/ops.cpp), so an element hit twice
+    gets both updates.
     """
 
     def __init__(self, axes, reduce_type="none", op="scatter"):
-        if reduce_type not in ("none", "sum"):
-            raise ValueError(f"[scatter] Unknown reduce type {reduce_type!r}.")
         self.axes = tuple(axes)
-        self.reduce_type = reduce_type
+        self.reduce_type = _check_reduce(reduce_type, "scatter")
         self.op = op
 
     def params(self):
@@ -390,60 +625,121 @@ class Scatter(Primitive):
         bases = _index_offsets(a.shape, self.axes, indices, self.op)
         upd = updates.data()
         n = len(window)
-        add = self.reduce_type == "sum"
-        # MLX's scatter adds in the array's dtype (backend/cpu/indexing.cpp), so
-        # updates that meet at one position are rounded after each addition.
-        rounded = rounding(a.dtype) if add else None
+        # MLX's scatter combines in the array's dtype (backend/cpu/indexing.cpp),
+        # so sums and products that meet at one position are rounded after
+        # each step.
+        combine = _combine(self.reduce_type, a.dtype)
         for p, b in enumerate(bases):
             for k, w in enumerate(window):
-                if rounded is not None:
-                    out[b + w] = rounded(out[b + w] + upd[p * n + k])
-                else:
-                    out[b + w] = out[b + w] + upd[p * n + k] if add else upd[p * n + k]
+                out[b + w] = combine(out[b + w], upd[p * n + k])
         return [out]
 
+    def _same(self, reduce_type=None):
+        return Scatter(self.axes, reduce_type or self.reduce_type, self.op)
+
+    def _gather(self, x, indices, window):
+        """What each update's window sees of ``x`` (an array of a's shape)."""
+        return make_array(Gather(self.axes, window, self.op), [x, *indices])
+
+    def _others_product(self, a, indices, updates, dtype):
+        """For each update, the product of the *other* updates that land on the
+        same element, without dividing by a zero update: the product of the
+        nonzero ones and the number of zeros, per element of ``a``."""
+        window = updates.shape[(indices[0].ndim if indices else 0):]
+        u = ops.astype(updates, dtype)
+        is_zero = ops.equal(u, array(0, dtype))
+        nonzero = ops.where(is_zero, array(1, dtype), u)
+        ones = ops.ones(a.shape, dtype)
+        prod = self._gather(make_array(self._same("prod"), [ones, *indices, nonzero]),
+                            indices, window)
+        zeros = self._gather(
+            make_array(self._same("sum"), [_zeros(a.shape, dtype), *indices,
+                                           ops.astype(is_zero, dtype)]), indices, window)
+        zero = array(0, dtype)
+        without_self = ops.where(ops.equal(zeros, zero), ops.divide(prod, nonzero), zero)
+        only_zero = ops.where(ops.equal(zeros, array(1, dtype)), prod, zero)
+        return ops.where(is_zero, only_zero, without_self)
+
     def vjp(self, primals, cotangents, argnums, outputs):
+        # As MLX's Scatter::vjp for "none", "sum", "max" and "min":
         # a: "sum" keeps every element of a, so the cotangent passes through;
-        #    "none" overwrote the windows, so they get zero.
-        # updates: the cotangent read back from each window (a gather). As in
-        #    MLX, when windows overlap under "none" every update gets the
-        #    cotangent, even the ones a later update overwrote.
-        indices, updates = primals[1:-1], primals[-1]
+        #    "none" overwrote the windows, so they get zero; "max"/"min" keep
+        #    it where the result is a's own value.
+        # updates: the cotangent read back from each window (a gather); for
+        #    "max"/"min" only where the result is that update (a tie gives
+        #    every side the cotangent, as MLX). As in MLX, when windows overlap
+        #    under "none" every update gets the cotangent, even the ones a
+        #    later update overwrote.
+        # MLX has no rule for "prod" ("VJP not implemented for scatter_prod").
+        # Here: a gets the cotangent times every update at its element (the
+        # same scatter-prod of the cotangent); an update gets the cotangent
+        # times a and the other updates at its element (divided by nothing,
+        # so a zero update is handled).
+        a, indices, updates = primals[0], primals[1:-1], primals[-1]
         (cot,) = cotangents
+        (out,) = outputs
+        r = self.reduce_type
         index_ndim = indices[0].ndim if indices else 0
         window = updates.shape[index_ndim:]
         grads = []
         for i in argnums:
             if i == 0:
-                if self.reduce_type == "sum":
+                if r == "sum":
                     grads.append(cot)
-                else:
+                elif r == "none":
                     zeros = _zeros(updates.shape, cot.dtype)
-                    grads.append(make_array(Scatter(self.axes, "none"), [cot, *indices, zeros]))
+                    grads.append(make_array(self._same(), [cot, *indices, zeros]))
+                elif r == "prod":
+                    upd = ops.astype(updates, cot.dtype)
+                    grads.append(make_array(self._same(), [cot, *indices, upd]))
+                else:
+                    grads.append(_where_equal(out, a, cot))
             elif i == len(primals) - 1:
                 # MLX takes the window from the cotangent's shape with the indexed
                 # axes set to 1; for an update that spans a slice after the index
                 # arrays (``x[idx, 0:2] = v``) that window is too small and MLX
                 # fails with a reshape error. The update's own window is right.
-                grads.append(make_array(Gather(self.axes, window), [cot, *indices]))
+                g = self._gather(cot, indices, window)
+                if r == "prod":
+                    seen = self._gather(ops.astype(a, cot.dtype), indices, window)
+                    others = self._others_product(a, indices, updates, cot.dtype)
+                    g = ops.multiply(g, ops.multiply(seen, others))
+                elif r in ("max", "min"):
+                    g = _where_equal(self._gather(out, indices, window), updates, g)
+                grads.append(g)
             else:
                 raise _index_error("scatter", "VJP")
         return grads
 
     def jvp(self, primals, tangents, argnums):
-        # MLX 0.32 has no rule here ("[scatter] JVP not yet implemented"). The
-        # scatter is linear in (a, updates), so its jvp is the same scatter of
-        # the tangents, zeros standing in for an input without one.
+        # MLX 0.32 has no rule here ("[scatter] JVP not yet implemented").
+        # "none" and "sum" are linear in (a, updates): the same scatter of the
+        # tangents, zeros standing in for an input without one. "prod": the
+        # product rule, t_a times the updates plus, per update, its tangent
+        # times a and the other updates. "max"/"min": the tangents of every
+        # side the result equals (the transpose of the vjp).
         a, indices, updates = primals[0], primals[1:-1], primals[-1]
         given = dict(zip(argnums, tangents))
         if any(0 < i < len(primals) - 1 for i in given):
             raise _index_error("scatter", "JVP")
         dtype = tangents[0].dtype
-        t_a = given[0] if 0 in given else _zeros(a.shape, dtype)
+        t_a = ops.astype(given[0], dtype) if 0 in given else _zeros(a.shape, dtype)
         last = len(primals) - 1
         t_u = ops.astype(given[last], dtype) if last in given else _zeros(updates.shape, dtype)
-        prim = Scatter(self.axes, self.reduce_type)
-        return [make_array(prim, [ops.astype(t_a, dtype), *indices, t_u])]
+        r = self.reduce_type
+        if r in ("none", "sum"):
+            return [make_array(self._same(), [t_a, *indices, t_u])]
+        window = updates.shape[(indices[0].ndim if indices else 0):]
+        if r == "prod":
+            scaled = make_array(self._same(), [t_a, *indices, ops.astype(updates, dtype)])
+            seen = self._gather(ops.astype(a, dtype), indices, window)
+            others = self._others_product(a, indices, updates, dtype)
+            per_update = ops.multiply(t_u, ops.multiply(seen, others))
+            return [make_array(self._same("sum"), [scaled, *indices, per_update])]
+        out = make_array(self._same(), [a, *indices, updates])
+        kept = _where_equal(out, a, t_a)
+        chosen = _where_equal(self._gather(out, indices, window), updates, t_u)
+        return [make_array(self._same("sum"), [kept, *indices, chosen])]
 
     def vmap(self, inputs, axes):
         # Everything batched on axis 0 (unbatched inputs broadcast along it),
