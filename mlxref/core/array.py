@@ -18,9 +18,11 @@ methods call the functions in ``mlxref.core.ops``.
 
 import itertools
 import math
+import sys
 
 from . import dtypes as _dt
 from . import graph
+from . import interop
 from .scalar import is_symbolic
 
 _creation_order = itertools.count(1)
@@ -158,6 +160,11 @@ class array:
             # MLX's mx.array(a) is astype(a, dtype): a's own descriptor when the
             # dtype does not change, else a lazy cast.
             self._desc = ops.astype(val, dtype or val.dtype)._desc
+            return
+        if interop.is_numpy(val):
+            flat, shape, dtype = interop.from_numpy(val, dtype)
+            self._desc = _ArrayDesc(shape, dtype)
+            self._set_data(flat)
             return
         if val is None or isinstance(val, (str, bytes, dict, set)):
             raise TypeError(
@@ -318,6 +325,14 @@ class array:
         if not self.shape:
             return data[0]
         return _nest(data, self.shape)
+
+    def __array__(self, dtype=None, copy=None):
+        """``np.array(a)``, ``np.asarray(a)``: a new ndarray (see ``interop.to_numpy``)."""
+        return interop.to_numpy(self, dtype, copy)
+
+    def __array_namespace__(self, api_version=None):
+        """The module of the array API functions: ``mlxref.core``, as MLX gives ``mlx.core``."""
+        return sys.modules[__package__]
 
     def astype(self, dtype, stream=None):
         return ops.astype(self, dtype)

@@ -17,6 +17,7 @@ import math
 import numbers
 
 from .. import dtypes as _dt
+from .. import interop
 from ..array import _fmt_shape, _int64_dtype, array
 from ..scalar import is_symbolic
 from ..primitives.base import AsType, make_array
@@ -64,6 +65,8 @@ def to_array(x, dtype=None):
     """An array from an array, a Python scalar or a nested list."""
     if isinstance(x, array):
         return x if dtype is None else astype(x, dtype)
+    if interop.is_numpy(x):
+        return array(x, dtype)
     if isinstance(x, numbers.Number) and not isinstance(x, SCALARS):
         x = float(x) if isinstance(x, numbers.Real) else x
     return array(x, dtype)
@@ -87,6 +90,8 @@ def as_arrays(*values):
         if tb is array and ta in SCALARS:
             dtype = _dt.promote_types(b.dtype, _dt.weak_scalar_dtype(a, b.dtype))
             return [scalar_array(a, dtype, b.dtype), b if b.dtype is dtype else astype(b, dtype)]
+    if any(type(v) not in SCALARS and interop.is_numpy(v) for v in values):
+        values = _numpy_operands(values)
     for v in values:
         if isinstance(v, (list, tuple)):  # MLX takes arrays and scalars here, not lists
             raise ValueError(f"Invalid type {type(v).__name__} received in array initialization.")
@@ -111,6 +116,15 @@ def as_arrays(*values):
         a = scalar_array(v, dtype, meets) if is_scalar(v) else next(it)
         out.append(astype(a, dtype))
     return out
+
+
+def _numpy_operands(values):
+    """NumPy operands as arrays (python/src/utils.cpp ``to_arrays``): next to an
+    mlx array they take its dtype (``int32 array + np.float32(1.5)`` is int32);
+    otherwise their own. A NumPy float64 scalar is a Python float: weak, as in MLX."""
+    meets = next((v.dtype for v in values if isinstance(v, array)), None)
+    return [array(v, meets) if not isinstance(v, SCALARS) and interop.is_numpy(v) else v
+            for v in values]
 
 
 def astype(a, dtype):
