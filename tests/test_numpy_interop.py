@@ -167,3 +167,18 @@ def test_mlxref_does_not_import_numpy():
         "assert 'numpy' not in sys.modules, 'numpy was imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
+def test_numpy_scalars_in_lists_and_full(lib):
+    pytest.importorskip("sympy")  # with SymPy loaded, a float subclass must still be a number
+    a = lib.array([np.float64(1.5), 2])
+    assert a.dtype == lib.float32 and a.tolist() == [1.5, 2.0]
+    assert lib.array([np.float64(1.5)], lib.float16).tolist() == [1.5]
+    assert (lib.array([1.0]) * np.float64(2)).tolist() == [2.0]
+    assert lib.full((2,), np.float32(2.5)).tolist() == [2.5, 2.5]
+    out = lib.full((2,), np.float32(2.5), lib.int32)
+    assert out.dtype == lib.int32 and out.tolist() == [2, 2]
+    out = lib.full((2,), np.float64(2.5), lib.int32)  # a Python float: stays float32
+    assert out.dtype == lib.float32 and out.tolist() == [2.5, 2.5]
+    assert lib.full((2,), np.int64(3)).dtype == lib.int64

@@ -36,13 +36,16 @@ def _parse_nested(value):
     else:
         flat, shape = [value], ()
     kinds = set()
-    for v in flat:
+    for i, v in enumerate(flat):
         if isinstance(v, bool):
             kinds.add(_dt.bool_)
         elif isinstance(v, int):
             kinds.add(_dt.int32 if -(2**31) <= v < 2**31 else _int64_dtype(v))
+            flat[i] = int(v)  # a subclass (IntEnum...) as a plain int
         elif isinstance(v, float) or is_symbolic(v):
             kinds.add(_dt.float32)
+            if isinstance(v, float):
+                flat[i] = float(v)  # a subclass (NumPy's float64...) as a plain float
         elif isinstance(v, complex):
             kinds.add(_dt.complex64)
         else:

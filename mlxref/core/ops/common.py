@@ -53,8 +53,13 @@ def scalar_array(value, dtype, meets=None):
     ``meets`` is the dtype of the array the scalar meets in an op (default
     ``dtype``): a Python int must fit it (``check_int_fits``).
     """
-    if type(value) not in SCALARS and is_symbolic(value):
-        return array._from_data([value], (), dtype)
+    if type(value) not in SCALARS:
+        if is_symbolic(value):
+            return array._from_data([value], (), dtype)
+        for plain in (bool, int, float, complex):  # a subclass (NumPy's float64...)
+            if isinstance(value, plain):
+                value = plain(value)
+                break
     if type(value) is int:
         _int64_dtype(value)
         check_int_fits(value, meets or dtype)
@@ -123,8 +128,12 @@ def _numpy_operands(values):
     mlx array they take its dtype (``int32 array + np.float32(1.5)`` is int32);
     otherwise their own. A NumPy float64 scalar is a Python float: weak, as in MLX."""
     meets = next((v.dtype for v in values if isinstance(v, array)), None)
-    return [array(v, meets) if not isinstance(v, SCALARS) and interop.is_numpy(v) else v
-            for v in values]
+    out = []
+    for v in values:
+        if type(v) not in SCALARS and interop.is_numpy(v):
+            v = float(v) if isinstance(v, float) else array(v, meets)
+        out.append(v)
+    return out
 
 
 def astype(a, dtype):
