@@ -47,3 +47,4 @@ from .transforms import (  # noqa: F401,E402
     vmap,
 )
 from . import random  # noqa: F401
+from .io import load, save, save_gguf, save_safetensors, savez, savez_compressed  # noqa: F401
