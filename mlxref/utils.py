@@ -98,7 +98,8 @@ def _lists_from_int_keys(node):
     node = {k: _lists_from_int_keys(v) for k, v in node.items()}
     if node and all(k.isdigit() for k in node):
         by_index = {int(k): v for k, v in node.items()}
-        return [by_index.get(i, {}) for i in range(max(by_index) + 1)]
+        if len(by_index) == len(node):  # "01" next to "1": a dict, as in MLX
+            return [by_index.get(i, {}) for i in range(max(by_index) + 1)]
     return node
 
 

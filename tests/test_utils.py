@@ -523,3 +523,11 @@ def test_tree_merge_same_as_mlx_utils(case):
         a, b, message = MERGE_ERRORS[case]
         with pytest.raises(ValueError, match=message):
             theirs(a, b)
+
+
+def test_unflatten_keeps_colliding_integer_keys_in_a_dict():
+    """MLX (python/mlx/utils.py, after 0.32.4): "01" and "1" name two leaves,
+    so they stay a dict; "01" alone is still index 1 of a list."""
+    assert tree_unflatten([("01", "a"), ("1", "b"), ("2", "c")]) == {"01": "a", "1": "b", "2": "c"}
+    assert tree_unflatten([("a.01", 1)]) == {"a": [{}, 1]}
+    assert tree_unflatten([("0", "a"), ("1", "b")]) == ["a", "b"]
