@@ -83,6 +83,16 @@ def test_big_endian_ndarray_keeps_its_values():
     assert a.dtype == mx.int32 and a.tolist() == [1, -2]
 
 
+@pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
+def test_a_dimension_beyond_int32_is_mlx_overflow_error(lib):
+    nd = np.lib.stride_tricks.as_strided(np.zeros(1, np.bool_), shape=(2**31,), strides=(0,))
+    with pytest.raises(OverflowError) as info:
+        lib.array(nd)
+    assert str(info.value) == (
+        "Shape dimension 2147483648 is outside the supported range [-2147483648, "
+        "2147483647]. MLX currently uses 32-bit integers for shape dimensions.")
+
+
 def test_unsupported_ndarray_dtype_is_a_clear_error():
     with pytest.raises(ValueError, match="dtype <U1"):
         mx.array(np.array(["a"]))
@@ -102,6 +112,7 @@ def test_np_array_of_an_array(lib, name):
         assert type(n) is np.ndarray and n.dtype == np.dtype(name) and n.shape == (2, 2)
         assert n.tolist() == a.tolist()
     n = np.array(a)
+    assert n.flags.owndata and n.flags.writeable
     n[0, 0] = n[1, 0]  # a copy: the array does not change
     assert a.tolist()[0][0] == values[0]
 

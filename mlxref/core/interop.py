@@ -48,6 +48,11 @@ def from_numpy(value, dtype=None):
             "MLX takes bool, (u)int8-64, float16/32/64 and complex64/128 "
             "(MLX itself raises RuntimeError: std::bad_cast)."
         )
+    for d in nd.shape:  # before copying anything (python/src/convert.cpp check_shape_dim)
+        if d > 2**31 - 1:
+            raise OverflowError(
+                f"Shape dimension {d} is outside the supported range [-2147483648, "
+                "2147483647]. MLX currently uses 32-bit integers for shape dimensions.")
     source = _SOURCE[name]
     dtype = dtype or _FROM_NUMPY[name]
     flat = nd.ravel(order="C").tolist()
@@ -76,5 +81,5 @@ def to_numpy(a, dtype=None, copy=None):
         )
     data = a._eval()
     out = np.array(data, dtype=a.dtype.name if a.dtype is not _dt.bool_ else "bool")
-    out = out.reshape(a.shape)
+    out.shape = a.shape  # in place: the ndarray owns its data, as NumPy's copies do
     return out if dtype is None else out.astype(dtype)
