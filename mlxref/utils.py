@@ -4,9 +4,12 @@ A tree is any nesting of lists, tuples (NamedTuples keep their type) and
 dicts; everything else is a leaf. Paths name leaves with dots: ``"layers.0.w"``.
 """
 
+from itertools import zip_longest
+
 from .core.transforms.trees import is_container, map_tree, rebuild
 
-__all__ = ["tree_flatten", "tree_unflatten", "tree_map", "tree_map_with_path", "tree_reduce"]
+__all__ = ["tree_flatten", "tree_unflatten", "tree_map", "tree_map_with_path", "tree_reduce",
+           "tree_merge"]
 
 
 def tree_map(fn, tree, *rest, is_leaf=None):
@@ -95,7 +98,8 @@ def _lists_from_int_keys(node):
     node = {k: _lists_from_int_keys(v) for k, v in node.items()}
     if node and all(k.isdigit() for k in node):
         by_index = {int(k): v for k, v in node.items()}
-        return [by_index.get(i, {}) for i in range(max(by_index) + 1)]
+        if len(by_index) == len(node):  # "01" next to "1": a dict, as in MLX
+            return [by_index.get(i, {}) for i in range(max(by_index) + 1)]
     return node
 
 
@@ -109,3 +113,37 @@ def tree_reduce(fn, tree, initializer=None, is_leaf=None):
     for _, leaf in tree_flatten(tree, is_leaf=is_leaf):
         acc = leaf if acc is None else fn(acc, leaf)
     return acc
+
+
+def _empty_container(tree):
+    return isinstance(tree, (dict, list, tuple)) and len(tree) == 0
+
+
+def tree_merge(tree_a, tree_b, merge_fn=None):
+    """Merge two trees into one holding the leaves of both: a deep ``dict.update``.
+
+    An empty container or ``None`` on one side gives the other side; lists and
+    tuples merge position by position (the result has ``tree_a``'s type), dicts
+    key by key. Where both trees have something, leaves or both nothing,
+    ``merge_fn(a, b)`` decides (without one, a ValueError), as MLX's ``tree_merge``.
+
+    >>> tree_merge({"a": [1, None], "b": {"x": 1}}, {"a": [None, 2], "c": 3})
+    {'a': [1, 2], 'b': {'x': 1}, 'c': 3}
+    """
+    if _empty_container(tree_a) and _empty_container(tree_b):
+        if type(tree_a) is not type(tree_b):
+            raise ValueError(f"Cannot merge {type(tree_a).__name__} with {type(tree_b).__name__}")
+        return type(tree_a)()
+    a = None if _empty_container(tree_a) else tree_a
+    b = None if _empty_container(tree_b) else tree_b
+    if (a is None) != (b is None):
+        return a if b is None else b
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        merged = [tree_merge(x, y, merge_fn) for x, y in zip_longest(a, b)]
+        return type(a)(*merged) if hasattr(a, "_fields") else type(a)(merged)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return {k: tree_merge(a.get(k), b.get(k), merge_fn) for k in {**a, **b}}
+    if merge_fn is None:
+        raise ValueError(
+            "Trees contain elements at the same locations but no merge function was provided")
+    return merge_fn(a, b)

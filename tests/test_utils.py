@@ -453,3 +453,81 @@ def test_the_edge_cases_are_mlx_behaviour():
     assert u.tree_unflatten([]) == [] and u.tree_unflatten({}) == []
     with pytest.raises(ValueError, match="Destination should be either a list or a dictionary"):
         u.tree_flatten({"a": 1}, destination=())
+
+
+# --- tree_merge ---------------------------------------------------------------
+
+from mlxref.utils import tree_merge  # noqa: E402
+
+Pair = namedtuple("Pair", ["x", "y"])
+
+MERGES = {
+    "deep_dicts": ({"a": {"b": 1}, "c": [1, None]}, {"a": {"d": 2}, "c": [None, 2]}, None),
+    "longer_list": ((1, 2), [None, None, 3], None),
+    "namedtuple": (Pair(1, None), Pair(None, [2]), None),
+    "empty_side": ({"a": {}, "b": 1}, {"a": {"z": 3}}, None),
+    "both_empty": ({}, {}, None),
+    "with_fn": ({"a": 1, "b": [2]}, {"a": 10, "b": [20]}, lambda p, q: p + q),
+    "none_pair_with_fn": (None, None, lambda p, q: "both none"),
+}
+MERGE_ERRORS = {
+    "clash": ({"a": 1}, {"a": 2}, "no merge function was provided"),
+    "leaf_and_dict": ([1], {"a": 1}, "no merge function was provided"),
+    "empty_types": ([], (), "Cannot merge list with tuple"),
+    "empty_dict_list": ({"a": {}}, {"a": []}, "Cannot merge dict with list"),
+    "missing_key_vs_empty": ({"b": {}}, {"c": 1}, "no merge function was provided"),
+}
+MERGE_EXPECTED = {
+    "deep_dicts": {"a": {"b": 1, "d": 2}, "c": [1, 2]},
+    "longer_list": (1, 2, 3),
+    "namedtuple": Pair(1, [2]),
+    "empty_side": {"a": {"z": 3}, "b": 1},
+    "both_empty": {},
+    "with_fn": {"a": 11, "b": [22]},
+    "none_pair_with_fn": "both none",
+}
+
+
+@pytest.mark.parametrize("case", list(MERGES))
+def test_tree_merge(case):
+    a, b, fn = MERGES[case]
+    out = tree_merge(a, b, fn)
+    assert out == MERGE_EXPECTED[case] and type(out) is type(MERGE_EXPECTED[case])
+
+
+@pytest.mark.parametrize("case", list(MERGE_ERRORS))
+def test_tree_merge_errors(case):
+    a, b, message = MERGE_ERRORS[case]
+    with pytest.raises(ValueError, match=message):
+        tree_merge(a, b)
+
+
+def test_tree_merge_of_module_parameters():
+    import mlxref.nn as nn
+
+    layer = nn.Linear(2, 3)
+    weights_only = {"weight": layer.parameters()["weight"]}
+    merged = tree_merge(weights_only, {"bias": layer.parameters()["bias"]})
+    assert sorted(merged) == ["bias", "weight"] and merged["bias"] is layer.parameters()["bias"]
+
+
+@needs_mlx
+@pytest.mark.parametrize("case", list(MERGES) + list(MERGE_ERRORS))
+def test_tree_merge_same_as_mlx_utils(case):
+    from mlx.utils import tree_merge as theirs
+
+    if case in MERGES:
+        a, b, fn = MERGES[case]
+        assert theirs(a, b, fn) == MERGE_EXPECTED[case]
+    else:
+        a, b, message = MERGE_ERRORS[case]
+        with pytest.raises(ValueError, match=message):
+            theirs(a, b)
+
+
+def test_unflatten_keeps_colliding_integer_keys_in_a_dict():
+    """MLX (python/mlx/utils.py, after 0.32.4): "01" and "1" name two leaves,
+    so they stay a dict; "01" alone is still index 1 of a list."""
+    assert tree_unflatten([("01", "a"), ("1", "b"), ("2", "c")]) == {"01": "a", "1": "b", "2": "c"}
+    assert tree_unflatten([("a.01", 1)]) == {"a": [{}, 1]}
+    assert tree_unflatten([("0", "a"), ("1", "b")]) == ["a", "b"]

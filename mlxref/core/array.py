@@ -23,6 +23,7 @@ import sys
 
 from . import dtypes as _dt
 from . import graph
+from . import interop
 from .scalar import is_symbolic
 
 _creation_order = itertools.count(1)
@@ -36,13 +37,16 @@ def _parse_nested(value):
     else:
         flat, shape = [value], ()
     kinds = set()
-    for v in flat:
+    for i, v in enumerate(flat):
         if isinstance(v, bool):
             kinds.add(_dt.bool_)
         elif isinstance(v, int):
             kinds.add(_dt.int32 if -(2**31) <= v < 2**31 else _int64_dtype(v))
+            flat[i] = int(v)  # a subclass (IntEnum...) as a plain int
         elif isinstance(v, float) or is_symbolic(v):
             kinds.add(_dt.float32)
+            if isinstance(v, float):
+                flat[i] = float(v)  # a subclass (NumPy's float64...) as a plain float
         elif isinstance(v, complex):
             kinds.add(_dt.complex64)
         else:
@@ -160,6 +164,11 @@ class array:
             # MLX's mx.array(a) is astype(a, dtype): a's own descriptor when the
             # dtype does not change, else a lazy cast.
             self._desc = ops.astype(val, dtype or val.dtype)._desc
+            return
+        if interop.is_numpy(val):
+            flat, shape, dtype = interop.from_numpy(val, dtype)
+            self._desc = _ArrayDesc(shape, dtype)
+            self._set_data(flat)
             return
         if val is None or isinstance(val, (str, bytes, dict, set)):
             raise TypeError(
@@ -320,6 +329,14 @@ class array:
         if not self.shape:
             return data[0]
         return _nest(data, self.shape)
+
+    def __array__(self, dtype=None, copy=None):
+        """``np.array(a)``, ``np.asarray(a)``: a new ndarray (see ``interop.to_numpy``)."""
+        return interop.to_numpy(self, dtype, copy)
+
+    def __array_namespace__(self, api_version=None):
+        """The module of the array API functions: ``mlxref.core``, as MLX gives ``mlx.core``."""
+        return sys.modules[__package__]
 
     def astype(self, dtype, stream=None):
         if not isinstance(dtype, _dt.Dtype):

@@ -17,6 +17,7 @@ import math
 import numbers
 
 from .. import dtypes as _dt
+from .. import interop
 from ..array import _fmt_shape, _int64_dtype, array
 from ..scalar import is_symbolic
 from ..primitives.base import AsType, make_array
@@ -52,8 +53,13 @@ def scalar_array(value, dtype, meets=None):
     ``meets`` is the dtype of the array the scalar meets in an op (default
     ``dtype``): a Python int must fit it (``check_int_fits``).
     """
-    if type(value) not in SCALARS and is_symbolic(value):
-        return array._from_data([value], (), dtype)
+    if type(value) not in SCALARS:
+        if is_symbolic(value):
+            return array._from_data([value], (), dtype)
+        for plain in (bool, int, float, complex):  # a subclass (NumPy's float64...)
+            if isinstance(value, plain):
+                value = plain(value)
+                break
     if type(value) is int:
         _int64_dtype(value)
         check_int_fits(value, meets or dtype)
@@ -64,6 +70,8 @@ def to_array(x, dtype=None):
     """An array from an array, a Python scalar or a nested list."""
     if isinstance(x, array):
         return x if dtype is None else astype(x, dtype)
+    if interop.is_numpy(x):
+        return array(x, dtype)
     if isinstance(x, numbers.Number) and not isinstance(x, SCALARS):
         x = float(x) if isinstance(x, numbers.Real) else x
     return array(x, dtype)
@@ -87,6 +95,8 @@ def as_arrays(*values):
         if tb is array and ta in SCALARS:
             dtype = _dt.promote_types(b.dtype, _dt.weak_scalar_dtype(a, b.dtype))
             return [scalar_array(a, dtype, b.dtype), b if b.dtype is dtype else astype(b, dtype)]
+    if any(type(v) not in SCALARS and interop.is_numpy(v) for v in values):
+        values = _numpy_operands(values)
     for v in values:
         if isinstance(v, (list, tuple)):  # MLX takes arrays and scalars here, not lists
             raise ValueError(f"Invalid type {type(v).__name__} received in array initialization.")
@@ -110,6 +120,19 @@ def as_arrays(*values):
     for v in values:
         a = scalar_array(v, dtype, meets) if is_scalar(v) else next(it)
         out.append(astype(a, dtype))
+    return out
+
+
+def _numpy_operands(values):
+    """NumPy operands as arrays (python/src/utils.cpp ``to_arrays``): next to an
+    mlx array they take its dtype (``int32 array + np.float32(1.5)`` is int32);
+    otherwise their own. A NumPy float64 scalar is a Python float: weak, as in MLX."""
+    meets = next((v.dtype for v in values if isinstance(v, array)), None)
+    out = []
+    for v in values:
+        if type(v) not in SCALARS and interop.is_numpy(v):
+            v = float(v) if isinstance(v, float) else array(v, meets)
+        out.append(v)
     return out
 
 

@@ -16,6 +16,7 @@ no scatter and gives the same array.
 import math
 
 from .. import dtypes as _dt
+from .. import interop
 from ..array import array
 from ..scalar import is_symbolic
 from ..primitives.base import make_array
@@ -91,6 +92,8 @@ def scalar_or_array(value, dtype=None):
     """
     if isinstance(value, array):
         return value
+    if not is_scalar(value) and interop.is_numpy(value):
+        return array(value, dtype)
     if is_scalar(value):
         if dtype is None:
             return scalar_array(value, _dt.default_dtype_of_scalar(value))

@@ -1,0 +1,415 @@
+"""Saving and loading: ``save`` (.npy), ``savez``/``savez_compressed`` (.npz),
+``save_safetensors`` and ``load``, in pure Python from the formats' specifications.
+
+Read alongside: python/src/load.cpp (the Python bindings: file names and
+objects, extensions, formats, messages), mlx/io/load.cpp (.npy) and
+mlx/io/safetensors.cpp. The formats: NumPy's .npy (numpy.lib.format: magic,
+version, a header dict padded with spaces, then the raw little-endian
+elements), .npz (a zip of .npy files, one per name) and safetensors (an 8-byte
+little-endian header length, a JSON header naming each tensor's dtype, shape
+and data offsets, then the bytes).
+
+As in MLX: bfloat16 is written to .npy as ``'<V2'`` (two raw bytes, which MLX
+reads back as bfloat16); safetensors has no float64 (MLX: "received invalid
+dtype"); a path gets ``.npy``/``.npz``/``.safetensors`` appended when it does
+not end so; ``load`` infers the format from the extension. mlxref reads the
+whole file when ``load`` is called (MLX loads lazily), so a truncated or
+corrupted file fails there, with one error naming the file and what is wrong.
+GGUF is not supported.
+"""
+
+import ast
+import io as _io
+import json
+import math
+import os
+import struct
+import zipfile
+
+from . import dtypes as _dt
+from .array import array
+from .ops.common import incompatible_arguments
+from .ops.shape import transpose
+from .scalar import is_symbolic
+
+# dtype -> (struct code, array-protocol kind): little-endian on disk, as MLX writes.
+_CODES = {
+    _dt.bool_: "?", _dt.uint8: "B", _dt.uint16: "H", _dt.uint32: "I", _dt.uint64: "Q",
+    _dt.int8: "b", _dt.int16: "h", _dt.int32: "i", _dt.int64: "q",
+    _dt.float16: "e", _dt.float32: "f", _dt.float64: "d",
+}
+_NPY_MAGIC = b"\x93NUMPY"
+# safetensors' dtype names (MLX writes C64 for complex64, not yet in the spec).
+_SAFETENSORS = {
+    _dt.float32: "F32", _dt.bfloat16: "BF16", _dt.float16: "F16", _dt.int64: "I64",
+    _dt.int32: "I32", _dt.int16: "I16", _dt.int8: "I8", _dt.uint64: "U64",
+    _dt.uint32: "U32", _dt.uint16: "U16", _dt.uint8: "U8", _dt.bool_: "BOOL",
+    _dt.complex64: "C64",
+}
+# MLX reads the 8-bit float formats as their raw bytes, uint8.
+_FROM_SAFETENSORS = dict({v: k for k, v in _SAFETENSORS.items()},
+                         F8_E4M3=_dt.uint8, F8_E8M0=_dt.uint8)
+
+
+class _Corrupt(Exception):
+    """What is wrong with a file being loaded; ``load`` names the file and
+    raises ``error`` (MLX's exception type for that fault)."""
+
+    def __init__(self, message, error=RuntimeError):
+        super().__init__(message)
+        self.error = error
+
+
+# --- elements <-> bytes ----------------------------------------------------------
+
+
+def _to_bytes(a):
+    """The elements of ``a`` (evaluated), row-major and little-endian."""
+    data = a._eval()
+    if any(is_symbolic(v) for v in data):
+        raise ValueError("[save] Cannot save an array of symbolic (SymPy) elements.")
+    n = len(data)
+    if a.dtype is _dt.complex64:
+        parts = []
+        for v in data:
+            parts += (v.real, v.imag)
+        return struct.pack(f"<{2 * n}f", *parts)
+    if a.dtype is _dt.bfloat16:  # the upper half of each float32 (exact: stored bf16)
+        wide = struct.pack(f"<{n}f", *data)
+        out = bytearray(2 * n)
+        out[0::2], out[1::2] = wide[2::4], wide[3::4]
+        return bytes(out)
+    return struct.pack(f"<{n}{_CODES[a.dtype]}", *data)
+
+
+def _from_bytes(raw, dtype, shape, big_endian=False):
+    """An array of ``dtype`` and ``shape`` from its raw row-major bytes."""
+    n = math.prod(shape)
+    order = ">" if big_endian else "<"
+    if dtype is _dt.complex64:
+        parts = struct.unpack(f"{order}{2 * n}f", raw)
+        data = [complex(parts[i], parts[i + 1]) for i in range(0, 2 * n, 2)]
+    elif dtype is _dt.bfloat16:
+        wide = bytearray(4 * n)
+        hi, lo = (0, 1) if big_endian else (1, 0)
+        wide[3::4], wide[2::4] = raw[hi::2], raw[lo::2]
+        data = list(struct.unpack(f"<{n}f", wide))
+    else:
+        data = list(struct.unpack(f"{order}{n}{_CODES[dtype]}", raw))
+    return array._from_data(dtype.store(data), tuple(shape), dtype)
+
+
+# --- .npy ---------------------------------------------------------------------------
+
+
+def _npy_descr(dtype):
+    """The array-protocol type string MLX writes (mlx/io/load.cpp)."""
+    if dtype is _dt.bfloat16:
+        return "<V2"
+    kind = {"bool": "b", "complex64": "c"}.get(dtype.name, dtype.name[0])
+    return ("|" if dtype.size == 1 else "<") + kind + str(dtype.size)
+
+
+def _npy_bytes(a):
+    """A whole .npy file (format version 1.0, header padded to 64 bytes)."""
+    shape = repr(tuple(a.shape))
+    header = f"{{'descr': '{_npy_descr(a.dtype)}', 'fortran_order': False, 'shape': {shape}, }}"
+    pad = -(len(_NPY_MAGIC) + 4 + len(header) + 1) % 64
+    header = (header + " " * pad + "\n").encode("latin1")
+    return _NPY_MAGIC + b"\x01\x00" + struct.pack("<H", len(header)) + header + _to_bytes(a)
+
+
+# The array-protocol type strings MLX reads (without the byte-order character).
+_NPY_DTYPES = {"V2": _dt.bfloat16, "b1": _dt.bool_, "c8": _dt.complex64}
+_NPY_DTYPES.update({_npy_descr(d)[1:]: d for d in _CODES if d is not _dt.bool_})
+
+
+def _npy_dtype(descr):
+    """mlx/io/load.cpp ``dtype_from_array_protocol``: (dtype, big endian)."""
+    dtype = _NPY_DTYPES.get(descr[1:] if descr[:1] in "<>|=" else descr)
+    if dtype is None:
+        raise _Corrupt(f"its dtype {descr!r} is not one MLX reads (Unsupported array "
+                       "protocol type-string)", ValueError)
+    return dtype, descr[:1] == ">"
+
+
+def _read_npy(raw):
+    """An array from the bytes of a .npy file."""
+    if raw[:6] != _NPY_MAGIC:
+        raise _Corrupt("it is not a .npy file (no NumPy magic string at its start)")
+    if len(raw) < 10 or raw[6] not in (1, 2, 3):
+        raise _Corrupt("its .npy header is truncated or of an unknown version")
+    if raw[6] == 1:
+        (length,), start = struct.unpack("<H", raw[8:10]), 10
+    else:
+        if len(raw) < 12:
+            raise _Corrupt("its .npy header is truncated")
+        (length,), start = struct.unpack("<I", raw[8:12]), 12
+    text = raw[start:start + length]
+    if len(text) < length:
+        raise _Corrupt(f"its .npy header should be {length} bytes but the file ends "
+                       f"after {len(text)}")
+    try:
+        header = _parse_header(text.decode("latin1"))
+        descr, fortran, shape = header["descr"], header["fortran_order"], header["shape"]
+        if not (isinstance(descr, str) and isinstance(fortran, bool) and isinstance(shape, tuple)
+                and all(type(d) is int and d >= 0 for d in shape)):
+            raise ValueError
+    except (ValueError, KeyError, TypeError, SyntaxError):
+        raise _Corrupt("its .npy header is not a dict with 'descr', 'fortran_order' and "
+                       f"'shape': {text[:80]!r}") from None
+    dtype, big = _npy_dtype(descr)
+    need = math.prod(shape) * dtype.size
+    body = raw[start + length:]
+    if len(body) < need:
+        raise _Corrupt(f"its header promises {need} bytes of data but the file holds "
+                       f"{len(body)} (truncated?)")
+    if not fortran:
+        return _from_bytes(body[:need], dtype, shape, big)
+    # Column-major: read as the reversed shape, then transpose (as MLX does).
+    return transpose(_from_bytes(body[:need], dtype, shape[::-1], big))
+
+
+def _parse_header(text):
+    """The header dict of a .npy file: Python literals only."""
+    value = ast.literal_eval(text.strip())
+    if not isinstance(value, dict):
+        raise ValueError
+    return value
+
+
+# --- safetensors ----------------------------------------------------------------
+
+
+def _safetensors_bytes(arrays, metadata):
+    header, blobs, offset = {}, [], 0
+    if metadata:
+        header["__metadata__"] = dict(metadata)
+    for key, a in arrays.items():
+        if a.dtype not in _SAFETENSORS:
+            raise RuntimeError("[save_safetensors] received invalid dtype.")
+        blob = _to_bytes(a)
+        header[key] = {"dtype": _SAFETENSORS[a.dtype], "shape": list(a.shape),
+                       "data_offsets": [offset, offset + len(blob)]}
+        blobs.append(blob)
+        offset += len(blob)
+    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    text += b" " * (-len(text) % 8)  # the spec allows space padding; aligns the data
+    return struct.pack("<Q", len(text)) + text + b"".join(blobs)
+
+
+def _read_safetensors(raw):
+    """(arrays, metadata) from the bytes of a safetensors file."""
+    if len(raw) < 8:
+        raise _Corrupt(f"it is {len(raw)} bytes long, shorter than a safetensors header")
+    (length,) = struct.unpack("<Q", raw[:8])
+    if length == 0 or length >= 100_000_000:
+        raise _Corrupt(f"its JSON header length ({length}) is invalid: not a safetensors file?")
+    if len(raw) < 8 + length:
+        raise _Corrupt(f"the JSON header is {length} bytes long but the file is only "
+                       f"{len(raw)} bytes (an incomplete download or a corrupt file?)")
+    try:
+        header = json.loads(raw[8:8 + length].decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise _Corrupt(f"its JSON header does not parse ({e})") from None
+    if not isinstance(header, dict):
+        raise _Corrupt("its JSON header is not an object")
+    body = raw[8 + length:]
+    arrays, metadata = {}, {}
+    for key, item in header.items():
+        if key == "__metadata__":
+            if not isinstance(item, (dict, type(None))):
+                raise _Corrupt("its __metadata__ is not an object")
+            metadata.update(item or {})
+            continue
+        try:
+            dtype = _FROM_SAFETENSORS.get(item["dtype"])
+            shape, (begin, end) = tuple(item["shape"]), item["data_offsets"]
+            if not all(type(d) is int and d >= 0 for d in shape + (begin, end)):
+                raise TypeError
+        except (KeyError, TypeError, ValueError):
+            raise _Corrupt(f"its entry for tensor {key!r} is not a dtype, shape and two "
+                           "data offsets") from None
+        if dtype is None:
+            raise _Corrupt(f"tensor {key!r} has the dtype {item['dtype']!r}, which MLX "
+                           "does not read")
+        need = math.prod(shape) * dtype.size
+        if end < begin or end - begin != need:
+            raise _Corrupt(f"tensor {key!r} has invalid data offsets ({begin}, {end}): "
+                           f"expecting {need} bytes")
+        if end > len(body):
+            raise _Corrupt(f"tensor {key!r} has data offsets ({begin}, {end}) beyond the "
+                           f"{len(body)} bytes of data (an incomplete download or a "
+                           "corrupt file?)")
+        arrays[key] = _from_bytes(body[begin:end], dtype, shape)
+    return arrays, metadata
+
+
+# --- files --------------------------------------------------------------------------
+
+
+def _is_path(file):
+    return isinstance(file, (str, os.PathLike))
+
+
+def _with_extension(file, ext):
+    """MLX appends the extension to a path that does not end with it."""
+    name = os.fspath(file)
+    if isinstance(name, bytes):
+        name = os.fsdecode(name)
+    return name if name.endswith(ext) else name + ext
+
+
+def _write(file, data, ext, op):
+    if _is_path(file):
+        with open(_with_extension(file, ext), "wb") as f:
+            f.write(data)
+    elif hasattr(file, "write"):
+        file.write(data)
+    else:
+        raise ValueError(f"[{op}] Input must be a file-like object, or string")
+
+
+def _check_array(value, signature, args):
+    if not isinstance(value, array):
+        raise incompatible_arguments(signature, args)
+
+
+def save(file, arr):
+    """``mx.save``: one array to a .npy file (``.npy`` appended to a path without it)."""
+    _check_array(arr, "save(file: file | str | pathlib.Path, arr: array) -> None", [file, arr])
+    _write(file, _npy_bytes(arr), ".npy", "save")
+
+
+def _savez(file, args, kwargs, compression, op):
+    arrays = {}
+    for k, v in kwargs.items():
+        _check_bad_cast(v, op, k)
+        arrays[k] = v
+    for i, v in enumerate(args):
+        name = f"arr_{i}"
+        _check_bad_cast(v, op, name)
+        if name in arrays:
+            raise ValueError(f"[savez] Cannot use un-named variables and keyword {name}")
+        arrays[name] = v
+    if _is_path(file):
+        file = _with_extension(file, ".npz")
+    elif not hasattr(file, "write"):
+        raise ValueError(f"[{op}] Input must be a file-like object, or string")
+    with zipfile.ZipFile(file, "w", compression=compression) as z:
+        for k, a in arrays.items():
+            z.writestr(k + ".npy", _npy_bytes(a))
+
+
+def _check_bad_cast(value, op, name):
+    if not isinstance(value, array):
+        raise RuntimeError(
+            f"[{op}] {name} is a {type(value).__name__}, not an mlx array (MLX itself "
+            "raises RuntimeError: std::bad_cast)."
+        )
+
+
+def savez(file, *args, **kwargs):
+    """``mx.savez``: arrays to an uncompressed .npz; positional ones are named ``arr_i``."""
+    _savez(file, args, kwargs, zipfile.ZIP_STORED, "savez")
+
+
+def savez_compressed(file, *args, **kwargs):
+    """``mx.savez_compressed``: as ``savez``, deflated."""
+    _savez(file, args, kwargs, zipfile.ZIP_DEFLATED, "savez_compressed")
+
+
+def save_safetensors(file, arrays, metadata=None):
+    """``mx.save_safetensors``: a dict of arrays, and string metadata, to safetensors."""
+    if not isinstance(arrays, dict):
+        raise incompatible_arguments(
+            "save_safetensors(file: file | str | pathlib.Path, arrays: dict[str, array], "
+            "metadata: dict[str, str] | None = None)", [file, arrays])
+    if metadata is not None and not (
+            isinstance(metadata, dict)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())):
+        raise ValueError(
+            "[save_safetensors] Metadata must be a dictionary with string keys and values")
+    for k, v in arrays.items():
+        _check_bad_cast(v, "save_safetensors", repr(k))
+    _write(file, _safetensors_bytes(arrays, metadata), ".safetensors", "save_safetensors")
+
+
+def save_gguf(file, arrays, metadata=None):
+    """``mx.save_gguf``: not supported by mlxref."""
+    raise NotImplementedError(
+        "[save_gguf] GGUF is not supported by mlxref: save with save_safetensors or "
+        "savez, or use real MLX for GGUF.")
+
+
+def _read_all(file, op):
+    """(bytes, label) of a path or a binary file object."""
+    if _is_path(file):
+        name = os.fspath(file)
+        try:
+            with open(name, "rb") as f:
+                return f.read(), name
+        except OSError:
+            raise RuntimeError(f"[load] Failed to open file {name}") from None
+    if hasattr(file, "read"):
+        raw = file.read()
+        if not isinstance(raw, (bytes, bytearray)):
+            raise ValueError(f"[{op}] Input must be a file-like object, or string")
+        return bytes(raw), getattr(file, "name", type(file).__name__)
+    raise ValueError(f"[{op}] Input must be a file-like object, or string")
+
+
+def _read_npz(raw):
+    arrays = {}
+    try:
+        with zipfile.ZipFile(_io.BytesIO(raw)) as z:
+            for name in z.namelist():
+                key = name[:-4] if len(name) > 4 and name.endswith(".npy") else name
+                try:
+                    arrays[key] = _read_npy(z.read(name))
+                except _Corrupt as e:
+                    raise _Corrupt(f"its member {name!r}: {e}", e.error) from None
+    except (zipfile.BadZipFile, EOFError, OSError, NotImplementedError) as e:
+        raise _Corrupt(f"it is not a readable zip (.npz) file ({e})", ValueError) from None
+    except Exception as e:  # zlib errors of a damaged deflated member
+        if type(e).__name__ == "error" and type(e).__module__ == "zlib":
+            raise _Corrupt(f"a compressed member is damaged ({e})", ValueError) from None
+        raise
+    return arrays
+
+
+def load(file, /, format=None, return_metadata=False, *, stream=None):
+    """``mx.load``: the array (.npy), dict (.npz, .safetensors) or, with
+    ``return_metadata=True`` (safetensors), ``(dict, metadata)`` in ``file``."""
+    if format is None:
+        if _is_path(file):
+            name = os.fspath(file)
+        elif hasattr(file, "read"):
+            name = getattr(file, "name", None)
+            if not isinstance(name, str):
+                raise AttributeError(f"'{type(file).__name__}' object has no attribute 'name'")
+        else:
+            raise ValueError(
+                "[load] Input must be a file-like object opened in binary mode, or string")
+        if "." not in name:
+            raise ValueError("[load] Could not infer file format from extension")
+        format = name[name.rfind(".") + 1:]
+    if return_metadata and format in ("npy", "npz"):
+        raise ValueError(f"[load] metadata not supported for format {format}")
+    if format == "gguf":
+        raise NotImplementedError(
+            "[load] GGUF is not supported by mlxref: convert the file with real MLX "
+            "(mx.load then mx.save_safetensors).")
+    if format not in ("npy", "npz", "safetensors"):
+        raise ValueError(f"[load] Unknown file format {format}")
+    op = {"npy": "load_npy", "npz": "load_npz", "safetensors": "load_safetensors"}[format]
+    raw, label = _read_all(file, op)
+    try:
+        if format == "npy":
+            return _read_npy(raw)
+        if format == "npz":
+            return _read_npz(raw)
+        arrays, metadata = _read_safetensors(raw)
+    except _Corrupt as e:
+        raise e.error(f"[{op}] Cannot load {label}: {e}.") from None
+    return (arrays, metadata) if return_metadata else arrays
