@@ -632,6 +632,7 @@ class Maximum(Binary):
     # x != x is the nan test: a nan on either side gives nan, as in MLX. The
     # same over whole lists is one comprehension, with no call per element
     # (ReLU is maximum(x, 0)).
+    moves_elements = True  # each result is an input element, of the same dtype
     numeric = staticmethod(lambda a, b: a if a >= b or a != a else b)
     numeric_lists = staticmethod(lambda a, b: [x if x >= y or x != x else y for x, y in zip(a, b)])
     symbolic = staticmethod(lambda a, b: sympy.Max(a, b))
@@ -643,6 +644,7 @@ class Maximum(Binary):
 
 class Minimum(Binary):
     # As Maximum's.
+    moves_elements = True
     numeric = staticmethod(lambda a, b: a if a <= b or a != a else b)
     numeric_lists = staticmethod(lambda a, b: [x if x <= y or x != x else y for x, y in zip(a, b)])
     symbolic = staticmethod(lambda a, b: sympy.Min(a, b))
