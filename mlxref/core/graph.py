@@ -89,47 +89,58 @@ class _Memory:
     keeps the counts right when threads evaluate or free arrays at once.
     """
 
-    active = 0
-    peak = 0
-    buffers = {}
-    lock = threading.Lock()  # nothing inside it can free an array, so it is never re-entered
+    # One instance, ``_memory``: its slots are cheaper to update than class
+    # attributes (every array allocates and frees through them).
+    __slots__ = ("active", "peak", "buffers", "lock")
+
+    def __init__(self):
+        self.active = 0
+        self.peak = 0
+        self.buffers = {}
+        self.lock = threading.Lock()  # nothing inside it can free an array, so it is never re-entered
+
+
+_memory = _Memory()
 
 
 def allocate(data, nbytes):
     """Count ``data`` (a new element list, or one more holder of a counted one)."""
-    with _Memory.lock:
-        entry = _Memory.buffers.get(id(data))
+    key = id(data)
+    with _memory.lock:
+        entry = _memory.buffers.get(key)
         if entry is not None:
             entry[0] += 1
             return
-        _Memory.buffers[id(data)] = [1, nbytes]
-        _Memory.active += nbytes
-        _Memory.peak = max(_Memory.peak, _Memory.active)
+        _memory.buffers[key] = [1, nbytes]
+        _memory.active += nbytes
+        if _memory.active > _memory.peak:
+            _memory.peak = _memory.active
 
 
 def free(data):
     """One holder of ``data`` is gone; the last one returns its bytes."""
-    with _Memory.lock:
-        entry = _Memory.buffers[id(data)]
+    key = id(data)
+    with _memory.lock:
+        entry = _memory.buffers[key]
         entry[0] -= 1
         if entry[0] == 0:
-            del _Memory.buffers[id(data)]
-            _Memory.active -= entry[1]
+            del _memory.buffers[key]
+            _memory.active -= entry[1]
 
 
 def get_active_memory():
     """``mx.get_active_memory()``: bytes of element data held by live arrays."""
-    return _Memory.active
+    return _memory.active
 
 
 def get_peak_memory():
     """``mx.get_peak_memory()``: the most ``get_active_memory()`` has been since the last reset."""
-    return _Memory.peak
+    return _memory.peak
 
 
 def reset_peak_memory():
     """``mx.reset_peak_memory()``: set the peak to 0; the next allocation raises it again."""
-    _Memory.peak = 0
+    _memory.peak = 0
 
 
 # --- eval -------------------------------------------------------------------------
@@ -156,10 +167,12 @@ def _unevaluated_postorder(outputs):
         while stack:
             node, inputs = stack[-1]
             for x in inputs:
-                if not x.is_available() and x.id() not in seen:
-                    seen.add(x.id())
-                    stack.append((x, iter(x.inputs())))
-                    break
+                if not x.is_available():
+                    key = x.id()
+                    if key not in seen:
+                        seen.add(key)
+                        stack.append((x, iter(x.inputs())))
+                        break
             else:
                 stack.pop()
                 order.append(node)
