@@ -124,11 +124,16 @@ class _ArrayDesc:
         self.shape, self.dtype = tuple(shape), dtype
         self.data = None
         self.primitive = primitive
-        # A node keeps its own handle of each input, as MLX keeps arrays by value.
-        self.inputs = tuple([x._handle() for x in inputs])
+        # A node keeps its own handle of each input, as MLX keeps arrays by
+        # value, and a node built from a tracer is a tracer (MLX's
+        # ArrayDesc::init). One plain loop: it runs for every node built.
+        handles, is_tracer = [], False
+        for x in inputs:
+            handles.append(x._handle())
+            is_tracer = is_tracer or x._desc.is_tracer
+        self.inputs = tuple(handles)
+        self.is_tracer = is_tracer
         self.siblings, self.position = (), 0
-        # A node built from a tracer is a tracer (MLX's ArrayDesc::init).
-        self.is_tracer = any([x._desc.is_tracer for x in inputs])
         self.id = next(_creation_order)
 
     def __del__(self):
