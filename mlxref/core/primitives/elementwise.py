@@ -126,6 +126,9 @@ class Comparison(Binary):
     """
 
     abstract = True  # a family, not a primitive of its own
+    # Nothing to store: the results are Python bools (or SymPy indicators)
+    # already, as a bool array holds them.
+    moves_elements = True
 
     def output_dtypes(self, inputs):
         return [_dt.bool_]
