@@ -170,12 +170,6 @@ class array:
 
     # --- construction inside the engine (not MLX's Python API) -------------------
 
-    @classmethod
-    def _handle_of(cls, desc):
-        a = cls.__new__(cls)
-        a._desc = desc
-        return a
-
     def _handle(self):
         """A new handle to this array's descriptor (MLX copies an ``array``)."""
         a = array.__new__(array)
@@ -185,7 +179,7 @@ class array:
     @classmethod
     def _from_data(cls, data, shape, dtype):
         """A materialised array from a flat list (trusted: no checks)."""
-        a = cls._handle_of(_ArrayDesc(shape, dtype))
+        a = _handle_of(_ArrayDesc(shape, dtype))
         a._set_data(data)
         return a
 
@@ -193,8 +187,8 @@ class array:
     def _node(cls, shapes, dtypes, primitive, inputs):
         """The unevaluated outputs of ``primitive`` on ``inputs``; called by ``make_arrays``."""
         if len(shapes) == 1:
-            return [cls._handle_of(_ArrayDesc(shapes[0], dtypes[0], primitive, inputs))]
-        outputs = [cls._handle_of(_ArrayDesc(s, d, primitive, inputs))
+            return [_handle_of(_ArrayDesc(shapes[0], dtypes[0], primitive, inputs))]
+        outputs = [_handle_of(_ArrayDesc(s, d, primitive, inputs))
                    for s, d in zip(shapes, dtypes)]
         for i, o in enumerate(outputs):
             o._desc.siblings = tuple(outputs[:i] + outputs[i + 1:])
@@ -205,7 +199,7 @@ class array:
     def _placeholder(cls, shape, dtype):
         """An array with neither data nor primitive (vmap's traced inputs, MLX's
         ``array(shape, dtype, nullptr, {})``)."""
-        a = cls._handle_of(_ArrayDesc(shape, dtype))
+        a = _handle_of(_ArrayDesc(shape, dtype))
         a._desc.is_tracer = True
         return a
 
@@ -552,6 +546,13 @@ class array:
 
     def split(self, indices_or_sections, axis=0, stream=None):
         return ops.split(self, indices_or_sections, axis)
+
+
+def _handle_of(desc):
+    """A new array handle pointing at ``desc`` (a plain function: it runs for every node)."""
+    a = array.__new__(array)
+    a._desc = desc
+    return a
 
 
 _ROUND_METHOD = (
