@@ -103,10 +103,15 @@ class _Memory:
 _memory = _Memory()
 
 
+# (acquire/release rather than ``with``: these run for every array, and the
+# lock's __enter__/__exit__ cost more than the counting.)
+
+
 def allocate(data, nbytes):
     """Count ``data`` (a new element list, or one more holder of a counted one)."""
     key = id(data)
-    with _memory.lock:
+    _memory.lock.acquire()
+    try:
         entry = _memory.buffers.get(key)
         if entry is not None:
             entry[0] += 1
@@ -115,17 +120,22 @@ def allocate(data, nbytes):
         _memory.active += nbytes
         if _memory.active > _memory.peak:
             _memory.peak = _memory.active
+    finally:
+        _memory.lock.release()
 
 
 def free(data):
     """One holder of ``data`` is gone; the last one returns its bytes."""
     key = id(data)
-    with _memory.lock:
+    _memory.lock.acquire()
+    try:
         entry = _memory.buffers[key]
         entry[0] -= 1
         if entry[0] == 0:
             del _memory.buffers[key]
             _memory.active -= entry[1]
+    finally:
+        _memory.lock.release()
 
 
 def get_active_memory():
