@@ -11,6 +11,12 @@ its primitive and inputs, so intermediates nothing else refers to are freed at
 once. Arrays that are being traced by a transform keep their graph
 (``is_tracer``). ``mx.eval`` itself, which takes trees, is in
 ``transforms/eval.py``, as MLX's is in transforms.cpp.
+
+The search and the evaluation loop read each array's descriptor (``_desc``:
+``data``, ``id``, ``primitive``, ``inputs``) directly, where the transforms
+call ``is_available()``, ``id()``, ``primitive()``, ``inputs()``: they run
+for every node, and in Python the method call costs more than the read
+(MLX's accessors are inline).
 """
 
 import contextlib
@@ -170,19 +176,19 @@ def _unevaluated_postorder(outputs):
     order = []
     seen = set()
     for out in outputs:
-        if out.is_available() or out.id() in seen:
+        desc = out._desc
+        if desc.data is not None or desc.id in seen:
             continue
-        seen.add(out.id())
-        stack = [(out, iter(out.inputs()))]
+        seen.add(desc.id)
+        stack = [(out, iter(desc.inputs))]
         while stack:
             node, inputs = stack[-1]
             for x in inputs:
-                if not x.is_available():
-                    key = x.id()
-                    if key not in seen:
-                        seen.add(key)
-                        stack.append((x, iter(x.inputs())))
-                        break
+                desc = x._desc
+                if desc.data is None and desc.id not in seen:
+                    seen.add(desc.id)
+                    stack.append((x, iter(desc.inputs)))
+                    break
             else:
                 stack.pop()
                 order.append(node)
@@ -193,22 +199,26 @@ def eval_arrays(outputs):
     """Evaluate a flat list of arrays (MLX's ``eval_impl``)."""
     with _eval_lock, cycle_collector_paused():
         order = _unevaluated_postorder(outputs)
+        # ``node.is_tracer()``, with the tracing state read once: an eval
+        # leaves it as it found it.
+        keep_graphs, tracing = retain_graph(), in_tracing()
         for i, node in enumerate(order):
             order[i] = None  # the order must not keep intermediates alive
-            if node.is_available():  # computed already as a sibling
+            desc = node._desc
+            if desc.data is not None:  # computed already as a sibling
                 continue
-            primitive = node.primitive()
+            primitive = desc.primitive
             if primitive is None:
                 raise ValueError(
                     "[eval] Attempting to eval an array during function "
                     "transformations like compile or vmap is not allowed."
                 )
             outputs = node.outputs()
-            for out, data in zip(outputs, primitive.eval(node.inputs())):
+            for out, data in zip(outputs, primitive.eval(desc.inputs)):
                 # What a kernel stores: the results rounded or wrapped to the
                 # output's dtype (mlxref/core/dtypes.py). A primitive that only
                 # moves its inputs' elements has nothing to round.
-                out._set_data(data if primitive.moves_elements else out.dtype.store(data))
-            if not node.is_tracer():  # tracers keep their graph for the transform
+                out._set_data(data if primitive.moves_elements else out._desc.dtype.store(data))
+            if not (keep_graphs or (tracing and desc.is_tracer)):  # tracers keep their graph
                 for out in outputs:
                     out.detach()
