@@ -47,6 +47,8 @@ def scalar_array(value, dtype):
         info = _dt.iinfo(dtype) if dtype.is_integer and dtype.size < 8 else None
         if info is not None and not info.min <= value <= info.max:
             raise ValueError(f"Converting {value} to {dtype.name} would result in overflow.")
+    if dtype is _dt.float32 and type(value) in (float, int):  # the common case (x * 2, x / n)
+        return array._from_data([dtype.cast(value)], (), dtype)  # what convert + store give
     return array._from_data(dtype.store(_dt.convert([value], None, dtype)), (), dtype)
 
 

@@ -30,7 +30,7 @@ import copy
 from ..array import array
 from ..primitives import reduction as P
 from ..primitives.base import make_array
-from .common import astype, float_dtype, incompatible_arguments
+from .common import astype, float_dtype, incompatible_arguments, scalar_array
 from .elementwise import divide, maximum, multiply, sqrt, square, subtract
 
 __all__ = [
@@ -190,7 +190,7 @@ def _number_of_elements(a, axes, inverted, dtype):
     count = float(math.prod(a.shape[ax] for ax in axes))
     if inverted:
         count = 1.0 / count if count else float("inf")
-    return array(count, dtype)
+    return scalar_array(count, dtype)
 
 
 def _mean(a, axes, keepdims):
