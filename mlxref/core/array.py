@@ -137,11 +137,16 @@ class _ArrayDesc:
         self.shape, self.dtype = tuple(shape), dtype
         self.data = None
         self.primitive = primitive
-        # A node keeps its own handle of each input, as MLX keeps arrays by value.
-        self.inputs = tuple([x._handle() for x in inputs])
+        # A node keeps its own handle of each input, as MLX keeps arrays by
+        # value, and a node built from a tracer is a tracer (MLX's
+        # ArrayDesc::init). One plain loop: it runs for every node built.
+        handles, is_tracer = [], False
+        for x in inputs:
+            handles.append(x._handle())
+            is_tracer = is_tracer or x._desc.is_tracer
+        self.inputs = tuple(handles)
+        self.is_tracer = is_tracer
         self.siblings, self.position = (), 0
-        # A node built from a tracer is a tracer (MLX's ArrayDesc::init).
-        self.is_tracer = any([x._desc.is_tracer for x in inputs])
         self.id = next(_creation_order)
 
     def __del__(self):
@@ -187,12 +192,6 @@ class array:
 
     # --- construction inside the engine (not MLX's Python API) -------------------
 
-    @classmethod
-    def _handle_of(cls, desc):
-        a = cls.__new__(cls)
-        a._desc = desc
-        return a
-
     def _handle(self):
         """A new handle to this array's descriptor (MLX copies an ``array``)."""
         a = array.__new__(array)
@@ -202,7 +201,7 @@ class array:
     @classmethod
     def _from_data(cls, data, shape, dtype):
         """A materialised array from a flat list (trusted: no checks)."""
-        a = cls._handle_of(_ArrayDesc(shape, dtype))
+        a = _handle_of(_ArrayDesc(shape, dtype))
         a._set_data(data)
         return a
 
@@ -210,8 +209,8 @@ class array:
     def _node(cls, shapes, dtypes, primitive, inputs):
         """The unevaluated outputs of ``primitive`` on ``inputs``; called by ``make_arrays``."""
         if len(shapes) == 1:
-            return [cls._handle_of(_ArrayDesc(shapes[0], dtypes[0], primitive, inputs))]
-        outputs = [cls._handle_of(_ArrayDesc(s, d, primitive, inputs))
+            return [_handle_of(_ArrayDesc(shapes[0], dtypes[0], primitive, inputs))]
+        outputs = [_handle_of(_ArrayDesc(s, d, primitive, inputs))
                    for s, d in zip(shapes, dtypes)]
         for i, o in enumerate(outputs):
             o._desc.siblings = tuple(outputs[:i] + outputs[i + 1:])
@@ -222,7 +221,7 @@ class array:
     def _placeholder(cls, shape, dtype):
         """An array with neither data nor primitive (vmap's traced inputs, MLX's
         ``array(shape, dtype, nullptr, {})``)."""
-        a = cls._handle_of(_ArrayDesc(shape, dtype))
+        a = _handle_of(_ArrayDesc(shape, dtype))
         a._desc.is_tracer = True
         return a
 
@@ -722,6 +721,13 @@ class array:
 
     def split(self, indices_or_sections, axis=0, stream=None):
         return ops.split(self, indices_or_sections, axis)
+
+
+def _handle_of(desc):
+    """A new array handle pointing at ``desc`` (a plain function: it runs for every node)."""
+    a = array.__new__(array)
+    a._desc = desc
+    return a
 
 
 _ROUND_METHOD = (

@@ -90,47 +90,68 @@ class _Memory:
     keeps the counts right when threads evaluate or free arrays at once.
     """
 
-    active = 0
-    peak = 0
-    buffers = {}
-    lock = threading.Lock()  # nothing inside it can free an array, so it is never re-entered
+    # One instance, ``_memory``: its slots are cheaper to update than class
+    # attributes (every array allocates and frees through them).
+    __slots__ = ("active", "peak", "buffers", "lock")
+
+    def __init__(self):
+        self.active = 0
+        self.peak = 0
+        self.buffers = {}
+        self.lock = threading.Lock()  # nothing inside it can free an array, so it is never re-entered
+
+
+_memory = _Memory()
+
+
+# (acquire/release rather than ``with``: these run for every array, and the
+# lock's __enter__/__exit__ cost more than the counting.)
 
 
 def allocate(data, nbytes):
     """Count ``data`` (a new element list, or one more holder of a counted one)."""
-    with _Memory.lock:
-        entry = _Memory.buffers.get(id(data))
+    key = id(data)
+    _memory.lock.acquire()
+    try:
+        entry = _memory.buffers.get(key)
         if entry is not None:
             entry[0] += 1
             return
-        _Memory.buffers[id(data)] = [1, nbytes]
-        _Memory.active += nbytes
-        _Memory.peak = max(_Memory.peak, _Memory.active)
+        _memory.buffers[key] = [1, nbytes]
+        _memory.active += nbytes
+        if _memory.active > _memory.peak:
+            _memory.peak = _memory.active
+    finally:
+        _memory.lock.release()
 
 
 def free(data):
     """One holder of ``data`` is gone; the last one returns its bytes."""
-    with _Memory.lock:
-        entry = _Memory.buffers[id(data)]
+    key = id(data)
+    _memory.lock.acquire()
+    try:
+        entry = _memory.buffers[key]
         entry[0] -= 1
         if entry[0] == 0:
-            del _Memory.buffers[id(data)]
-            _Memory.active -= entry[1]
+            del _memory.buffers[key]
+            _memory.active -= entry[1]
+    finally:
+        _memory.lock.release()
 
 
 def get_active_memory():
     """``mx.get_active_memory()``: bytes of element data held by live arrays."""
-    return _Memory.active
+    return _memory.active
 
 
 def get_peak_memory():
     """``mx.get_peak_memory()``: the most ``get_active_memory()`` has been since the last reset."""
-    return _Memory.peak
+    return _memory.peak
 
 
 def reset_peak_memory():
     """``mx.reset_peak_memory()``: set the peak to 0; the next allocation raises it again."""
-    _Memory.peak = 0
+    _memory.peak = 0
 
 
 def _physical_memory():
@@ -176,7 +197,7 @@ def set_memory_limit(limit):
     it replaces. The first one is MLX's CPU default, 0.8 x the machine's RAM.
     Recorded only: mlxref, like MLX's CPU build, never waits or fails on it."""
     limit = _limit("set_memory_limit", limit)
-    with _Memory.lock:
+    with _memory.lock:
         _Limits.memory, old = limit, _Limits.memory
     return old
 
@@ -190,7 +211,7 @@ def set_cache_limit(limit):
     """``mx.set_cache_limit(limit)``: record ``limit`` (bytes) and return the one it
     replaces (MLX's default: 32 MiB). mlxref caches nothing, so it has no effect."""
     limit = _limit("set_cache_limit", limit)
-    with _Memory.lock:
+    with _memory.lock:
         _Limits.cache, old = limit, _Limits.cache
     return old
 
@@ -226,10 +247,12 @@ def _unevaluated_postorder(outputs):
         while stack:
             node, inputs = stack[-1]
             for x in inputs:
-                if not x.is_available() and x.id() not in seen:
-                    seen.add(x.id())
-                    stack.append((x, iter(x.inputs())))
-                    break
+                if not x.is_available():
+                    key = x.id()
+                    if key not in seen:
+                        seen.add(key)
+                        stack.append((x, iter(x.inputs())))
+                        break
             else:
                 stack.pop()
                 order.append(node)

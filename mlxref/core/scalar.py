@@ -42,7 +42,8 @@ def apply(numeric, symbolic, *datas, numeric_lists=None):
     one that makes ``numeric`` raise ``TypeError`` further down (``math``
     cannot convert an expression, and an expression has no numeric truth value).
     """
-    if not any(d and is_symbolic(d[0]) for d in datas):
+    # (Without SymPy imported nothing is symbolic: the common case, checked first.)
+    if "sympy" not in sys.modules or not any(d and is_symbolic(d[0]) for d in datas):
         try:
             if numeric_lists is not None:
                 return numeric_lists(*datas)

@@ -63,6 +63,8 @@ def scalar_array(value, dtype, meets=None):
     if type(value) is int:
         _int64_dtype(value)
         check_int_fits(value, meets or dtype)
+    if dtype is _dt.float32 and type(value) is float:  # the common case (x * 2.0, x / n)
+        return array._from_data([dtype.cast(value)], (), dtype)  # what convert + store give
     return array._from_data(dtype.store(_dt.convert([value], None, dtype)), (), dtype)
 
 
@@ -199,11 +201,11 @@ def broadcast_to(a, /, shape, *, stream=None):
 def broadcast_arrays(*arrays):
     """The arrays broadcast to their common shape (MLX's ``broadcast_arrays``),
     as the elementwise ops need their inputs; the shapes are known to fit."""
-    first = arrays[0].shape
-    if all(a.shape == first for a in arrays):
+    shapes = [a.shape for a in arrays]
+    if shapes.count(shapes[0]) == len(shapes):  # all one shape already
         return list(arrays)
-    shape = broadcast_shapes(*(a.shape for a in arrays))
-    return [a if a.shape == shape else make_array(Broadcast(shape), [a]) for a in arrays]
+    shape = broadcast_shapes(*shapes)
+    return [a if s == shape else make_array(Broadcast(shape), [a]) for a, s in zip(arrays, shapes)]
 
 
 def _type_name(value):

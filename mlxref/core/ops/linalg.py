@@ -34,8 +34,9 @@ _SIGNATURES = {
 
 
 def _require_arrays(name, *args):
-    if not all(isinstance(x, array) for x in args):
-        raise incompatible_arguments(_SIGNATURES[name], args)
+    for x in args:
+        if not isinstance(x, array):
+            raise incompatible_arguments(_SIGNATURES[name], args)
 
 
 def matmul(a, b, /, *, stream=None):
@@ -45,12 +46,13 @@ def matmul(a, b, /, *, stream=None):
     """
 
     _require_arrays("matmul", a, b)
-    if a.ndim == 0 or b.ndim == 0:
+    a_ndim, b_ndim = a.ndim, b.ndim
+    if a_ndim == 0 or b_ndim == 0:
         raise ValueError(
             "[matmul] Got 0 dimension input. Inputs must have at least one dimension."
         )
-    x = expand_dims(a, 0) if a.ndim == 1 else a
-    y = expand_dims(b, 1) if b.ndim == 1 else b
+    x = expand_dims(a, 0) if a_ndim == 1 else a
+    y = expand_dims(b, 1) if b_ndim == 1 else b
     if x.shape[-1] != y.shape[-2]:
         raise ValueError(
             f"[matmul] Last dimension of first input with shape {_fmt_shape(x.shape)} "
@@ -64,17 +66,20 @@ def matmul(a, b, /, *, stream=None):
             f"{b.dtype.name} were provided which results in {out_type.name}, which "
             "is not a floating point type."
         )
-    x, y = astype(x, out_type), astype(y, out_type)
+    # Cast only what needs it: x and y just feed the node (no new handles).
+    if x.dtype is not out_type:
+        x = astype(x, out_type)
+    if y.dtype is not out_type:
+        y = astype(y, out_type)
 
-    n = y.shape[-1]
-    if a.ndim > 2 and b.ndim <= 2:
+    if a_ndim > 2 and b_ndim <= 2:
         # A stack of matrices times one matrix: one tall matrix product, so
         # the matrix is not copied for every batch (MLX: flatten / unflatten).
         rows = x.shape[:-1]
         x = flatten(x, 0, -2)
-        out = reshape(make_array(Matmul(), [x, y]), rows + (n,))
+        out = reshape(make_array(Matmul(), [x, y]), rows + (y.shape[-1],))
     else:
-        if a.ndim > 2 or b.ndim > 2:
+        if a_ndim > 2 or b_ndim > 2:
             batch = broadcast_shapes(x.shape[:-2], y.shape[:-2])
             x = broadcast_to(x, batch + x.shape[-2:])
             y = broadcast_to(y, batch + y.shape[-2:])
@@ -82,9 +87,9 @@ def matmul(a, b, /, *, stream=None):
 
     # Remove the unit dimensions added to 1-D operands.
     axes = []
-    if a.ndim == 1:
+    if a_ndim == 1:
         axes.append(out.ndim - 2)
-    if b.ndim == 1:
+    if b_ndim == 1:
         axes.append(out.ndim - 1)
     return squeeze(out, axes) if axes else out
 

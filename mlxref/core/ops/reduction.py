@@ -33,7 +33,8 @@ import copy
 from ..array import array
 from ..primitives import reduction as P
 from ..primitives.base import make_array
-from .common import astype, float_dtype, incompatible_arguments, normalize_axis
+from .common import (astype, float_dtype, incompatible_arguments, normalize_axis,
+                     scalar_array)
 from .elementwise import abs as _abs
 from .elementwise import (
     add, conjugate, divide, equal, exp, log, maximum, multiply, real, sqrt, square,
@@ -202,7 +203,7 @@ def _number_of_elements(a, axes, inverted, dtype):
     count = float(math.prod(a.shape[ax] for ax in axes))
     if inverted:
         count = 1.0 / count if count else float("inf")
-    return array(count, dtype)
+    return scalar_array(count, dtype)
 
 
 def _mean(a, axes, keepdims):

@@ -37,8 +37,8 @@ class Primitive:
     """Base class. A rule a subclass does not define raises MLX's message."""
 
     # True when the outputs only hold elements of the inputs (reshape, slice,
-    # gather...): they are stored as their dtype holds them already, so
-    # ``eval_arrays`` skips the pass that rounds a primitive's results.
+    # gather...), or values their dtype holds as they are (a comparison's
+    # bools): ``eval_arrays`` then skips the pass that rounds a primitive's results.
     moves_elements = False
 
     @property

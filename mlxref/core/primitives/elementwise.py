@@ -181,6 +181,9 @@ class Comparison(Binary):
     """
 
     abstract = True  # a family, not a primitive of its own
+    # Nothing to store: the results are Python bools (or SymPy indicators)
+    # already, as a bool array holds them.
+    moves_elements = True
 
     def output_dtypes(self, inputs):
         return [_dt.bool_]
@@ -1138,6 +1141,7 @@ class Maximum(Binary):
     # x != x is the nan test: a nan on either side gives nan, as in MLX. The
     # same over whole lists is one comprehension, with no call per element
     # (ReLU is maximum(x, 0)).
+    moves_elements = True  # each result is an input element, of the same dtype
     # a > b, not >=: a tie gives b, as MLX's (a > b) ? a : b does, so
     # maximum(0.0, -0.0) is -0.0.
     numeric = staticmethod(lambda a, b: a if a > b or a != a else b)
@@ -1151,6 +1155,7 @@ class Maximum(Binary):
 
 
 class Minimum(Binary):
+    moves_elements = True
     # As Maximum's: minimum(-0.0, 0.0) is 0.0.
     numeric = staticmethod(lambda a, b: a if a < b or a != a else b)
     numeric_lists = staticmethod(lambda a, b: [x if x < y or x != x else y for x, y in zip(a, b)])

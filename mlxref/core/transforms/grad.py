@@ -14,7 +14,8 @@ import functools
 
 from .. import ops
 from ..array import array
-from ..ops.common import incompatible_arguments
+from ..dtypes import float32
+from ..ops.common import incompatible_arguments, scalar_array
 from . import trees
 from .vjp import vjp
 
@@ -136,7 +137,7 @@ def _make(fun, argnums, argnames, name, scalar_only):
             return [loss] + [ops.stop_gradient(x) for x in aux]
 
         # Seed with a float32 one; vjp casts it to the output's dtype, as in MLX.
-        _, flat_grads = vjp(flat_fun, primals, [array(1.0)])
+        _, flat_grads = vjp(flat_fun, primals, [scalar_array(1.0, float32)])
 
         it = iter(flat_grads)
         grads = [trees.unflatten(t, it) for t in wrt]

@@ -51,25 +51,31 @@ def build_tape(outputs, primals, calc_grad, through_stop_gradient=False):
     cache = {p.id() for p in primals}
     calc_grad_ids = {p.id() for p in calc_grad}
     tape = []
+    # (Plain loops rather than generator expressions: this visits every node.)
     for out in outputs:
         if out.id() in cache:
             continue
-        cache.update(o.id() for o in out.outputs())
+        for o in out.outputs():
+            cache.add(o.id())
         stack = [(out, iter(out.inputs()))]
         while stack:
             a, inputs = stack[-1]
             for x in inputs:
                 if x.id() not in cache:
-                    cache.update(o.id() for o in x.outputs())
+                    for o in x.outputs():
+                        cache.add(o.id())
                     stack.append((x, iter(x.inputs())))
                     break
             else:
                 stack.pop()
                 if not through_stop_gradient and isinstance(a.primitive(), StopGradient):
                     continue
-                if any(x.id() in calc_grad_ids for x in a.inputs()):
-                    tape.append(a)
-                    calc_grad_ids.update(o.id() for o in a.outputs())
+                for x in a.inputs():
+                    if x.id() in calc_grad_ids:  # a depends on a differentiated primal
+                        tape.append(a)
+                        for o in a.outputs():
+                            calc_grad_ids.add(o.id())
+                        break
     return tape, calc_grad_ids
 
 
