@@ -13,7 +13,6 @@ import importlib
 import json
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -113,8 +112,6 @@ def _failing(results):
 
 
 def test_round_trip(tmp_path, capsys):
-    start = time.perf_counter()
-
     # 1. A student copy with two tasks stubbed.
     student = tmp_path / "student"
     assert main(["assignment", "make", "--tasks", ",".join(PAIR), "--out", str(student)]) == 0
@@ -167,5 +164,3 @@ def test_round_trip(tmp_path, capsys):
     table = capsys.readouterr().out
     assert "6.2   checkpoint: recompute in the backward pass" in table
     assert "0 of 1 tasks pass" in table
-
-    assert time.perf_counter() - start < 60
