@@ -1,6 +1,7 @@
 """Shared helpers for the test suite: comparing against values and against real MLX."""
 
 import math
+import re
 from fractions import Fraction
 
 import pytest
@@ -106,18 +107,29 @@ def nearest(x, name):
     return float(q * ulp) if q else math.copysign(0.0, x)
 
 
-def raised(f):
-    """``(type name, message)`` of what ``f()`` raises, or None."""
+def error_of(call):
+    """The (type, message) that ``call()`` raises; the test fails if it raises nothing."""
+    with pytest.raises(Exception) as info:
+        call()
+    return type(info.value), str(info.value)
+
+
+def assert_same_error(program):
+    """``program(lib)`` raises the same exception type, with the same message,
+    with ``lib`` mlxref.core and (where installed) real MLX; returns it."""
+    ours = error_of(lambda: program(mlxref_core))
+    if real_mx is not None:
+        assert ours == error_of(lambda: program(real_mx))
+    return ours
+
+
+def both(build):
+    """``(ours, theirs)`` from ``build(lib)`` with mlxref.core and with real MLX;
+    or None when MLX raises, after checking mlxref raises the same type and message."""
     try:
-        f()
-    except Exception as e:  # noqa: BLE001 - the type and message are what is compared
-        return type(e).__name__, str(e)
-    return None
-
-
-def assert_same_error(call):
-    """``call(lib)`` raises the same exception type and message with ``lib`` mlxref.core
-    and real MLX (and real MLX does raise)."""
-    ours, theirs = raised(lambda: call(mlxref_core)), raised(lambda: call(real_mx))
-    assert theirs is not None, "real MLX accepted it"
-    assert ours == theirs
+        theirs = build(real_mx)
+    except Exception as e:  # noqa: BLE001 - any MLX error must be ours too
+        with pytest.raises(type(e), match=re.escape(str(e))):
+            build(mlxref_core)
+        return None
+    return build(mlxref_core), theirs

@@ -21,7 +21,7 @@ from mlxref import symbolic
 from mlxref.core import ops
 from mlxref.core.primitives import elementwise as E
 
-from support import _flat, assert_same_as_mlx, close, needs_mlx, real_mx
+from support import _flat, assert_same_as_mlx, both, close, needs_mlx, real_mx
 
 inf, nan = math.inf, math.nan
 LIBS = [mx] + ([real_mx] if real_mx is not None else [])
@@ -38,21 +38,11 @@ def _bits(x):
     return [(repr(complex(v).real), repr(complex(v).imag)) for v in _flat(x)]
 
 
-def _both(build):
-    """(ours, theirs) from ``build(module)``, or None when MLX raises: then
-    mlxref must raise the same exception type with the same message."""
-    try:
-        theirs = build(real_mx)
-    except Exception as e:  # noqa: BLE001 - any MLX error must be ours too
-        with pytest.raises(type(e), match=re.escape(str(e))):
-            build(mx)
-        return None
-    return build(mx), theirs
 
 
 def _check(build, rtol=1e-5, atol=1e-6):
     """``_both``, and the results (an array or a list of them each) the same as MLX's."""
-    pair = _both(build)
+    pair = both(build)
     if pair is not None:
         outs = pair if isinstance(pair[0], (list, tuple)) else ([pair[0]], [pair[1]])
         for o, t in zip(*outs):
@@ -121,7 +111,7 @@ def test_construction_and_conversion_match_mlx():
         lambda m: [1, 2][m.array(0j)],
         lambda m: m.arange(0, 3, 1j),
     ]:
-        assert _both(build) is None
+        assert both(build) is None
     for m in LIBS:
         assert m.array([[1 + 2j, 3j]]).tolist() == [[1 + 2j, 3j]]
         with pytest.raises(TypeError, match="complex"):

@@ -13,7 +13,7 @@ import pytest
 
 import mlxref.core as mx
 
-from support import assert_array, assert_same_as_mlx, close, needs_mlx, real_mx
+from support import assert_array, assert_same_as_mlx, both, close, needs_mlx
 
 DTYPES = ["bool_", "int32", "int64", "float32", "float64"]
 
@@ -504,15 +504,6 @@ _UNARY_GRIDS = {
 }
 
 
-def _both(build):
-    """(ours, theirs, error): run ``build(module)`` with mlxref and with MLX."""
-    try:
-        theirs = build(real_mx)
-    except Exception as e:  # noqa: BLE001 - any MLX error must be ours too
-        with pytest.raises(type(e), match=re.escape(str(e))):
-            build(mx)
-        return None
-    return build(mx), theirs
 
 
 @needs_mlx
@@ -520,7 +511,7 @@ def _both(build):
 @pytest.mark.parametrize("op", UNARY_OPS)
 def test_unary_matches_mlx(op, dtype):
     grid = _UNARY_GRIDS[dtype]
-    pair = _both(lambda m: getattr(m, op)(m.array(grid, getattr(m, dtype))))
+    pair = both(lambda m: getattr(m, op)(m.array(grid, getattr(m, dtype))))
     if pair:
         assert_same_as_mlx(*pair)
 
@@ -547,7 +538,7 @@ def test_binary_matches_mlx(op, dtype):
     a, b = _BINARY_GRIDS[dtype]
     if dtype == "bool_" and op in ("floor_divide", "remainder"):
         a, b = a[::2], b[::2]  # keep only True divisors (dividing by False is undefined)
-    pair = _both(lambda m: getattr(m, op)(m.array(a, getattr(m, dtype)), m.array(b, getattr(m, dtype))))
+    pair = both(lambda m: getattr(m, op)(m.array(a, getattr(m, dtype)), m.array(b, getattr(m, dtype))))
     if pair:
         assert_same_as_mlx(*pair)
 
@@ -572,7 +563,7 @@ def test_promotion_matches_mlx(op):
                     y = m.array(values[db], getattr(m, db)) if isinstance(db, str) else db
                     return build(m, y, x) if swap else build(m, x, y)
 
-                pair = _both(run)
+                pair = both(run)
                 if pair:
                     assert_same_as_mlx(*pair)
 
@@ -602,6 +593,6 @@ def test_operators_match_mlx():
         lambda m: m.add(m.array([[1.0, 2.0]]), m.array([[]])),
     ]
     for build in cases:
-        pair = _both(build)
+        pair = both(build)
         if pair:
             assert_same_as_mlx(*pair)

@@ -22,28 +22,14 @@ import pytest
 import mlxref.core as mx
 from mlxref.core import graph
 from mlxref.core.primitives.elementwise import Unary
-from support import assert_array, assert_same_as_mlx, needs_mlx, real_mx
+from support import (assert_array, assert_same_as_mlx, assert_same_error, error_of, needs_mlx,
+                     real_mx)
 
 BOTH = [pytest.param(mx, id="mlxref"), pytest.param(real_mx, id="mlx", marks=needs_mlx)]
 
 
 def raises(exc, msg):
     return pytest.raises(exc, match=re.escape(msg))
-
-
-def error_of(call):
-    """The (type, message) ``call()`` raises."""
-    with pytest.raises(Exception) as info:
-        call()
-    return type(info.value), str(info.value)
-
-
-def assert_same_error(program):
-    """``program(m)`` raises the same exception, with the same message, in both libraries."""
-    ours = error_of(lambda: program(mx))
-    if real_mx is not None:
-        assert ours == error_of(lambda: program(real_mx))
-    return ours
 
 
 @pytest.fixture
