@@ -161,11 +161,14 @@ def broadcast_to(a, /, shape, *, stream=None):
 def broadcast_arrays(*arrays):
     """The arrays broadcast to their common shape (MLX's ``broadcast_arrays``),
     as the elementwise ops need their inputs; the shapes are known to fit."""
-    shapes = [a.shape for a in arrays]
-    if shapes.count(shapes[0]) == len(shapes):  # all one shape already
+    first = arrays[0].shape
+    for a in arrays:  # (a loop: this runs for every elementwise op)
+        if a.shape != first:
+            break
+    else:
         return list(arrays)
-    shape = broadcast_shapes(*shapes)
-    return [a if s == shape else make_array(Broadcast(shape), [a]) for a, s in zip(arrays, shapes)]
+    shape = broadcast_shapes(*[a.shape for a in arrays])
+    return [a if a.shape == shape else make_array(Broadcast(shape), [a]) for a in arrays]
 
 
 def _type_name(value):
