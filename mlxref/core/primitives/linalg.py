@@ -81,7 +81,6 @@ class Matmul(Primitive):
                 continue
             # Column j of this batch's B: elements j, j + n, j + 2n, ...
             columns = [b_data[b_start + j : b_end : n] for j in range(n)]
-            for r in range(a_start, a_start + a_step, k):
-                row = a_data[r : r + k]
-                out.extend([sum(map(mul, row, col)) for col in columns])
+            rows = [a_data[r : r + k] for r in range(a_start, a_start + a_step, k)]
+            out.extend([sum(map(mul, row, col)) for row in rows for col in columns])
         return [out]
