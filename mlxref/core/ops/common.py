@@ -27,6 +27,7 @@ INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 # mlxref holds an array's elements in one Python list; it stops at this many.
 MAX_ELEMENTS = INT32_MAX
 _INT64 = range(-(2**63), 2**63)
+_FLOAT32_INTS = range(-(2**24), 2**24 + 1)  # every int here is exactly a float32
 
 
 def is_scalar(x):
@@ -47,8 +48,11 @@ def scalar_array(value, dtype):
         info = _dt.iinfo(dtype) if dtype.is_integer and dtype.size < 8 else None
         if info is not None and not info.min <= value <= info.max:
             raise ValueError(f"Converting {value} to {dtype.name} would result in overflow.")
-    if dtype is _dt.float32 and type(value) in (float, int):  # the common case (x * 2, x / n)
-        return array._from_data([dtype.cast(value)], (), dtype)  # what convert + store give
+    t = type(value)
+    if dtype is _dt.float32 and (t is float or (t is int and value in _FLOAT32_INTS)):
+        # The common case (x * 2.0, x / n, maximum(x, 0)): what convert and
+        # store give, in one rounding (an int this small is a float32 already).
+        return array._from_data([dtype.cast(value)], (), dtype)
     return array._from_data(dtype.store(_dt.convert([value], None, dtype)), (), dtype)
 
 
