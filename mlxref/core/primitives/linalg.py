@@ -36,11 +36,11 @@ class Matmul(Primitive):
         """
         a, b = primals
         (cot,) = cotangents
-        rules = {
-            0: lambda: ops.matmul(cot, ops.swapaxes(b, -1, -2)),
-            1: lambda: ops.matmul(ops.swapaxes(a, -1, -2), cot),
-        }
-        return [rules[i]() for i in argnums]
+        return [
+            ops.matmul(cot, ops.swapaxes(b, -1, -2)) if i == 0
+            else ops.matmul(ops.swapaxes(a, -1, -2), cot)
+            for i in argnums
+        ]
 
     def jvp(self, primals, tangents, argnums):
         """The product rule: ``t_a @ b + a @ t_b`` (a term per input with a tangent)."""
