@@ -209,6 +209,8 @@ class Dtype:
 
     def cast(self, value):
         """One Python number as this dtype holds it (``store`` for one element)."""
+        if type(value) in _NUMBER_TYPES:  # the common case, without a call
+            return self._one(value)
         return value if is_symbolic(value) else self._one(value)
 
     def __repr__(self):

@@ -13,7 +13,6 @@ once. Arrays that are being traced by a transform keep their graph
 ``transforms/eval.py``, as MLX's is in transforms.cpp.
 """
 
-import contextlib
 import contextvars
 import gc
 import os
@@ -30,24 +29,27 @@ _retain_graph = contextvars.ContextVar("mlxref_retain_graph", default=0)
 class _Counting:
     """A context manager that counts itself in ``var`` while it is active."""
 
+    __slots__ = ("_token",)  # (no instance dict: one is made around every vjp rule)
     var = None
 
     def __enter__(self):
         self._token = self.var.set(self.var.get() + 1)
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, exc, traceback):
         self.var.reset(self._token)
 
 
 class InTracing(_Counting):
     """Context manager: a transform is tracing a function inside this block."""
 
+    __slots__ = ()
     var = _tracing
 
 
 class RetainGraph(_Counting):
     """Context manager: while active, ``eval`` detaches nothing (used around vjp rules)."""
 
+    __slots__ = ()
     var = _retain_graph
 
 
@@ -59,23 +61,25 @@ def retain_graph():
     return _retain_graph.get() > 0
 
 
-@contextlib.contextmanager
-def cycle_collector_paused():
+class cycle_collector_paused:
     """Pause Python's cycle collector while a graph is built, walked or evaluated.
 
     Graphs hold no reference cycles (only a multi-output node's siblings refer
     to each other, until evaluation drops them), so reference counting frees
     everything. Left running, the collector would rescan every live node again
     and again as a long chain grows, making a 100,000-op gradient superlinear.
+    (A class rather than a generator: every eval and transform enters one.)
     """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
+
+    __slots__ = ("_was_enabled",)
+
+    def __enter__(self):
+        self._was_enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, exc_type, exc, traceback):
+        if self._was_enabled:
+            gc.enable()
 
 
 # --- memory ---------------------------------------------------------------------

@@ -28,6 +28,7 @@ INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 # mlxref holds an array's elements in one Python list; it stops at this many.
 MAX_ELEMENTS = INT32_MAX
 _INT64 = range(-(2**63), 2**63)
+_FLOAT32_INTS = range(-(2**24), 2**24 + 1)  # every int here is exactly a float32
 
 
 def is_scalar(x):
@@ -63,8 +64,11 @@ def scalar_array(value, dtype, meets=None):
     if type(value) is int:
         _int64_dtype(value)
         check_int_fits(value, meets or dtype)
-    if dtype is _dt.float32 and type(value) is float:  # the common case (x * 2.0, x / n)
-        return array._from_data([dtype.cast(value)], (), dtype)  # what convert + store give
+    t = type(value)
+    if dtype is _dt.float32 and (t is float or (t is int and value in _FLOAT32_INTS)):
+        # The common case (x * 2.0, x / n, maximum(x, 0)): what convert and
+        # store give, in one rounding (an int this small is a float32 already).
+        return array._from_data([dtype.cast(value)], (), dtype)
     return array._from_data(dtype.store(_dt.convert([value], None, dtype)), (), dtype)
 
 
@@ -201,11 +205,14 @@ def broadcast_to(a, /, shape, *, stream=None):
 def broadcast_arrays(*arrays):
     """The arrays broadcast to their common shape (MLX's ``broadcast_arrays``),
     as the elementwise ops need their inputs; the shapes are known to fit."""
-    shapes = [a.shape for a in arrays]
-    if shapes.count(shapes[0]) == len(shapes):  # all one shape already
+    first = arrays[0].shape
+    for a in arrays:  # (a loop: this runs for every elementwise op)
+        if a.shape != first:
+            break
+    else:
         return list(arrays)
-    shape = broadcast_shapes(*shapes)
-    return [a if s == shape else make_array(Broadcast(shape), [a]) for a, s in zip(arrays, shapes)]
+    shape = broadcast_shapes(*[a.shape for a in arrays])
+    return [a if a.shape == shape else make_array(Broadcast(shape), [a]) for a in arrays]
 
 
 def _type_name(value):

@@ -235,6 +235,10 @@ class Copy(Primitive):
 class AsType(Primitive):
     """Cast to ``dtype``: ``x.astype(dtype)``."""
 
+    # ``eval`` stores its results itself, so that a cast from bool to a float
+    # (ReLU's mask in every gradient) skips the rounding pass: 0 and 1 are exact.
+    moves_elements = True
+
     def __init__(self, dtype):
         self.dtype = dtype
 
@@ -256,9 +260,12 @@ class AsType(Primitive):
 
     def eval(self, inputs):
         (x,) = inputs
-        # The conversion of each element (mlxref/core/dtypes.py ``convert``);
-        # evaluation then stores them as the dtype holds them.
-        return [_dt.convert(x.data(), x.dtype, self.dtype)]
+        # The conversion of each element (mlxref/core/dtypes.py ``convert``),
+        # stored as the dtype holds them.
+        data = _dt.convert(x.data(), x.dtype, self.dtype)
+        if x.dtype is _dt.bool_ and self.dtype.is_float and not _dt._exact(data):
+            return [[1.0 if v else 0.0 for v in data]]  # what the store would give
+        return [self.dtype.store(data)]
 
 
 class StopGradient(Primitive):

@@ -62,11 +62,11 @@ class Matmul(Primitive):
         """
         a, b = primals
         (cot,) = cotangents
-        rules = {
-            0: lambda: ops.matmul(cot, ops.swapaxes(ops.conjugate(b), -1, -2)),
-            1: lambda: ops.matmul(ops.swapaxes(ops.conjugate(a), -1, -2), cot),
-        }
-        return [rules[i]() for i in argnums]
+        return [
+            ops.matmul(cot, ops.swapaxes(ops.conjugate(b), -1, -2)) if i == 0
+            else ops.matmul(ops.swapaxes(ops.conjugate(a), -1, -2), cot)
+            for i in argnums
+        ]
 
     def jvp(self, primals, tangents, argnums):
         """The product rule: ``t_a @ b + a @ t_b`` (a term per input with a tangent)."""
@@ -114,9 +114,8 @@ class Matmul(Primitive):
                 continue
             # Column j of this batch's B: elements j, j + n, j + 2n, ...
             columns = [b_data[b_start + j : b_end : n] for j in range(n)]
-            for r in range(a_start, a_start + a_step, k):
-                row = a_data[r : r + k]
-                out.extend([sum(map(mul, row, col)) for col in columns])
+            rows = [a_data[r : r + k] for r in range(a_start, a_start + a_step, k)]
+            out.extend([sum(map(mul, row, col)) for row in rows for col in columns])
         return [out]
 
     @staticmethod

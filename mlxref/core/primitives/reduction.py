@@ -35,7 +35,6 @@ import operator
 
 from .. import ops
 from .. import scalar as _scalar
-from ..scalar import is_symbolic
 from .. import dtypes as _dt
 from .base import (
     FLOAT32_SAFE, Primitive, make_array, norm, rounding, row_major_strides, strided_indices
@@ -93,8 +92,7 @@ def _ungroup(runs, shape, axes):
 
 def _cast(values, dtype):
     """Numbers take ``dtype``'s Python type (1 for True, 0.0 for 0); SymPy stays."""
-    cast = dtype.cast
-    return [v if is_symbolic(v) else cast(v) for v in values]
+    return list(map(dtype.cast, values))  # cast leaves SymPy as it is
 
 
 def _reduced_shape(shape, axes, keepdims):

@@ -62,11 +62,18 @@ def vjp(fun, primals, cotangents):
             outs = a.outputs()
             if not any(o.id() in cotan_map for o in outs):
                 continue
-            cotangents = [
-                cotan_map.pop(o.id()) if o.id() in cotan_map else ops.zeros_like(o) for o in outs
-            ]
+            # Loops, as in MLX (each comprehension would be a call per node).
+            cotangents = []
+            for o in outs:
+                if o.id() in cotan_map:
+                    cotangents.append(cotan_map.pop(o.id()))
+                else:
+                    cotangents.append(ops.zeros_like(o))
             inputs = a.inputs()
-            argnums = [k for k, x in enumerate(inputs) if x.id() in calc_grad]
+            argnums = []
+            for k, x in enumerate(inputs):
+                if x.id() in calc_grad:
+                    argnums.append(k)
             with graph.RetainGraph():  # a rule may evaluate; the graph must survive it
                 vjps = a.primitive().vjp(inputs, cotangents, argnums, outs)
             if listening:
