@@ -287,6 +287,16 @@ class array:
     def __deepcopy__(self, memo):
         return self._handle()
 
+    def __getstate__(self):
+        """What pickle keeps: the evaluated elements, the shape and the dtype's
+        name (MLX keeps a NumPy array and the dtype: mlxref stays list-only)."""
+        return (self._eval(), self.shape, self.dtype.name)
+
+    def __setstate__(self, state):
+        data, shape, name = state
+        self._desc = _ArrayDesc(shape, getattr(_dt, name))
+        self._set_data(list(data))  # counted by the memory model, like any new array
+
     def _eval(self):
         if self._desc.data is None:
             graph.eval_arrays([self])
