@@ -44,7 +44,7 @@ from .shape import reshape, squeeze
 
 __all__ = [
     "sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin", "all", "any",
-    "logsumexp", "cumsum", "softmax", "argsort"
+    "logsumexp", "cumsum", "softmax"
 ]
 
 # --- argument checks ------------------------------------------------------------------
@@ -70,9 +70,6 @@ for _name in ("argmax", "argmin"):
 _SIGNATURES["cumsum"] = (
     "cumsum(a: array, /, axis: int | None = None, *, reverse: bool = False, "
     "inclusive: bool = True, dtype: Dtype | None = None, stream: StreamOrDevice = None) -> array"
-)
-_SIGNATURES["argsort"] = (
-    "argsort(a: array, /, axis: None | int = -1, *, stream: StreamOrDevice = None) -> array"
 )
 _SIGNATURES["softmax"] = (
     "softmax(a: array, /, axis: None | int | Sequence[int] = None, *, precise: bool = False, "
@@ -285,22 +282,6 @@ def argmax(a, /, axis=None, keepdims=False, *, stream=None):
 def argmin(a, /, axis=None, keepdims=False, *, stream=None):
     """``mx.argmin``: the first index of the minimum (of a nan, if there is one)."""
     return _arg_reduce("argmin", a, axis, keepdims)
-
-
-def argsort(a, /, axis=-1, *, stream=None):
-    """``mx.argsort``: the indices that sort ``a`` along ``axis`` (uint32).
-
-    ``axis=None`` sorts the flattened array, as MLX's op does (it flattens
-    first). The sort is stable, with nans last.
-    """
-    _check_args("argsort", a)
-    if axis is None:
-        a, axis = reshape(a, (-1,)), 0
-    axis = _single_axis_arg("argsort", axis)
-    axis = normalize_axis(
-        axis, a.ndim, "[argsort] Axis {axis} is out of bounds for array with {ndim} dimensions."
-    )
-    return make_array(P.ArgSort(axis), [a])
 
 
 # --- logsumexp, softmax --------------------------------------------------------------
