@@ -208,7 +208,9 @@ def test_vjp_jvp_and_second_derivative_are_mlx(name):
         return m.jvp(lambda y: fn(m, y), [a], [m.array(tan)])[1][0]
 
     def hvp(m, a):
-        f = lambda y: m.sum(fn(m, y) ** 3)  # noqa: E731
+        def f(y):
+            return m.sum(fn(m, y) ** 3)
+
         return m.grad(lambda y: m.sum(m.grad(f)(y) * m.array(tan)))(a)
 
     for rule in (vjp, jvp, hvp):

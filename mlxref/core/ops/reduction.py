@@ -33,8 +33,7 @@ import copy
 from ..array import array
 from ..primitives import reduction as P
 from ..primitives.base import make_array
-from .common import (astype, float_dtype, incompatible_arguments, normalize_axis,
-                     scalar_array)
+from .common import astype, float_dtype, incompatible_arguments, scalar_array
 from .elementwise import abs as _abs
 from .elementwise import (
     add, conjugate, divide, equal, exp, log, maximum, multiply, real, sqrt, square,
