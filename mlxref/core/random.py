@@ -51,8 +51,9 @@ from .ops.elementwise import (
 )
 from .ops.indexing import take
 from .ops.linalg import matmul
-from .ops.reduction import argmax, argsort, cumsum, max, sum
+from .ops.reduction import argmax, cumsum, max, sum
 from .ops.shape import expand_dims, reshape, squeeze
+from .ops.sort import argsort
 from .primitives.base import make_array
 from .primitives.creation import RandomBits, random_words
 

@@ -12,6 +12,7 @@ from .indexing import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
+from .sort import *  # noqa: F401,F403
 
 # MLX's ``slice`` / ``slice_update`` with array starts; named so here, since a
 # module-level ``slice`` would hide Python's own in the modules that index.

@@ -33,8 +33,7 @@ import copy
 from ..array import array
 from ..primitives import reduction as P
 from ..primitives.base import make_array
-from .common import (astype, float_dtype, incompatible_arguments, normalize_axis,
-                     scalar_array)
+from .common import astype, float_dtype, incompatible_arguments, scalar_array
 from .elementwise import abs as _abs
 from .elementwise import (
     add, conjugate, divide, equal, exp, log, maximum, multiply, real, sqrt, square,
@@ -44,7 +43,7 @@ from .shape import reshape, squeeze
 
 __all__ = [
     "sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin", "all", "any",
-    "logsumexp", "cumsum", "softmax", "argsort"
+    "logsumexp", "cumsum", "softmax"
 ]
 
 # --- argument checks ------------------------------------------------------------------
@@ -70,9 +69,6 @@ for _name in ("argmax", "argmin"):
 _SIGNATURES["cumsum"] = (
     "cumsum(a: array, /, axis: int | None = None, *, reverse: bool = False, "
     "inclusive: bool = True, dtype: Dtype | None = None, stream: StreamOrDevice = None) -> array"
-)
-_SIGNATURES["argsort"] = (
-    "argsort(a: array, /, axis: None | int = -1, *, stream: StreamOrDevice = None) -> array"
 )
 _SIGNATURES["softmax"] = (
     "softmax(a: array, /, axis: None | int | Sequence[int] = None, *, precise: bool = False, "
@@ -285,22 +281,6 @@ def argmax(a, /, axis=None, keepdims=False, *, stream=None):
 def argmin(a, /, axis=None, keepdims=False, *, stream=None):
     """``mx.argmin``: the first index of the minimum (of a nan, if there is one)."""
     return _arg_reduce("argmin", a, axis, keepdims)
-
-
-def argsort(a, /, axis=-1, *, stream=None):
-    """``mx.argsort``: the indices that sort ``a`` along ``axis`` (uint32).
-
-    ``axis=None`` sorts the flattened array, as MLX's op does (it flattens
-    first). The sort is stable, with nans last.
-    """
-    _check_args("argsort", a)
-    if axis is None:
-        a, axis = reshape(a, (-1,)), 0
-    axis = _single_axis_arg("argsort", axis)
-    axis = normalize_axis(
-        axis, a.ndim, "[argsort] Axis {axis} is out of bounds for array with {ndim} dimensions."
-    )
-    return make_array(P.ArgSort(axis), [a])
 
 
 # --- logsumexp, softmax --------------------------------------------------------------

@@ -1,6 +1,6 @@
-"""Reduction primitives: Reduce, ArgReduce, ArgSort, Scan (cumsum), LogSumExp, Softmax.
+"""Reduction primitives: Reduce, ArgReduce, Scan (cumsum), LogSumExp, Softmax.
 
-Read alongside: mlx/primitives.h (``Reduce``, ``ArgReduce``, ``ArgSort``, ``Scan``,
+Read alongside: mlx/primitives.h (``Reduce``, ``ArgReduce``, ``Scan``,
 ``LogSumExp``, ``Softmax``) and mlx/backend/cpu/reduce.cpp, arg_reduce.cpp,
 scan.cpp, logsumexp.cpp, softmax.cpp for the forward rules.
 
@@ -560,56 +560,6 @@ class ArgReduce(Primitive):
             raise TypeError(
                 f"[{self.kind}] Cannot order symbolic elements; {self.kind} needs numbers."
             ) from None
-
-
-# --- ArgSort --------------------------------------------------------------------------
-
-
-def _sort_key(v):
-    """MLX's ``nan_aware_less``: numbers in order, nans after them."""
-    return (v != v, v)
-
-
-class ArgSort(Primitive):
-    """The indices that sort ``x`` along ``axis``, as uint32 (MLX's ``ArgSort``).
-
-    The sort is stable, as MLX's CPU kernel's ``std::stable_sort``: equal
-    elements keep their order, and nans go last. MLX's rules: an index is
-    piecewise constant, so the vjp and jvp are zeros; vmap sorts along the
-    axis shifted past the batch axis.
-    """
-
-    def __init__(self, axis):
-        self.axis = axis
-
-    def params(self):
-        return {"axis": self.axis}
-
-    def output_dtypes(self, inputs):
-        return [_dt.uint32]
-
-    def vjp(self, primals, cotangents, argnums, outputs):
-        return [ops.zeros_like(primals[0])]
-
-    def jvp(self, primals, tangents, argnums):
-        return [ops.zeros(primals[0].shape, _dt.uint32)]
-
-    def vmap(self, inputs, axes):
-        (x,), (ax,) = inputs, axes
-        if ax is None:
-            return _unbatched(self, x)
-        (axis,) = _shift_axes((self.axis,), ax)
-        return [make_array(ArgSort(axis), [x])], [ax]
-
-    def eval(self, inputs):
-        (x,) = inputs
-        try:
-            runs = [sorted(range(len(run)), key=lambda i, run=run: _sort_key(run[i]))
-                    for run in _groups(x, (self.axis,))]
-        except TypeError:
-            raise TypeError("[argsort] Cannot order symbolic elements; argsort needs numbers.") \
-                from None
-        return [_ungroup(runs, x.shape, (self.axis,))]
 
 
 # --- Scan ---------------------------------------------------------------------------
