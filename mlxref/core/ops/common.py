@@ -222,7 +222,7 @@ def _type_name(value):
     module = t.__module__  # mlxref's own classes (Device, Stream...) print as MLX's
     if module == "mlxref.core" or module.startswith("mlxref.core."):
         module = "mlx" + module[len("mlxref"):]
-    return f"{module}.{t.__qualname__}"
+    return f"{module}.{t.__name__}"  # nanobind: the module and the bare name
 
 
 def incompatible_arguments(signature, args=None, kwargs=None):

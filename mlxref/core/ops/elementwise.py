@@ -213,13 +213,13 @@ def trunc(a, /, *, stream=None):
 def degrees(a, /, *, stream=None):
     """``mx.degrees``: radians to degrees, composed as MLX does: ``a`` times
     ``180 / pi`` as an array of ``a``'s float dtype (ints and bools: float32)."""
-    a = to_array(a)
+    (a,) = as_arrays(a)  # a scalar or an array (MLX refuses a list here)
     return multiply(a, array(180.0 / math.pi, float_dtype(a.dtype)))
 
 
 def radians(a, /, *, stream=None):
     """``mx.radians``: degrees to radians, ``a`` times ``pi / 180`` (as ``degrees``)."""
-    a = to_array(a)
+    (a,) = as_arrays(a)  # a scalar or an array (MLX refuses a list here)
     return multiply(a, array(math.pi / 180.0, float_dtype(a.dtype)))
 
 
