@@ -70,6 +70,8 @@ CASES = [
     ("divide", P.Divide, lambda X, Y, Z: mx.divide(X, Y), x / y),
     ("floor_divide", P.FloorDivide, lambda X, Y, Z: mx.floor_divide(X, Y), sympy.floor(x / y)),
     ("remainder", P.Remainder, lambda X, Y, Z: mx.remainder(X, Y), sympy.Mod(x, y)),
+    ("divmod quotient", P.DivMod, lambda X, Y, Z: mx.divmod(X, Y)[0], sympy.floor(x / y)),
+    ("divmod remainder", P.DivMod, lambda X, Y, Z: mx.divmod(X, Y)[1], sympy.Mod(x, y)),
     ("power", P.Power, lambda X, Y, Z: mx.power(X, Y), x**y),
     ("maximum", P.Maximum, lambda X, Y, Z: mx.maximum(X, Y), sympy.Max(x, y)),
     ("minimum", P.Minimum, lambda X, Y, Z: mx.minimum(X, Y), sympy.Min(x, y)),

@@ -2,6 +2,8 @@
 
 import math as _math
 
+from .. import __version__  # noqa: F401  mlxref's own version, in MLX's "major.minor.patch" form
+
 from .array import (  # noqa: F401
     PrintOptions,
     array,

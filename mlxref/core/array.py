@@ -20,6 +20,7 @@ import itertools
 import math
 import numbers
 import sys
+import weakref
 
 from . import dtypes as _dt
 from . import graph
@@ -29,13 +30,9 @@ from .scalar import is_symbolic
 _creation_order = itertools.count(1)
 
 
-def _parse_nested(value):
-    """Flatten a nested list/tuple of Python scalars: (flat, shape, dtype)."""
-    if isinstance(value, (list, tuple)):
-        flat = []
-        shape = _shape_of(value, (), flat)
-    else:
-        flat, shape = [value], ()
+def _scalars_dtype(flat):
+    """The dtype MLX infers for Python scalars (``flat``, normalised in place:
+    int and float subclasses become plain ints and floats)."""
     kinds = set()
     for i, v in enumerate(flat):
         if isinstance(v, bool):
@@ -50,15 +47,78 @@ def _parse_nested(value):
         elif isinstance(v, complex):
             kinds.add(_dt.complex64)
         else:
-            raise TypeError(
-                f"Invalid type {type(v).__name__} received in array initialization: {v!r}."
-            )
-    if not kinds:  # an empty list is float32, as in MLX
-        return flat, shape, _dt.float32
-    dtype = _dt.bool_
+            raise _invalid_type(v)
+    dtype = _dt.bool_ if kinds else _dt.float32  # an empty list is float32, as in MLX
     for k in kinds:
         dtype = _dt.promote_types(dtype, k)
-    return flat, shape, dtype
+    return dtype
+
+
+def _invalid_type(v):
+    """MLX's ValueError for an element it cannot read (python/src/convert.cpp)."""
+    return ValueError(
+        f"Invalid type {ops.common._type_name(v)} received in array initialization.")
+
+
+def _is_element(v):
+    return isinstance(v, (bool, int, float, complex)) or is_symbolic(v)
+
+
+def _list_shape(value):
+    """MLX's ``get_shape`` (python/src/convert.cpp): the lengths down the first
+    elements, and then the shape of an array met there."""
+    shape = []
+    while True:
+        shape.append(len(value))
+        if not value:
+            return tuple(shape)
+        first = value[0]
+        if isinstance(first, (list, tuple)):
+            value = first
+            continue
+        if isinstance(first, array):
+            shape.extend(first.shape)
+        return tuple(shape)
+
+
+_NON_UNIFORM = "Initialization encountered non-uniform length."
+
+
+def _validate_list(value, shape, depth, flat):
+    """MLX's ``validate_shape``: every element agrees with ``shape``; Python
+    scalars are appended to ``flat``. True when an mx.array is met.
+
+    As MLX: a tuple among lists is an element of an invalid type, and a list
+    whose first element is a tuple reads its other elements as tuples too.
+    """
+    if depth >= len(shape):
+        raise ValueError("Initialization encountered extra dimension.")
+    if len(value) != shape[depth]:
+        raise ValueError(_NON_UNIFORM)
+    if not value:
+        return False
+    has_array = False
+    tuples = isinstance(value[0], tuple)
+    for v in value:
+        if isinstance(v, list) or (tuples and isinstance(v, tuple)):
+            has_array = _validate_list(v, shape, depth + 1, flat) or has_array
+        elif tuples:
+            raise RuntimeError(
+                "[array] A sequence whose first element is a tuple holds an element "
+                f"of type {type(v).__name__}; MLX reads each of its elements as a tuple "
+                "(MLX itself raises RuntimeError: std::bad_cast)."
+            )
+        elif isinstance(v, array):
+            if v.shape != shape[depth + 1:]:
+                raise ValueError(_NON_UNIFORM)
+            has_array = True
+        else:
+            if not _is_element(v):
+                raise _invalid_type(v)
+            if depth + 1 != len(shape):
+                raise ValueError(_NON_UNIFORM)
+            flat.append(v)
+    return has_array
 
 
 def _int64_dtype(v, op="array"):
@@ -95,28 +155,6 @@ def _check_list_ints(flat, dtype):
             )
 
 
-def _shape_of(value, where, flat):
-    """Shape of a nested list, appending its scalars to ``flat``; checks raggedness."""
-    first = ()
-    for i, v in enumerate(value):
-        if isinstance(v, (list, tuple)):
-            s = _shape_of(v, where + (i,), flat)
-        else:
-            flat.append(v)
-            s = ()
-        if i == 0:
-            first = s
-        elif s != first:
-            here = "".join(f"[{j}]" for j in where + (i,))
-            there = "".join(f"[{j}]" for j in where + (0,))
-            raise ValueError(
-                "Initialization encountered non-uniform length: "
-                f"element {here} has shape {_fmt_shape(s)} but element "
-                f"{there} has shape {_fmt_shape(first)}."
-            )
-    return (len(value),) + first
-
-
 def _fmt_shape(shape):
     """MLX writes shapes as (2,3) and (4)."""
     return "(" + ",".join(str(d) for d in shape) + ")"
@@ -131,7 +169,7 @@ class _ArrayDesc:
     """
 
     __slots__ = ("shape", "dtype", "data", "primitive", "inputs", "siblings",
-                 "position", "is_tracer", "id")
+                 "position", "is_tracer", "id", "__weakref__")
 
     def __init__(self, shape, dtype, primitive=None, inputs=()):
         self.shape, self.dtype = tuple(shape), dtype
@@ -154,6 +192,10 @@ class _ArrayDesc:
             graph.free(self.data)
 
 
+_INIT = ("__init__(self: array, val: scalar | list | tuple | DLPackCompatible | array, "
+         "dtype: Dtype | None = None)")
+
+
 class array:
     """``mx.array(val, dtype=None)``: an array from a scalar, nested lists or an array."""
 
@@ -162,9 +204,13 @@ class array:
     def __init__(self, val, dtype=None):
         if dtype is not None and not isinstance(dtype, _dt.Dtype):
             raise TypeError(f"[array] dtype must be an mlx.core.Dtype, got {dtype!r}.")
-        if isinstance(val, (list, tuple)) and any(isinstance(v, array) for v in val):
-            # MLX stacks a list of arrays (lazily).
-            val = ops.stack([v if isinstance(v, array) else array(v) for v in val])
+        flat, shape = None, ()
+        if isinstance(val, (list, tuple)):
+            flat, shape = [], _list_shape(val)
+            if _validate_list(val, shape, 0, flat):
+                # A list holding mx.arrays (at any depth): MLX makes each element an
+                # array of its own and stacks them, lazily (python/src/convert.cpp).
+                val = ops.stack([array(v, dtype) for v in val])
         if isinstance(val, array):
             # MLX's mx.array(a) is astype(a, dtype): a's own descriptor when the
             # dtype does not change, else a lazy cast.
@@ -175,11 +221,19 @@ class array:
             self._desc = _ArrayDesc(shape, dtype)
             self._set_data(flat)
             return
-        if val is None or isinstance(val, (str, bytes, dict, set)):
-            raise TypeError(
-                f"Invalid type {type(val).__name__} received in array initialization: {val!r}."
-            )
-        flat, shape, inferred = _parse_nested(val)
+        if val is None:
+            raise ops.common.incompatible_arguments(_INIT, (self, val))
+        if flat is None and not _is_element(val):
+            buffer = interop.from_buffer(val, dtype)
+            if buffer is None:
+                raise _invalid_type(val)
+            flat, shape, dtype = buffer
+            self._desc = _ArrayDesc(shape, dtype)
+            self._set_data(flat)
+            return
+        if flat is None:
+            flat = [val]
+        inferred = _scalars_dtype(flat)
         if dtype is not None and shape and inferred in (_dt.int32, _dt.int64):
             _check_list_ints(flat, dtype)
         dtype = dtype or inferred
@@ -212,8 +266,9 @@ class array:
             return [_handle_of(_ArrayDesc(shapes[0], dtypes[0], primitive, inputs))]
         outputs = [_handle_of(_ArrayDesc(s, d, primitive, inputs))
                    for s, d in zip(shapes, dtypes)]
+        refs = [weakref.ref(o._desc) for o in outputs]
         for i, o in enumerate(outputs):
-            o._desc.siblings = tuple(outputs[:i] + outputs[i + 1:])
+            o._desc.siblings = tuple(refs[:i] + refs[i + 1:])
             o._desc.position = i
         return outputs
 
@@ -252,14 +307,16 @@ class array:
 
     def siblings(self):
         """The other outputs of this array's primitive (MLX's ``siblings()``)."""
-        return self._desc.siblings
+        d = self._desc
+        return tuple(_handle_of(_sibling(d, k)) for k in range(len(d.siblings)))
 
     def outputs(self):
         """All outputs of this array's primitive in order, this one among them."""
         d = self._desc
         if not d.siblings:
             return (self,)
-        return d.siblings[: d.position] + (self,) + d.siblings[d.position :]
+        others = self.siblings()
+        return others[: d.position] + (self,) + others[d.position :]
 
     def is_available(self):
         """Has this array been evaluated (MLX's name: its data is available)?"""
@@ -713,6 +770,19 @@ class array:
             raise ValueError("Explicitly specifying api_version is not yet implemented.")
         return sys.modules[__package__]
 
+    def __dlpack_device__(self):
+        """``(1, 0)``: DLPack's CPU device, as MLX's CPU build reports."""
+        return (1, 0)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """Refused: a DLPack capsule points at the elements in memory, and
+        mlxref's live in a Python list (MLX shares its buffer here)."""
+        raise BufferError(
+            "[array.__dlpack__] mlxref cannot export an array through DLPack: its "
+            "elements live in a Python list, not in memory another library can share. "
+            "Copy it instead: np.array(a), or a.tolist()."
+        )
+
     def __bytes__(self):
         """The elements' bytes as MLX stores them (row-major, little-endian)."""
         return _dt.to_bytes(self._eval(), self.dtype)
@@ -731,6 +801,30 @@ class array:
 
     def split(self, indices_or_sections, axis=0, stream=None):
         return ops.split(self, indices_or_sections, axis)
+
+
+def _sibling(desc, k):
+    """The descriptor of ``desc``'s ``k``-th sibling.
+
+    Siblings refer to each other weakly: two outputs of one node would
+    otherwise form a reference cycle that keeps the node and its inputs alive
+    (until Python's cycle collector runs) when neither is ever evaluated, as
+    MLX's array destructor breaks such cycles. A sibling nobody holds any
+    more is made again, as an unevaluated output of the same node.
+    """
+    sibling = desc.siblings[k]()
+    if sibling is None:
+        position = k if k < desc.position else k + 1
+        shape = desc.primitive.output_shapes(desc.inputs)[position]
+        dtypes = desc.primitive.output_dtypes(desc.inputs)
+        dtype = dtypes[position] if len(dtypes) > 1 else dtypes[0]
+        sibling = _ArrayDesc(shape, dtype, desc.primitive, desc.inputs)
+        sibling.siblings = tuple(
+            weakref.ref(desc) if j == desc.position else desc.siblings[j if j < desc.position else j - 1]
+            for j in range(len(desc.siblings) + 1) if j != position)
+        sibling.position = position
+        desc.siblings = desc.siblings[:k] + (weakref.ref(sibling),) + desc.siblings[k + 1:]
+    return sibling
 
 
 def _handle_of(desc):

@@ -14,19 +14,20 @@ Python float) and complex128 (to complex64); ``mx.array(x, dtype=...)`` casts
 the NumPy values as MLX's ``static_cast`` does (``dtypes.convert``).
 """
 
+import struct
 import sys
 
 from . import dtypes as _dt
 
 # NumPy's dtype names -> the dtype MLX gives an ndarray of that dtype.
-_FROM_NUMPY = {
+FROM_NUMPY = {
     "bool": _dt.bool_, "uint8": _dt.uint8, "uint16": _dt.uint16, "uint32": _dt.uint32,
     "uint64": _dt.uint64, "int8": _dt.int8, "int16": _dt.int16, "int32": _dt.int32,
     "int64": _dt.int64, "float16": _dt.float16, "float32": _dt.float32,
     "float64": _dt.float32, "complex64": _dt.complex64, "complex128": _dt.complex64,
 }
 # ... and the dtype those values have before MLX casts them (float64 stays float64).
-_SOURCE = dict(_FROM_NUMPY, float64=_dt.float64, complex128=_dt.complex64)
+_SOURCE = dict(FROM_NUMPY, float64=_dt.float64, complex128=_dt.complex64)
 
 
 def is_numpy(value):
@@ -42,7 +43,7 @@ def from_numpy(value, dtype=None):
     np = sys.modules["numpy"]
     nd = np.asarray(value)
     name = nd.dtype.name
-    if name not in _FROM_NUMPY:
+    if name not in FROM_NUMPY:
         raise ValueError(
             f"[array] Cannot convert a NumPy array of dtype {nd.dtype} to an mlx array: "
             "MLX takes bool, (u)int8-64, float16/32/64 and complex64/128 "
@@ -54,7 +55,7 @@ def from_numpy(value, dtype=None):
                 f"Shape dimension {d} is outside the supported range [-2147483648, "
                 "2147483647]. MLX currently uses 32-bit integers for shape dimensions.")
     source = _SOURCE[name]
-    dtype = dtype or _FROM_NUMPY[name]
+    dtype = dtype or FROM_NUMPY[name]
     flat = nd.ravel(order="C").tolist()
     if source is _dt.complex64:
         flat = [complex(v) for v in flat]
@@ -83,3 +84,44 @@ def to_numpy(a, dtype=None, copy=None):
     out = np.array(data, dtype=a.dtype.name if a.dtype is not _dt.bool_ else "bool")
     out.shape = a.shape  # in place: the ndarray owns its data, as NumPy's copies do
     return out if dtype is None else out.astype(dtype)
+
+
+# --- Python's buffer protocol: bytes, bytearray, memoryview, array.array ------------
+
+# A buffer's struct format -> (the dtype MLX gives it, the dtype its values have).
+# MLX reads any buffer as an ndarray (nanobind) and maps its format as NumPy's
+# dtype: a C double becomes float32, as a NumPy float64 does.
+_FROM_FORMAT = {
+    "?": _dt.bool_, "b": _dt.int8, "B": _dt.uint8, "h": _dt.int16, "H": _dt.uint16,
+    "i": _dt.int32, "I": _dt.uint32, "q": _dt.int64, "Q": _dt.uint64,
+    "l": _dt.int64 if struct.calcsize("l") == 8 else _dt.int32,
+    "L": _dt.uint64 if struct.calcsize("L") == 8 else _dt.uint32,
+    "e": _dt.float16, "f": _dt.float32, "d": _dt.float32,
+}
+
+
+def from_buffer(value, dtype=None):
+    """``(flat, shape, dtype)`` of an object with Python's buffer protocol, as
+    MLX reads it (a copy: mlxref's elements live in a Python list), or None
+    when ``value`` has no buffer. Read through ``memoryview``, so strided
+    views work; formats MLX cannot read raise its ``std::bad_cast``."""
+    try:
+        view = memoryview(value)
+    except TypeError:
+        return None
+    fmt = view.format.lstrip("@")
+    if fmt not in _FROM_FORMAT:
+        raise RuntimeError(
+            f"[array] Cannot read a buffer of format {view.format!r} (MLX itself raises "
+            "RuntimeError: std::bad_cast); MLX takes bool, (u)int8-64, float16, float32 "
+            "and float64 buffers."
+        )
+    source = _dt.float64 if fmt == "d" else _FROM_FORMAT[fmt]
+    dtype = dtype or _FROM_FORMAT[fmt]
+    flat = view.tolist()
+    for _ in range(view.ndim - 1):
+        flat = [v for row in flat for v in row]
+    if view.ndim == 0:
+        flat = [flat]
+    return dtype.store(_dt.convert(flat, source, dtype)), tuple(view.shape), dtype
+

@@ -16,6 +16,12 @@ def _bitwise(op):
     return lambda *xs: op(*(x.astype(mx.int32) for x in xs)).astype(xs[0].dtype)
 
 
+def _divmod_both(a, b):
+    # Uses both outputs of one DivMod node.
+    q, r = mx.divmod(a, b)
+    return q + r * r
+
+
 CASES = [
     Case(B.Copy, lambda x: B.make_array(B.Copy(), [x]), V,
          note="only a transform's tracers are Copy nodes"),
@@ -59,6 +65,8 @@ CASES = [
     Case(E.Divide, mx.divide, VV, "positive"),
     Case(E.FloorDivide, mx.floor_divide, VV, "positive", zero=True),
     Case(E.Remainder, mx.remainder, VV, "positive"),
+    Case(E.DivMod, lambda a, b: _divmod_both(a, b), VV, "positive",
+         note="both outputs; the quotient's rules are zero"),
     Case(E.Power, mx.power, VV, "positive"),
     Case(E.Maximum, mx.maximum, VV),
     Case(E.Minimum, mx.minimum, VV),

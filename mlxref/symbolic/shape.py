@@ -40,6 +40,7 @@ CASES = [
     Case(S.Broadcast, lambda a, b: a * b, ((2, 1), (3,))),
     Case(S.Reshape, lambda x: mx.reshape(x, (3, 2)), ((2, 3),)),
     Case(S.Flatten, lambda x: mx.flatten(x, -2, -1), ((2, 2, 2),)),
+    Case(S.Unflatten, lambda x: mx.unflatten(x, 1, (2, -1)), ((2, 4),)),
     Case(S.Transpose, lambda x: mx.transpose(x, (1, 2, 0)), ((2, 3, 2),)),
     Case(S.Transpose, lambda x: mx.swapaxes(x, 0, -1), ((2, 3),)),
     Case(S.ExpandDims, lambda x: mx.expand_dims(x, (0, -1)), ((2,),)),

@@ -215,18 +215,21 @@ def broadcast_arrays(*arrays):
     return [a if a.shape == shape else make_array(Broadcast(shape), [a]) for a in arrays]
 
 
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python (or made at run time)
+
+
 def _type_name(value):
     if isinstance(value, array):
         return "mlx.core.array"
     if isinstance(value, _dt.Dtype):
         return "mlx.core.Dtype"
     t = type(value)
-    if t.__module__ == "builtins":
-        return t.__name__
+    if t.__module__ == "builtins" or not t.__flags__ & _HEAP_TYPE:
+        return t.__name__  # a built-in or C type (NumPy's ndarray) prints its own name
     module = t.__module__  # mlxref's own classes (Device, Stream...) print as MLX's
     if module == "mlxref.core" or module.startswith("mlxref.core."):
         module = "mlx" + module[len("mlxref"):]
-    return f"{module}.{t.__qualname__}"
+    return f"{module}.{t.__name__}"  # nanobind: the module and the bare name
 
 
 def incompatible_arguments(signature, args=None, kwargs=None):

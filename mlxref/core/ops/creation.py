@@ -34,7 +34,7 @@ from .elementwise import add, divide, equal, multiply, subtract
 
 __all__ = [
     "zeros", "ones", "full", "zeros_like", "ones_like", "arange", "linspace", "eye",
-    "identity", "asarray"
+    "identity", "asarray", "from_dlpack"
 ]
 
 # The signatures MLX prints when Python arguments have the wrong types.
@@ -303,3 +303,46 @@ def asarray(a, dtype=None, *, copy=None):
     if copy is False:
         raise ValueError("Unable to avoid copy while creating an array as requested.")
     return array(a, dtype)
+
+
+# --- DLPack ------------------------------------------------------------------------
+
+_FROM_DLPACK = "from_dlpack(x: DLPackCompatible, /, *, copy: bool | None = None) -> array"
+
+
+def from_dlpack(x, /, *, copy=None):
+    """``mx.from_dlpack``: an array with ``x``'s values, always a copy.
+
+    MLX adopts a CPU buffer where it can; mlxref's elements live in a Python
+    list, so it copies, and ``copy=False`` gets the error MLX's CPU build
+    gives when it cannot adopt one. mlxref reads what it can read in pure
+    Python: mlx arrays, NumPy arrays (through NumPy, which ``x`` brings) and
+    objects with Python's buffer protocol (as MLX does); a DLPack capsule of
+    any other library is C memory it cannot read.
+    """
+    if copy is not None and not isinstance(copy, bool):
+        raise incompatible_arguments(_FROM_DLPACK, (x,), {"copy": copy})
+    if isinstance(x, array):
+        readable = True
+    elif interop.is_numpy(x):
+        readable = x.dtype.name in interop.FROM_NUMPY and x.dtype.isnative
+    else:
+        readable = False
+        try:
+            memoryview(x).release()
+            readable = True
+        except TypeError:
+            if hasattr(x, "__dlpack__"):
+                raise NotImplementedError(
+                    f"[from_dlpack] mlxref cannot read the DLPack capsule of a "
+                    f"{type(x).__module__}.{type(x).__qualname__}: it is C memory, which "
+                    "pure Python cannot read. Convert it to a NumPy array or a list first."
+                ) from None
+    if not readable:
+        kwargs = {"copy": copy} if copy is not None else None
+        raise incompatible_arguments(_FROM_DLPACK, (x,), kwargs)
+    if interop.is_numpy(x) and any(s < 0 for s in getattr(x, "strides", ())):
+        raise ValueError("Cannot convert DLPack arrays with negative strides to mlx array.")
+    if copy is False:
+        raise ValueError("[convert] Cannot import a CPU array without a copy.")
+    return array(x)

@@ -29,8 +29,8 @@ __all__ = [
     "abs", "negative", "sign", "square", "sqrt", "rsqrt", "reciprocal", "exp", "expm1",
     "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
     "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "sigmoid", "erf", "erfinv",
-    "floor", "ceil", "round", "logical_not", "stop_gradient", "add", "subtract", "multiply",
-    "divide", "floor_divide", "remainder", "power", "maximum", "minimum", "arctan2",
+    "floor", "ceil", "round", "trunc", "degrees", "radians", "logical_not", "stop_gradient", "add", "subtract", "multiply",
+    "divide", "floor_divide", "remainder", "divmod", "power", "maximum", "minimum", "arctan2",
     "logaddexp", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "logical_and", "logical_or", "where", "bitwise_and", "bitwise_or", "bitwise_xor",
     "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift", "bitwise_invert",
@@ -196,6 +196,33 @@ def ceil(a, /, *, stream=None):
     return _integral_identity_or(P.Ceil(), _real_only("ceil", a))
 
 
+_TRUNC = "trunc(a: array, /, *, stream: StreamOrDevice = None) -> array"
+
+
+def trunc(a, /, *, stream=None):
+    """``mx.trunc``: round toward zero. Composed as MLX does (mlx/ops.cpp):
+    ``where(a < 0, ceil(a), floor(a))``; integers and bools are returned as they are."""
+    if not isinstance(a, array):
+        raise incompatible_arguments(_TRUNC, (a,))
+    a = _real_only("trunc", a)
+    if not a.dtype.is_inexact:
+        return copy.copy(a)
+    return where(less(a, array(0, a.dtype)), ceil(a), floor(a))
+
+
+def degrees(a, /, *, stream=None):
+    """``mx.degrees``: radians to degrees, composed as MLX does: ``a`` times
+    ``180 / pi`` as an array of ``a``'s float dtype (ints and bools: float32)."""
+    (a,) = as_arrays(a)  # a scalar or an array (MLX refuses a list here)
+    return multiply(a, array(180.0 / math.pi, float_dtype(a.dtype)))
+
+
+def radians(a, /, *, stream=None):
+    """``mx.radians``: degrees to radians, ``a`` times ``pi / 180`` (as ``degrees``)."""
+    (a,) = as_arrays(a)  # a scalar or an array (MLX refuses a list here)
+    return multiply(a, array(math.pi / 180.0, float_dtype(a.dtype)))
+
+
 _ROUND = "round(a: array, /, decimals: int = 0, stream: StreamOrDevice = None) -> array"
 
 
@@ -302,6 +329,16 @@ def remainder(a, b, /, *, stream=None):
     if a.dtype is _dt.complex64:
         raise ValueError("[remainder] Complex type not supported.")
     return _binary(P.Remainder(), a, b)
+
+
+def divmod(a, b, /, *, stream=None):
+    """``mx.divmod``: ``[a // b, a % b]``, the two outputs of one ``DivMod`` node
+    (a list, as MLX returns). Promoted and broadcast as ``floor_divide``."""
+    a, b = as_arrays(a, b)
+    if a.dtype is _dt.complex64:
+        raise ValueError("[divmod] Complex type not supported.")
+    a, b = broadcast_arrays(a, b)
+    return _base.make_arrays(P.DivMod(), [a, b])
 
 
 def power(a, b, /, *, stream=None):

@@ -28,6 +28,7 @@ import math
 import operator
 
 from .. import dtypes as _dt
+from .. import interop
 from ..array import _fmt_shape, array
 from ..primitives import indexing as P
 from ..primitives.base import make_array
@@ -59,6 +60,8 @@ def _is_index_scalar(x):
     """A Python int (or anything with ``__index__``) but not a bool or an array."""
     if isinstance(x, (bool, array)):
         return False
+    if getattr(x, "ndim", 0) and interop.is_numpy(x):
+        return False  # an ndarray of more than 0 dimensions, as MLX's is_index_scalar
     return isinstance(x, int) or hasattr(type(x), "__index__")
 
 
@@ -610,7 +613,7 @@ def _boolean_mask(obj):
         return array(obj)
     if isinstance(obj, array) and obj.dtype is _dt.bool_:
         return obj
-    if isinstance(obj, list):
+    if isinstance(obj, list) or (interop.is_numpy(obj) and obj.dtype.name == "bool"):
         mask = array(obj)
         if mask.dtype is _dt.bool_:
             return mask

@@ -1,7 +1,7 @@
-"""Matrix products and clip: matmul (a primitive), inner, outer and clip (composed).
+"""Matrix products and clip: matmul (a primitive), inner, outer, vecdot and clip (composed).
 
 Read alongside: mlx/ops.cpp (``matmul``, ``tensordot``, ``inner``, ``outer``,
-``clip``) and python/src/ops.cpp for the Python signatures.
+``vecdot``, ``clip``) and python/src/ops.cpp for the Python signatures.
 
 ``matmul`` does all the shape work before it builds the ``Matmul`` node: a 1-D
 operand gets a unit dimension (``a`` in front, ``b`` at the end) that is
@@ -19,15 +19,18 @@ from ..primitives.base import make_array
 from ..primitives.linalg import Matmul
 from .common import astype, broadcast_shapes, broadcast_to, incompatible_arguments
 from .creation import check_scalar_or_array
-from .elementwise import maximum, minimum, multiply
+from .elementwise import conjugate, maximum, minimum, multiply
+from .reduction import sum as _sum
 from .shape import expand_dims, flatten, reshape, squeeze, transpose
 
-__all__ = ["matmul", "inner", "outer", "clip"]
+__all__ = ["matmul", "inner", "outer", "vecdot", "clip"]
 
 _SIGNATURES = {
     "matmul": "matmul(a: array, b: array, /, *, stream: StreamOrDevice = None) -> array",
     "inner": "inner(a: array, b: array, /, *, stream: StreamOrDevice = None) -> array",
     "outer": "outer(a: array, b: array, /, *, stream: StreamOrDevice = None) -> array",
+    "vecdot": "vecdot(a: array, b: array, /, *, axis: int = -1, stream: StreamOrDevice = None)"
+    " -> array",
     "clip": "clip(a: array, /, a_min: scalar | array | None, a_max: scalar | array | None, "
     "*, stream: StreamOrDevice = None) -> array",
 }
@@ -126,6 +129,29 @@ def outer(a, b, /, *, stream=None):
 
     _require_arrays("outer", a, b)
     return multiply(reshape(a, (a.size, 1)), flatten(b))
+
+
+def vecdot(a, b, /, *, axis=-1, stream=None):
+    """``mx.vecdot``: ``sum(conj(a) * b, axis)``, composed as MLX does.
+
+    ``axis`` must name the same axis of both (counted from the end when
+    negative); the rest broadcasts as in ``multiply``. As MLX 0.32.4: an
+    axis outside ``a`` is an IndexError, one that names a different axis of
+    ``b`` a ValueError.
+    """
+    if not isinstance(a, array) or not isinstance(b, array) or type(axis) is not int:
+        kwargs = {"axis": axis} if axis != -1 else None
+        raise incompatible_arguments(_SIGNATURES["vecdot"], (a, b), kwargs)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("[vecdot] inputs must be at least 1D.")
+    ax = axis + a.ndim if axis < 0 else axis
+    if ax < 0 or ax >= a.ndim:
+        raise IndexError("[vecdot] axis is out of bounds.")
+    if (axis + b.ndim != ax) if axis < 0 else (axis >= b.ndim):
+        raise ValueError("[vecdot] axis is out of bounds.")
+    if a.shape[ax] != b.shape[ax]:
+        raise ValueError("[vecdot] a and b must have the same size along axis.")
+    return _sum(multiply(conjugate(a), b), ax)
 
 
 def clip(a, /, a_min, a_max, *, stream=None):

@@ -24,7 +24,7 @@ from .elementwise import add, maximum, minimum, multiply
 _Array = array
 
 __all__ = [
-    "reshape", "flatten", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze",
+    "reshape", "flatten", "unflatten", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze",
     "broadcast_to", "concatenate", "stack", "split", "pad", "repeat", "tile", "view"
 ]
 
@@ -117,6 +117,55 @@ def flatten(a, /, start_axis=0, end_axis=-1, *, stream=None):
     if start == end:
         return copy.copy(a)
     return make_array(P.Flatten(start, end), [a])
+
+
+_UNFLATTEN = (
+    "unflatten(a: array, /, axis: int, shape: Sequence[int], *, stream: StreamOrDevice = None)"
+    " -> array"
+)
+
+
+def unflatten(a, /, axis, shape, *, stream=None):
+    """``mx.unflatten``: split axis ``axis`` into ``shape`` (one entry may be -1).
+
+    As MLX's ``unflatten`` (mlx/ops.cpp), an ``Unflatten`` node; a one-entry
+    ``shape`` returns ``a``. Where MLX divides by zero (a -1 beside a zero
+    entry; the process dies) or makes negative dimensions (``(-2, -3)``),
+    mlxref raises ValueError.
+    """
+    if not isinstance(a, array) or not _is_int(axis):
+        raise incompatible_arguments(_UNFLATTEN, (a, axis, shape))
+    shape = list(to_shape(shape, _UNFLATTEN, (a, axis, shape)))
+    if not shape:
+        raise ValueError("[unflatten] Shape to unflatten to cannot be empty.")
+    ndim = a.ndim
+    ax = axis + ndim if axis < 0 else axis
+    if ax < 0 or ax >= ndim:
+        raise IndexError(f"[unflatten] Invalid axes {ax} for array with {ndim} dimensions.")
+    size, infer = 1, None
+    for i, d in enumerate(shape):
+        if d == -1:
+            if infer is not None:
+                raise ValueError("[Unflatten] Can only infer one dimension.")
+            infer = i
+        else:
+            size *= d
+    if infer is not None:
+        if size == 0:
+            raise ValueError(
+                f"[unflatten] Cannot infer the -1 in shape {_fmt_shape(shape)} beside a "
+                "zero entry (MLX divides by zero here and the process dies)."
+            )
+        shape[infer] = a.shape[ax] // size
+        size *= shape[infer]
+    if size != a.shape[ax] or any(d < 0 for d in shape):
+        raise ValueError(
+            f"[Unflatten] Cannot unflatten axis {axis} with size {a.shape[ax]} into shape "
+            f"{_fmt_shape(shape)}."
+        )
+    if len(shape) == 1:
+        return copy.copy(a)
+    return make_array(P.Unflatten(ax, shape), [a])
 
 
 # --- transposes ------------------------------------------------------------------------

@@ -46,7 +46,14 @@ import operator
 from .. import dtypes as _dt
 from .. import ops
 from ..scalar import apply, is_symbolic, sympy  # sympy is imported at its first use
-from .base import Primitive, make_array, vmap_elementwise
+from .base import (
+    Primitive,
+    batch_size,
+    make_array,
+    make_arrays,
+    move_batch_axis,
+    vmap_elementwise,
+)
 
 inf, nan = math.inf, math.nan
 _COMPLEX64 = _dt.complex64
@@ -1032,7 +1039,7 @@ def _check_division_overflow(op, a, b):
         return
     low, xs, ys = _dt.iinfo(dtype).min, a.data(), b.data()
     if low in xs and -1 in ys and any(x == low and y == -1 for x, y in zip(xs, ys)):
-        symbol = "//" if op == "floor_divide" else "%"
+        symbol = "%" if op == "remainder" else "//"
         raise OverflowError(
             f"[{op}] Integer overflow: {low} {symbol} -1 in {dtype.name} (the quotient "
             f"{-low} does not fit). MLX's CPU kernel stops the process with SIGFPE here."
@@ -1095,6 +1102,60 @@ class Remainder(Binary):
     def eval(self, inputs):
         _check_division_overflow("remainder", *inputs)
         return super().eval(inputs)
+
+
+class DivMod(Primitive):
+    """``divmod(a, b)``: two outputs, the quotient ``a // b`` and the remainder
+    ``a % b`` (MLX's ``DivMod``; its kernel is in mlx/backend/cpu/binary.cpp).
+
+    Each output is FloorDivide's and Remainder's forward rule, which MLX's
+    kernel matches (a float quotient is ``floor(a / b)`` with ``a / b``
+    rounded to the dtype, a float remainder has the divisor's sign and a
+    zero keeps ``a``'s sign), except where that kernel differs:
+
+    - an integer divided by zero: MLX's kernel divides with the processor's
+      division and the process dies (SIGFPE), where floor_divide and
+      remainder give 0 and ``a``; mlxref raises ZeroDivisionError;
+    - bool: MLX gives the quotient ``a`` and the remainder False, whatever
+      ``b`` is (True // False is True, where floor_divide gives False).
+
+    The rules are the derivatives, as SymPy checks them: the quotient is
+    piecewise constant, the remainder's are Remainder's (1 and -floor(a / b)).
+    MLX's own vjp and jvp give zeros for the remainder too, and its vmap
+    returns one batch axis for two outputs (mlx/primitives.cpp ``DivMod``).
+    """
+
+    def output_shapes(self, inputs):
+        return [inputs[0].shape, inputs[0].shape]
+
+    def output_dtypes(self, inputs):
+        return [inputs[0].dtype, inputs[0].dtype]
+
+    def eval(self, inputs):
+        a, b = inputs
+        if a.dtype is _dt.bool_:
+            return [list(a.data()), [False] * len(a.data())]
+        if a.dtype.is_integer and 0 in b.data():
+            raise ZeroDivisionError(
+                f"[divmod] Integer division by zero in {a.dtype.name}. MLX's CPU kernel "
+                "stops the process with SIGFPE here (floor_divide gives 0 and "
+                "remainder gives a)."
+            )
+        _check_division_overflow("divmod", a, b)
+        return FloorDivide().eval(inputs) + Remainder().eval(inputs)
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        # The quotient adds nothing (its derivative is zero almost everywhere).
+        return Remainder().vjp(primals, cotangents[1:], argnums, outputs[1:])
+
+    def jvp(self, primals, tangents, argnums):
+        return FloorDivide().jvp(primals, tangents, argnums) + Remainder().jvp(
+            primals, tangents, argnums)
+
+    def vmap(self, inputs, axes):
+        size = batch_size(inputs, axes)
+        front = [move_batch_axis(x, ax, size) for x, ax in zip(inputs, axes)]
+        return make_arrays(self, front), [0, 0]
 
 
 class Power(Binary):

@@ -162,6 +162,44 @@ class Flatten(Primitive):
         return [ops.flatten(x, s, e)], [ax - (e - s)]
 
 
+class Unflatten(Primitive):
+    """Split axis ``axis`` into the axes ``shape`` (MLX's ``Unflatten``; the
+    inverse of Flatten: the elements stay where they are)."""
+
+    moves_elements = True
+
+    def __init__(self, axis, shape):
+        self.axis = axis
+        self.shape = tuple(shape)
+
+    def params(self):
+        return {"axis": self.axis, "shape": self.shape}
+
+    def output_shapes(self, inputs):
+        shape = inputs[0].shape
+        return [shape[: self.axis] + self.shape + shape[self.axis + 1 :]]
+
+    def eval(self, inputs):
+        return [inputs[0].data()]
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        # MLX flattens the new axes back into one.
+        return [ops.flatten(cotangents[0], self.axis, self.axis + len(self.shape) - 1)]
+
+    def jvp(self, primals, tangents, argnums):
+        return [make_array(self, tangents)]
+
+    def vmap(self, inputs, axes):
+        # A batch axis at or before ``axis`` shifts it; one after it is shifted
+        # by the new axes.
+        (x,), (ax,) = inputs, axes
+        if ax is None:
+            return [make_array(self, [x])], [None]
+        if ax <= self.axis:
+            return [make_array(Unflatten(self.axis + 1, self.shape), [x])], [ax]
+        return [make_array(self, [x])], [ax + len(self.shape) - 1]
+
+
 class Transpose(Primitive):
     """Permute the axes: output axis ``i`` is input axis ``axes[i]``."""
 
