@@ -279,6 +279,8 @@ def eval_arrays(outputs):
                 )
             outputs = node.outputs()
             for out, data in zip(outputs, primitive.eval(node.inputs())):
+                if out.is_available():  # a sibling kept from an earlier eval (see array._sibling)
+                    continue
                 # What a kernel stores: the results rounded or wrapped to the
                 # output's dtype (mlxref/core/dtypes.py). A primitive that only
                 # moves its inputs' elements has nothing to round.
