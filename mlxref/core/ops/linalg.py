@@ -91,8 +91,11 @@ def matmul(a, b, /, *, stream=None):
             x = broadcast_to(x, batch + x.shape[-2:])
             y = broadcast_to(y, batch + y.shape[-2:])
         out = make_array(Matmul(), [x, y])
+    return _drop_vector_axes(out, a_ndim, b_ndim)
 
-    # Remove the unit dimensions added to 1-D operands.
+
+def _drop_vector_axes(out, a_ndim, b_ndim):
+    """``out`` without the unit dimensions a product added to 1-D operands."""
     axes = []
     if a_ndim == 1:
         axes.append(out.ndim - 2)
@@ -182,13 +185,7 @@ def addmm(c, a, b, /, alpha=1.0, beta=1.0, *, stream=None):
         c = reshape(c, tuple(shape))
     if c.shape != out_shape:
         raise ValueError("[addmm] input c must broadcast to the output shape")
-    out = make_array(primitive, [a, b, c])
-    axes = []
-    if in_a_ndim == 1:
-        axes.append(out.ndim - 2)
-    if in_b_ndim == 1:
-        axes.append(out.ndim - 1)
-    return squeeze(out, axes) if axes else out
+    return _drop_vector_axes(make_array(primitive, [a, b, c]), in_a_ndim, in_b_ndim)
 
 
 def _inv(a, tri, upper, name):
