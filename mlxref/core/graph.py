@@ -291,6 +291,27 @@ def _unevaluated_postorder(outputs):
 _DONATION_EXTRA = 16384
 
 
+def _refcount(obj):
+    return sys.getrefcount(obj)
+
+
+class _Holder:
+    __slots__ = ("ref",)
+
+
+def _sole_refcount():
+    """What ``_refcount`` reports for an object one slot holds, read through a
+    local name as ``_donate`` reads it: measured, not assumed, since what
+    ``sys.getrefcount`` counts of its caller's frame differs between Pythons."""
+    holder = _Holder()
+    holder.ref = []
+    ref = holder.ref
+    return _refcount(ref)
+
+
+_SOLE = _sole_refcount()
+
+
 def _donate(inputs, node, result):
     """Buffer donation: let the output take over one input's buffer.
 
@@ -310,7 +331,7 @@ def _donate(inputs, node, result):
     count its allocator's, and never a kernel's temporaries.) The reference
     counts stand for MLX's ``use_count``: an input handle of this node, its
     descriptor referred to by that handle alone, the list by that descriptor
-    alone (``sys.getrefcount`` also counts its argument and the local name).
+    alone (reference counts, compared with ``_SOLE``).
     """
     (out,) = node.outputs()
     nbytes = out.size * out.dtype.size
@@ -322,8 +343,8 @@ def _donate(inputs, node, result):
             and data is not result
             and d.dtype.size == out.dtype.size
             and len(data) * d.dtype.size <= nbytes + _DONATION_EXTRA
-            and sys.getrefcount(d) == 3  # x's, ``d`` here, the argument
-            and sys.getrefcount(data) == 3  # d's, ``data`` here, the argument
+            and _refcount(d) == _SOLE  # held by x alone
+            and _refcount(data) == _SOLE  # held by d alone
         ):
             d.data = None  # the node's handle is all that refers to it; it goes at detach
             free(data)
