@@ -16,6 +16,7 @@ import enum
 import platform
 import threading
 
+from . import graph
 from .ops.common import incompatible_arguments
 
 
@@ -281,8 +282,9 @@ def to_stream(s, signature=None, args=None, kwargs=None):
 def synchronize(stream=None):
     """``mx.synchronize(stream=None)``: wait for ``stream``'s work. mlxref computes at
     ``eval`` time, so there is nothing to wait for; the argument is checked as MLX
-    checks it."""
+    checks it, and a kernel's error that ``async_eval`` kept is raised."""
     to_stream(stream, f"synchronize(stream: {_STREAM_OR_DEVICE} | None = None) -> None")
+    graph.raise_deferred()  # a kernel's error from async_eval surfaces here, as in MLX
 
 
 class StreamContext:

@@ -16,6 +16,7 @@ once. Arrays that are being traced by a transform keep their graph
 import contextvars
 import gc
 import os
+import sys
 import threading
 
 # --- tracing state -------------------------------------------------------------
@@ -227,6 +228,28 @@ def set_wired_limit(limit):
     return 0
 
 
+# --- errors kept for synchronize ------------------------------------------------
+
+# A kernel's failure inside ``async_eval``, kept until ``synchronize`` (MLX
+# runs the kernel on its stream's thread and rethrows its error there).
+_deferred = []
+
+
+def defer_error(error):
+    """Keep ``error`` (a kernel's RuntimeError from ``async_eval``) for ``synchronize``."""
+    with _memory.lock:
+        _deferred.append(error)
+
+
+def raise_deferred():
+    """Raise the first error ``async_eval`` kept, forgetting them all; else nothing."""
+    with _memory.lock:
+        errors = _deferred[:]
+        _deferred.clear()
+    if errors:
+        raise errors[0]
+
+
 # --- eval -------------------------------------------------------------------------
 
 # One evaluation at a time: a second thread asking for the same node waits and
@@ -263,6 +286,71 @@ def _unevaluated_postorder(outputs):
     return order
 
 
+# MLX's is_donatable(in, out) (mlx/backend/common/utils.h): a buffer up to this
+# many bytes larger than the output may still be reused for it.
+_DONATION_EXTRA = 16384
+
+
+def _refcount(obj):
+    return sys.getrefcount(obj)
+
+
+class _Holder:
+    __slots__ = ("ref",)
+
+
+def _sole_refcount():
+    """What ``_refcount`` reports for an object one slot holds, read through a
+    local name as ``_donate`` reads it: measured, not assumed, since what
+    ``sys.getrefcount`` counts of its caller's frame differs between Pythons."""
+    holder = _Holder()
+    holder.ref = []
+    ref = holder.ref
+    return _refcount(ref)
+
+
+_SOLE = _sole_refcount()
+
+
+def _donate(inputs, node, result):
+    """Buffer donation: let the output take over one input's buffer.
+
+    MLX's elementwise and copy kernels write into an input's buffer instead of
+    allocating one when nothing else can see that input (``is_donatable``: the
+    node holds the only reference to the input's descriptor and the
+    descriptor the only one to its buffer), the element sizes agree and the
+    buffer is at most 16 KiB larger than the output; its slices and
+    transposes are views of their input's buffer. So a chain ``abs(abs(x))``
+    of a deleted ``x`` never holds two buffers, and ``get_peak_memory`` does
+    not grow.
+
+    mlxref's kernels compute a new list (lists are never mutated in place),
+    so donation here means: the donor's list is released before the output's
+    is counted, which is what MLX's counters see. (Python briefly held both
+    lists while the kernel ran; the counters count arrays' buffers, as MLX's
+    count its allocator's, and never a kernel's temporaries.) The reference
+    counts stand for MLX's ``use_count``: an input handle of this node, its
+    descriptor referred to by that handle alone, the list by that descriptor
+    alone (reference counts, compared with ``_SOLE``).
+    """
+    (out,) = node.outputs()
+    nbytes = out.size * out.dtype.size
+    for x in inputs:
+        d = x._desc
+        data = d.data
+        if (
+            data is not None
+            and data is not result
+            and d.dtype.size == out.dtype.size
+            and len(data) * d.dtype.size <= nbytes + _DONATION_EXTRA
+            and _refcount(d) == _SOLE  # held by x alone
+            and _refcount(data) == _SOLE  # held by d alone
+        ):
+            d.data = None  # the node's handle is all that refers to it; it goes at detach
+            free(data)
+            return
+
+
 def eval_arrays(outputs):
     """Evaluate a flat list of arrays (MLX's ``eval_impl``)."""
     with _eval_lock, cycle_collector_paused():
@@ -278,13 +366,21 @@ def eval_arrays(outputs):
                     "transformations like compile or vmap is not allowed."
                 )
             outputs = node.outputs()
-            for out, data in zip(outputs, primitive.eval(node.inputs())):
+            inputs = node.inputs()
+            results = primitive.eval(inputs)
+            kept = node.is_tracer()  # tracers keep their graph for the transform
+            if primitive.donates and not kept and len(outputs) == 1:
+                _donate(inputs, node, results[0])
+            for out, data in zip(outputs, results):
                 if out.is_available():  # a sibling kept from an earlier eval (see array._sibling)
                     continue
                 # What a kernel stores: the results rounded or wrapped to the
                 # output's dtype (mlxref/core/dtypes.py). A primitive that only
                 # moves its inputs' elements has nothing to round.
                 out._set_data(data if primitive.moves_elements else out.dtype.store(data))
-            if not node.is_tracer():  # tracers keep their graph for the transform
+            # Let go of this node's lists, so the next node can find its input's
+            # list referred to by that input alone (``_donate``).
+            inputs = results = data = None
+            if not kept:
                 for out in outputs:
                     out.detach()

@@ -79,6 +79,18 @@ CASES = [
     Case(L.Matmul, lambda a, b: a @ b, ((2, 1, 2), (1, 2, 2)),
          note="batched, batch dims broadcast"),
     Case(L.Matmul, lambda a, b: a @ b, ((2, 2, 2), (2, 1)), note="a stack times one matrix"),
+    # AddMM: c + a @ b, with alpha and beta
+    Case(L.AddMM, lambda c, a, b: mx.addmm(c, a, b), ((2, 2), (2, 3), (3, 2))),
+    Case(L.AddMM, lambda c, a, b: mx.addmm(c, a, b, 2.0, 0.5), ((2,), (2, 2), (2, 2)),
+         note="alpha and beta; c broadcast"),
+    Case(L.AddMM, lambda c, a, b: mx.addmm(c, a, b, -1.0, 0.0), ((2, 1), (2, 2, 2), (2, 1)),
+         note="batched, matrix . vector; beta 0 leaves c out"),
+    # Inverse (linalg.inv, linalg.tri_inv)
+    Case(L.Inverse, lambda a: mx.linalg.inv(a), ((2, 2),)),
+    Case(L.Inverse, lambda a: mx.linalg.inv(a), ((2, 2, 2),), note="a stack of matrices"),
+    Case(L.Inverse, lambda a: mx.linalg.tri_inv(a), ((2, 2),), note="tri_inv reads the lower triangle"),
+    Case(L.Inverse, lambda a: mx.linalg.tri_inv(a, upper=True), ((3, 3),),
+         note="tri_inv reads the upper triangle"),
     # complex64 inputs (MLX's convention: the vjp of prod and matmul conjugates)
     Case(R.Reduce, lambda z: mx.sum(z, axis=0), ((2, 1),), "complex", note="complex sum"),
     Case(R.Reduce, lambda z: mx.prod(z, axis=-1), ((1, 2),), "complex", note="complex prod"),

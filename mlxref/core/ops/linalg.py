@@ -1,7 +1,10 @@
-"""Matrix products and clip: matmul (a primitive), inner, outer, vecdot and clip (composed).
+"""Matrix products and clip: matmul and addmm (primitives), inner, outer,
+vecdot and clip (composed); and the inverses ``mx.linalg`` offers (``inv``,
+``tri_inv``).
 
-Read alongside: mlx/ops.cpp (``matmul``, ``tensordot``, ``inner``, ``outer``,
-``vecdot``, ``clip``) and python/src/ops.cpp for the Python signatures.
+Read alongside: mlx/ops.cpp (``matmul``, ``addmm``, ``tensordot``, ``inner``,
+``outer``, ``vecdot``, ``clip``), mlx/linalg.cpp (``inv_impl``) and
+python/src/ops.cpp and python/src/linalg.cpp for the Python signatures.
 
 ``matmul`` does all the shape work before it builds the ``Matmul`` node: a 1-D
 operand gets a unit dimension (``a`` in front, ``b`` at the end) that is
@@ -16,17 +19,22 @@ import math
 from .. import dtypes as _dt
 from ..array import _fmt_shape, array
 from ..primitives.base import make_array
-from ..primitives.linalg import Matmul
+from ..primitives.linalg import AddMM, Inverse, Matmul
 from .common import astype, broadcast_shapes, broadcast_to, incompatible_arguments
 from .creation import check_scalar_or_array
-from .elementwise import conjugate, maximum, minimum, multiply
+from .elementwise import add, conjugate, maximum, minimum, multiply
 from .reduction import sum as _sum
 from .shape import expand_dims, flatten, reshape, squeeze, transpose
 
-__all__ = ["matmul", "inner", "outer", "vecdot", "clip"]
+# inv and tri_inv are mx.linalg's (mlxref/core/linalg.py), not mx's.
+__all__ = ["matmul", "addmm", "inner", "outer", "vecdot", "clip"]
 
 _SIGNATURES = {
     "matmul": "matmul(a: array, b: array, /, *, stream: StreamOrDevice = None) -> array",
+    "addmm": "addmm(c: array, a: array, b: array, /, alpha: float = 1.0, beta: float = 1.0,  "
+    "*, stream: StreamOrDevice = None) -> array",
+    "inv": "inv(a: array, *, stream: StreamOrDevice = None) -> array",
+    "tri_inv": "tri_inv(a: array, upper: bool = False, *, stream: StreamOrDevice = None) -> array",
     "inner": "inner(a: array, b: array, /, *, stream: StreamOrDevice = None) -> array",
     "outer": "outer(a: array, b: array, /, *, stream: StreamOrDevice = None) -> array",
     "vecdot": "vecdot(a: array, b: array, /, *, axis: int = -1, stream: StreamOrDevice = None)"
@@ -87,14 +95,139 @@ def matmul(a, b, /, *, stream=None):
             x = broadcast_to(x, batch + x.shape[-2:])
             y = broadcast_to(y, batch + y.shape[-2:])
         out = make_array(Matmul(), [x, y])
+    return _drop_vector_axes(out, a_ndim, b_ndim)
 
-    # Remove the unit dimensions added to 1-D operands.
+
+def _drop_vector_axes(out, a_ndim, b_ndim):
+    """``out`` without the unit dimensions a product added to 1-D operands."""
     axes = []
     if a_ndim == 1:
         axes.append(out.ndim - 2)
     if b_ndim == 1:
         axes.append(out.ndim - 1)
     return squeeze(out, axes) if axes else out
+
+
+def _as_float(x):
+    """A Python float from what nanobind reads as a C float (a real number, or
+    anything with ``__float__`` such as a one-element array), else None."""
+    if isinstance(x, (int, float)):
+        return float(x)
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return None
+
+
+def addmm(c, a, b, /, alpha=1.0, beta=1.0, *, stream=None):
+    """``mx.addmm``: ``alpha * (a @ b) + beta * c``, one ``AddMM`` node.
+
+    The shape work is ``matmul``'s (1-D operands, batch broadcasting, a stack
+    of matrices times one matrix as one tall product); ``c`` is broadcast to
+    the product's shape. Real floating types only; complex64 is composed of
+    ``matmul``, ``multiply`` and ``add``, as in MLX.
+    """
+    alpha_f, beta_f = _as_float(alpha), _as_float(beta)
+    if not all(isinstance(x, array) for x in (c, a, b)) or alpha_f is None or beta_f is None:
+        optional = {k: v for k, v in (("alpha", alpha), ("beta", beta)) if v != 1.0}
+        raise incompatible_arguments(_SIGNATURES["addmm"], (c, a, b), optional)
+    in_a_ndim, in_b_ndim = a.ndim, b.ndim
+    if in_a_ndim == 0 or in_b_ndim == 0:
+        raise ValueError(
+            "[addmm] Got 0 dimension input. Inputs must have at least one dimension."
+        )
+    out_type = _dt.result_type(a, b, c)
+    if out_type is _dt.complex64:
+        return add(multiply(matmul(a, b), array(alpha_f)), multiply(array(beta_f), c))
+    if in_a_ndim == 1:
+        a = expand_dims(a, 0)
+    if in_b_ndim == 1:
+        b = expand_dims(b, 1)
+    if a.shape[-1] != b.shape[-2]:
+        raise ValueError(
+            f"[addmm] Last dimension of first input with shape {_fmt_shape(a.shape)} "
+            "must match second to last dimension of second input with shape "
+            f"{_fmt_shape(b.shape)}."
+        )
+    if not _dt.issubdtype(out_type, _dt.floating):
+        raise ValueError(
+            f"[addmm] Only real floating point types are supported but {c.dtype.name}, "
+            f"{a.dtype.name} and {b.dtype.name} were provided which results in "
+            f"{out_type.name}, which is not a real floating point type."
+        )
+    a, b, c = (x if x.dtype is out_type else astype(x, out_type) for x in (a, b, c))
+    primitive = AddMM(alpha_f, beta_f)
+
+    if a.ndim > 2 and b.ndim == 2 and c.ndim <= 1:
+        # A stack of matrices times one matrix: one tall product, as matmul.
+        out_shape = a.shape[:-1] + (b.shape[-1],)
+        if in_b_ndim == 1:
+            out_shape = out_shape[:-1]
+        a = reshape(a, (-1, a.shape[-1]))
+        c = broadcast_to(c, (a.shape[0], b.shape[1]))
+        return reshape(make_array(primitive, [a, b, c]), out_shape)
+
+    if a.ndim > 2 or b.ndim > 2:
+        batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        a = broadcast_to(a, batch + a.shape[-2:])
+        b = broadcast_to(b, batch + b.shape[-2:])
+    out_shape = a.shape[:-1] + b.shape[-1:]
+    # c broadcasts against the result as the user sees it (1-D operands'
+    # unit axes removed), then gets those unit axes back.
+    adjusted = list(out_shape)
+    if in_a_ndim == 1 or in_b_ndim == 1:
+        del adjusted[len(adjusted) - (2 if in_a_ndim == 1 else 1):
+                     len(adjusted) - (0 if in_b_ndim == 1 else 1)]
+    c = broadcast_to(c, broadcast_shapes(c.shape, tuple(adjusted)))
+    if in_a_ndim == 1 or in_b_ndim == 1:
+        shape = list(c.shape)
+        if in_b_ndim == 1:
+            shape.append(1)
+        if in_a_ndim == 1:
+            shape.append(shape[-1])
+            shape[-2] = 1
+        c = reshape(c, tuple(shape))
+    if c.shape != out_shape:
+        raise ValueError("[addmm] input c must broadcast to the output shape")
+    return _drop_vector_axes(make_array(primitive, [a, b, c]), in_a_ndim, in_b_ndim)
+
+
+def _inv(a, tri, upper, name):
+    """MLX's ``inv_impl``: the checks, then one ``Inverse`` node."""
+    if a.dtype not in (_dt.float32, _dt.float64):
+        raise ValueError(
+            "[linalg::inv] Arrays must have type float32 or float64. "
+            f"Received array with type {a.dtype.name}."
+        )
+    if a.ndim < 2:
+        raise ValueError(
+            "[linalg::inv] Arrays must have >= 2 dimensions. "
+            f"Received array with {a.ndim} dimensions."
+        )
+    if a.shape[-1] != a.shape[-2]:
+        raise ValueError("[linalg::inv] Inverses are only defined for square matrices.")
+    if a.shape[-1] == 0:  # MLX's CPU build dies of a floating point exception
+        raise ValueError(f"[linalg::{name}] Cannot invert an empty matrix of shape "
+                         f"{_fmt_shape(a.shape)}.")
+    return make_array(Inverse(tri, upper), [a])
+
+
+def inv(a, *, stream=None):
+    """``mx.linalg.inv``: the inverse of each matrix in the last two axes
+    (float32 or float64). A singular matrix raises MLX's RuntimeError when
+    the result is evaluated, not here."""
+    if not isinstance(a, array):
+        raise incompatible_arguments(_SIGNATURES["inv"], (a,))
+    return _inv(a, False, True, "inv")
+
+
+def tri_inv(a, upper=False, *, stream=None):
+    """``mx.linalg.tri_inv``: the inverse of each triangular matrix in the
+    last two axes; only the ``upper`` (or lower) triangle of ``a`` is read."""
+    if not isinstance(a, array) or not isinstance(upper, bool):
+        raise incompatible_arguments(_SIGNATURES["tri_inv"], (a,),
+                                     {"upper": upper} if upper is not False else None)
+    return _inv(a, True, upper, "tri_inv")
 
 
 def inner(a, b, /, *, stream=None):

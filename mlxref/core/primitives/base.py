@@ -41,6 +41,12 @@ class Primitive:
     # bools): ``eval_arrays`` then skips the pass that rounds a primitive's results.
     moves_elements = False
 
+    # True when MLX's kernel may write its one output into an input's buffer
+    # (elementwise and copy kernels), or returns a view of it (slices,
+    # transposes): ``graph._donate`` then lets the output take over an input
+    # nothing else can see.
+    donates = False
+
     @property
     def name(self):
         return type(self).__name__
@@ -234,6 +240,8 @@ class Copy(Primitive):
 
 class AsType(Primitive):
     """Cast to ``dtype``: ``x.astype(dtype)``."""
+
+    donates = True  # MLX's copy kernel reuses a donatable input (graph._donate)
 
     # ``eval`` stores its results itself, so that a cast from bool to a float
     # (ReLU's mask in every gradient) skips the rounding pass: 0 and 1 are exact.

@@ -79,6 +79,8 @@ class Unary(Primitive):
     scales the cotangent, the jvp scales the tangent.
     """
 
+    donates = True  # MLX's unary kernel reuses a donatable input (graph._donate)
+
     abstract = True  # a family, not a primitive of its own
     # Or ``float32_kernel(data, dtype)``: MLX's results for a whole list of
     # float32, float16 or bfloat16 elements, where they are not ``numeric``'s.
@@ -132,6 +134,8 @@ class Binary(Primitive):
     array. The vjp scales the cotangent by the partial of each requested
     input; the jvp sums tangent times partial over the inputs that have one.
     """
+
+    donates = True  # MLX's binary kernel reuses a donatable input (graph._donate)
 
     abstract = True  # a family, not a primitive of its own
     numeric_lists = None  # or ``numeric`` over whole lists, for speed (Maximum, Minimum)
@@ -1436,6 +1440,8 @@ class Select(Primitive):
     elsewhere; the condition itself gets a zero gradient. On SymPy elements
     the result is a ``Piecewise``: a symbolic condition (x > 0) has no truth value.
     """
+
+    donates = True  # MLX's ternary kernel reuses a donatable input (graph._donate)
 
     numeric = staticmethod(lambda c, x, y: x if _truth(c) else y)
     symbolic = staticmethod(lambda c, x, y: sympy.Piecewise((x, _condition(c)), (y, True)))

@@ -162,6 +162,8 @@ class Slice(_StridedWindow):
     axis ``d`` takes ``len(range(start[d], stop[d], strides[d]))`` elements.
     """
 
+    donates = True  # a view of its input in MLX (graph._donate)
+
     moves_elements = True
 
 

@@ -1,6 +1,8 @@
-"""The matrix product primitive.
+"""The matrix primitives: the matrix product, the fused ``c + a @ b``, and the inverse.
 
-Read alongside: mlx/primitives.h (``Matmul``) and mlx/ops.cpp (``matmul``),
+Read alongside: mlx/primitives.h (``Matmul``, ``AddMM``, ``Inverse``),
+mlx/primitives.cpp (their rules), mlx/backend/cpu/inverse.cpp and
+mlx/ops.cpp (``matmul``, ``addmm``),
 which promotes 1-D operands and broadcasts the batch dimensions before it
 builds the node, so the primitive only ever sees two arrays of shapes
 ``(*batch, M, K)`` and ``(*batch, K, N)`` with the same ``batch``.
@@ -29,7 +31,8 @@ from operator import mul
 
 from .. import dtypes as _dt
 from .. import ops
-from .base import FLOAT32_SAFE, Primitive, make_array, norm
+from ..array import array
+from .base import FLOAT32_SAFE, Primitive, batch_size, make_array, move_batch_axis, norm, rounding
 
 
 def _dot_float32(row, col):
@@ -129,3 +132,188 @@ class Matmul(Primitive):
                 row = a_data[r : r + k]
                 out.extend([_dot_float32(row, col) for col in columns])
         return out
+
+
+_to_float32 = rounding(_dt.float32)
+
+
+def _scaled(x, factor):
+    """``factor * x`` (a scalar of x's dtype times x), or ``x`` when factor is 1."""
+    return x if factor == 1 else ops.multiply(array(factor, x.dtype), x)
+
+
+class AddMM(Primitive):
+    """``alpha * (a @ b) + beta * c`` for ``a`` (*batch, M, K), ``b`` (*batch, K, N)
+    and ``c`` (*batch, M, N), in that input order (MLX's ``AddMM``).
+
+    ``mx.addmm`` has already broadcast ``c`` to the output's shape. As BLAS's
+    gemm, a ``beta`` of 0 does not read ``c`` at all (a nan there is ignored).
+    """
+
+    def __init__(self, alpha, beta):
+        # C floats in MLX (``const float& alpha``): rounded to float32.
+        self.alpha = _to_float32(float(alpha))
+        self.beta = _to_float32(float(beta))
+
+    def params(self):
+        return {"alpha": self.alpha, "beta": self.beta}
+
+    def output_shapes(self, inputs):
+        a, b, _ = inputs
+        return [a.shape[:-1] + b.shape[-1:]]
+
+    def eval(self, inputs):
+        a, b, c = inputs
+        (product,) = Matmul().eval([a, b])
+        if self.alpha != 1:
+            product = [self.alpha * p for p in product]
+        if self.beta == 0:
+            return [product]
+        c_data = c.data() if self.beta == 1 else [self.beta * v for v in c.data()]
+        return [[p + v for p, v in zip(product, c_data)]]
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        """MLX's rule: ``alpha cot @ bᵀ`` for ``a``, ``aᵀ @ alpha cot`` for ``b``,
+        ``beta cot`` for ``c`` (transposes of the last two axes)."""
+        a, b, _ = primals
+        (cot,) = cotangents
+        rules = {
+            0: lambda: ops.matmul(_scaled(cot, self.alpha), ops.swapaxes(b, -1, -2)),
+            1: lambda: ops.matmul(ops.swapaxes(a, -1, -2), _scaled(cot, self.alpha)),
+            2: lambda: _scaled(cot, self.beta),
+        }
+        return [rules[i]() for i in argnums]
+
+    def jvp(self, primals, tangents, argnums):
+        """MLX's rule, the tangents' terms ``alpha t_a @ b``, ``alpha a @ t_b`` and
+        ``beta t_c`` each added to the ones before (a product by ``addmm``), but
+        scaled: MLX 0.32 leaves ``alpha`` and ``beta`` out of the tangent (its
+        jvp is wrong unless both are 1)."""
+        a, b, _ = primals
+        out = None
+        for i, t in zip(argnums, tangents):
+            if i == 2:
+                term = _scaled(t, self.beta)
+                out = term if out is None else ops.add(out, term)
+                continue
+            x, y = (t, b) if i == 0 else (a, t)
+            if out is None:
+                out = _scaled(ops.matmul(x, y), self.alpha)
+            else:
+                out = ops.addmm(out, x, y, self.alpha, 1.0)
+        return [out]
+
+    def vmap(self, inputs, axes):
+        """MLX's rule: each batched input's batch axis to the front, then
+        ``addmm`` broadcasts the batch dimensions; batched on axis 0. When only
+        ``c`` is batched MLX's rule fails ("input c must broadcast to the
+        output shape"); mlxref broadcasts ``a`` along the batch first."""
+        size = batch_size(inputs, axes)
+        a, b, c = (x if ax is None else ops.moveaxis(x, ax, 0) for x, ax in zip(inputs, axes))
+        if axes[0] is None and axes[1] is None:
+            a = move_batch_axis(a, None, size)
+        return [ops.addmm(c, a, b, self.alpha, self.beta)], [0]
+
+
+def _triangle(n, upper, dtype):
+    """A constant (n, n) mask of the upper or lower triangle, diagonal included."""
+    rows = [[1 if (j >= i if upper else j <= i) else 0 for j in range(n)] for i in range(n)]
+    return array(rows, dtype)
+
+
+class Inverse(Primitive):
+    """The inverse of each matrix in the last two axes (MLX's ``Inverse``).
+
+    ``tri``: the matrix is triangular (``upper`` or lower) and only that
+    triangle is read (``linalg.tri_inv``); the other triangle of the result
+    is zero. A singular matrix raises MLX's RuntimeError when it is
+    evaluated, with LAPACK's error code: the position (from 1) of the first
+    zero pivot.
+
+    How MLX's CPU build computes it: LAPACK's getrf and getri (LU with
+    partial pivoting) on the row-major data read as column-major, which is
+    the transpose; the inverse of the transpose, read back row-major, is the
+    inverse. mlxref does the same pivoting on the transpose, written as one
+    Gauss-Jordan elimination, rounding every step to the dtype (float32 or
+    float64): the pivots, so the singular cases and their codes, are
+    LAPACK's; the values agree to a few float32 ulps.
+    """
+
+    def __init__(self, tri=False, upper=True):
+        self.tri = bool(tri)
+        self.upper = bool(upper)
+
+    def params(self):
+        return {"tri": self.tri, "upper": self.upper} if self.tri else {}
+
+    def eval(self, inputs):
+        (a,) = inputs
+        n = a.shape[-1]
+        data = a.data()
+        rounded = rounding(a.dtype) or (lambda v: v)
+        out = []
+        for start in range(0, len(data), n * n):
+            # The transpose (LAPACK's column-major view), masked to its triangle.
+            m = [[data[start + j * n + i] for j in range(n)] for i in range(n)]
+            if self.tri:
+                # Column-major "upper" of the transpose is the lower triangle
+                # of the matrix, and the other way round (MLX's uplo swap).
+                m = [[v if (j >= i) != self.upper or i == j else 0.0 for j, v in enumerate(row)]
+                     for i, row in enumerate(m)]
+            inv = self._gauss_jordan(m, n, rounded)
+            out.extend(inv[j][i] for i in range(n) for j in range(n))
+        return [out]
+
+    def _gauss_jordan(self, m, n, rounded):
+        """The inverse of the n x n list of rows ``m``: ``[m | I]`` reduced to
+        ``[I | m⁻¹]``. Partial pivoting (LAPACK's i?amax: the first largest
+        magnitude at or below the diagonal), none for a triangular matrix
+        (its pivots are its diagonal) or for symbolic elements."""
+        aug = [row[:] + [1.0 if i == j else 0.0 for j in range(n)] for i, row in enumerate(m)]
+        numeric = all(isinstance(v, (int, float)) for row in m for v in row)
+        for k in range(n):
+            p = k
+            if numeric and not self.tri:
+                for i in range(k + 1, n):
+                    if abs(aug[i][k]) > abs(aug[p][k]):
+                        p = i
+            if aug[p][k] == 0:
+                what = "triangular inversion" if self.tri else "LU factorization"
+                raise RuntimeError(
+                    f"[Inverse::eval_cpu] {what} failed with error code {k + 1}"
+                )
+            aug[k], aug[p] = aug[p], aug[k]
+            pivot = aug[k][k]
+            aug[k] = [rounded(v / pivot) for v in aug[k]]
+            for i in range(n):
+                if i != k:  # (every row, as LAPACK updates them: a nan pivot spreads)
+                    factor = aug[i][k]
+                    aug[i] = [rounded(v - rounded(factor * w)) for v, w in zip(aug[i], aug[k])]
+        return [row[n:] for row in aug]
+
+    def _mask(self, x):
+        """``x`` restricted to the triangle the primitive reads (all of it if not tri)."""
+        if not self.tri:
+            return x
+        return ops.multiply(x, _triangle(x.shape[-1], self.upper, x.dtype))
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        """With ``B = A⁻¹`` the vjp is ``-Bᵀ G Bᵀ`` (restricted
+        to the triangle read, for tri_inv). MLX 0.32 defines no vjp for
+        Inverse ("Not implemented"); this is the derivative."""
+        (cot,) = cotangents
+        bt = ops.swapaxes(outputs[0], -1, -2)
+        return [self._mask(ops.negative(ops.matmul(ops.matmul(bt, cot), bt)))]
+
+    def jvp(self, primals, tangents, argnums):
+        """``-B dA B`` with ``B = A⁻¹`` (dA restricted to the triangle read, for
+        tri_inv). MLX 0.32 defines no jvp for Inverse; this is the derivative."""
+        (t,) = tangents
+        b = make_array(self, primals)
+        return [ops.negative(ops.matmul(ops.matmul(b, self._mask(t)), b))]
+
+    def vmap(self, inputs, axes):
+        """The primitive inverts every matrix of a batch: the batch axis goes
+        to the front (it must not be one of the last two) and stays there."""
+        (x,), (ax,) = inputs, axes
+        return [make_array(self, [ops.moveaxis(x, ax, 0)])], [0]

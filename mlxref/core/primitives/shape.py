@@ -203,6 +203,8 @@ class Unflatten(Primitive):
 class Transpose(Primitive):
     """Permute the axes: output axis ``i`` is input axis ``axes[i]``."""
 
+    donates = True  # a view of its input in MLX (graph._donate)
+
     moves_elements = True
 
     def __init__(self, axes):

@@ -23,8 +23,15 @@ def async_eval(*args):
 
     mlxref computes in Python, at once (its streams are bookkeeping:
     mlxref/core/device.py), so it evaluates now; the API and the error
-    inside transforms are MLX's.
+    inside transforms are MLX's. A kernel that fails (a RuntimeError, such
+    as a singular matrix's inverse) fails where it does in MLX, which runs
+    it on the stream's thread: the error is raised by the next
+    ``mx.synchronize``, and the array stays unevaluated (evaluating it
+    again raises it again). MLX 0.32 raised it here.
     """
     if graph.in_tracing():
         raise ValueError("[async_eval] Not allowed inside a graph transformation.")
-    graph.eval_arrays(trees.arrays(args))
+    try:
+        graph.eval_arrays(trees.arrays(args))
+    except RuntimeError as error:
+        graph.defer_error(error)

@@ -116,21 +116,29 @@ def _make(fun, argnums, argnames, name, scalar_only):
                     f"the function is called with the following keyword arguments {{{listed}}}"
                 )
 
-        # The differentiated arguments, flattened strictly to one list of primals.
+        # Every array leaf of the arguments, in order; the differentiated
+        # arguments must hold nothing but arrays.
         wrt = [args[a] for a in argnums] + [kwargs[n] for n in argnames]
-        leaves = [trees.flatten(t) for t in wrt]
-        primals = [leaf for group in leaves for leaf in group]
+        for t in wrt:
+            trees.flatten(t)  # MLX's strict check
+        tree = [list(args), dict(kwargs)]
+        originals = trees.arrays(tree)
+        grad_positions = _grad_positions(args, kwargs, argnums, argnames)
+        primals = [originals[i] for i in grad_positions]
 
         value = []
 
         def flat_fun(*tracers):
-            it = iter(tracers)
-            new_args, new_kwargs = list(args), dict(kwargs)
-            for a, tree in zip(argnums, wrt):
-                new_args[a] = trees.unflatten(tree, it)
-            for n, tree in zip(argnames, wrt[len(argnums) :]):
-                new_kwargs[n] = trees.unflatten(tree, it)
-            out = fun(*new_args, **new_kwargs)
+            # MLX's tree_fill: the tracers go into the caller's own lists and
+            # dicts (tuples are rebuilt), so an assignment the function makes
+            # there stays after the call.
+            filled = list(originals)
+            for i, t in zip(grad_positions, tracers):
+                filled[i] = t
+            _fill(tree, filled)
+            out = fun(*tree[0], **tree[1])
+            # Put the originals back where the function left a tracer in place.
+            _restore(tree, filled, originals)
             value.append(out)
             loss = _check_output(out, tag, scalar_only)
             aux = trees.arrays(out[1:]) if isinstance(out, tuple) else []
@@ -140,7 +148,7 @@ def _make(fun, argnums, argnames, name, scalar_only):
         _, flat_grads = vjp(flat_fun, primals, [scalar_array(1.0, float32)])
 
         it = iter(flat_grads)
-        grads = [trees.unflatten(t, it) for t in wrt]
+        grads = [trees.unflatten(t, it) for t in wrt]  # in the arguments' first shape
         positional = grads[: len(argnums)]
         positional = positional[0] if len(positional) == 1 else tuple(positional)
         if argnames:
@@ -149,6 +157,59 @@ def _make(fun, argnums, argnames, name, scalar_only):
         return value[0], positional
 
     return value_and_gradient
+
+
+def _grad_positions(args, kwargs, argnums, argnames):
+    """Where the differentiated arguments' arrays sit among all the array leaves
+    of ``[args, kwargs]`` (MLX's ``gradient_indices``), in argnums then argnames order."""
+    starts, count = {}, 0
+    for i, a in enumerate(args):
+        starts[i] = (count, len(trees.arrays(a)))
+        count += starts[i][1]
+    for k, v in kwargs.items():
+        starts[k] = (count, len(trees.arrays(v)))
+        count += starts[k][1]
+    positions = []
+    for key in list(argnums) + list(argnames):
+        start, n = starts[key]
+        positions.extend(range(start, start + n))
+    return positions
+
+
+def _visit_update(tree, visitor):
+    """MLX's ``tree_visit_update``: lists and dicts are updated in place, tuples
+    (NamedTuples kept) are rebuilt; each array leaf becomes ``visitor(leaf)``."""
+    if isinstance(tree, list):
+        for i, x in enumerate(tree):
+            tree[i] = _visit_update(x, visitor)
+        return tree
+    if isinstance(tree, tuple):
+        return trees.rebuild(tree, [_visit_update(x, visitor) for x in tree])
+    if isinstance(tree, dict):
+        for k in tree:
+            tree[k] = _visit_update(tree[k], visitor)
+        return tree
+    if isinstance(tree, array):
+        return visitor(tree)
+    return tree
+
+
+def _fill(tree, values):
+    """MLX's ``tree_fill``: the array leaves of ``tree`` replaced, in order, by ``values``."""
+    it = iter(values)
+    _visit_update(tree, lambda _: next(it))
+
+
+def _restore(tree, filled, originals):
+    """Each leaf still holding what ``_fill`` put there gets its original back;
+    a location the function wrote to keeps what it wrote (MLX compares ids)."""
+    it = iter(zip(filled, originals))
+
+    def visit(leaf):
+        put, original = next(it, (None, None))
+        return original if put is not None and leaf.id() == put.id() else leaf
+
+    _visit_update(tree, visit)
 
 
 def _check_output(out, tag, scalar_only):

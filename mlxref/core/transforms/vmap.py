@@ -31,6 +31,13 @@ from .tape import build_tape
 
 _SIGNATURE = "vmap(fun: Callable[P, R], in_axes: object = 0, out_axes: object = 0) -> Callable[P, R]"
 _PREFIX_ERROR = "[tree_map] Additional input tree is not a valid prefix of the first tree."
+_AXIS_TYPE_ERROR = "[vmap] axis must be int or None."
+
+
+class VmapAxisError(IndexError, ValueError):
+    """An axis outside its array: MLX 0.32's binding raises IndexError, later
+    versions (python/src/transforms.cpp ``axes_to_flat_tree``) ValueError with
+    the same message; this is both, so code written for either runs."""
 
 
 def vmap(fun, in_axes=0, out_axes=0):
@@ -47,8 +54,9 @@ def vmap(fun, in_axes=0, out_axes=0):
     if not callable(fun):
         optional = {k: v for k, v in (("in_axes", in_axes), ("out_axes", out_axes)) if v != 0}
         raise incompatible_arguments(_SIGNATURE, [fun], optional)
-    if in_axes is None or out_axes is None:
-        raise TypeError("vmap(): in_axes and out_axes must be ints or trees of them, not None.")
+    if in_axes is None or out_axes is None:  # nanobind refuses None for an object
+        optional = {k: v for k, v in (("in_axes", in_axes), ("out_axes", out_axes)) if v != 0}
+        raise incompatible_arguments(_SIGNATURE, [fun], optional)
 
     @functools.wraps(fun)
     def vectorized(*args, **kwargs):
@@ -56,7 +64,8 @@ def vmap(fun, in_axes=0, out_axes=0):
             raise TypeError("[vmap] Keyword arguments are not supported.")
         inputs = trees.flatten(args)  # every leaf must be an array
         # With one argument MLX matches in_axes against the argument itself.
-        axes = axes_for((in_axes,) if len(args) == 1 else in_axes, args)
+        axes = axes_for((in_axes,) if len(args) == 1 else in_axes, args,
+                        single=args[0] if len(args) == 1 else None)
         axes = [ax + x.ndim if ax is not None and ax < 0 else ax for x, ax in zip(inputs, axes)]
         s_inputs, s_outputs_tree = vmap_trace(fun, args, inputs, axes)
         s_outputs = trees.flatten(s_outputs_tree)  # non-array outputs raise MLX's message
@@ -129,7 +138,7 @@ def _place_batch_axis(value, axis, want, size):
         want += ndim
     if not 0 <= want < ndim:
         shape = value.shape if axis is None else value.shape[:axis] + value.shape[axis + 1 :]
-        raise IndexError(
+        raise VmapAxisError(
             f"[vmap] Invalid output vectorization axis {want} for array with shape "
             f"{_fmt_shape(shape)}"
         )
@@ -147,7 +156,7 @@ def _vmap_size(inputs, in_axes):
         if ax is None:
             continue
         if not 0 <= ax < x.ndim:
-            raise IndexError(
+            raise VmapAxisError(
                 f"[vmap] Invalid vectorization axis {ax} for array with shape {_fmt_shape(x.shape)}"
             )
         sizes.append(x.shape[ax])
@@ -159,18 +168,25 @@ def _vmap_size(inputs, in_axes):
     return sizes[-1]
 
 
-def axes_for(prefix, tree):
-    """One axis (an int or None) per leaf of ``tree``, from the prefix tree ``prefix``."""
+def axes_for(prefix, tree, single=None):
+    """One axis (an int or None) per leaf of ``tree``, from the prefix tree ``prefix``.
+
+    A one-element tuple stands for its axis only when what it is matched
+    against is ``single`` (by default the whole tree) and that is an array.
+    """
+    single = tree if single is None else single
     out = []
 
     def leaf_axis(p, t):
         if p is not None and not isinstance(p, int):
-            raise ValueError("[vmap] axis must be int or None.")
+            raise ValueError(_AXIS_TYPE_ERROR)
         return None if p is None else int(p)
 
     def walk(p, t):
         if not trees.is_container(t):
             if isinstance(p, tuple) and len(p) == 1:  # MLX takes (0,) for a single array
+                if t is not single:  # ... only when the whole tree is that array
+                    raise ValueError(_AXIS_TYPE_ERROR)
                 p = p[0]
             out.append(leaf_axis(p, t))
             return
@@ -181,8 +197,10 @@ def axes_for(prefix, tree):
         if type(p) is not type(t) and not (isinstance(p, tuple) and isinstance(t, tuple)):
             raise ValueError(_PREFIX_ERROR)
         if isinstance(t, dict):
-            if set(p) != set(t):
+            if len(p) != len(t):
                 raise ValueError(_PREFIX_ERROR)
+            if set(p) != set(t):  # as many keys, not the same ones
+                raise ValueError("[tree_visit] Tree is not a valid prefix tree of the first tree.")
             for k in t:
                 walk(p[k], t[k])
         else:
