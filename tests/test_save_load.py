@@ -205,6 +205,17 @@ ERRORS = [
      "[save_safetensors] Metadata must be a dictionary with string keys and values"),
     (lambda L, d: L.save_safetensors(d + "/q", {"a": L.array([1.0], L.float64)}), RuntimeError,
      "[save_safetensors] received invalid dtype."),
+    (lambda L, d: L.from_fp8(L.array([1.0])), ValueError,
+     "[from_fp8] Input must have type uint8 but x.dtype() == float32."),
+    (lambda L, d: L.from_fp8(L.array([1], L.uint8), L.int32), ValueError,
+     "[from_fp8] Only real floating types are supported but dtype == int32."),
+    (lambda L, d: L.from_fp8(L.array([1], L.uint8), dtype="float32"), TypeError,
+     "from_fp8(): incompatible function arguments"),
+    (lambda L, d: L.to_fp8(L.array([1, 2])), ValueError,
+     "[to_fp8] Only real floating types are supported but x.dtype() == int32."),
+    (lambda L, d: L.to_fp8(L.array([1j])), ValueError,
+     "[to_fp8] Only real floating types are supported but x.dtype() == complex64."),
+    (lambda L, d: L.to_fp8(1.0), TypeError, "to_fp8(): incompatible function arguments"),
 ]
 
 
@@ -303,3 +314,87 @@ def test_symbolic_arrays_are_not_saved(tmp_path):
     a = mx.array._from_data([sympy.Symbol("x")], (1,), mx.float32)
     with pytest.raises(ValueError, match="symbolic"):
         mx.save(tmp_path / "s.npy", a)
+
+
+# --- fp8 (e4m3) codes: from_fp8 and to_fp8 ---------------------------------------------
+
+
+def _e4m3(code):
+    """The value of an fp8 e4m3 code, from the format's definition (0x7F, 0xFF: nan)."""
+    sign = -1.0 if code & 0x80 else 1.0
+    exponent, mantissa = (code >> 3) & 0xF, code & 7
+    if exponent == 15 and mantissa == 7:
+        return sign * math.nan
+    if exponent == 0:
+        return sign * mantissa / 8 * 2.0**-6
+    return sign * (1 + mantissa / 8) * 2.0 ** (exponent - 7)
+
+
+def test_from_fp8_decodes_every_code():
+    codes = mx.array(list(range(256)), mx.uint8)
+    assert mx.from_fp8(codes).dtype == mx.bfloat16  # MLX's default
+    for dtype in (mx.float32, mx.float16, mx.bfloat16):
+        got = mx.from_fp8(codes, dtype)
+        assert got.dtype == dtype
+        want = [_e4m3(c) for c in range(256)]
+        assert repr(got.tolist()) == repr(want)
+    assert mx.from_fp8(mx.array(0xFF, mx.uint8), mx.float32).item() != 0  # nan
+    assert math.copysign(1, mx.from_fp8(mx.array([0xFF], mx.uint8), mx.float32).tolist()[0]) == -1
+
+
+@needs_mlx
+def test_fp8_conversions_are_bit_exact_with_mlx():
+    codes = list(range(256))
+    for dtype in ("float32", "float16", "bfloat16"):
+        ours = mx.from_fp8(mx.array(codes, mx.uint8), getattr(mx, dtype))
+        theirs = real_mx.from_fp8(real_mx.array(codes, real_mx.uint8), getattr(real_mx, dtype))
+        assert repr(ours.tolist()) == repr(theirs.tolist())
+    # every code's value, the midpoints between them (ties to even), values
+    # beyond 448 (saturation), subnormals, infinities, nan and random floats
+    exact = sorted({v for v in (_e4m3(c) for c in codes) if not math.isnan(v)})
+    values = exact + [(a + b) / 2 for a, b in zip(exact, exact[1:])]
+    values += [464.0, 463.9, 480.0, 1e6, math.inf, -math.inf, math.nan, 2.0**-10, 3 * 2.0**-10,
+               2.0**-10 * 1.001, 2.0**-12, -(2.0**-7), 1e-40, -0.0]
+    rng = __import__("random").Random(3)
+    values += [rng.uniform(-520, 520) for _ in range(400)] + [rng.uniform(-0.03, 0.03)
+                                                              for _ in range(400)]
+    for dtype in ("float32", "float16", "bfloat16"):
+        x = mx.array(values).astype(getattr(mx, dtype))
+        y = real_mx.array(values).astype(getattr(real_mx, dtype))
+        assert mx.to_fp8(x).tolist() == real_mx.to_fp8(y).tolist(), dtype
+        assert mx.to_fp8(x).dtype == mx.uint8
+
+
+def test_fp8_round_trip_saturation_and_transforms():
+    x = mx.array([1.0, 500.0, -1e9, math.inf, math.nan, 0.3, -0.0])
+    assert mx.to_fp8(x).tolist() == [0x38, 0x7E, 0xFE, 0x7E, 0x7E, 0x2A, 0x80]
+    assert mx.from_fp8(mx.to_fp8(x), mx.float32).tolist()[:4] == [1.0, 448.0, -448.0, 448.0]
+    with pytest.raises(ValueError, match=r"^\[Primitive::vjp\] Not implemented for FromFP8\.$"):
+        mx.grad(lambda a: mx.from_fp8(mx.to_fp8(a), mx.float32).sum())(mx.array([1.0]))
+    with pytest.raises(ValueError, match=r"^\[Primitive::jvp\] Not implemented for ToFP8\.$"):
+        mx.jvp(mx.to_fp8, [mx.array([1.0])], [mx.array([1.0])])
+    # vmap, which MLX lacks: elementwise, the batch axis stays put
+    batched = mx.vmap(mx.to_fp8, in_axes=1)(mx.array([[1.0, 2.0], [0.5, 448.0]]))
+    assert batched.tolist() == mx.to_fp8(mx.array([[1.0, 0.5], [2.0, 448.0]])).tolist()
+
+
+def test_fp8_of_float64_is_a_clear_error():
+    """MLX's CPU kernel reads float64 bytes as float32 (and writes float32 into a
+    float64 output): garbage, so mlxref refuses."""
+    with pytest.raises(ValueError, match=r"\[to_fp8\] float64 input is not supported"):
+        mx.to_fp8(mx.array([1.0], mx.float64))
+    with pytest.raises(ValueError, match=r"\[from_fp8\] dtype float64 is not supported"):
+        mx.from_fp8(mx.array([56], mx.uint8), mx.float64)
+
+
+@needs_mlx
+def test_f8_e4m3_safetensors_load_as_uint8_codes(tmp_path):
+    codes = bytes([0x00, 0x7E, 0xFE, 0xB6, 0x2E, 0x83, 0xBA, 0x01])
+    header = b'{"t":{"dtype":"F8_E4M3","shape":[2,4],"data_offsets":[0,8]}}'
+    header += b" " * (-len(header) % 8)
+    (tmp_path / "f8.safetensors").write_bytes(struct.pack("<Q", len(header)) + header + codes)
+    ours = mx.load(str(tmp_path / "f8.safetensors"))["t"]
+    theirs = real_mx.load(str(tmp_path / "f8.safetensors"))["t"]
+    assert ours.dtype == mx.uint8 and ours.tolist() == theirs.tolist() == [
+        list(codes[:4]), list(codes[4:])]
+    assert repr(mx.from_fp8(ours).tolist()) == repr(real_mx.from_fp8(theirs).tolist())

@@ -1,5 +1,5 @@
 """All symbolic cases, gathered from the family modules."""
 
-from . import custom, elementwise, reduction, shape
+from . import custom, elementwise, quantized, reduction, shape
 
-CASES = list(elementwise.CASES) + shape.CASES + reduction.CASES + custom.CASES
+CASES = list(elementwise.CASES) + shape.CASES + reduction.CASES + custom.CASES + quantized.CASES
