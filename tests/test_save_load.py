@@ -1,4 +1,5 @@
-"""Saving and loading: .npy, .npz and safetensors, between mlxref, real MLX and NumPy.
+"""Saving and loading: .npy, .npz and safetensors, between mlxref, real MLX and NumPy
+(GGUF is not supported); a .npy loaded by path is read at eval; fp8 codes.
 
 Every dtype goes each way: written by mlxref and read by MLX (and NumPy), written
 by MLX (and NumPy) and read by mlxref. The values are compared exactly
@@ -289,7 +290,7 @@ def test_damaged_files_get_one_clear_error_naming_the_file(tmp_path):
         path = tmp_path / name
         path.write_bytes(raw)
         with pytest.raises(error) as info:
-            mx.load(str(path))
+            mx.eval(mx.load(str(path)))  # a .npy cut short in its data fails at eval
         message = str(info.value)
         assert str(path) in message and says in message, (name, message)
         assert info.value.__cause__ is None and info.value.__suppress_context__
@@ -314,6 +315,65 @@ def test_symbolic_arrays_are_not_saved(tmp_path):
     a = mx.array._from_data([sympy.Symbol("x")], (1,), mx.float32)
     with pytest.raises(ValueError, match="symbolic"):
         mx.save(tmp_path / "s.npy", a)
+
+
+# --- a .npy loaded by path is read at eval ------------------------------------------
+
+
+def _cut_npy(tmp_path, name, lib):
+    """A .npy whose header promises 16 float32 but whose data is gone."""
+    lib.save(str(tmp_path / name), lib.arange(16, dtype=lib.float32))
+    raw = (tmp_path / name).read_bytes()
+    (tmp_path / name).write_bytes(raw[:-64])
+    return str(tmp_path / name)
+
+
+@pytest.mark.parametrize("lib", [mx] + ([real_mx] if real_mx else []), ids=lambda m: m.__name__)
+def test_a_npy_cut_short_fails_at_eval_not_at_load(tmp_path, lib):
+    path = _cut_npy(tmp_path, "cut.npy", lib)
+    out = lib.load(path, stream=lib.cpu)  # the header is whole: no error yet
+    assert out.shape == (16,) and out.dtype == lib.float32
+    with pytest.raises(RuntimeError) as info:
+        lib.eval(out)
+    if lib is mx:
+        assert str(info.value) == (f"[load_npy] Cannot load {path}: its header promises 64 "
+                                   "bytes of data but the file holds 0 (truncated?).")
+    # ... also when another stream consumes it, and the failure does not stick
+    out = lib.add(lib.load(path, stream=lib.new_stream(lib.cpu)), 1.0,
+                  stream=lib.new_stream(lib.cpu))
+    with pytest.raises(RuntimeError):
+        lib.eval(out)
+    lib.synchronize()
+    lib.save(str(tmp_path / "ok.npy"), lib.ones(2))  # later loads are unaffected
+    assert lib.load(str(tmp_path / "ok.npy")).tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("lib", [mx] + ([real_mx] if real_mx else []), ids=lambda m: m.__name__)
+def test_a_cut_header_or_a_file_object_fails_at_load(tmp_path, lib):
+    path = _cut_npy(tmp_path, "cut.npy", lib)
+    with open(path, "rb") as f:  # a file object is read (and evaluated) at once
+        with pytest.raises(RuntimeError):
+            lib.load(f)
+    (tmp_path / "head.npy").write_bytes((tmp_path / "cut.npy").read_bytes()[:30])
+    with pytest.raises(RuntimeError):
+        lib.load(str(tmp_path / "head.npy"))
+
+
+def test_a_loaded_npy_is_a_load_node_until_eval(tmp_path):
+    mx.save(tmp_path / "a.npy", mx.arange(256, dtype=mx.float32))
+    before = mx.get_active_memory()
+    a = mx.load(tmp_path / "a.npy")
+    assert not a.is_available() and type(a.primitive()).__name__ == "Load"
+    assert a.inputs() == () and mx.get_active_memory() == before  # no bytes until read
+    mx.eval(a)
+    assert a.tolist() == list(range(256)) and mx.get_active_memory() == before + 1024
+    # Fortran order: the column-major bytes are read, then transposed
+    np = pytest.importorskip("numpy")
+    np.save(tmp_path / "f.npy", np.asfortranarray(np.arange(6, dtype=np.int16).reshape(2, 3)))
+    assert mx.load(tmp_path / "f.npy").tolist() == [[0, 1, 2], [3, 4, 5]]
+    # transforms see a constant
+    assert mx.grad(lambda x: (x * mx.load(tmp_path / "a.npy")[:3]).sum())(
+        mx.ones(3)).tolist() == [0.0, 1.0, 2.0]
 
 
 # --- fp8 (e4m3) codes: from_fp8 and to_fp8 ---------------------------------------------
