@@ -1,5 +1,5 @@
 """Saving and loading: .npy, .npz and safetensors, between mlxref, real MLX and NumPy
-(GGUF is not supported); a .npy loaded by path is read at eval; fp8 codes.
+(GGUF: tests/test_gguf.py); a .npy loaded by path is read at eval; fp8 codes.
 
 Every dtype goes each way: written by mlxref and read by MLX (and NumPy), written
 by MLX (and NumPy) and read by mlxref. The values are compared exactly
@@ -206,6 +206,13 @@ ERRORS = [
      "[save_safetensors] Metadata must be a dictionary with string keys and values"),
     (lambda L, d: L.save_safetensors(d + "/q", {"a": L.array([1.0], L.float64)}), RuntimeError,
      "[save_safetensors] received invalid dtype."),
+    (lambda L, d: L.load(d + "/nope.gguf"), ValueError, "[load_gguf] Failed to open "),
+    (lambda L, d: L.load(io.BytesIO(b"GGUF"), format="gguf"), ValueError,
+     "[load_gguf] Input must be a string"),
+    (lambda L, d: L.save_gguf(io.BytesIO(), {"a": L.array(1.0)}), ValueError,
+     "[save_gguf] Input must be a string"),
+    (lambda L, d: L.save_gguf(d + "/q", [L.array(1.0)]), TypeError,
+     "save_gguf(): incompatible function arguments"),
     (lambda L, d: L.from_fp8(L.array([1.0])), ValueError,
      "[from_fp8] Input must have type uint8 but x.dtype() == float32."),
     (lambda L, d: L.from_fp8(L.array([1], L.uint8), L.int32), ValueError,
@@ -235,16 +242,6 @@ def test_not_arrays_are_clear_errors(tmp_path):
         mx.savez(str(tmp_path / "q"), [1])
     with pytest.raises(RuntimeError, match=r"\[save_safetensors\] 'a' is a int, not an mlx array"):
         mx.save_safetensors(str(tmp_path / "q"), {"a": 1})
-
-
-def test_gguf_is_not_supported(tmp_path):
-    with pytest.raises(NotImplementedError, match=r"\[save_gguf\] GGUF is not supported by mlxref"):
-        mx.save_gguf(str(tmp_path / "g"), {"a": mx.array([1.0])})
-    (tmp_path / "g.gguf").write_bytes(b"GGUF")
-    with pytest.raises(NotImplementedError, match=r"\[load\] GGUF is not supported by mlxref"):
-        mx.load(str(tmp_path / "g.gguf"))
-    with pytest.raises(NotImplementedError, match="GGUF is not supported"):
-        mx.load(str(tmp_path / "g.bin"), format="gguf")
 
 
 def _damaged(tmp_path):

@@ -12,7 +12,8 @@ and data offsets, then the bytes).
 As in MLX: bfloat16 is written to .npy as ``'<V2'`` (two raw bytes, which MLX
 reads back as bfloat16); safetensors has no float64 (MLX: "received invalid
 dtype"); a path gets ``.npy``/``.npz``/``.safetensors`` appended when it does
-not end so; ``load`` infers the format from the extension. GGUF is not supported. A .npy loaded by path is read lazily, as in MLX: its header
+not end so; ``load`` infers the format from the extension (GGUF, ``.gguf``:
+read by gguf.py). A .npy loaded by path is read lazily, as in MLX: its header
 at ``load``, its elements by a ``Load`` node at eval (so a file cut short in
 its data fails at eval). Everything else, and any file object, is read at
 ``load`` (MLX evaluates what it loads from a file object at once). A
@@ -44,6 +45,7 @@ from .common import (
     _with_extension,
     _write,
 )
+from .gguf import read_gguf
 
 _NPY_MAGIC = b"\x93NUMPY"
 # safetensors' dtype names (MLX writes C64 for complex64, not yet in the spec).
@@ -321,6 +323,8 @@ def _read_all(file, op):
             with open(name, "rb") as f:
                 return f.read(), name
         except OSError:
+            if op == "load_gguf":  # mlx/io/gguf.cpp: an invalid_argument
+                raise ValueError(f"[load_gguf] Failed to open {name}") from None
             raise RuntimeError(f"[load] Failed to open file {name}") from None
     if hasattr(file, "read"):
         raw = file.read()
@@ -367,14 +371,12 @@ def load(file, /, format=None, return_metadata=False, *, stream=None):
         format = name[name.rfind(".") + 1:]
     if return_metadata and format in ("npy", "npz"):
         raise ValueError(f"[load] metadata not supported for format {format}")
-    if format == "gguf":
-        raise NotImplementedError(
-            "[load] GGUF is not supported by mlxref: convert the file with real MLX "
-            "(mx.load then mx.save_safetensors).")
-    if format not in ("npy", "npz", "safetensors"):
+    if format not in ("npy", "npz", "safetensors", "gguf"):
         raise ValueError(f"[load] Unknown file format {format}")
     op = {"npy": "load_npy", "npz": "load_npz", "safetensors": "load_safetensors",
-          }[format]
+          "gguf": "load_gguf"}[format]
+    if format == "gguf" and not _is_path(file):
+        raise ValueError("[load_gguf] Input must be a string")
     if format == "npy" and _is_path(file):
         try:
             return _load_npy_lazily(os.fspath(file))
@@ -386,14 +388,8 @@ def load(file, /, format=None, return_metadata=False, *, stream=None):
             return _read_npy(raw)
         if format == "npz":
             return _read_npz(raw)
-        arrays, metadata = _read_safetensors(raw)
+        read = read_gguf if format == "gguf" else _read_safetensors
+        arrays, metadata = read(raw)
     except _Corrupt as e:
         raise e.error(f"[{op}] Cannot load {label}: {e}.") from None
     return (arrays, metadata) if return_metadata else arrays
-
-
-def save_gguf(file, arrays, metadata=None):
-    """``mx.save_gguf``: not supported by mlxref."""
-    raise NotImplementedError(
-        "[save_gguf] GGUF is not supported by mlxref: save with save_safetensors or "
-        "savez, or use real MLX for GGUF.")
