@@ -318,6 +318,47 @@ def test_other_metadata_types_as_mlx_reads_them(tmp_path):
     assert _same(meta["ds"], mx.array([1.5, -2.0], mx.float32))
 
 
+def _k_blocks(kind, n, seed):
+    """``n`` random Q2_K (10) or Q6_K (14) super-blocks with modest float16 scales."""
+    rng = random.Random(seed)
+    size, scales_at = {10: (84, (80, 82)), 14: (210, (208,))}[kind]
+    out = b""
+    for _ in range(n):
+        block = bytearray(rng.randrange(256) for _ in range(size))
+        for at in scales_at:
+            block[at:at + 2] = struct.pack("<e", rng.choice([0.01, -0.5, 1.0, 3e-4, 2.5]))
+        out += bytes(block)
+    return out
+
+
+@needs_mlx
+@pytest.mark.parametrize("kind", [10, 14], ids=["Q2_K", "Q6_K"])
+def test_k_quants_load_as_float16_bit_for_bit_with_mlx(tmp_path, kind):
+    path = tmp_path / "k.gguf"
+    path.write_bytes(_gguf([], [("t", (2, 256), kind, _k_blocks(kind, 2, kind)),
+                                ("short", (300,), kind, _k_blocks(kind, 2, 1))]))
+    ours, theirs = mx.load(str(path)), real_mx.load(str(path))
+    assert ours["t"].dtype == mx.float16 and ours["short"].shape == (300,)
+    assert all(_same(ours[k], theirs[k]) for k in ("t", "short"))
+
+
+@needs_mlx
+def test_q4_k_is_refused_because_mlx_reads_it_wrongly(tmp_path):
+    """GGML's Q4_K: 8 sub-blocks of 32 weights, each 32 bytes holding two sub-blocks
+    (low nibbles: sub-block 2i, high nibbles: 2i + 1), each with its own 6-bit
+    scale and min. MLX (through gguflib) scales the high nibbles with sub-block
+    2i's scale and min."""
+    scales = bytes([1, 2, 3, 4, 0, 0, 0, 0, 5, 6, 7, 8])  # sub-block j: scale j + 1, min 0
+    block = struct.pack("<2e", 1.0, 1.0) + scales + bytes([0x11] * 128)  # every quant 1
+    path = tmp_path / "q4k.gguf"
+    path.write_bytes(_gguf([], [("t", (256,), 12, block)]))
+    theirs = real_mx.load(str(path))["t"].tolist()
+    assert theirs[32:64] == [1.0] * 32  # GGML: 2.0 (sub-block 1's scale)
+    with pytest.raises(NotImplementedError, match="which MLX reads wrongly") as info:
+        mx.load(str(path))
+    assert str(path) in str(info.value)
+
+
 def test_tensor_types_mlx_does_not_read(tmp_path):
     for kind, name, error in ((27, "i64", RuntimeError), (28, "f64", RuntimeError),
                               (6, "q5_0", RuntimeError), (12, "q4_k", NotImplementedError)):

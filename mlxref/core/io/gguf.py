@@ -22,7 +22,8 @@ float32 and bool dtypes; on loading, a float64 metadata value becomes
 float32, bfloat16 tensors become float16, and Q4_0, Q4_1 and Q8_0 tensors
 named ``NAME.weight`` become MLX's affine quantization with group size 32
 (``NAME.weight`` packed into uint32, ``NAME.scales`` and ``NAME.biases`` in
-float16). Unlike MLX: arrays MLX cannot make row-contiguous (a strided
+float16); Q2_K and Q6_K tensors are dequantized to float16 as gguflib does
+it. Q4_K is refused: gguflib (so MLX) decodes it wrongly. Unlike MLX: arrays MLX cannot make row-contiguous (a strided
 slice) are saved; a float64 metadata value is read as 8 bytes (MLX's reader
 steps over only 4, and misreads what follows); and what MLX crashes on or
 reads silently wrong (more than 8 dimensions, an unknown tensor type, a
@@ -57,11 +58,12 @@ _VALUES = {
 # The metadata type MLX writes for an array's dtype.
 _VALUE_OF_DTYPE = {dtype: t for t, (_, _, dtype) in _VALUES.items() if t != _FLOAT64}
 
-# Tensor types: name, weights per block, bytes per block (gguflib's table).
+# Tensor types: name, weights per block, bytes per block (gguflib's table,
+# except q2_k: its table says 82 bytes where its decoder, like GGML, steps 84).
 _TENSOR_TYPES = [
     ("f32", 1, 4), ("f16", 1, 2), ("q4_0", 32, 18), ("q4_1", 32, 20),
     ("q4_2 deprecated", 0, 0), ("q4_3 deprecated", 0, 0), ("q5_0", 32, 22),
-    ("q5_1", 32, 24), ("q8_0", 32, 34), ("q8_1", 32, 40), ("q2_k", 256, 82),
+    ("q5_1", 32, 24), ("q8_0", 32, 34), ("q8_1", 32, 40), ("q2_k", 256, 84),
     ("q3_k", 256, 110), ("q4_k", 256, 144), ("q5_k", 256, 176), ("q6_k", 256, 210),
     ("q8_k", 256, 292), ("iq2_xxs", 256, 66), ("iq2_xs", 256, 74), ("iq3_xxs", 256, 98),
     ("iq1_s", 256, 110), ("iq4_nl", 256, 50), ("iq3_s", 256, 110), ("iq2_s", 256, 82),
@@ -75,9 +77,7 @@ _I8, _I16, _I32, _BF16 = 24, 25, 26, 30
 _TENSOR_DTYPES = {_F32: _dt.float32, _F16: _dt.float16, _I8: _dt.int8, _I16: _dt.int16,
                   _I32: _dt.int32}
 _TENSOR_TYPE_OF_DTYPE = {d: t for t, d in _TENSOR_DTYPES.items()}
-# Types gguflib converts to float16 for MLX (gguf_tensor_to_f16) that mlxref
-# does not: the k-quants.
-_K_QUANTS = {10, 12, 14}
+_Q2_K, _Q4_K, _Q6_K = 10, 12, 14
 
 
 # --- writing ------------------------------------------------------------------------
@@ -281,6 +281,60 @@ def _quantized(name, kind, shape, raw):
     }
 
 
+def _f32(v):
+    """``v`` rounded to float32, as each C float operation rounds."""
+    return struct.unpack("<f", struct.pack("<f", v))[0]
+
+
+def _half(raw, at):
+    return struct.unpack_from("<e", raw, at)[0]
+
+
+def _q6_k(block):
+    """The 256 weights of a Q6_K super-block (gguflib's ``gguf_q6_k_to_float``):
+    6-bit quants (4 low bits in L, 2 high bits in H) less 32, times an 8-bit
+    sub-block scale times a float16 super-scale."""
+    super_scale = _half(block, 208)
+    out = []
+    for cluster in range(2):
+        low, high = block[64 * cluster:64 * cluster + 64], block[128 + 32 * cluster:160 + 32 * cluster]
+        scales = struct.unpack_from("<8b", block, 192 + 8 * cluster)
+        for j in range(128):
+            q = ((low[j % 64] >> (j // 64 * 4)) & 0xF) | (((high[j % 32] >> (j // 32 * 2)) & 3) << 4)
+            out.append(_f32(_f32(super_scale * scales[j // 16]) * (q - 32)))
+    return out
+
+
+def _q2_k(block):
+    """The 256 weights of a Q2_K super-block (gguflib's ``gguf_q2_k_to_float``):
+    2-bit quants times a 4-bit sub-block scale, less a 4-bit sub-block min, the
+    two scaled by float16 scales of scales and of mins."""
+    d_all, m_all = _half(block, 80), _half(block, 82)
+    out = []
+    for cluster in range(2):
+        for j in range(128):
+            if j % 16 == 0:
+                packed = block[cluster * 8 + j // 16]
+                scale, low = _f32(d_all * (packed & 0xF)), _f32(m_all * (packed >> 4))
+            q = (block[16 + j % 32 + cluster * 32] >> (j // 32 * 2)) & 3
+            out.append(_f32(_f32(q * scale) - low))
+    return out
+
+
+_K_DECODERS = {_Q2_K: _q2_k, _Q6_K: _q6_k}
+
+
+def _k_quantized(kind, shape, raw):
+    """A Q2_K or Q6_K tensor as float16, as gguflib converts it for MLX (each
+    value computed in float32, then rounded to float16)."""
+    n = math.prod(shape)
+    size = _TENSOR_TYPES[kind][2]
+    values = []
+    for b in range(-(-n // 256)):
+        values += _K_DECODERS[kind](raw[b * size:(b + 1) * size])
+    return _dt.float16.store(values[:n])
+
+
 def _tensor(name, kind, shape, raw):
     """The arrays one tensor loads as (one, or a quantized triplet)."""
     if kind in _TENSOR_DTYPES:
@@ -290,10 +344,15 @@ def _tensor(name, kind, shape, raw):
     if kind == _BF16:  # gguflib converts it to float16 for MLX
         flat = _decode(raw, _dt.bfloat16, math.prod(shape))
         return {name: array._from_data(_dt.float16.store(flat), shape, _dt.float16)}
+    if kind in _K_DECODERS:  # gguflib dequantizes them to float16 for MLX
+        return {name: array._from_data(_k_quantized(kind, shape, raw), shape, _dt.float16)}
     type_name = _TENSOR_TYPES[kind][0]
-    if kind in _K_QUANTS:
-        raise _Corrupt(f"tensor {name!r} is of type {type_name}, which MLX dequantizes to "
-                       "float16 and mlxref does not read", NotImplementedError)
+    if kind == _Q4_K:
+        raise _Corrupt(
+            f"tensor {name!r} is of type q4_k, which MLX reads wrongly (gguflib scales the "
+            "high nibbles of each 32 bytes with the low nibbles' sub-block scale and min, "
+            "where GGML uses the next sub-block's), and mlxref does not read",
+            NotImplementedError)
     raise _Corrupt(f"tensor {name!r} is of type {type_name}, which MLX does not read "
                    "([load_gguf] gguf_tensor_to_f16 failed)")
 
