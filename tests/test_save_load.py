@@ -9,6 +9,7 @@ extensions they append, ``format=``, ``return_metadata=``), their errors, and
 damaged files, which get one error naming the file and what is wrong.
 """
 
+import gc
 import io
 import math
 import pathlib
@@ -18,6 +19,7 @@ import zipfile
 import pytest
 
 import mlxref.core as mx
+from mlxref.core import graph
 
 from support import needs_mlx, real_mx
 
@@ -345,6 +347,21 @@ def test_a_npy_cut_short_fails_at_eval_not_at_load(tmp_path, lib):
     assert lib.load(str(tmp_path / "ok.npy")).tolist() == [1.0, 1.0]
 
 
+def test_a_safetensors_file_cut_after_load_fails_at_eval(tmp_path):
+    """Its offsets are checked against the file at load (as in MLX); a file cut
+    between load and eval fails at eval with one error naming it."""
+    mx.save_safetensors(tmp_path / "s", {"x": mx.ones(8)})
+    path = str(tmp_path / "s.safetensors")
+    x = mx.load(path)["x"]
+    raw = (tmp_path / "s.safetensors").read_bytes()
+    (tmp_path / "s.safetensors").write_bytes(raw[:-8])
+    with pytest.raises(RuntimeError, match=r"^\[load_safetensors\] Cannot load .*s\.safetensors: "
+                       r"32 bytes of data at byte \d+ were wanted but the file holds 24"):
+        mx.eval(x)
+    with pytest.raises(RuntimeError, match="beyond the 24 bytes of data"):
+        mx.load(path)
+
+
 @pytest.mark.parametrize("lib", [mx] + ([real_mx] if real_mx else []), ids=lambda m: m.__name__)
 def test_a_cut_header_or_a_file_object_fails_at_load(tmp_path, lib):
     path = _cut_npy(tmp_path, "cut.npy", lib)
@@ -356,14 +373,22 @@ def test_a_cut_header_or_a_file_object_fails_at_load(tmp_path, lib):
         lib.load(str(tmp_path / "head.npy"))
 
 
-def test_a_loaded_npy_is_a_load_node_until_eval(tmp_path):
+def test_a_loaded_npy_or_safetensors_is_a_load_node_until_eval(tmp_path):
     mx.save(tmp_path / "a.npy", mx.arange(256, dtype=mx.float32))
-    before = mx.get_active_memory()
-    a = mx.load(tmp_path / "a.npy")
-    assert not a.is_available() and type(a.primitive()).__name__ == "Load"
-    assert a.inputs() == () and mx.get_active_memory() == before  # no bytes until read
-    mx.eval(a)
-    assert a.tolist() == list(range(256)) and mx.get_active_memory() == before + 1024
+    mx.save_safetensors(tmp_path / "s", {"x": mx.ones(8, mx.int16), "y": mx.array([2.5])})
+    gc.collect()  # no other test's arrays freed mid-measurement
+    with graph.cycle_collector_paused():
+        before = mx.get_active_memory()
+        a = mx.load(tmp_path / "a.npy")
+        s = mx.load(tmp_path / "s.safetensors")
+        for x in (a, s["x"], s["y"]):
+            assert not x.is_available() and type(x.primitive()).__name__ == "Load"
+            assert x.inputs() == ()
+        assert mx.get_active_memory() == before  # no bytes until read
+        mx.eval(a, s)
+        assert mx.get_active_memory() == before + 1024 + 16 + 4
+    assert a.tolist() == list(range(256))
+    assert s["x"].tolist() == [1] * 8 and s["y"].tolist() == [2.5]
     # Fortran order: the column-major bytes are read, then transposed
     np = pytest.importorskip("numpy")
     np.save(tmp_path / "f.npy", np.asfortranarray(np.arange(6, dtype=np.int16).reshape(2, 3)))

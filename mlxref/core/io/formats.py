@@ -13,9 +13,11 @@ As in MLX: bfloat16 is written to .npy as ``'<V2'`` (two raw bytes, which MLX
 reads back as bfloat16); safetensors has no float64 (MLX: "received invalid
 dtype"); a path gets ``.npy``/``.npz``/``.safetensors`` appended when it does
 not end so; ``load`` infers the format from the extension (GGUF, ``.gguf``:
-read by gguf.py). A .npy loaded by path is read lazily, as in MLX: its header
-at ``load``, its elements by a ``Load`` node at eval (so a file cut short in
-its data fails at eval). Everything else, and any file object, is read at
+read by gguf.py). A .npy or safetensors file loaded by path is read lazily, as
+in MLX: its header at ``load`` (a safetensors header's offsets are checked
+against the file's size there), its elements by a ``Load`` node per array at
+eval (so a .npy cut short in its data fails at eval, and the bytes count in
+the memory model from then on). .npz, GGUF and any file object are read at
 ``load`` (MLX evaluates what it loads from a file object at once). A
 truncated or corrupted file gets one error naming the file and what is wrong.
 """
@@ -142,6 +144,31 @@ def _read_npy(raw):
     return transpose(_from_bytes(body, dtype, shape[::-1], big))
 
 
+def _reader(name, op, offset, dtype, shape, big_endian=False, short=None):
+    """The function a ``Load`` node calls at eval: the elements of ``dtype`` and
+    ``shape`` at ``offset`` in the file ``name``, or a RuntimeError naming the
+    file if they are not all there (any more)."""
+    n = math.prod(shape)
+    need = n * dtype.size
+
+    def read():
+        try:
+            with open(name, "rb") as f:
+                f.seek(offset)
+                body = f.read(need)
+        except OSError as e:
+            raise RuntimeError(f"[{op}] Cannot load {name}: it could not be read at "
+                               f"eval ({e}).") from None
+        if len(body) < need:
+            what = short(need, len(body)) if short else (
+                f"{need} bytes of data at byte {offset} were wanted but the file holds "
+                f"{len(body)} there (it changed since it was loaded?)")
+            raise RuntimeError(f"[{op}] Cannot load {name}: {what}.") from None
+        return _decode(body, dtype, n, big_endian)
+
+    return read
+
+
 def _load_npy_lazily(name):
     """An array read from the .npy file at path ``name`` when it is evaluated.
 
@@ -160,23 +187,9 @@ def _load_npy_lazily(name):
     except OSError:
         raise RuntimeError(f"[load] Failed to open file {name}") from None
     dtype, big, fortran, shape, offset = _npy_header(head)
-    n = math.prod(shape)
-    need = n * dtype.size
-
-    def read():
-        try:
-            with open(name, "rb") as f:
-                f.seek(offset)
-                body = f.read(need)
-        except OSError as e:
-            raise RuntimeError(f"[load_npy] Cannot load {name}: it could not be read at "
-                               f"eval ({e}).") from None
-        if len(body) < need:
-            raise RuntimeError(f"[load_npy] Cannot load {name}: "
-                               f"{_npy_truncated(need, len(body))}.") from None
-        return _decode(body, dtype, n, big)
-
-    out = make_array(Load(read, shape[::-1] if fortran else shape, dtype, name), [])
+    read_shape = shape[::-1] if fortran else shape
+    read = _reader(name, "load_npy", offset, dtype, read_shape, big, _npy_truncated)
+    out = make_array(Load(read, read_shape, dtype, name), [])
     return transpose(out) if fortran else out
 
 
@@ -208,23 +221,36 @@ def _safetensors_bytes(arrays, metadata):
     return struct.pack("<Q", len(text)) + text + b"".join(blobs)
 
 
-def _read_safetensors(raw):
-    """(arrays, metadata) from the bytes of a safetensors file."""
-    if len(raw) < 8:
-        raise _Corrupt(f"it is {len(raw)} bytes long, shorter than a safetensors header")
+def _safetensors_header(raw, size):
+    """(JSON header, its length) of a safetensors file of ``size`` bytes whose
+    first bytes ``raw`` holds (at least the header, when the file has it)."""
+    if size < 8:
+        raise _Corrupt(f"it is {size} bytes long, shorter than a safetensors header")
     (length,) = struct.unpack("<Q", raw[:8])
     if length == 0 or length >= 100_000_000:
         raise _Corrupt(f"its JSON header length ({length}) is invalid: not a safetensors file?")
-    if len(raw) < 8 + length:
+    if size < 8 + length:
         raise _Corrupt(f"the JSON header is {length} bytes long but the file is only "
-                       f"{len(raw)} bytes (an incomplete download or a corrupt file?)")
+                       f"{size} bytes (an incomplete download or a corrupt file?)")
     try:
         header = json.loads(raw[8:8 + length].decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
         raise _Corrupt(f"its JSON header does not parse ({e})") from None
     if not isinstance(header, dict):
         raise _Corrupt("its JSON header is not an object")
-    body = raw[8 + length:]
+    return header, length
+
+
+def _read_safetensors(raw, size=None, tensor=None):
+    """(arrays, metadata) from a safetensors file. ``raw`` holds its bytes; or
+    only its start, with ``size`` the file's length and ``tensor(offset,
+    dtype, shape)`` making the array whose data is at ``offset`` in the file."""
+    size = len(raw) if size is None else size
+    header, length = _safetensors_header(raw, size)
+    if tensor is None:
+        def tensor(offset, dtype, shape):
+            return _from_bytes(raw[offset:offset + math.prod(shape) * dtype.size], dtype, shape)
+    data_size = size - 8 - length
     arrays, metadata = {}, {}
     for key, item in header.items():
         if key == "__metadata__":
@@ -247,12 +273,33 @@ def _read_safetensors(raw):
         if end < begin or end - begin != need:
             raise _Corrupt(f"tensor {key!r} has invalid data offsets ({begin}, {end}): "
                            f"expecting {need} bytes")
-        if end > len(body):
+        if end > data_size:
             raise _Corrupt(f"tensor {key!r} has data offsets ({begin}, {end}) beyond the "
-                           f"{len(body)} bytes of data (an incomplete download or a "
+                           f"{data_size} bytes of data (an incomplete download or a "
                            "corrupt file?)")
-        arrays[key] = _from_bytes(body[begin:end], dtype, shape)
+        arrays[key] = tensor(8 + length + begin, dtype, shape)
     return arrays, metadata
+
+
+def _load_safetensors_lazily(name):
+    """(arrays, metadata) of the safetensors file at path ``name``, as MLX
+    loads it (mlx/io/safetensors.cpp): the header is read and checked now
+    (offsets beyond the file fail here), each tensor is a ``Load`` node."""
+    try:
+        with open(name, "rb") as f:
+            raw = f.read(8)
+            size = os.fstat(f.fileno()).st_size
+            if len(raw) == 8:
+                (length,) = struct.unpack("<Q", raw)
+                raw += f.read(min(length, 100_000_000))
+    except OSError:
+        raise RuntimeError(f"[load] Failed to open file {name}") from None
+
+    def tensor(offset, dtype, shape):
+        return make_array(Load(_reader(name, "load_safetensors", offset, dtype, shape),
+                               shape, dtype, name), [])
+
+    return _read_safetensors(raw, size, tensor)
 
 
 # --- files --------------------------------------------------------------------------
@@ -377,11 +424,15 @@ def load(file, /, format=None, return_metadata=False, *, stream=None):
           "gguf": "load_gguf"}[format]
     if format == "gguf" and not _is_path(file):
         raise ValueError("[load_gguf] Input must be a string")
-    if format == "npy" and _is_path(file):
+    if format in ("npy", "safetensors") and _is_path(file):  # read at eval, as in MLX
+        name = os.fspath(file)
         try:
-            return _load_npy_lazily(os.fspath(file))
+            if format == "npy":
+                return _load_npy_lazily(name)
+            arrays, metadata = _load_safetensors_lazily(name)
         except _Corrupt as e:
-            raise e.error(f"[{op}] Cannot load {os.fspath(file)}: {e}.") from None
+            raise e.error(f"[{op}] Cannot load {name}: {e}.") from None
+        return (arrays, metadata) if return_metadata else arrays
     raw, label = _read_all(file, op)
     try:
         if format == "npy":
