@@ -88,7 +88,7 @@ def _string(text):
     return struct.pack("<Q", len(raw)) + raw
 
 
-def _metadata_value(key, value):
+def _metadata_value(value):
     """(value type, bytes) of one metadata value, as mlx/io/gguf.cpp ``save_gguf``
     writes it; its errors, in its order."""
     if isinstance(value, str):
@@ -127,7 +127,7 @@ def _check_metadata(metadata):
 def _gguf_bytes(arrays, metadata):
     """A whole GGUF (version 3) file."""
     pairs = [_string(k) + struct.pack("<I", kind) + raw
-             for k, (kind, raw) in ((k, _metadata_value(k, v)) for k, v in metadata.items())]
+             for k, (kind, raw) in ((k, _metadata_value(v)) for k, v in metadata.items())]
     alignment = metadata.get("general.alignment")
     if isinstance(alignment, array) and alignment.dtype is _dt.uint32 and alignment.ndim == 0:
         alignment = alignment.item()  # readers place the data by it, so the writer does too
