@@ -1,4 +1,5 @@
-"""Saving and loading: .npy, .npz and safetensors, between mlxref, real MLX and NumPy.
+"""Saving and loading: .npy, .npz and safetensors, between mlxref, real MLX and NumPy
+(GGUF: tests/test_gguf.py); a .npy loaded by path is read at eval; fp8 codes.
 
 Every dtype goes each way: written by mlxref and read by MLX (and NumPy), written
 by MLX (and NumPy) and read by mlxref. The values are compared exactly
@@ -8,6 +9,7 @@ extensions they append, ``format=``, ``return_metadata=``), their errors, and
 damaged files, which get one error naming the file and what is wrong.
 """
 
+import gc
 import io
 import math
 import pathlib
@@ -17,6 +19,7 @@ import zipfile
 import pytest
 
 import mlxref.core as mx
+from mlxref.core import graph
 
 from support import needs_mlx, real_mx
 
@@ -205,6 +208,24 @@ ERRORS = [
      "[save_safetensors] Metadata must be a dictionary with string keys and values"),
     (lambda L, d: L.save_safetensors(d + "/q", {"a": L.array([1.0], L.float64)}), RuntimeError,
      "[save_safetensors] received invalid dtype."),
+    (lambda L, d: L.load(d + "/nope.gguf"), ValueError, "[load_gguf] Failed to open "),
+    (lambda L, d: L.load(io.BytesIO(b"GGUF"), format="gguf"), ValueError,
+     "[load_gguf] Input must be a string"),
+    (lambda L, d: L.save_gguf(io.BytesIO(), {"a": L.array(1.0)}), ValueError,
+     "[save_gguf] Input must be a string"),
+    (lambda L, d: L.save_gguf(d + "/q", [L.array(1.0)]), TypeError,
+     "save_gguf(): incompatible function arguments"),
+    (lambda L, d: L.from_fp8(L.array([1.0])), ValueError,
+     "[from_fp8] Input must have type uint8 but x.dtype() == float32."),
+    (lambda L, d: L.from_fp8(L.array([1], L.uint8), L.int32), ValueError,
+     "[from_fp8] Only real floating types are supported but dtype == int32."),
+    (lambda L, d: L.from_fp8(L.array([1], L.uint8), dtype="float32"), TypeError,
+     "from_fp8(): incompatible function arguments"),
+    (lambda L, d: L.to_fp8(L.array([1, 2])), ValueError,
+     "[to_fp8] Only real floating types are supported but x.dtype() == int32."),
+    (lambda L, d: L.to_fp8(L.array([1j])), ValueError,
+     "[to_fp8] Only real floating types are supported but x.dtype() == complex64."),
+    (lambda L, d: L.to_fp8(1.0), TypeError, "to_fp8(): incompatible function arguments"),
 ]
 
 
@@ -223,16 +244,6 @@ def test_not_arrays_are_clear_errors(tmp_path):
         mx.savez(str(tmp_path / "q"), [1])
     with pytest.raises(RuntimeError, match=r"\[save_safetensors\] 'a' is a int, not an mlx array"):
         mx.save_safetensors(str(tmp_path / "q"), {"a": 1})
-
-
-def test_gguf_is_not_supported(tmp_path):
-    with pytest.raises(NotImplementedError, match=r"\[save_gguf\] GGUF is not supported by mlxref"):
-        mx.save_gguf(str(tmp_path / "g"), {"a": mx.array([1.0])})
-    (tmp_path / "g.gguf").write_bytes(b"GGUF")
-    with pytest.raises(NotImplementedError, match=r"\[load\] GGUF is not supported by mlxref"):
-        mx.load(str(tmp_path / "g.gguf"))
-    with pytest.raises(NotImplementedError, match="GGUF is not supported"):
-        mx.load(str(tmp_path / "g.bin"), format="gguf")
 
 
 def _damaged(tmp_path):
@@ -278,7 +289,7 @@ def test_damaged_files_get_one_clear_error_naming_the_file(tmp_path):
         path = tmp_path / name
         path.write_bytes(raw)
         with pytest.raises(error) as info:
-            mx.load(str(path))
+            mx.eval(mx.load(str(path)))  # a .npy cut short in its data fails at eval
         message = str(info.value)
         assert str(path) in message and says in message, (name, message)
         assert info.value.__cause__ is None and info.value.__suppress_context__
@@ -303,3 +314,169 @@ def test_symbolic_arrays_are_not_saved(tmp_path):
     a = mx.array._from_data([sympy.Symbol("x")], (1,), mx.float32)
     with pytest.raises(ValueError, match="symbolic"):
         mx.save(tmp_path / "s.npy", a)
+
+
+# --- a .npy loaded by path is read at eval ------------------------------------------
+
+
+def _cut_npy(tmp_path, name, lib):
+    """A .npy whose header promises 16 float32 but whose data is gone."""
+    lib.save(str(tmp_path / name), lib.arange(16, dtype=lib.float32))
+    raw = (tmp_path / name).read_bytes()
+    (tmp_path / name).write_bytes(raw[:-64])
+    return str(tmp_path / name)
+
+
+@pytest.mark.parametrize("lib", [mx] + ([real_mx] if real_mx else []), ids=lambda m: m.__name__)
+def test_a_npy_cut_short_fails_at_eval_not_at_load(tmp_path, lib):
+    path = _cut_npy(tmp_path, "cut.npy", lib)
+    out = lib.load(path, stream=lib.cpu)  # the header is whole: no error yet
+    assert out.shape == (16,) and out.dtype == lib.float32
+    with pytest.raises(RuntimeError) as info:
+        lib.eval(out)
+    if lib is mx:
+        assert str(info.value) == (f"[load_npy] Cannot load {path}: its header promises 64 "
+                                   "bytes of data but the file holds 0 (truncated?).")
+    # ... also when another stream consumes it, and the failure does not stick
+    out = lib.add(lib.load(path, stream=lib.new_stream(lib.cpu)), 1.0,
+                  stream=lib.new_stream(lib.cpu))
+    with pytest.raises(RuntimeError):
+        lib.eval(out)
+    lib.synchronize()
+    lib.save(str(tmp_path / "ok.npy"), lib.ones(2))  # later loads are unaffected
+    assert lib.load(str(tmp_path / "ok.npy")).tolist() == [1.0, 1.0]
+
+
+def test_a_safetensors_file_cut_after_load_fails_at_eval(tmp_path):
+    """Its offsets are checked against the file at load (as in MLX); a file cut
+    between load and eval fails at eval with one error naming it."""
+    mx.save_safetensors(tmp_path / "s", {"x": mx.ones(8)})
+    path = str(tmp_path / "s.safetensors")
+    x = mx.load(path)["x"]
+    raw = (tmp_path / "s.safetensors").read_bytes()
+    (tmp_path / "s.safetensors").write_bytes(raw[:-8])
+    with pytest.raises(RuntimeError, match=r"^\[load_safetensors\] Cannot load .*s\.safetensors: "
+                       r"32 bytes of data at byte \d+ were wanted but the file holds 24"):
+        mx.eval(x)
+    with pytest.raises(RuntimeError, match="beyond the 24 bytes of data"):
+        mx.load(path)
+
+
+@pytest.mark.parametrize("lib", [mx] + ([real_mx] if real_mx else []), ids=lambda m: m.__name__)
+def test_a_cut_header_or_a_file_object_fails_at_load(tmp_path, lib):
+    path = _cut_npy(tmp_path, "cut.npy", lib)
+    with open(path, "rb") as f:  # a file object is read (and evaluated) at once
+        with pytest.raises(RuntimeError):
+            lib.load(f)
+    (tmp_path / "head.npy").write_bytes((tmp_path / "cut.npy").read_bytes()[:30])
+    with pytest.raises(RuntimeError):
+        lib.load(str(tmp_path / "head.npy"))
+
+
+def test_a_loaded_npy_or_safetensors_is_a_load_node_until_eval(tmp_path):
+    mx.save(tmp_path / "a.npy", mx.arange(256, dtype=mx.float32))
+    mx.save_safetensors(tmp_path / "s", {"x": mx.ones(8, mx.int16), "y": mx.array([2.5])})
+    gc.collect()  # no other test's arrays freed mid-measurement
+    with graph.cycle_collector_paused():
+        before = mx.get_active_memory()
+        a = mx.load(tmp_path / "a.npy")
+        s = mx.load(tmp_path / "s.safetensors")
+        for x in (a, s["x"], s["y"]):
+            assert not x.is_available() and type(x.primitive()).__name__ == "Load"
+            assert x.inputs() == ()
+        assert mx.get_active_memory() == before  # no bytes until read
+        mx.eval(a, s)
+        assert mx.get_active_memory() == before + 1024 + 16 + 4
+    assert a.tolist() == list(range(256))
+    assert s["x"].tolist() == [1] * 8 and s["y"].tolist() == [2.5]
+    # Fortran order: the column-major bytes are read, then transposed
+    np = pytest.importorskip("numpy")
+    np.save(tmp_path / "f.npy", np.asfortranarray(np.arange(6, dtype=np.int16).reshape(2, 3)))
+    assert mx.load(tmp_path / "f.npy").tolist() == [[0, 1, 2], [3, 4, 5]]
+    # transforms see a constant
+    assert mx.grad(lambda x: (x * mx.load(tmp_path / "a.npy")[:3]).sum())(
+        mx.ones(3)).tolist() == [0.0, 1.0, 2.0]
+
+
+# --- fp8 (e4m3) codes: from_fp8 and to_fp8 ---------------------------------------------
+
+
+def _e4m3(code):
+    """The value of an fp8 e4m3 code, from the format's definition (0x7F, 0xFF: nan)."""
+    sign = -1.0 if code & 0x80 else 1.0
+    exponent, mantissa = (code >> 3) & 0xF, code & 7
+    if exponent == 15 and mantissa == 7:
+        return sign * math.nan
+    if exponent == 0:
+        return sign * mantissa / 8 * 2.0**-6
+    return sign * (1 + mantissa / 8) * 2.0 ** (exponent - 7)
+
+
+def test_from_fp8_decodes_every_code():
+    codes = mx.array(list(range(256)), mx.uint8)
+    assert mx.from_fp8(codes).dtype == mx.bfloat16  # MLX's default
+    for dtype in (mx.float32, mx.float16, mx.bfloat16):
+        got = mx.from_fp8(codes, dtype)
+        assert got.dtype == dtype
+        want = [_e4m3(c) for c in range(256)]
+        assert repr(got.tolist()) == repr(want)
+    assert mx.from_fp8(mx.array(0xFF, mx.uint8), mx.float32).item() != 0  # nan
+    assert math.copysign(1, mx.from_fp8(mx.array([0xFF], mx.uint8), mx.float32).tolist()[0]) == -1
+
+
+@needs_mlx
+def test_fp8_conversions_are_bit_exact_with_mlx():
+    codes = list(range(256))
+    for dtype in ("float32", "float16", "bfloat16"):
+        ours = mx.from_fp8(mx.array(codes, mx.uint8), getattr(mx, dtype))
+        theirs = real_mx.from_fp8(real_mx.array(codes, real_mx.uint8), getattr(real_mx, dtype))
+        assert repr(ours.tolist()) == repr(theirs.tolist())
+    # every code's value, the midpoints between them (ties to even), values
+    # beyond 448 (saturation), subnormals, infinities, nan and random floats
+    exact = sorted({v for v in (_e4m3(c) for c in codes) if not math.isnan(v)})
+    values = exact + [(a + b) / 2 for a, b in zip(exact, exact[1:])]
+    values += [464.0, 463.9, 480.0, 1e6, math.inf, -math.inf, math.nan, 2.0**-10, 3 * 2.0**-10,
+               2.0**-10 * 1.001, 2.0**-12, -(2.0**-7), 1e-40, -0.0]
+    rng = __import__("random").Random(3)
+    values += [rng.uniform(-520, 520) for _ in range(400)] + [rng.uniform(-0.03, 0.03)
+                                                              for _ in range(400)]
+    for dtype in ("float32", "float16", "bfloat16"):
+        x = mx.array(values).astype(getattr(mx, dtype))
+        y = real_mx.array(values).astype(getattr(real_mx, dtype))
+        assert mx.to_fp8(x).tolist() == real_mx.to_fp8(y).tolist(), dtype
+        assert mx.to_fp8(x).dtype == mx.uint8
+
+
+def test_fp8_round_trip_saturation_and_transforms():
+    x = mx.array([1.0, 500.0, -1e9, math.inf, math.nan, 0.3, -0.0])
+    assert mx.to_fp8(x).tolist() == [0x38, 0x7E, 0xFE, 0x7E, 0x7E, 0x2A, 0x80]
+    assert mx.from_fp8(mx.to_fp8(x), mx.float32).tolist()[:4] == [1.0, 448.0, -448.0, 448.0]
+    with pytest.raises(ValueError, match=r"^\[Primitive::vjp\] Not implemented for FromFP8\.$"):
+        mx.grad(lambda a: mx.from_fp8(mx.to_fp8(a), mx.float32).sum())(mx.array([1.0]))
+    with pytest.raises(ValueError, match=r"^\[Primitive::jvp\] Not implemented for ToFP8\.$"):
+        mx.jvp(mx.to_fp8, [mx.array([1.0])], [mx.array([1.0])])
+    # vmap, which MLX lacks: elementwise, the batch axis stays put
+    batched = mx.vmap(mx.to_fp8, in_axes=1)(mx.array([[1.0, 2.0], [0.5, 448.0]]))
+    assert batched.tolist() == mx.to_fp8(mx.array([[1.0, 0.5], [2.0, 448.0]])).tolist()
+
+
+def test_fp8_of_float64_is_a_clear_error():
+    """MLX's CPU kernel reads float64 bytes as float32 (and writes float32 into a
+    float64 output): garbage, so mlxref refuses."""
+    with pytest.raises(ValueError, match=r"\[to_fp8\] float64 input is not supported"):
+        mx.to_fp8(mx.array([1.0], mx.float64))
+    with pytest.raises(ValueError, match=r"\[from_fp8\] dtype float64 is not supported"):
+        mx.from_fp8(mx.array([56], mx.uint8), mx.float64)
+
+
+@needs_mlx
+def test_f8_e4m3_safetensors_load_as_uint8_codes(tmp_path):
+    codes = bytes([0x00, 0x7E, 0xFE, 0xB6, 0x2E, 0x83, 0xBA, 0x01])
+    header = b'{"t":{"dtype":"F8_E4M3","shape":[2,4],"data_offsets":[0,8]}}'
+    header += b" " * (-len(header) % 8)
+    (tmp_path / "f8.safetensors").write_bytes(struct.pack("<Q", len(header)) + header + codes)
+    ours = mx.load(str(tmp_path / "f8.safetensors"))["t"]
+    theirs = real_mx.load(str(tmp_path / "f8.safetensors"))["t"]
+    assert ours.dtype == mx.uint8 and ours.tolist() == theirs.tolist() == [
+        list(codes[:4]), list(codes[4:])]
+    assert repr(mx.from_fp8(ours).tolist()) == repr(real_mx.from_fp8(theirs).tolist())

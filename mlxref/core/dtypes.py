@@ -567,3 +567,40 @@ class iinfo:
 
     def __repr__(self):
         return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype.name})"
+
+
+# --- fp8 (e4m3): the 8-bit floats MLX keeps in uint8 arrays ----------------------------
+
+
+def fp8_e4m3_to_float(code):
+    """The value of the fp8 (e4m3, "fn": no infinities) byte ``code``: 1 sign
+    bit, 4 exponent bits (bias 7), 3 mantissa bits; 0x7F and 0xFF are nan (0xFF with its sign).
+    Exact in float16, bfloat16 and float32 (mlx/backend/cpu/unary_ops.h ``FromFP8``)."""
+    magnitude = code & 0x7F
+    exponent, mantissa = magnitude >> 3, magnitude & 7
+    if magnitude == 0x7F:
+        value = math.nan
+    elif exponent == 0:
+        value = mantissa * 2.0**-9
+    else:
+        value = (8 + mantissa) * 2.0 ** (exponent - 10)
+    return -value if code & 0x80 else value
+
+
+def float_to_fp8_e4m3(value):
+    """The fp8 (e4m3) byte MLX's CPU kernel gives for ``value`` (a float32,
+    float16 or bfloat16 element), bit for bit (mlx/backend/cpu/unary_ops.h
+    ``ToFP8``): round to nearest even, saturating at ±448; infinities and
+    nan become ±448 too (0x7E with the sign bit)."""
+    bits = struct.unpack("<I", struct.pack("<f", value))[0]
+    sign = bits & 0x80000000
+    bits ^= sign
+    if bits >= 543 << 21:  # |value| >= 464 (halfway to 480), inf or nan: saturate
+        out = 0x7E
+    elif bits < 121 << 23:  # |value| < 2**-6: subnormal in e4m3, rounded by a float32 add
+        low = struct.unpack("<f", struct.pack("<I", bits))[0] + 2.0**14
+        out = (struct.unpack("<I", struct.pack("<f", low))[0] - (141 << 23)) & 0xFF
+    else:  # normal: rebias the exponent, round the 20 dropped bits to nearest even
+        high = bits + ((7 - 127) << 23 & 0xFFFFFFFF) + 0x7FFFF + ((bits >> 20) & 1)
+        out = (high & 0xFFFFFFFF) >> 20 & 0xFF
+    return out | sign >> 24

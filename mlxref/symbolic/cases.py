@@ -1,5 +1,6 @@
 """All symbolic cases, gathered from the family modules."""
 
-from . import custom, elementwise, reduction, shape, sort
+from . import custom, elementwise, quantized, reduction, shape, sort
 
-CASES = list(elementwise.CASES) + shape.CASES + reduction.CASES + sort.CASES + custom.CASES
+CASES = (list(elementwise.CASES) + shape.CASES + reduction.CASES + sort.CASES + custom.CASES
+         + quantized.CASES)

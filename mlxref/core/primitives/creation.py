@@ -185,3 +185,33 @@ class RandomBits(Primitive):
             out += [int.from_bytes(raw[j : j + self.width], "little")
                     for j in range(0, nbytes, self.width)]
         return [out]
+
+
+class Load(Primitive):
+    """Elements read from a file when the node is evaluated; no inputs.
+
+    MLX's ``Load`` (mlx/primitives.h) reads its bytes from a reader at an
+    offset; here ``read`` is a function (made by mlxref/core/io) returning
+    the flat elements, already as ``dtype`` stores them, or raising the
+    error for a file that cannot be read (MLX's errors at eval, too).
+    ``source`` names the file in the node's repr.
+
+    Like ``Arange`` it has no inputs, so a transform never calls its rules.
+    """
+
+    moves_elements = True  # ``read`` gives stored values
+
+    def __init__(self, read, shape, dtype, source):
+        self.read, self.shape, self.dtype, self.source = read, tuple(shape), dtype, source
+
+    def params(self):
+        return {"file": self.source}
+
+    def output_shapes(self, inputs):
+        return [self.shape]
+
+    def output_dtypes(self, inputs):
+        return [self.dtype]
+
+    def eval(self, inputs):
+        return [self.read()]

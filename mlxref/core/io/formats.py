@@ -12,10 +12,14 @@ and data offsets, then the bytes).
 As in MLX: bfloat16 is written to .npy as ``'<V2'`` (two raw bytes, which MLX
 reads back as bfloat16); safetensors has no float64 (MLX: "received invalid
 dtype"); a path gets ``.npy``/``.npz``/``.safetensors`` appended when it does
-not end so; ``load`` infers the format from the extension. mlxref reads the
-whole file when ``load`` is called (MLX loads lazily), so a truncated or
-corrupted file fails there, with one error naming the file and what is wrong.
-GGUF is not supported.
+not end so; ``load`` infers the format from the extension (GGUF, ``.gguf``:
+read by gguf.py). A .npy or safetensors file loaded by path is read lazily, as
+in MLX: its header at ``load`` (a safetensors header's offsets are checked
+against the file's size there), its elements by a ``Load`` node per array at
+eval (so a .npy cut short in its data fails at eval, and the bytes count in
+the memory model from then on). .npz, GGUF and any file object are read at
+``load`` (MLX evaluates what it loads from a file object at once). A
+truncated or corrupted file gets one error naming the file and what is wrong.
 """
 
 import ast
@@ -26,18 +30,25 @@ import os
 import struct
 import zipfile
 
-from . import dtypes as _dt
-from .array import array
-from .ops.common import incompatible_arguments
-from .ops.shape import transpose
-from .scalar import is_symbolic
+from .. import dtypes as _dt
+from ..array import array
+from ..ops.common import incompatible_arguments
+from ..ops.shape import transpose
+from ..primitives.base import make_array
+from ..primitives.creation import Load
+from .common import (
+    _CODES,
+    _check_bad_cast,
+    _Corrupt,
+    _decode,
+    _from_bytes,
+    _is_path,
+    _to_bytes,
+    _with_extension,
+    _write,
+)
+from .gguf import read_gguf
 
-# dtype -> (struct code, array-protocol kind): little-endian on disk, as MLX writes.
-_CODES = {
-    _dt.bool_: "?", _dt.uint8: "B", _dt.uint16: "H", _dt.uint32: "I", _dt.uint64: "Q",
-    _dt.int8: "b", _dt.int16: "h", _dt.int32: "i", _dt.int64: "q",
-    _dt.float16: "e", _dt.float32: "f", _dt.float64: "d",
-}
 _NPY_MAGIC = b"\x93NUMPY"
 # safetensors' dtype names (MLX writes C64 for complex64, not yet in the spec).
 _SAFETENSORS = {
@@ -49,54 +60,6 @@ _SAFETENSORS = {
 # MLX reads the 8-bit float formats as their raw bytes, uint8.
 _FROM_SAFETENSORS = dict({v: k for k, v in _SAFETENSORS.items()},
                          F8_E4M3=_dt.uint8, F8_E8M0=_dt.uint8)
-
-
-class _Corrupt(Exception):
-    """What is wrong with a file being loaded; ``load`` names the file and
-    raises ``error`` (MLX's exception type for that fault)."""
-
-    def __init__(self, message, error=RuntimeError):
-        super().__init__(message)
-        self.error = error
-
-
-# --- elements <-> bytes ----------------------------------------------------------
-
-
-def _to_bytes(a):
-    """The elements of ``a`` (evaluated), row-major and little-endian."""
-    data = a._eval()
-    if any(is_symbolic(v) for v in data):
-        raise ValueError("[save] Cannot save an array of symbolic (SymPy) elements.")
-    n = len(data)
-    if a.dtype is _dt.complex64:
-        parts = []
-        for v in data:
-            parts += (v.real, v.imag)
-        return struct.pack(f"<{2 * n}f", *parts)
-    if a.dtype is _dt.bfloat16:  # the upper half of each float32 (exact: stored bf16)
-        wide = struct.pack(f"<{n}f", *data)
-        out = bytearray(2 * n)
-        out[0::2], out[1::2] = wide[2::4], wide[3::4]
-        return bytes(out)
-    return struct.pack(f"<{n}{_CODES[a.dtype]}", *data)
-
-
-def _from_bytes(raw, dtype, shape, big_endian=False):
-    """An array of ``dtype`` and ``shape`` from its raw row-major bytes."""
-    n = math.prod(shape)
-    order = ">" if big_endian else "<"
-    if dtype is _dt.complex64:
-        parts = struct.unpack(f"{order}{2 * n}f", raw)
-        data = [complex(parts[i], parts[i + 1]) for i in range(0, 2 * n, 2)]
-    elif dtype is _dt.bfloat16:
-        wide = bytearray(4 * n)
-        hi, lo = (0, 1) if big_endian else (1, 0)
-        wide[3::4], wide[2::4] = raw[hi::2], raw[lo::2]
-        data = list(struct.unpack(f"<{n}f", wide))
-    else:
-        data = list(struct.unpack(f"{order}{n}{_CODES[dtype]}", raw))
-    return array._from_data(dtype.store(data), tuple(shape), dtype)
 
 
 # --- .npy ---------------------------------------------------------------------------
@@ -133,8 +96,9 @@ def _npy_dtype(descr):
     return dtype, descr[:1] == ">"
 
 
-def _read_npy(raw):
-    """An array from the bytes of a .npy file."""
+def _npy_header(raw):
+    """(dtype, big endian, fortran order, shape, data offset) from the start of
+    a .npy file (``raw`` holds at least its header)."""
     if raw[:6] != _NPY_MAGIC:
         raise _Corrupt("it is not a .npy file (no NumPy magic string at its start)")
     if len(raw) < 10 or raw[6] not in (1, 2, 3):
@@ -159,15 +123,74 @@ def _read_npy(raw):
         raise _Corrupt("its .npy header is not a dict with 'descr', 'fortran_order' and "
                        f"'shape': {text[:80]!r}") from None
     dtype, big = _npy_dtype(descr)
+    return dtype, big, fortran, shape, start + length
+
+
+def _npy_truncated(need, have):
+    return (f"its header promises {need} bytes of data but the file holds {have} "
+            "(truncated?)")
+
+
+def _read_npy(raw):
+    """An array from the bytes of a .npy file."""
+    dtype, big, fortran, shape, offset = _npy_header(raw)
     need = math.prod(shape) * dtype.size
-    body = raw[start + length:]
+    body = raw[offset:offset + need]
     if len(body) < need:
-        raise _Corrupt(f"its header promises {need} bytes of data but the file holds "
-                       f"{len(body)} (truncated?)")
+        raise _Corrupt(_npy_truncated(need, len(body)))
     if not fortran:
-        return _from_bytes(body[:need], dtype, shape, big)
+        return _from_bytes(body, dtype, shape, big)
     # Column-major: read as the reversed shape, then transpose (as MLX does).
-    return transpose(_from_bytes(body[:need], dtype, shape[::-1], big))
+    return transpose(_from_bytes(body, dtype, shape[::-1], big))
+
+
+def _reader(name, op, offset, dtype, shape, big_endian=False, short=None):
+    """The function a ``Load`` node calls at eval: the elements of ``dtype`` and
+    ``shape`` at ``offset`` in the file ``name``, or a RuntimeError naming the
+    file if they are not all there (any more)."""
+    n = math.prod(shape)
+    need = n * dtype.size
+
+    def read():
+        try:
+            with open(name, "rb") as f:
+                f.seek(offset)
+                body = f.read(need)
+        except OSError as e:
+            raise RuntimeError(f"[{op}] Cannot load {name}: it could not be read at "
+                               f"eval ({e}).") from None
+        if len(body) < need:
+            what = short(need, len(body)) if short else (
+                f"{need} bytes of data at byte {offset} were wanted but the file holds "
+                f"{len(body)} there (it changed since it was loaded?)")
+            raise RuntimeError(f"[{op}] Cannot load {name}: {what}.") from None
+        return _decode(body, dtype, n, big_endian)
+
+    return read
+
+
+def _load_npy_lazily(name):
+    """An array read from the .npy file at path ``name`` when it is evaluated.
+
+    As in MLX (mlx/io/load.cpp ``load``): the header is read now, so a bad
+    header fails here; the elements are read by a ``Load`` node at eval, so
+    a file cut short in its data fails there (a RuntimeError), and the bytes
+    are counted in the memory model only from then on.
+    """
+    try:
+        with open(name, "rb") as f:
+            head = f.read(12)
+            if head[:6] == _NPY_MAGIC and len(head) >= 10:
+                length = struct.unpack("<H", head[8:10])[0] if head[6] == 1 else (
+                    struct.unpack("<I", head[8:12])[0] if len(head) == 12 else 0)
+                head += f.read(max(length - (len(head) - (10 if head[6] == 1 else 12)), 0))
+    except OSError:
+        raise RuntimeError(f"[load] Failed to open file {name}") from None
+    dtype, big, fortran, shape, offset = _npy_header(head)
+    read_shape = shape[::-1] if fortran else shape
+    read = _reader(name, "load_npy", offset, dtype, read_shape, big, _npy_truncated)
+    out = make_array(Load(read, read_shape, dtype, name), [])
+    return transpose(out) if fortran else out
 
 
 def _parse_header(text):
@@ -198,23 +221,36 @@ def _safetensors_bytes(arrays, metadata):
     return struct.pack("<Q", len(text)) + text + b"".join(blobs)
 
 
-def _read_safetensors(raw):
-    """(arrays, metadata) from the bytes of a safetensors file."""
-    if len(raw) < 8:
-        raise _Corrupt(f"it is {len(raw)} bytes long, shorter than a safetensors header")
+def _safetensors_header(raw, size):
+    """(JSON header, its length) of a safetensors file of ``size`` bytes whose
+    first bytes ``raw`` holds (at least the header, when the file has it)."""
+    if size < 8:
+        raise _Corrupt(f"it is {size} bytes long, shorter than a safetensors header")
     (length,) = struct.unpack("<Q", raw[:8])
     if length == 0 or length >= 100_000_000:
         raise _Corrupt(f"its JSON header length ({length}) is invalid: not a safetensors file?")
-    if len(raw) < 8 + length:
+    if size < 8 + length:
         raise _Corrupt(f"the JSON header is {length} bytes long but the file is only "
-                       f"{len(raw)} bytes (an incomplete download or a corrupt file?)")
+                       f"{size} bytes (an incomplete download or a corrupt file?)")
     try:
         header = json.loads(raw[8:8 + length].decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
         raise _Corrupt(f"its JSON header does not parse ({e})") from None
     if not isinstance(header, dict):
         raise _Corrupt("its JSON header is not an object")
-    body = raw[8 + length:]
+    return header, length
+
+
+def _read_safetensors(raw, size=None, tensor=None):
+    """(arrays, metadata) from a safetensors file. ``raw`` holds its bytes; or
+    only its start, with ``size`` the file's length and ``tensor(offset,
+    dtype, shape)`` making the array whose data is at ``offset`` in the file."""
+    size = len(raw) if size is None else size
+    header, length = _safetensors_header(raw, size)
+    if tensor is None:
+        def tensor(offset, dtype, shape):
+            return _from_bytes(raw[offset:offset + math.prod(shape) * dtype.size], dtype, shape)
+    data_size = size - 8 - length
     arrays, metadata = {}, {}
     for key, item in header.items():
         if key == "__metadata__":
@@ -237,37 +273,36 @@ def _read_safetensors(raw):
         if end < begin or end - begin != need:
             raise _Corrupt(f"tensor {key!r} has invalid data offsets ({begin}, {end}): "
                            f"expecting {need} bytes")
-        if end > len(body):
+        if end > data_size:
             raise _Corrupt(f"tensor {key!r} has data offsets ({begin}, {end}) beyond the "
-                           f"{len(body)} bytes of data (an incomplete download or a "
+                           f"{data_size} bytes of data (an incomplete download or a "
                            "corrupt file?)")
-        arrays[key] = _from_bytes(body[begin:end], dtype, shape)
+        arrays[key] = tensor(8 + length + begin, dtype, shape)
     return arrays, metadata
 
 
+def _load_safetensors_lazily(name):
+    """(arrays, metadata) of the safetensors file at path ``name``, as MLX
+    loads it (mlx/io/safetensors.cpp): the header is read and checked now
+    (offsets beyond the file fail here), each tensor is a ``Load`` node."""
+    try:
+        with open(name, "rb") as f:
+            raw = f.read(8)
+            size = os.fstat(f.fileno()).st_size
+            if len(raw) == 8:
+                (length,) = struct.unpack("<Q", raw)
+                raw += f.read(min(length, 100_000_000))
+    except OSError:
+        raise RuntimeError(f"[load] Failed to open file {name}") from None
+
+    def tensor(offset, dtype, shape):
+        return make_array(Load(_reader(name, "load_safetensors", offset, dtype, shape),
+                               shape, dtype, name), [])
+
+    return _read_safetensors(raw, size, tensor)
+
+
 # --- files --------------------------------------------------------------------------
-
-
-def _is_path(file):
-    return isinstance(file, (str, os.PathLike))
-
-
-def _with_extension(file, ext):
-    """MLX appends the extension to a path that does not end with it."""
-    name = os.fspath(file)
-    if isinstance(name, bytes):
-        name = os.fsdecode(name)
-    return name if name.endswith(ext) else name + ext
-
-
-def _write(file, data, ext, op):
-    if _is_path(file):
-        with open(_with_extension(file, ext), "wb") as f:
-            f.write(data)
-    elif hasattr(file, "write"):
-        file.write(data)
-    else:
-        raise ValueError(f"[{op}] Input must be a file-like object, or string")
 
 
 def _check_array(value, signature, args):
@@ -301,14 +336,6 @@ def _savez(file, args, kwargs, compression, op):
             z.writestr(k + ".npy", _npy_bytes(a))
 
 
-def _check_bad_cast(value, op, name):
-    if not isinstance(value, array):
-        raise RuntimeError(
-            f"[{op}] {name} is a {type(value).__name__}, not an mlx array (MLX itself "
-            "raises RuntimeError: std::bad_cast)."
-        )
-
-
 def savez(file, *args, **kwargs):
     """``mx.savez``: arrays to an uncompressed .npz; positional ones are named ``arr_i``."""
     _savez(file, args, kwargs, zipfile.ZIP_STORED, "savez")
@@ -335,13 +362,6 @@ def save_safetensors(file, arrays, metadata=None):
     _write(file, _safetensors_bytes(arrays, metadata), ".safetensors", "save_safetensors")
 
 
-def save_gguf(file, arrays, metadata=None):
-    """``mx.save_gguf``: not supported by mlxref."""
-    raise NotImplementedError(
-        "[save_gguf] GGUF is not supported by mlxref: save with save_safetensors or "
-        "savez, or use real MLX for GGUF.")
-
-
 def _read_all(file, op):
     """(bytes, label) of a path or a binary file object."""
     if _is_path(file):
@@ -350,6 +370,8 @@ def _read_all(file, op):
             with open(name, "rb") as f:
                 return f.read(), name
         except OSError:
+            if op == "load_gguf":  # mlx/io/gguf.cpp: an invalid_argument
+                raise ValueError(f"[load_gguf] Failed to open {name}") from None
             raise RuntimeError(f"[load] Failed to open file {name}") from None
     if hasattr(file, "read"):
         raw = file.read()
@@ -396,20 +418,29 @@ def load(file, /, format=None, return_metadata=False, *, stream=None):
         format = name[name.rfind(".") + 1:]
     if return_metadata and format in ("npy", "npz"):
         raise ValueError(f"[load] metadata not supported for format {format}")
-    if format == "gguf":
-        raise NotImplementedError(
-            "[load] GGUF is not supported by mlxref: convert the file with real MLX "
-            "(mx.load then mx.save_safetensors).")
-    if format not in ("npy", "npz", "safetensors"):
+    if format not in ("npy", "npz", "safetensors", "gguf"):
         raise ValueError(f"[load] Unknown file format {format}")
-    op = {"npy": "load_npy", "npz": "load_npz", "safetensors": "load_safetensors"}[format]
+    op = {"npy": "load_npy", "npz": "load_npz", "safetensors": "load_safetensors",
+          "gguf": "load_gguf"}[format]
+    if format == "gguf" and not _is_path(file):
+        raise ValueError("[load_gguf] Input must be a string")
+    if format in ("npy", "safetensors") and _is_path(file):  # read at eval, as in MLX
+        name = os.fspath(file)
+        try:
+            if format == "npy":
+                return _load_npy_lazily(name)
+            arrays, metadata = _load_safetensors_lazily(name)
+        except _Corrupt as e:
+            raise e.error(f"[{op}] Cannot load {name}: {e}.") from None
+        return (arrays, metadata) if return_metadata else arrays
     raw, label = _read_all(file, op)
     try:
         if format == "npy":
             return _read_npy(raw)
         if format == "npz":
             return _read_npz(raw)
-        arrays, metadata = _read_safetensors(raw)
+        read = read_gguf if format == "gguf" else _read_safetensors
+        arrays, metadata = read(raw)
     except _Corrupt as e:
         raise e.error(f"[{op}] Cannot load {label}: {e}.") from None
     return (arrays, metadata) if return_metadata else arrays
