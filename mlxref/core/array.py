@@ -650,6 +650,18 @@ class array:
     def cumsum(self, axis=None, *, reverse=False, inclusive=True, stream=None):
         return ops.cumsum(self, axis, reverse=reverse, inclusive=inclusive)
 
+    def cumprod(self, axis=None, *, reverse=False, inclusive=True, stream=None):
+        return ops.cumprod(self, axis, reverse=reverse, inclusive=inclusive)
+
+    def cummax(self, axis=None, *, reverse=False, inclusive=True, stream=None):
+        return ops.cummax(self, axis, reverse=reverse, inclusive=inclusive)
+
+    def cummin(self, axis=None, *, reverse=False, inclusive=True, stream=None):
+        return ops.cummin(self, axis, reverse=reverse, inclusive=inclusive)
+
+    def logcumsumexp(self, axis=None, *, reverse=False, inclusive=True, stream=None):
+        return ops.logcumsumexp(self, axis, reverse=reverse, inclusive=inclusive)
+
     def abs(self, stream=None):
         return ops.abs(self)
 
