@@ -662,6 +662,12 @@ class array:
     def logcumsumexp(self, axis=None, *, reverse=False, inclusive=True, stream=None):
         return ops.logcumsumexp(self, axis, reverse=reverse, inclusive=inclusive)
 
+    def diag(self, k=0, *, stream=None):
+        return ops.diag(self, k)
+
+    def diagonal(self, offset=0, axis1=0, axis2=1, stream=None):
+        return ops.diagonal(self, offset, axis1, axis2)
+
     def abs(self, stream=None):
         return ops.abs(self)
 
