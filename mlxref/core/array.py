@@ -717,6 +717,24 @@ class array:
     def cumsum(self, axis=None, *, reverse=False, inclusive=True, stream=None):
         return ops.cumsum(self, axis, reverse=reverse, inclusive=inclusive)
 
+    def cumprod(self, axis=None, *, reverse=False, inclusive=True, stream=None):
+        return ops.cumprod(self, axis, reverse=reverse, inclusive=inclusive)
+
+    def cummax(self, axis=None, *, reverse=False, inclusive=True, stream=None):
+        return ops.cummax(self, axis, reverse=reverse, inclusive=inclusive)
+
+    def cummin(self, axis=None, *, reverse=False, inclusive=True, stream=None):
+        return ops.cummin(self, axis, reverse=reverse, inclusive=inclusive)
+
+    def logcumsumexp(self, axis=None, *, reverse=False, inclusive=True, stream=None):
+        return ops.logcumsumexp(self, axis, reverse=reverse, inclusive=inclusive)
+
+    def diag(self, k=0, *, stream=None):
+        return ops.diag(self, k)
+
+    def diagonal(self, offset=0, axis1=0, axis2=1, stream=None):
+        return ops.diagonal(self, offset, axis1, axis2)
+
     def abs(self, stream=None):
         return ops.abs(self)
 

@@ -1,5 +1,6 @@
 """Reductions, scans and softmax: sum, prod, mean, var, std, max, min, argmax,
-argmin, all, any, logsumexp, cumsum, softmax.
+argmin, all, any, logsumexp, cumsum, cumprod, cummax, cummin, logcumsumexp,
+softmax.
 
 Read alongside: mlx/ops.cpp (``compute_reduce_shape``, ``sum`` ... ``softmax``,
 ``number_of_elements``) and python/src/ops.cpp (``get_reduce_axes``: ``axis=None``
@@ -43,7 +44,8 @@ from .shape import reshape, squeeze
 
 __all__ = [
     "sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin", "all", "any",
-    "logsumexp", "cumsum", "softmax"
+    "logsumexp", "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "cumulative_sum",
+    "cumulative_prod", "softmax"
 ]
 
 # --- argument checks ------------------------------------------------------------------
@@ -70,6 +72,12 @@ _SIGNATURES["cumsum"] = (
     "cumsum(a: array, /, axis: int | None = None, *, reverse: bool = False, "
     "inclusive: bool = True, dtype: Dtype | None = None, stream: StreamOrDevice = None) -> array"
 )
+_SIGNATURES["cumprod"] = _SIGNATURES["cumsum"].replace("cumsum", "cumprod")
+for _name in ("cummax", "cummin", "logcumsumexp"):
+    _SIGNATURES[_name] = (
+        f"{_name}(a: array, /, axis: int | None = None, *, reverse: bool = False, "
+        "inclusive: bool = True, stream: StreamOrDevice = None) -> array"
+    )
 _SIGNATURES["softmax"] = (
     "softmax(a: array, /, axis: None | int | Sequence[int] = None, *, precise: bool = False, "
     "stream: StreamOrDevice = None) -> array"
@@ -357,7 +365,27 @@ def softmax(a, /, axis=None, *, precise=False, stream=None):
     return out if last_axis else astype(out, a.dtype)
 
 
-# --- cumsum ------------------------------------------------------------------------------
+# --- cumsum, cumprod, cummax, cummin, logcumsumexp ---------------------------------------
+
+
+def _scan(op, reduce_type, a, axis, reverse, inclusive, dtype=None):
+    """MLX's scan ops (mlx/ops.cpp ``cumsum`` ... ``logcumsumexp``): the checks
+    of the binding and of the op, then one ``Scan`` node. ``axis=None`` scans
+    the flattened array (MLX flattens first; mlxref's Scan takes ``None``).
+    ``dtype`` (cumsum and cumprod only) casts the input first."""
+    _check_args(op, a, reverse=reverse, inclusive=inclusive)
+    axis = _single_axis_arg(op, axis)
+    if dtype is not None and not isinstance(dtype, _dt.Dtype):
+        raise _bad_arguments(op)
+    if axis is not None:
+        ndim = a.ndim
+        if axis >= ndim or axis < -ndim:
+            raise IndexError(
+                f"[{op}] Axis {axis} is out of bounds for array with {ndim} dimensions."
+            )
+        axis %= ndim
+    x = a if dtype is None else astype(a, dtype)
+    return make_array(P.Scan(axis, reverse, inclusive, reduce_type), [x])
 
 
 def cumsum(a, /, axis=None, *, reverse=False, inclusive=True, dtype=None, stream=None):
@@ -365,16 +393,35 @@ def cumsum(a, /, axis=None, *, reverse=False, inclusive=True, dtype=None, stream
 
     ``dtype`` casts the input first; bool counts as int32.
     """
-    _check_args("cumsum", a, reverse=reverse, inclusive=inclusive)
-    axis = _single_axis_arg("cumsum", axis)
-    if dtype is not None and not isinstance(dtype, _dt.Dtype):
-        raise _bad_arguments("cumsum")
-    if axis is not None:
-        ndim = a.ndim
-        if axis >= ndim or axis < -ndim:
-            raise IndexError(
-                f"[cumsum] Axis {axis} is out of bounds for array with {ndim} dimensions."
-            )
-        axis %= ndim
-    x = a if dtype is None else astype(a, dtype)
-    return make_array(P.Scan(axis, reverse, inclusive), [x])
+    return _scan("cumsum", "sum", a, axis, reverse, inclusive, dtype)
+
+
+def cumprod(a, /, axis=None, *, reverse=False, inclusive=True, dtype=None, stream=None):
+    """``mx.cumprod``: running products, in the input's dtype (bool stays bool;
+    integers wrap around). ``dtype`` casts the input first."""
+    return _scan("cumprod", "prod", a, axis, reverse, inclusive, dtype)
+
+
+def cummax(a, /, axis=None, *, reverse=False, inclusive=True, stream=None):
+    """``mx.cummax``: the running maximum; a nan makes every later output nan.
+    An exclusive scan starts from the dtype's lowest value (-inf for floats)."""
+    return _scan("cummax", "max", a, axis, reverse, inclusive)
+
+
+def cummin(a, /, axis=None, *, reverse=False, inclusive=True, stream=None):
+    """``mx.cummin``: the running minimum (an exclusive one starts from the
+    dtype's highest value, inf for floats)."""
+    return _scan("cummin", "min", a, axis, reverse, inclusive)
+
+
+def logcumsumexp(a, /, axis=None, *, reverse=False, inclusive=True, stream=None):
+    """``mx.logcumsumexp``: the running ``log(sum(exp(x)))``, each step MLX's
+    stable ``logaddexp``. Integers and bools are cast to float32 first (MLX
+    0.32.4 does; its C++ source of 0.32.1 kept the integer dtype)."""
+    dtype = float_dtype(a.dtype) if isinstance(a, array) else None
+    return _scan("logcumsumexp", "logaddexp", a, axis, reverse, inclusive, dtype)
+
+
+# MLX's aliases (python/src/ops.cpp), the Array API's names.
+cumulative_sum = cumsum
+cumulative_prod = cumprod

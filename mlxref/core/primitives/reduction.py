@@ -1,4 +1,5 @@
-"""Reduction primitives: Reduce, ArgReduce, Scan (cumsum), LogSumExp, Softmax.
+"""Reduction primitives: Reduce, ArgReduce, Scan (cumsum, cumprod, cummax, cummin,
+logcumsumexp), LogSumExp, Softmax.
 
 Read alongside: mlx/primitives.h (``Reduce``, ``ArgReduce``, ``Scan``,
 ``LogSumExp``, ``Softmax``) and mlx/backend/cpu/reduce.cpp, arg_reduce.cpp,
@@ -35,11 +36,15 @@ import operator
 
 from .. import ops
 from .. import scalar as _scalar
+from ..scalar import is_symbolic
 from .. import dtypes as _dt
 from .base import (
     FLOAT32_SAFE, Primitive, make_array, norm, rounding, row_major_strides, strided_indices
 )
-from .elementwise import _complex_greater
+from .elementwise import (
+    FLOAT32_KERNEL_DTYPES, LogAddExp, _complex_greater, _complex_logaddexp
+)
+from .indexing import GatherAxis
 
 
 # --- the shared helpers -------------------------------------------------------------
@@ -165,17 +170,15 @@ def _exclusive_prod(x, axes):
     """Each element of ``x`` replaced by the product of the *other* elements of
     its run over ``axes``: d prod / d x_i, with no division, so zeros are safe.
 
-    MLX multiplies two exclusive cumprods (from the left and from the right).
-    mlxref's Scan only sums, so here row ``i`` of an ``n x n`` copy of each run
-    has its own element ``i`` replaced by 1 and the row is multiplied out: the
-    same numbers (one zero in a run: only that position gets a non-zero
-    gradient; two zeros: all zero), at O(n^2) cost, which a reference can pay.
+    As MLX's Reduce::vjp: the runs moved to the last axis, and there the
+    exclusive cumprod from the left times the exclusive cumprod from the
+    right (one zero in a run: only that position gets a non-zero gradient;
+    two zeros: all zero).
     """
     runs = _to_last(x, axes)
-    n = runs.shape[-1]
-    copies = ops.broadcast_to(ops.expand_dims(runs, -2), runs.shape[:-1] + (n, n))
-    others = ops.where(ops.eye(n, dtype=_dt.bool_), 1, copies)
-    return _from_last(ops.prod(others, axis=-1), x.shape, axes)
+    left = ops.cumprod(runs, axis=-1, inclusive=False)
+    right = ops.cumprod(runs, axis=-1, reverse=True, inclusive=False)
+    return _from_last(ops.multiply(left, right), x.shape, axes)
 
 
 # --- accumulating as MLX's CPU kernels do ------------------------------------------
@@ -565,23 +568,107 @@ class ArgReduce(Primitive):
 # --- Scan ---------------------------------------------------------------------------
 
 
-class Scan(Primitive):
-    """The cumulative sum along ``axis`` (``None``: the flattened array).
+def _scan_extreme(kind, dtype):
+    """One step of cummax / cummin as scan.cpp's ``op`` takes it in ``dtype``:
+    the new element ``v`` unless it loses to the running value ``acc``
+    (``x < y ? y : x`` for max: a tie keeps the new element, so ``[0.0, -0.0]``
+    gives ``-0.0``). In the real float dtypes a nan on either side gives nan.
+    (MLX 0.32.4 gives 0.0 there in float16 and bfloat16: its
+    ``numeric_limits<float16_t>::quiet_NaN()`` is not specialised; mlxref
+    keeps the nan.) complex64 compares real parts, then imaginary parts,
+    with no nan rule, as MLX. SymPy elements of unknown order: ``sympy.Max`` /
+    ``Min``."""
+    less = _complex_lt if dtype is _dt.complex64 else operator.lt
+    if kind == "max":
+        def plain(acc, v):
+            return acc if less(v, acc) else v
+        symbolic = "Max"
+    else:
+        def plain(acc, v):
+            return v if less(v, acc) else acc
+        symbolic = "Min"
 
-    MLX's ``Scan`` also does cumprod, cummax, cummin and logcumsumexp (its
-    ``reduce_type``); mlxref implements the sum, which ``mx.cumsum`` builds.
+    def step(acc, v):
+        try:
+            return plain(acc, v)
+        except TypeError:
+            return getattr(_scalar.sympy, symbolic)(acc, v)
+
+    if not dtype.is_float:
+        return step
+    return lambda acc, v: math.nan if acc != acc or v != v else step(acc, v)
+
+
+def _scan_logaddexp(dtype):
+    """One step of logcumsumexp as MLX's ``LogAddExp`` computes it in ``dtype``
+    (float32, float16 and bfloat16: its float32 kernel, rounded at each step)."""
+    if dtype is _dt.complex64:
+        return lambda acc, v: dtype.cast(_complex_logaddexp(acc, v))
+    numeric = LogAddExp.numeric
+    if dtype in FLOAT32_KERNEL_DTYPES:
+        kernel, rounded = LogAddExp.float32_kernel, rounding(dtype)
+
+        def numeric(acc, v):
+            return rounded(kernel([acc], [v], dtype)[0])
+
+    def step(acc, v):
+        if is_symbolic(acc) or is_symbolic(v):
+            return LogAddExp.symbolic(acc, v)
+        return numeric(acc, v)
+
+    return step
+
+
+def _scan_init(reduce_type, dtype):
+    """The first output of an exclusive scan (MLX's ``init`` in scan.cpp): the
+    identity of the step, or for max and min the extreme of the dtype
+    (-inf / inf for floats, MLX's complex limits for complex64)."""
+    if reduce_type in ("sum", "prod"):
+        return dtype.cast(0 if reduce_type == "sum" else 1)
+    low = reduce_type != "min"  # max and logaddexp start from the bottom
+    if dtype is _dt.complex64:
+        if reduce_type == "logaddexp":
+            return complex(-math.inf, 0.0)
+        return complex(-math.inf, -math.inf) if low else complex(math.inf, math.inf)
+    if dtype.is_inexact:
+        return -math.inf if low else math.inf
+    if dtype is _dt.bool_:
+        return not low
+    info = _dt.iinfo(dtype)
+    return info.min if low else info.max
+
+
+def _scan_window(x, axis, start, stop):
+    """``x[..., start:stop, ...]`` on ``axis``."""
+    return x[(slice(None),) * axis + (slice(start, stop),)]
+
+
+class Scan(Primitive):
+    """MLX's ``Scan``: the running sum, product, max, min or logaddexp
+    (``reduce_type`` "sum", "prod", "max", "min", "logaddexp": MLX's
+    ``Scan::ReduceType``) along ``axis`` (``None``: the flattened array).
+
     ``reverse`` runs from the end; ``inclusive=False`` shifts by one so that
-    each output leaves out its own element (the first is 0).
+    each output leaves out its own element (the first output is the step's
+    starting value: 0, 1, the dtype's lowest or highest value, -inf).
+    ``mx.cumsum``, ``cumprod``, ``cummax``, ``cummin`` and ``logcumsumexp``
+    build it.
     """
 
-    def __init__(self, axis, reverse=False, inclusive=True):
+    _names = {"sum": "CumSum", "prod": "CumProd", "max": "CumMax", "min": "CumMin",
+              "logaddexp": "CumLogAddExp"}
+
+    def __init__(self, axis, reverse=False, inclusive=True, reduce_type="sum"):
+        if reduce_type not in self._names:
+            raise ValueError(f"[Scan] Unknown reduce type {reduce_type!r}.")
         self.axis = axis
         self.reverse = reverse
         self.inclusive = inclusive
+        self.reduce_type = reduce_type
 
     @property
     def name(self):
-        return "CumSum"  # MLX's Scan::name() for a sum
+        return self._names[self.reduce_type]  # MLX's Scan::name()
 
     def params(self):
         return {"axis": self.axis, "reverse": self.reverse, "inclusive": self.inclusive}
@@ -592,21 +679,165 @@ class Scan(Primitive):
 
     def output_dtypes(self, inputs):
         dtype = inputs[0].dtype
-        return [_dt.int32 if dtype is _dt.bool_ else dtype]  # a running count of booleans
+        if dtype is _dt.bool_ and self.reduce_type == "sum":
+            return [_dt.int32]  # a running count of booleans
+        return [dtype]
+
+    def _same(self, reduce_type, x, axis, reverse):
+        """The scan of ``reduce_type`` of ``x`` on ``axis`` in direction
+        ``reverse``, with this scan's ``inclusive``."""
+        return make_array(Scan(axis, reverse, self.inclusive, reduce_type), [x])
 
     def vjp(self, primals, cotangents, argnums, outputs):
-        """A cumsum of the cotangent in the other direction (same ``inclusive``).
+        """MLX's Scan::vjp, type by type (``axis=None``: on the flat output,
+        reshaped back).
 
-        Output ``j`` sums inputs ``i <= j``, so input ``i`` collects the
-        cotangents of outputs ``j >= i``: a reverse scan.
+        - sum: a cumsum of the cotangent in the other direction. Output ``j``
+          sums inputs ``i <= j``, so input ``i`` collects the cotangents of
+          outputs ``j >= i``: a reverse scan.
+        - prod: ``cumsum(cot * out) / x`` in the other direction, which is
+          right before the first zero of the run; the first zero itself gets
+          the same sum with that zero replaced by 1; every element after it,
+          0 (their products all hold the zero).
+        - max / min: each output's cotangent goes to the element that holds
+          the running extreme there; on a tie, to the latest element in scan
+          order (as MLX 0.32.4, whose test_cummax_grad says so).
+        - logaddexp: ``sum_j cot_j exp(x_i - out_j)`` over the outputs ``j``
+          that include ``i``, formed as MLX does, stably: the cotangent split
+          by sign and taken into logs, so that the sum is a logcumsumexp.
         """
-        (x,) = primals
-        axis = 0 if self.axis is None else self.axis  # axis=None: the output is flat
-        cot = ops.cumsum(cotangents[0], axis, reverse=not self.reverse, inclusive=self.inclusive)
-        return [cot if self.axis is not None else ops.reshape(cot, x.shape)]
+        (x,), (cot,), (out,) = primals, cotangents, outputs
+        if self.axis is None:
+            flat = ops.reshape(x, (x.size,))
+            return [ops.reshape(self._vjp(flat, cot, out, 0), x.shape)]
+        return [self._vjp(x, cot, out, self.axis)]
+
+    def _vjp(self, x, cot, out, axis):
+        back = not self.reverse
+        if self.reduce_type == "sum":
+            return self._same("sum", cot, axis, back)
+        if self.reduce_type == "prod":
+            if x.dtype is _dt.complex64:
+                # MLX's convention for complex inputs, which its Scan::vjp
+                # misses (Reduce's keeps it): the conjugate of the other factors.
+                x, out = ops.conjugate(x), ops.conjugate(out)
+            first_zero, eq_zero = self._first_zero(x, out, axis)
+            one = ops.where(first_zero, 1, x)
+            with_one = self._same("sum", ops.multiply(self._same("prod", one, axis, self.reverse),
+                                                      cot), axis, back)
+            grad = ops.divide(self._same("sum", ops.multiply(out, cot), axis, back), x)
+            return ops.where(first_zero, with_one, ops.where(eq_zero, 0, grad))
+        if self.reduce_type == "logaddexp":
+            if x.dtype is _dt.complex64:
+                # MLX 0.32.4 returns wrong numbers here (its sign split of the
+                # cotangent means nothing for complex numbers).
+                raise ValueError("[logcumsumexp] VJP is not supported for complex inputs.")
+            return self._by_sign(cot, ops.negative(out), x, axis, back)
+        owner, window = self._owners(x, out, axis)
+        return GatherAxis(axis).vjp([x, owner], [window(cot)], [0], [])[0]
+
+    def _by_sign(self, v, before, after, axis, reverse):
+        """``sum_i v_i exp(before_i + after_j)`` over the elements ``i`` of each
+        output ``j``'s scan, formed stably as MLX's Scan::vjp forms
+        logcumsumexp's: ``v`` split by sign into the logs of its positive and
+        of its negative part (-inf elsewhere; MLX writes the dtype's lowest
+        number, which gives the same sums), each part a logcumsumexp, and the
+        difference of their exps."""
+        log_abs = ops.log(ops.abs(v))
+        parts = []
+        for sign in (ops.greater, ops.less):
+            log_part = ops.add(ops.where(sign(v, 0), log_abs, -math.inf), before)
+            scan = self._same("logaddexp", log_part, axis, reverse)
+            parts.append(ops.exp(ops.add(scan, after)))
+        return ops.subtract(*parts)
+
+    def _first_zero(self, x, out, axis):
+        """Where the first zero of each run is (it turns the inclusive product
+        to 0 while the exclusive one is not yet), and where the inclusive
+        product is 0: MLX's masks for cumprod's rules."""
+        other = make_array(Scan(axis, self.reverse, not self.inclusive, "prod"), [x])
+        inclusive, exclusive = (out, other) if self.inclusive else (other, out)
+        eq_zero = ops.equal(inclusive, 0)
+        return ops.logical_and(eq_zero, ops.not_equal(exclusive, 0)), eq_zero
+
+    def _owners(self, x, out, axis):
+        """For cummax / cummin: the index along ``axis`` of the element each
+        output was taken from, and the function that cuts an array like the
+        output down to the positions that have one (an exclusive scan's first
+        output is the starting value, taken from no element).
+
+        As MLX: mark the positions where the input equals the running extreme
+        of an inclusive scan with their index, and carry the latest mark
+        along in scan order (a cummax of the marks, or from the end a cummin).
+        The indices are constant where the input is, so they sit behind
+        ``stop_gradient``.
+        """
+        n = x.shape[axis]
+        if self.inclusive:
+            start, stop = 0, n
+
+            def window(a):
+                return a
+            extremes = out
+        else:
+            # The exclusive output shifted by one is the inclusive one of the
+            # elements before the last in scan order.
+            start, stop = (1, n) if self.reverse else (0, max(n - 1, 0))
+            x = _scan_window(x, axis, start, stop)
+            shift = -1 if self.reverse else 1
+
+            def window(a):
+                return _scan_window(a, axis, start + shift, stop + shift)
+            extremes = window(out)
+        index = ops.arange(start, max(stop, start), dtype=_dt.int32)
+        index = ops.reshape(index, tuple(-1 if d == axis else 1 for d in range(x.ndim)))
+        marks = ops.where(ops.equal(x, extremes), index, n if self.reverse else -1)
+        carried = make_array(Scan(axis, self.reverse, True, "min" if self.reverse else "max"),
+                             [marks])
+        return ops.stop_gradient(ops.astype(carried, _dt.uint32)), window
 
     def jvp(self, primals, tangents, argnums):
-        return [ops.cumsum(tangents[0], self.axis, reverse=self.reverse, inclusive=self.inclusive)]
+        """The tangent of each type (MLX 0.32.4 has only the sum's: for the
+        others its jvp raises; mlxref's are checked by SymPy).
+
+        - sum: the cumsum of the tangent.
+        - prod: ``out * cumsum(t / x)`` on outputs whose product holds no zero;
+          where it holds exactly one, the tangent of that zero times the
+          product of the others (a cumprod with the zero replaced by 1); two
+          or more zeros give 0 (that cumprod is 0 too).
+        - max / min: the tangent of the element each output was taken from
+          (ties as in the vjp); an exclusive scan's first output has tangent 0.
+        - logaddexp: ``sum_i t_i exp(x_i - out_j)``, split by sign as the vjp.
+        """
+        (x,), (t,) = primals, tangents
+        axis = self.axis
+        if axis is None:
+            x, t, axis = ops.reshape(x, (x.size,)), ops.reshape(t, (t.size,)), 0
+        forward = self.reverse
+        if self.reduce_type == "sum":
+            return [self._same("sum", t, axis, forward)]
+        out = self._same(self.reduce_type, x, axis, self.reverse)
+        if self.reduce_type == "prod":
+            first_zero, _ = self._first_zero(x, out, axis)
+            zero = ops.equal(x, 0)
+            safe = ops.where(zero, ops.zeros_like(t), ops.divide(t, ops.where(zero, 1, x)))
+            regular = ops.multiply(out, self._same("sum", safe, axis, forward))
+            with_one = self._same("prod", ops.where(first_zero, 1, x), axis, forward)
+            at_zero = ops.multiply(with_one,
+                                   self._same("sum", ops.where(first_zero, t, 0), axis, forward))
+            return [ops.where(ops.equal(out, 0), at_zero, regular)]
+        if self.reduce_type == "logaddexp":
+            if x.dtype is _dt.complex64:
+                raise ValueError("[logcumsumexp] JVP is not supported for complex inputs.")
+            terms = self._by_sign(t, x, ops.negative(out), axis, forward)
+            return [ops.where(ops.isneginf(out), 0, terms)]
+        owner, window = self._owners(x, out, axis)
+        picked = ops.take_along_axis(t, owner, axis=axis)
+        if not self.inclusive and x.shape[axis] > 0:
+            widths = [(0, 0)] * x.ndim
+            widths[axis] = (0, 1) if self.reverse else (1, 0)
+            picked = ops.pad(picked, widths)
+        return [picked]
 
     def vmap(self, inputs, axes):
         """MLX's Scan::vmap for an int ``axis``: shift it past the batch axis.
@@ -619,20 +850,42 @@ class Scan(Primitive):
             x, ax, axis = _flat_examples(x, ax), 0, 1
         else:
             (axis,) = _shift_axes((self.axis,), ax)
-        return [make_array(Scan(axis, self.reverse, self.inclusive), [x])], [ax]
+        return [make_array(Scan(axis, self.reverse, self.inclusive, self.reduce_type), [x])], [ax]
+
+    def _step(self, dtype):
+        """The function that combines the running value with the next element,
+        as scan.cpp's ``op`` for this reduce type does in ``dtype``: every
+        partial result is rounded as ``dtype`` holds it (float16 sums in
+        float16, unlike a Reduce), so ``cumsum([65504, 65504, -65504])`` in
+        float16 is ``[65504, inf, inf]``. Integers wrap the same whether at
+        each step or at the end (the store); products keep only the bits the
+        dtype has, so they stay small."""
+        kind = self.reduce_type
+        if kind == "logaddexp":
+            return _scan_logaddexp(dtype)
+        if kind in ("max", "min"):
+            return _scan_extreme(kind, dtype)
+        combine = operator.add if kind == "sum" else operator.mul
+        if kind == "prod" and dtype.is_integer:
+            bits = (1 << (8 * dtype.size)) - 1
+            return lambda total, v: (total * v) & bits
+        rounded = rounding(dtype)
+        if rounded is None:
+            return combine
+        return lambda total, v: rounded(combine(total, v))
 
     def eval(self, inputs):
-        """Each partial sum is rounded as the output's dtype holds it: MLX's
-        scan.cpp accumulates in that dtype (float16 in float16, unlike a sum),
-        so ``cumsum([65504, 65504, -65504])`` in float16 is ``[65504, inf, inf]``.
-        Integers wrap the same whether at each step or at the end (the store)."""
         (x,) = inputs
         (out_dtype,) = self.output_dtypes(inputs)
         rows = [x.data()] if self.axis is None else _groups(x, (self.axis,))
-        zero = out_dtype.cast(0)
-        rounded = rounding(out_dtype)
-        add = operator.add if rounded is None else (lambda total, v: rounded(total + v))
-        runs = [self._scan(row, zero, add) for row in rows]
+        init = _scan_init(self.reduce_type, out_dtype)
+        if rows and rows[0] and is_symbolic(rows[0][0]):
+            # SymPy rows start from SymPy's number, so that the output is a
+            # list of expressions from its first element on (``scalar.apply``
+            # decides by the first element).
+            init = _scalar.sympy.sympify(init)
+        step = self._step(out_dtype)
+        runs = [self._scan(row, init, step) for row in rows]
         if self.axis is None:
             return [_cast(runs[0], out_dtype)]
         return [_cast(_ungroup(runs, x.shape, (self.axis,)), out_dtype)]
