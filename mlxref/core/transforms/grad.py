@@ -135,7 +135,7 @@ def _make(fun, argnums, argnames, name, scalar_only):
             filled = list(originals)
             for i, t in zip(grad_positions, tracers):
                 filled[i] = t
-            _fill(tree, filled)
+            trees.fill(tree, filled)
             out = fun(*tree[0], **tree[1])
             # Put the originals back where the function left a tracer in place.
             _restore(tree, filled, originals)
@@ -176,32 +176,8 @@ def _grad_positions(args, kwargs, argnums, argnames):
     return positions
 
 
-def _visit_update(tree, visitor):
-    """MLX's ``tree_visit_update``: lists and dicts are updated in place, tuples
-    (NamedTuples kept) are rebuilt; each array leaf becomes ``visitor(leaf)``."""
-    if isinstance(tree, list):
-        for i, x in enumerate(tree):
-            tree[i] = _visit_update(x, visitor)
-        return tree
-    if isinstance(tree, tuple):
-        return trees.rebuild(tree, [_visit_update(x, visitor) for x in tree])
-    if isinstance(tree, dict):
-        for k in tree:
-            tree[k] = _visit_update(tree[k], visitor)
-        return tree
-    if isinstance(tree, array):
-        return visitor(tree)
-    return tree
-
-
-def _fill(tree, values):
-    """MLX's ``tree_fill``: the array leaves of ``tree`` replaced, in order, by ``values``."""
-    it = iter(values)
-    _visit_update(tree, lambda _: next(it))
-
-
 def _restore(tree, filled, originals):
-    """Each leaf still holding what ``_fill`` put there gets its original back;
+    """Each leaf still holding what ``trees.fill`` put there gets its original back;
     a location the function wrote to keeps what it wrote (MLX compares ids)."""
     it = iter(zip(filled, originals))
 
@@ -209,7 +185,7 @@ def _restore(tree, filled, originals):
         put, original = next(it, (None, None))
         return original if put is not None and leaf.id() == put.id() else leaf
 
-    _visit_update(tree, visit)
+    trees.visit_update(tree, visit)
 
 
 def _check_output(out, tag, scalar_only):

@@ -81,3 +81,27 @@ def replace_arrays(tree, values):
     """``tree`` with its array leaves replaced, in order, by ``values``; other leaves kept."""
     it = iter(values)
     return map_tree(lambda leaf: next(it) if isinstance(leaf, array) else leaf, tree)
+
+
+def visit_update(tree, visitor):
+    """MLX's ``tree_visit_update``: lists and dicts are updated in place, tuples
+    (NamedTuples kept) are rebuilt; each array leaf becomes ``visitor(leaf)``."""
+    if isinstance(tree, list):
+        for i, x in enumerate(tree):
+            tree[i] = visit_update(x, visitor)
+        return tree
+    if isinstance(tree, tuple):
+        return rebuild(tree, [visit_update(x, visitor) for x in tree])
+    if isinstance(tree, dict):
+        for k in tree:
+            tree[k] = visit_update(tree[k], visitor)
+        return tree
+    if isinstance(tree, array):
+        return visitor(tree)
+    return tree
+
+
+def fill(tree, values):
+    """MLX's ``tree_fill``: the array leaves of ``tree`` replaced, in order, by ``values``."""
+    it = iter(values)
+    visit_update(tree, lambda _: next(it))
