@@ -16,7 +16,7 @@ import mlxref.core as mx
 from mlxref.core import graph
 from mlxref.core.primitives import elementwise as P
 from mlxref.core.primitives.base import AsType
-from support import ids
+from support import ids, needs_mlx, real_mx
 
 
 @pytest.fixture
@@ -236,3 +236,35 @@ def test_a_long_chain_releases_intermediates(gc_paused):
     assert mx.get_peak_memory() - base <= 4 * 4000 + scalars
     assert mx.get_active_memory() - base == 4000  # only y is left (x is ours)
     assert y.inputs() == ()
+
+
+_VIEWS = {
+    "broadcast": lambda m, x: m.broadcast_to(x[:1], (64, 64)),
+    "transpose": lambda m, x: x.T,
+    "slice": lambda m, x: x[::2, 1:],
+    "reshape": lambda m, x: m.reshape(x, (16, 256)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_VIEWS))
+@needs_mlx
+def test_views_share_their_inputs_buffer_as_in_mlx(name, gc_paused):
+    """A view costs no bytes, and keeps its input's buffer alive after the
+    input is gone; the buffer's bytes return when the view goes too."""
+
+    def run(m):
+        x = m.zeros((64, 64))
+        m.eval(x)
+        base = m.get_active_memory()
+        v = _VIEWS[name](m, x)
+        m.eval(v)
+        costs = m.get_active_memory() - base
+        del x
+        kept = m.get_active_memory() - base
+        del v
+        return costs, kept, m.get_active_memory() - base
+
+    ours, theirs = run(mx), run(real_mx)
+    assert ours == theirs
+    assert ours == (0, 0, -64 * 64 * 4)
+

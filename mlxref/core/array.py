@@ -280,9 +280,9 @@ class array:
         a._desc.is_tracer = True
         return a
 
-    def _set_data(self, data):
+    def _set_data(self, data, view_of=None):
         self._desc.data = data
-        graph.allocate(data, len(data) * self._desc.dtype.size)
+        graph.allocate(data, len(data) * self._desc.dtype.size, view_of)
 
     # --- the node, as mlx/array.h exposes it -----------------------------------
 

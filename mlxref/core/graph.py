@@ -91,8 +91,13 @@ class _Memory:
 
     Arrays that share one element list (a reshape, a copy, stop_gradient, the
     outputs of a custom function) share one buffer, as they do in MLX, so it is
-    counted once: ``buffers`` maps a list's id to [holders, nbytes]. The lock
-    keeps the counts right when threads evaluate or free arrays at once.
+    counted once. A view (a broadcast, transpose or slice: ``Primitive.view``)
+    has its own list in mlxref, but in MLX it shares its input's buffer, so it
+    is counted as one more holder of that buffer: it costs nothing, and keeps
+    the buffer alive after its input is gone. ``buffers`` maps a list's id to
+    [holders of that list, buffer], and a buffer is [lists sharing it,
+    nbytes]. The lock keeps the counts right when threads evaluate or free
+    arrays at once.
     """
 
     # One instance, ``_memory``: its slots are cheaper to update than class
@@ -113,8 +118,9 @@ _memory = _Memory()
 # lock's __enter__/__exit__ cost more than the counting.)
 
 
-def allocate(data, nbytes):
-    """Count ``data`` (a new element list, or one more holder of a counted one)."""
+def allocate(data, nbytes, view_of=None):
+    """Count ``data`` (a new element list, one more holder of a counted one,
+    or a view sharing the buffer of the counted list ``view_of``)."""
     key = id(data)
     _memory.lock.acquire()
     try:
@@ -122,16 +128,23 @@ def allocate(data, nbytes):
         if entry is not None:
             entry[0] += 1
             return
-        _memory.buffers[key] = [1, nbytes]
-        _memory.active += nbytes
-        if _memory.active > _memory.peak:
-            _memory.peak = _memory.active
+        source = _memory.buffers.get(id(view_of)) if view_of is not None else None
+        if source is not None:
+            buffer = source[1]
+            buffer[0] += 1
+        else:
+            buffer = [1, nbytes]
+            _memory.active += nbytes
+            if _memory.active > _memory.peak:
+                _memory.peak = _memory.active
+        _memory.buffers[key] = [1, buffer]
     finally:
         _memory.lock.release()
 
 
 def free(data):
-    """One holder of ``data`` is gone; the last one returns its bytes."""
+    """One holder of ``data`` is gone; the last one lets go of its buffer, and
+    the last list sharing a buffer returns its bytes."""
     key = id(data)
     _memory.lock.acquire()
     try:
@@ -139,9 +152,18 @@ def free(data):
         entry[0] -= 1
         if entry[0] == 0:
             del _memory.buffers[key]
-            _memory.active -= entry[1]
+            buffer = entry[1]
+            buffer[0] -= 1
+            if buffer[0] == 0:
+                _memory.active -= buffer[1]
     finally:
         _memory.lock.release()
+
+
+def shares_buffer(data):
+    """Does another list (a view) share ``data``'s buffer?"""
+    entry = _memory.buffers.get(id(data))
+    return entry is not None and entry[1][0] > 1
 
 
 def get_active_memory():
@@ -345,6 +367,7 @@ def _donate(inputs, node, result):
             and len(data) * d.dtype.size <= nbytes + _DONATION_EXTRA
             and _refcount(d) == _SOLE  # held by x alone
             and _refcount(data) == _SOLE  # held by d alone
+            and not shares_buffer(data)  # and no view shares its buffer
         ):
             d.data = None  # the node's handle is all that refers to it; it goes at detach
             free(data)
@@ -377,7 +400,10 @@ def eval_arrays(outputs):
                 # What a kernel stores: the results rounded or wrapped to the
                 # output's dtype (mlxref/core/dtypes.py). A primitive that only
                 # moves its inputs' elements has nothing to round.
-                out._set_data(data if primitive.moves_elements else out.dtype.store(data))
+                if primitive.view:  # shares its input's buffer in MLX
+                    out._set_data(data, view_of=inputs[0].data())
+                else:
+                    out._set_data(data if primitive.moves_elements else out.dtype.store(data))
             # Let go of this node's lists, so the next node can find its input's
             # list referred to by that input alone (``_donate``).
             inputs = results = data = None

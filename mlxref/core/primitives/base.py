@@ -42,10 +42,15 @@ class Primitive:
     moves_elements = False
 
     # True when MLX's kernel may write its one output into an input's buffer
-    # (elementwise and copy kernels), or returns a view of it (slices,
-    # transposes): ``graph._donate`` then lets the output take over an input
-    # nothing else can see.
+    # (elementwise and copy kernels): ``graph._donate`` then lets the output
+    # take over an input nothing else can see.
     donates = False
+
+    # True when MLX's output is a view of the first input's buffer (a
+    # broadcast, transpose or slice: strides over the same memory). mlxref
+    # builds a list, and the memory counters count it as sharing that buffer
+    # (``graph.allocate``), as MLX's do.
+    view = False
 
     @property
     def name(self):

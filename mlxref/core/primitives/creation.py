@@ -63,9 +63,11 @@ class Full(Copy):
     """A contiguous copy of its (already broadcast and cast) input.
 
     ``full``, ``zeros``, ``ones`` and their ``_like`` versions end in this
-    node. As a ``Copy``, it shares its input's element list (lists are never
-    mutated), and its derivative is the identity in both modes; the summing
-    over the broadcast axes happens in the ``Broadcast`` node below it.
+    node. Its derivative is the identity in both modes, as a ``Copy``'s; the
+    summing over the broadcast axes happens in the ``Broadcast`` node below
+    it. Unlike a ``Copy`` it makes a new list: the broadcast below is a view
+    of a one-element buffer (``Primitive.view``), and MLX's ``Full`` copies it
+    into a buffer of its own, which the memory counters must see.
 
     MLX 0.32's ``Full::vjp`` returns ``cotangent * input`` instead, so there
     ``grad(lambda x: mx.full((3,), x).sum())(mx.array(2.0))`` is 6, where the
@@ -73,6 +75,9 @@ class Full(Copy):
     which the SymPy check and finite differences confirm. (``Full::jvp``
     is the identity in MLX too.)
     """
+
+    def eval(self, inputs):
+        return [list(inputs[0].data())]
 
     def vmap(self, inputs, axes):
         """MLX's Full::vmap: the input is already broadcast to the example's

@@ -162,10 +162,8 @@ class Slice(_StridedWindow):
     axis ``d`` takes ``len(range(start[d], stop[d], strides[d]))`` elements.
     """
 
-    donates = True  # a view of its input in MLX (graph._donate)
-
+    view = True  # MLX's slice is a view of its input's buffer
     moves_elements = True
-
 
     def output_shapes(self, inputs):
         return [

@@ -36,6 +36,7 @@ class Broadcast(Primitive):
     repeats it.
     """
 
+    view = True  # MLX's broadcast is a view of its input's buffer (stride 0)
     moves_elements = True
 
     def __init__(self, shape):
@@ -203,8 +204,7 @@ class Unflatten(Primitive):
 class Transpose(Primitive):
     """Permute the axes: output axis ``i`` is input axis ``axes[i]``."""
 
-    donates = True  # a view of its input in MLX (graph._donate)
-
+    view = True  # MLX's transpose is a view of its input's buffer
     moves_elements = True
 
     def __init__(self, axes):
