@@ -298,6 +298,12 @@ def test_unique_rules():
     cot = lambda m: [m.array([1.0, 2.0, 3.0]), m.array([1, 1, 1], m.uint32),  # noqa: E731
                      m.array([1, 1, 1], m.uint32), m.array([1, 1, 1], m.int32)]
     check(lambda m: m.vjp(lambda a: m.unique(a, 3, **ALL), [x(m)], cot(m)))
+    # the fill value is differentiable and batchable too
+    for fill in ((lambda m: m.array(5.0)), (lambda m: m.array([5.0]))):
+        check(lambda m: m.grad(lambda f: (m.unique(x(m), 4, fill_value=f) * m.arange(4)).sum())(
+            fill(m)))
+    check(lambda m: m.vmap(lambda f: m.unique(x(m), 4, fill_value=f))(m.array([5.0, 6.0])))
+    check(lambda m: m.vmap(lambda a: m.unique(a, 2, fill_value=9))(m.array([[1, 1], [2, 3]])))
     batch = lambda m: m.array([[2.0, 1.0, 2.0], [0.0, 0.0, 0.0]])  # noqa: E731
     for axis in (0, 1):
         check(lambda m: m.vmap(lambda a: m.unique(a, 3, **ALL), in_axes=axis)(batch(m)))
