@@ -1,5 +1,5 @@
 """Symbolic cases for sorting and selection (Sort, ArgSort, Partition,
-ArgPartition).
+ArgPartition, SearchSorted).
 
 As for max and argmax (see reduction.py), the elements are ``x_i + c`` for
 constant offsets ``c``, so SymPy can order them while the outputs still
@@ -40,4 +40,17 @@ CASES = [
     Case(S.ArgPartition,
          lambda x: mx.argpartition(_offsets(x, [2.0, 0.0, 3.0, 1.0]), 1).astype(x.dtype),
          ((2,),), zero=True, note="argpartition"),
+    # SearchSorted (indices: zero rule). The sequence is a constant, since MLX
+    # cannot vmap over it, and the values are ``0 * x + c``, which SymPy
+    # compares with it; they still hang from ``x`` in the graph, so the rules
+    # run and vmap batches them.
+    Case(S.SearchSorted,
+         lambda x: mx.searchsorted(mx.array([0.0, 1.0, 1.0, 2.0]),
+                                   _offsets(0 * x, [1.0, -1.0, 0.5, 3.0])).astype(x.dtype),
+         ((2,),), zero=True, note="searchsorted, side left, at a tie"),
+    Case(S.SearchSorted,
+         lambda x: mx.searchsorted(mx.array([0.0, 1.0, 1.0, 2.0]),
+                                   _offsets(0 * x, [[1.0, -1.0], [0.5, 2.0]]),
+                                   side="right").astype(x.dtype),
+         ((2,),), zero=True, note="searchsorted, side right, values of two dimensions"),
 ]

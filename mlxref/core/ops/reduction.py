@@ -37,7 +37,7 @@ from ..primitives.base import make_array
 from .common import astype, float_dtype, incompatible_arguments, scalar_array
 from .elementwise import abs as _abs
 from .elementwise import (
-    add, conjugate, divide, equal, exp, log, maximum, multiply, real, sqrt, square,
+    add, conjugate, divide, equal, exp, log, maximum, multiply, not_equal, real, sqrt, square,
     stop_gradient, subtract, where,
 )
 from .shape import reshape, squeeze
@@ -45,7 +45,7 @@ from .shape import reshape, squeeze
 __all__ = [
     "sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin", "all", "any",
     "logsumexp", "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "cumulative_sum",
-    "cumulative_prod", "softmax"
+    "cumulative_prod", "softmax", "count_nonzero", "minmax"
 ]
 
 # --- argument checks ------------------------------------------------------------------
@@ -63,6 +63,14 @@ for _name in ("var", "std"):
         f"{_name}(a: array, /, axis: None | int | Sequence[int] = None, keepdims: bool = False, "
         "ddof: int = 0, *, stream: StreamOrDevice = None) -> array"
     )
+_SIGNATURES["count_nonzero"] = (
+    "count_nonzero(a: array, /, *, axis: None | int | Sequence[int] = None, keepdims: bool = "
+    "False, stream: StreamOrDevice = None) -> array"
+)
+_SIGNATURES["minmax"] = (
+    "minmax(a: array, /, axis: None | int | Sequence[int] = None, keepdims: bool = False, *, "
+    "stream: StreamOrDevice = None) -> tuple[array, array]"
+)
 for _name in ("argmax", "argmin"):
     _SIGNATURES[_name] = (
         f"{_name}(a: array, /, axis: None | int = None, keepdims: bool = False, "
@@ -194,6 +202,25 @@ def any(a, /, axis=None, keepdims=False, *, stream=None):
     """``mx.any``: False over an empty axis."""
     _check_args("any", a, keepdims)
     return _reduce("or", a, _axes_arg("any", axis, a.ndim), keepdims)
+
+
+def minmax(a, /, axis=None, keepdims=False, *, stream=None):
+    """``mx.minmax``: the tuple ``(min, max)`` over the axes, as the two ops give
+    them (their errors, rules and nans; ``min``'s errors come first)."""
+    _check_args("minmax", a, keepdims)
+    axes = _axes_arg("minmax", axis, a.ndim)
+    return _reduce("min", a, axes, keepdims), _reduce("max", a, axes, keepdims)
+
+
+def count_nonzero(a, /, axis=None, *, keepdims=False, stream=None):
+    """``mx.count_nonzero``: the int32 count of elements not equal to zero, as
+    MLX composes it (``sum(astype(a != 0, int32))``): a nan counts, -0.0 does
+    not. MLX's signature shows ``axis`` keyword-only, but its binding takes it
+    by position too, and so does this one."""
+    _check_args("count_nonzero", a, keepdims)
+    axes = _axes_arg("count_nonzero", axis, a.ndim)
+    nonzero = astype(not_equal(a, scalar_array(0, a.dtype)), _dt.int32)
+    return _reduce("sum", nonzero, axes, keepdims)
 
 
 # --- mean, var, std: composed, as in mlx/ops.cpp -----------------------------------

@@ -1,8 +1,17 @@
-"""Sorting and selection: sort, argsort, partition, argpartition, topk.
+"""Sorting and selection: sort, argsort, partition, argpartition, topk,
+searchsorted, median, unique.
 
 Read alongside: mlx/ops.cpp (``sort``, ``argsort``, ``partition``,
-``argpartition``, ``topk``) and python/src/ops.cpp (their bindings: ``axis=None``
-flattens the array first). The primitives are in ``mlxref.core.primitives.sort``.
+``argpartition``, ``topk``, ``searchsorted``, ``median``) and python/src/ops.cpp
+(their bindings: ``axis=None`` flattens the array first). The primitives are in
+``mlxref.core.primitives.sort``.
+
+``median`` is composed as MLX composes it: the reduced axes moved to the back
+and flattened, a sort, the middle element (the mean of the two middle ones
+for an even count), and a nan wherever the run held one. ``unique`` (MLX
+0.32.4's, whose source is not in the MLX repository's history mlxref reads) is
+composed of argsort, comparisons, cumsum and gathers; its outputs have the
+fixed ``size`` the caller gives, so nothing is evaluated to build it.
 
 As in MLX, ``topk`` is not a primitive: it partitions at ``-k`` and slices
 off the last ``k`` elements, so its elements come in the order the partition
@@ -10,16 +19,28 @@ leaves them (not sorted), and asking for every element returns the array
 itself, unordered.
 """
 
+import builtins
 import copy
+import math
 
+from .. import dtypes as _dt
 from ..array import _fmt_shape, array
 from ..primitives import sort as P
 from ..primitives.base import make_array
-from .common import incompatible_arguments, normalize_axis
-from .reduction import _is_c_int
-from .shape import _slice_axis, reshape
+from .common import (
+    astype, float_dtype, incompatible_arguments, is_scalar, normalize_axis,
+    scalar_array,
+)
+from .creation import arange, full, zeros
+from .comparison import isnan
+from .elementwise import add, equal, less, minimum, multiply, not_equal, stop_gradient, where
+from .indexing import take
+from .reduction import _is_c_int, any, cumsum, sum
+from .shape import _slice_axis, concatenate, expand_dims, reshape, squeeze, transpose
 
-__all__ = ["sort", "argsort", "partition", "argpartition", "topk"]
+__all__ = [
+    "sort", "argsort", "partition", "argpartition", "topk", "searchsorted", "median", "unique"
+]
 
 # MLX's Python bindings (nanobind) reject a wrongly typed argument with this
 # TypeError before the op runs (see ops/reduction.py).
@@ -33,6 +54,13 @@ _SIGNATURES = {
     "stream: StreamOrDevice = None) -> array",
     "topk": "topk(a: array, /, k: int, axis: None | int = -1, *, stream: StreamOrDevice = None) "
     "-> array",
+    "searchsorted": "searchsorted(sorted_sequence: array, values: array, /, side: str = 'left', "
+    "*, stream: StreamOrDevice = None) -> array",
+    "median": "median(a: array, /, axis: None | int | Sequence[int] = None, keepdims: bool = "
+    "False, *, stream: StreamOrDevice = None) -> array",
+    "unique": "unique(a: array, /, size: int, return_index: bool = False, return_inverse: bool "
+    "= False, return_counts: bool = False, fill_value: scalar | array | None = None, *, "
+    "stream: StreamOrDevice = None) -> array | tuple[array, ...]",
 }
 
 
@@ -113,3 +141,143 @@ def topk(a, /, k, axis=-1, *, stream=None):
     if k == n:
         return copy.copy(a)
     return _slice_axis(partition(a, -k, ax), ax, n - k, n)
+
+
+def searchsorted(sorted_sequence, values, /, side="left", *, stream=None):
+    """``mx.searchsorted``: for each of ``values``, the index (uint32) that keeps
+    the 1-D ``sorted_sequence`` sorted if it went there: the first such index
+    for ``side='left'``, the last for ``'right'``. Both are cast to their
+    promoted dtype first, as MLX does; nans sort after every number.
+    """
+    if not (isinstance(sorted_sequence, array) and isinstance(values, array)
+            and isinstance(side, str)):
+        raise incompatible_arguments(_SIGNATURES["searchsorted"])
+    if side not in ("left", "right"):
+        raise ValueError(f"[searchsorted] Invalid side '{side}'. Expected 'left' or 'right'.")
+    if sorted_sequence.ndim != 1:
+        raise ValueError("[searchsorted] The sorted sequence must be 1-D but has "
+                         f"{sorted_sequence.ndim} dimensions.")
+    dtype = _dt.promote_types(sorted_sequence.dtype, values.dtype)
+    return make_array(P.SearchSorted(side == "right"),
+                      [astype(sorted_sequence, dtype), astype(values, dtype)])
+
+
+def median(a, /, axis=None, keepdims=False, *, stream=None):
+    """``mx.median``: the middle element of each sorted run over ``axis``; an
+    even count gives the mean of the two middle ones. Ints and bools give
+    float32; a nan in a run makes its median nan (as ``max`` and ``mean``).
+
+    The gradient goes through the sort to the one or two middle elements
+    (half each for an even count), and nowhere for a run with a nan.
+    """
+    if not isinstance(a, array) or not isinstance(keepdims, bool):
+        raise incompatible_arguments(_SIGNATURES["median"])
+    if axis is None:
+        axes = list(range(a.ndim))
+    elif _is_c_int(axis):
+        axes = [int(axis)]
+    elif isinstance(axis, (list, tuple)) and builtins.all(_is_c_int(ax) for ax in axis):
+        axes = [int(ax) for ax in axis]
+    else:
+        raise incompatible_arguments(_SIGNATURES["median"])
+    ndim = a.ndim
+    chosen = set()
+    for ax in axes:
+        if ax < -ndim or ax >= ndim:
+            raise IndexError(f"[median] axis {ax} is out of bounds for array with {ndim} "
+                             "dimensions.")
+        chosen.add(ax % ndim if ndim else ax)
+    if len(chosen) != len(axes):
+        raise ValueError("[median] Received duplicate axis.")
+    if not chosen and ndim:
+        # MLX flattens the axes from ndim to ndim - 1: an empty range.
+        raise ValueError("[flatten] start_axis must be less than or equal to end_axis")
+    sorted_axes = sorted(chosen)
+    kept = [d for d in range(ndim) if d not in chosen]
+    count = math.prod(a.shape[d] for d in sorted_axes)
+    flat = reshape(transpose(a, kept + sorted_axes), [a.shape[d] for d in kept] + [count])
+    if count == 0:
+        raise ValueError("[median] Cannot take median along empty axis.")
+    dtype = float_dtype(a.dtype)
+    ordered = sort(flat, -1)
+    last, mid = flat.ndim - 1, count // 2
+    out = astype(_slice_axis(ordered, last, mid, mid + 1), dtype)
+    if count % 2 == 0:
+        lower = astype(_slice_axis(ordered, last, mid - 1, mid), dtype)
+        out = multiply(add(out, lower), scalar_array(0.5, dtype))
+    if a.dtype.is_inexact:
+        # The sort put any nan last, where the middle never reaches it.
+        out = where(any(isnan(flat), -1, keepdims=True), scalar_array(math.nan, dtype), out)
+    out = squeeze(out, -1)
+    return expand_dims(out, sorted_axes) if keepdims else out
+
+
+def _fill(value, dtype):
+    """``unique``'s fill value, cast to the input's dtype (an array of one element
+    or a Python scalar)."""
+    return astype(reshape(value, ()) if isinstance(value, array) else array(value), dtype)
+
+
+def unique(a, /, size, return_index=False, return_inverse=False, return_counts=False,
+           fill_value=None, *, stream=None):
+    """``mx.unique``: the ``size`` smallest distinct elements of the flattened
+    ``a``, sorted, padded with ``fill_value`` (default: the first of them).
+
+    Optional outputs, in this order: ``index`` (uint32: where each first
+    occurs in the flattened ``a``; padding repeats the first's), ``inverse``
+    (uint32, shaped like ``a``: the entry each element is, clamped to the last
+    entry when the output is truncated) and ``counts`` (int32, 0 for padding).
+    As in MLX, each nan is an element of its own, -0.0 equals 0.0, and
+    ``fill_value`` is cast to ``a``'s dtype. The values are a gather of ``a``,
+    so a gradient reaches the first occurrence of each (and of the first one
+    for padding without a ``fill_value``).
+    """
+    flags = (return_index, return_inverse, return_counts)
+    if (not isinstance(a, array) or not _is_c_int(size)
+            or not builtins.all(isinstance(f, bool) for f in flags)):
+        raise incompatible_arguments(_SIGNATURES["unique"])
+    if not (fill_value is None or isinstance(fill_value, array) or is_scalar(fill_value)):
+        # MLX's binding makes an array of it, taking no list or tuple there
+        raise ValueError(f"Invalid type {type(fill_value).__name__} received in array "
+                         "initialization.")
+    size = int(size)
+    if size < 0:
+        raise ValueError(f"[unique] Received negative size {size}.")
+    if isinstance(fill_value, array) and fill_value.size != 1:
+        raise ValueError("[unique] Fill value must have one element, but got shape "
+                         f"{_fmt_shape(fill_value.shape)}.")
+    flat = reshape(a, (-1,))
+    n = flat.size
+    if n == 0:
+        if size > 0 and fill_value is None:
+            raise ValueError("[unique] A fill value is required for an empty input with a "
+                             "non-zero size.")
+        values = full((size,), _fill(fill_value, a.dtype), a.dtype) if size else zeros((0,), a.dtype)
+        index = zeros((size,), _dt.uint32)
+        inverse = zeros(a.shape, _dt.uint32)
+        counts = zeros((size,), _dt.int32)
+    else:
+        # Only the values are differentiable: the indices are cut from the graph.
+        order = argsort(stop_gradient(flat))
+        ordered = take(stop_gradient(flat), order)
+        # A new element where the sorted one differs from the one before (a
+        # nan differs from everything, itself included).
+        new = concatenate([full((1,), True, _dt.bool_),
+                           not_equal(ordered[1:], ordered[:-1])])
+        group = cumsum(astype(new, _dt.int32)) - 1          # the entry of each sorted element
+        slots = arange(size, dtype=_dt.int32)
+        below = less(expand_dims(group, 0), expand_dims(slots, 1))  # (size, n)
+        first = sum(below, 1)                               # where each entry starts
+        filled = less(slots, add(_slice_axis(group, 0, n - 1, n), 1))
+        first_index = take(order, minimum(first, n - 1))
+        index = where(filled, first_index, take(order, 0)) if size else first_index
+        index = astype(index, _dt.uint32)
+        values = take(flat, index)
+        if fill_value is not None:
+            values = where(filled, values, _fill(fill_value, a.dtype))
+        counts = sum(equal(expand_dims(group, 0), expand_dims(slots, 1)), 1)
+        rank = argsort(order)                               # each element's place in the sort
+        inverse = take(minimum(group, size - 1) if size else zeros((n,), _dt.int32), rank)
+        inverse = reshape(astype(inverse, _dt.uint32), a.shape)
+    extra = [out for out, asked in zip((index, inverse, counts), flags) if asked]
+    return (values, *extra) if extra else values

@@ -1,7 +1,8 @@
-"""Sort and selection primitives: Sort, ArgSort, Partition, ArgPartition.
+"""Sort and selection primitives: Sort, ArgSort, Partition, ArgPartition,
+SearchSorted.
 
 Read alongside: mlx/primitives.h and mlx/primitives.cpp (``Sort``, ``ArgSort``,
-``Partition``, ``ArgPartition``: their vjp, jvp and vmap rules) and
+``Partition``, ``ArgPartition``, ``SearchSorted``: their vjp, jvp and vmap rules) and
 mlx/backend/cpu/sort.cpp for the forward rules.
 
 MLX's CPU kernels work on one run of elements along ``axis`` at a time, with
@@ -333,3 +334,62 @@ class ArgPartition(Partition):
             return order
 
         return [_ordering("argpartition", lambda: self._map_runs(x, argpartition))]
+
+
+class SearchSorted(Primitive):
+    """Where each value would go in a sorted 1-D sequence, as uint32 (MLX's
+    ``SearchSorted``; inputs: the sequence, then the values, both already of
+    one dtype).
+
+    The forward rule is MLX's CPU kernel: a binary search with
+    ``nan_aware_less``, the first place whose element is not below the value
+    (``right``: the first whose element is above it). On a sequence that is
+    not sorted the answer is whatever that search finds, as in MLX.
+
+    MLX's rules: an index is piecewise constant, so the vjp is zeros for each
+    input asked for and the jvp uint32 zeros shaped like the values. vmap
+    batches the values only; a batched sequence is MLX's error.
+    """
+
+    moves_elements = True  # indices, which uint32 holds as they are
+
+    def __init__(self, right):
+        self.right = right
+
+    def params(self):
+        return {"right": self.right}
+
+    def output_shapes(self, inputs):
+        return [inputs[1].shape]
+
+    def output_dtypes(self, inputs):
+        return [_dt.uint32]
+
+    def eval(self, inputs):
+        seq, values = inputs[0].data(), inputs[1].data()
+        n, right = len(seq), self.right
+
+        def bound(v):
+            lo, hi = 0, n
+            while lo < hi:
+                mid = lo + (hi - lo) // 2
+                below = not _nan_aware_less(v, seq[mid]) if right else _nan_aware_less(seq[mid], v)
+                if below:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            return lo
+
+        return [[bound(v) for v in values]]
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        return [ops.zeros_like(primals[i]) for i in argnums]
+
+    def jvp(self, primals, tangents, argnums):
+        return [ops.zeros(primals[1].shape, _dt.uint32)]
+
+    def vmap(self, inputs, axes):
+        if axes[0] is not None:
+            raise ValueError("[searchsorted] Cannot vmap over the sorted sequence, only over "
+                             "the values being searched for.")
+        return [make_array(SearchSorted(self.right), list(inputs))], [axes[1]]
