@@ -178,6 +178,30 @@ cases['v_kron'] = lambda m: m.vmap(lambda a: m.kron(a, X(m)), in_axes=1)(X(m))
 cases['v_conv'] = lambda m: m.vmap(lambda a: m.convolve(a, X(m)[0]))(X(m))
 cases['j_conv'] = lambda m: m.jvp(lambda a: m.convolve(a, X(m)[0], 'full'), [X(m)[1]], [X(m)[0]])[1]
 
+A6 = lambda m: m.arange(6.).reshape(2, 3)
+cases['asneg'] = lambda m: m.as_strided(A6(m), (3,), (-1,), 4)
+cases['asneg2'] = lambda m: m.as_strided(A6(m), (2, 2), (-2, 1), 3)
+cases['asoff'] = lambda m: m.as_strided(A6(m), offset=-1)
+cases['gas'] = lambda m: m.grad(lambda x: (m.as_strided(x, (2, 2), (-2, 1), 3) ** 2).sum())(A6(m))
+cases['gba'] = lambda m: m.grad(lambda x, y: sum((z ** 2).sum() for z in m.broadcast_arrays(x, y)), argnums=(0, 1))(A6(m)[:, :1], A6(m)[0])
+cases['gmesh'] = lambda m: m.grad(lambda x, y: sum((z ** 3).sum() for z in m.meshgrid(x, y, indexing='ij')), argnums=(0, 1))(A6(m)[0], A6(m)[1, :2])
+cases['gtri'] = lambda m: m.grad(lambda x: (m.triu(x, -1) * m.tril(x, 1)).sum())(A6(m))
+cases['gxor'] = lambda m: m.logical_xor(m.array([1., 0]), m.array(1.))
+cases['vmesh'] = lambda m: m.vmap(lambda x: m.meshgrid(x, x[:2])[0])(A6(m))
+cases['vdiff'] = lambda m: m.vmap(lambda x: m.diff(x, 1, 0), in_axes=1)(A6(m))
+cases['vroll'] = lambda m: m.vmap(lambda x: m.roll(x, 1), in_axes=1)(A6(m))
+cases['vtril'] = lambda m: m.vmap(lambda x: m.tril(x.reshape(1, 3)), in_axes=0)(A6(m))
+cases['vwin'] = lambda m: m.vmap(lambda x: x * m.hanning(3))(A6(m))
+cases['cont2'] = lambda m: m.contiguous(A6(m), True)
+cases['contb'] = lambda m: m.contiguous([1])
+cases['fl0'] = lambda m: m.full_like(m.zeros((0, 2)), 3)
+cases['kron0'] = lambda m: m.kron(m.array(2), m.array(3.5))
+cases['td0d'] = lambda m: m.tensordot(m.array(2.), m.array(3.), 0)
+cases['tdneg'] = lambda m: m.tensordot(A6(m), A6(m), [[-1, 0], [1, 0]])
+cases['diff0'] = lambda m: m.diff(m.zeros((0, 3)), 1, 0)
+cases['rollneg'] = lambda m: m.roll(A6(m), (-1, 5), (-1, -2))
+cases['flipneg'] = lambda m: m.flip(A6(m), [-1, 0])
+
 # MLX's binding takes unstack's axis by keyword only; Python's message differs.
 del cases["unstackpos"]
 # MLX has no vmap for AsStrided and no jvp for Convolution: mlxref has both
@@ -247,3 +271,16 @@ def test_atleast_and_meshgrid_refuse_non_arrays():
         mx.atleast_2d([1])
     with pytest.raises(TypeError, match=r"\[meshgrid\] Expected arrays, got int"):
         mx.meshgrid(mx.arange(2), 3)
+
+
+def test_as_strided_needs_a_stride_per_axis():
+    # MLX reads past the end of the strides it was given here.
+    with pytest.raises(ValueError, match=r"\[as_strided\] Got 1 strides for a shape of 2 dimensions"):
+        mx.as_strided(mx.arange(6), (2, 2), (1,))
+
+
+def test_full_like_gradient_reaches_the_value():
+    # MLX's Full vjp multiplies the cotangent by the value (it gives 0 here);
+    # mlxref's Full passes the cotangent on, as mx.full's does.
+    g = mx.grad(lambda x: mx.full_like(x, x[0, 0]).sum())(mx.arange(6.0).reshape(2, 3))
+    assert g.tolist() == [[6.0, 0.0, 0.0], [0.0, 0.0, 0.0]]

@@ -875,7 +875,8 @@ def contiguous(a, /, allow_col_major=False, *, stream=None):
     """``mx.contiguous``: a row-major copy (one ``Contiguous`` node, as in MLX;
     mlxref's arrays are always row-major, so it never changes a value)."""
     if not isinstance(a, array) or not isinstance(allow_col_major, bool):
-        raise incompatible_arguments(_CONTIGUOUS, (a, allow_col_major))
+        raise incompatible_arguments(
+            _CONTIGUOUS, (a,), {"allow_col_major": allow_col_major} if allow_col_major else None)
     return make_array(P.Contiguous(allow_col_major), [a])
 
 
@@ -893,10 +894,16 @@ def as_strided(a, /, shape=None, strides=None, offset=0, *, stream=None):
     As MLX builds it: ``flatten`` then one ``AsStrided`` node. MLX reads
     whatever lies past the buffer for an index outside it; mlxref raises a
     ValueError naming the index instead."""
-    args = (a, shape, strides, offset)
+    given = {"shape": shape, "strides": strides, "offset": offset}
+    kwargs = {k: v for k, v in given.items() if v is not None and (k != "offset" or v != 0)}
+    args = ((a,), kwargs or None)
     if not isinstance(a, array) or not _is_int(offset) or offset < 0:
-        raise incompatible_arguments(_AS_STRIDED, args)
-    shape = a.shape if shape is None else to_shape(shape, _AS_STRIDED, args)
+        raise incompatible_arguments(_AS_STRIDED, *args)
+    if shape is not None and not (
+        isinstance(shape, (list, tuple)) and all(_is_int(v) for v in shape)
+    ):
+        raise incompatible_arguments(_AS_STRIDED, *args)
+    shape = a.shape if shape is None else tuple(shape)
     if strides is None:
         strides = []
         step = 1
@@ -904,7 +911,7 @@ def as_strided(a, /, shape=None, strides=None, offset=0, *, stream=None):
             strides.insert(0, step)
             step *= d
     elif not isinstance(strides, (list, tuple)) or not all(_is_int(v) for v in strides):
-        raise incompatible_arguments(_AS_STRIDED, args)
+        raise incompatible_arguments(_AS_STRIDED, *args)
     if len(strides) != len(shape):
         raise ValueError(
             f"[as_strided] Got {len(strides)} strides for a shape of {len(shape)} dimensions."
