@@ -17,7 +17,7 @@ from .. import dtypes as _dt
 from ..array import array
 from .common import incompatible_arguments
 from .creation import _arange, ones
-from .elementwise import abs, cos, multiply, sin, square, subtract, add
+from .elementwise import abs, add, cos, multiply, sin, square, subtract
 from .indexing import take
 from .reduction import sum as _sum
 from .shape import flip, pad
