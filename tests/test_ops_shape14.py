@@ -216,6 +216,26 @@ cases['diff0'] = lambda m: m.diff(m.zeros((0, 3)), 1, 0)
 cases['rollneg'] = lambda m: m.roll(A6(m), (-1, 5), (-1, -2))
 cases['flipneg'] = lambda m: m.flip(A6(m), [-1, 0])
 
+DTYPES = ['bool_', 'uint8', 'int16', 'int64', 'float16', 'bfloat16', 'float64', 'complex64']
+DTYPED = {
+    'flip': lambda m, x: m.flip(x, 0),
+    'roll': lambda m, x: m.roll(x, 1, -1),
+    'tril': lambda m, x: m.tril(x),
+    'triu': lambda m, x: m.triu(x, 1),
+    'diff': lambda m, x: m.diff(x),
+    'kron': lambda m, x: m.kron(x, m.array([1, 2], m.int8)),
+    'full_like': lambda m, x: m.full_like(x, 2),
+    'xor': lambda m, x: m.logical_xor(x, 1),
+    'as_strided': lambda m, x: m.as_strided(x, (2, 2), (2, 1)),
+    'positive': lambda m, x: m.positive(x),
+    'contiguous': lambda m, x: m.contiguous(x.T),
+}
+for _dtype in DTYPES:
+    for _op, _f in DTYPED.items():
+        cases[f'dtype_{_op}_{_dtype}'] = lambda m, f=_f, d=_dtype: f(
+            m, m.array([[0, 1, 2], [3, 0, 5]]).astype(getattr(m, d)))
+    cases[f'dtype_tri_{_dtype}'] = lambda m, d=_dtype: m.tri(2, 3, -1, getattr(m, d))
+
 # MLX's binding takes unstack's axis by keyword only; Python's message differs.
 del cases["unstackpos"]
 # MLX has no vmap for AsStrided and no jvp for Convolution: mlxref has both
