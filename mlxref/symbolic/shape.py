@@ -100,6 +100,11 @@ CASES = [
     Case(I.MaskedScatter, lambda x, v: _set(x, mx.array([True, False, True]), v), ((3,), (2,))),
     Case(I.MaskedScatter, lambda x, v: _set(x, mx.array([False, True]), v), ((2, 2), (2,)),
          note="a mask over the leading axis"),
+    Case(S.AsStrided, lambda x: mx.as_strided(x, (3, 2), (1, 1), 1), ((2, 3),),
+         note="overlapping windows: an element read twice gets both cotangents"),
+    Case(S.AsStrided, lambda x: mx.as_strided(x.T, (2, 2), (-1, 1), 2), ((2, 2),),
+         note="a negative stride"),
+    Case(S.Contiguous, lambda x: mx.contiguous(x.T), ((2, 3),)),
     Case(S.View, lambda x: mx.view(mx.view(x, mx.int64), x.dtype), ((2, 3),), raises=True,
          note="MLX defines no vjp or jvp for it; symbols keep their names through "
               "same-size views, so a view and its inverse give x back"),

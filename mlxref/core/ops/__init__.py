@@ -14,6 +14,8 @@ from .linalg import *  # noqa: F401,F403
 from .quantized import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
+from .products import *  # noqa: F401,F403
+from .signal import *  # noqa: F401,F403
 from .sort import *  # noqa: F401,F403
 
 # MLX's ``slice`` / ``slice_update`` with array starts; named so here, since a

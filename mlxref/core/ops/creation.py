@@ -24,17 +24,18 @@ from ..primitives.creation import Arange, Full, arange_size
 from .common import (
     INT32_MAX,
     astype,
+    broadcast_shapes,
     broadcast_to,
     incompatible_arguments,
     is_scalar,
     scalar_array,
     to_shape,
 )
-from .elementwise import add, divide, equal, multiply, subtract
+from .elementwise import add, divide, equal, greater_equal, multiply, subtract, where
 
 __all__ = [
     "zeros", "ones", "full", "zeros_like", "ones_like", "arange", "linspace", "eye",
-    "identity", "asarray", "from_dlpack"
+    "identity", "asarray", "from_dlpack", "empty", "empty_like", "full_like", "tri", "tril", "triu"
 ]
 
 # The signatures MLX prints when Python arguments have the wrong types.
@@ -60,6 +61,12 @@ _SIGNATURES = {
     "stream: StreamOrDevice = None) -> array",
     "identity": "identity(n: int, dtype: Dtype | None = float32, *, "
     "stream: StreamOrDevice = None) -> array",
+    "full_like": "full_like(a: array, vals: scalar | array, dtype: Dtype | None = None, *, "
+    "stream: StreamOrDevice = None) -> array",
+    "tri": "tri(n: int, m: int | None = None, k: int = 0, dtype: Dtype | None = None, *, "
+    "stream: StreamOrDevice = None) -> array",
+    "tril": "tril(x: array, k: int = 0, *, stream: StreamOrDevice = None) -> array",
+    "triu": "triu(x: array, k: int = 0, *, stream: StreamOrDevice = None) -> array",
 }
 
 
@@ -169,6 +176,24 @@ def ones_like(a, /, dtype=None, *, stream=None):
     return _full_like(a, array(1, dtype or a.dtype))
 
 
+# MLX's aliases (python/src/ops.cpp): nothing is left uninitialised in mlxref either.
+empty = zeros
+empty_like = zeros_like
+
+
+def full_like(a, /, vals, dtype=None, *, stream=None):
+    """``mx.full_like``: ``vals`` broadcast to ``a``'s shape, in ``dtype`` (default
+    ``a``'s). MLX's ``full_like`` (mlx/ops.cpp): the scalar is converted in that
+    dtype as a weak scalar would be, broadcast against ``a``, then cast."""
+    sig = _SIGNATURES["full_like"]
+    if not isinstance(a, array) or not (dtype is None or isinstance(dtype, _dt.Dtype)):
+        raise incompatible_arguments(sig, (a, vals), {"dtype": dtype} if dtype else None)
+    dtype = dtype or a.dtype
+    vals = scalar_or_array(check_scalar_or_array(vals), dtype)
+    shape = broadcast_shapes(a.shape, vals.shape)  # MLX broadcasts both (and so checks them)
+    return _full(shape, astype(vals, dtype))
+
+
 # --- arange and linspace -----------------------------------------------------------------
 
 
@@ -251,6 +276,53 @@ def linspace(start, stop, num=50, endpoint=True, dtype=_dt.float32, stream=None)
         add(multiply(t_bar, array(start, inner)), multiply(t, array(stop, inner))),
         dtype,
     )
+
+
+# --- tri, tril, triu ------------------------------------------------------------------
+
+
+def _tri(n, m, k, dtype):
+    """MLX's ``tri``: ``arange(n)[:, None] >= arange(-k, m - k)[None]``, cast."""
+    rows = _arange(0, n, 1, _dt.int32).reshape(-1, 1)
+    cols = _arange(-k, m - k, 1, _dt.int32).reshape(1, -1)
+    return astype(greater_equal(rows, cols), dtype)
+
+
+def tri(n, m=None, k=0, dtype=None, *, stream=None):
+    """``mx.tri``: ones at and below diagonal ``k`` of an ``n`` x ``m`` array."""
+    sig = _SIGNATURES["tri"]
+    given = {"m": m, "k": k, "dtype": dtype}
+    kwargs = {name: v for name, v in given.items() if v != (0 if name == "k" else None)}
+    if not is_int(n) or not (m is None or is_int(m)) or not is_int(k):
+        raise incompatible_arguments(sig, (n,), kwargs)
+    if dtype is not None and not isinstance(dtype, _dt.Dtype):
+        raise incompatible_arguments(sig, (n,), kwargs)
+    return _tri(n, n if m is None else m, k, dtype or _dt.float32)
+
+
+def _triangle(x, k, name):
+    sig = _SIGNATURES[name]
+    if not isinstance(x, array) or not is_int(k):
+        raise incompatible_arguments(sig, (x, k))
+    if x.ndim < 2:
+        raise ValueError(f"[{name}] array must be at least 2-D")
+    n, m = x.shape[-2], x.shape[-1]
+    zero = array(0, x.dtype)
+    if name == "tril":
+        return where(_tri(n, m, k, _dt.bool_), x, zero)
+    return where(_tri(n, m, k - 1, _dt.bool_), zero, x)
+
+
+def tril(x, k=0, *, stream=None):
+    """``mx.tril``: ``x`` with the elements above diagonal ``k`` zeroed (a ``where``
+    on ``tri``'s mask, as MLX composes it)."""
+    return _triangle(x, k, "tril")
+
+
+def triu(x, k=0, *, stream=None):
+    """``mx.triu``: ``x`` with the elements below diagonal ``k`` zeroed (a ``where``
+    on ``tri(k - 1)``'s mask, as MLX composes it)."""
+    return _triangle(x, k, "triu")
 
 
 # --- eye and identity ------------------------------------------------------------------

@@ -34,7 +34,8 @@ __all__ = [
     "logaddexp", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "logical_and", "logical_or", "where", "bitwise_and", "bitwise_or", "bitwise_xor",
     "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift", "bitwise_invert",
-    "real", "imag", "conj", "conjugate"
+    "real", "imag", "conj", "conjugate", "positive", "logical_xor", "pow", "acos", "asin", "atan",
+    "atan2", "acosh", "asinh", "atanh"
 ]
 
 # --- unary -------------------------------------------------------------------------
@@ -253,6 +254,16 @@ def rounded(a, decimals, signature):
     return astype(multiply(round(scaled), array(inverse, dtype)), a.dtype)
 
 
+def positive(a, /, *, stream=None):
+    """``mx.positive``: unary plus. MLX's ``positive`` (mlx/ops.cpp) returns
+    the input array itself (a new handle on the same node), so no node."""
+    if not isinstance(a, array):
+        raise incompatible_arguments(
+            "positive(a: array, /, *, stream: StreamOrDevice = None) -> array", (a,)
+        )
+    return copy.copy(a)
+
+
 def logical_not(a, /, *, stream=None):
     return _unary(P.LogicalNot(), a, _dt.bool_)
 
@@ -400,6 +411,13 @@ def logical_or(a, b, /, *, stream=None):
     return _binary(P.LogicalOr(), a, b, operand_dtype=_to_bool)
 
 
+def logical_xor(a, b, /, *, stream=None):
+    """``mx.logical_xor``: MLX's ``logical_xor`` (mlx/ops.cpp) is
+    ``not_equal`` of the operands cast to bool; no primitive of its own."""
+    a, b = as_arrays(a, b)
+    return not_equal(astype(a, _dt.bool_), astype(b, _dt.bool_))
+
+
 # --- bitwise -----------------------------------------------------------------------
 
 
@@ -475,3 +493,14 @@ def where(condition, x, y, /, *, stream=None):
     condition = astype(to_array(condition), _dt.bool_)
     condition, x, y = broadcast_arrays(condition, x, y)
     return make_array(P.Select(), [condition, x, y])
+
+
+# MLX's aliases (python/src/ops.cpp binds the array API's names to the same functions).
+acos = arccos
+asin = arcsin
+atan = arctan
+atan2 = arctan2
+acosh = arccosh
+asinh = arcsinh
+atanh = arctanh
+pow = power

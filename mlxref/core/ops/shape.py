@@ -18,14 +18,17 @@ from ..primitives import shape as P
 from ..primitives.base import make_array, make_arrays
 from ..primitives.indexing import Slice, SliceUpdate
 from .common import astype, broadcast_to, incompatible_arguments, normalize_axis, to_shape
+from .common import broadcast_shapes as _broadcast_shapes
 from .creation import scalar_or_array
-from .elementwise import add, maximum, minimum, multiply
+from .elementwise import add, maximum, minimum, multiply, subtract
 
 _Array = array
 
 __all__ = [
     "reshape", "flatten", "unflatten", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze",
-    "broadcast_to", "concatenate", "stack", "split", "pad", "repeat", "tile", "view"
+    "broadcast_to", "concatenate", "stack", "split", "pad", "repeat", "tile", "view",
+    "concat", "permute_dims", "matrix_transpose", "flip", "roll", "unstack", "atleast_1d",
+    "atleast_2d", "atleast_3d", "meshgrid", "broadcast_arrays", "diff", "contiguous", "as_strided",
 ]
 
 
@@ -649,3 +652,279 @@ def view(a, dtype, *, stream=None):
         raise ValueError("[view] When viewing as a larger dtype, the size in bytes of the last"
                          " axis must be a multiple of the requested type size.")
     return make_array(P.View(dtype), [a])
+
+
+# --- issue 14: aliases, flips, rolls, grids, differences, strided views ---------------
+
+_CONCAT = (
+    "concat(arrays: list[array], axis: int | None = 0, *, stream: StreamOrDevice = None) -> array"
+)
+
+
+def concat(arrays, /, axis=0, *, stream=None):
+    """``mx.concat``: the array API's name for ``concatenate`` (python/src/ops.cpp)."""
+    if axis is not None and not _is_int(axis):
+        raise incompatible_arguments(_CONCAT, (arrays, axis))
+    return concatenate(arrays, axis)
+
+
+def permute_dims(a, /, axes=None, *, stream=None):
+    """``mx.permute_dims``: the array API's name for ``transpose``."""
+    return transpose(a, axes)
+
+
+matrix_transpose = transpose  # MLX binds the name to transpose itself (all axes reversed)
+
+
+def flip(a, /, axis=None, *, stream=None):
+    """``mx.flip``: reverse ``a`` along ``axis`` (an int, a sequence, or all axes).
+
+    MLX's ``flip`` (mlx/ops.cpp) is one Slice with stride -1 on each flipped
+    axis; an axis named twice is flipped once."""
+    _check_array(a, "flip")
+    if axis is None:
+        axes = tuple(range(a.ndim))
+    elif _is_int(axis):
+        axes = (axis,)
+    elif isinstance(axis, (list, tuple)) and all(_is_int(v) for v in axis):
+        axes = tuple(axis)
+    else:
+        raise incompatible_arguments(
+            "flip(a: array, /, axis: None | int | Sequence[int] = None, *, "
+            "stream: StreamOrDevice = None) -> array", (a, axis))
+    starts, stops, strides = [0] * a.ndim, list(a.shape), [1] * a.ndim
+    for ax in axes:
+        d = normalize_axis(ax, a.ndim, _axis_message("flip"))
+        starts[d], stops[d], strides[d] = a.shape[d] - 1, -a.shape[d] - 1, -1
+    return strided_slice(a, starts, stops, strides)
+
+
+_ROLL = (
+    "roll(a: array, shift: int | tuple[int], axis: None | int | tuple[int] = None, /, *, "
+    "stream: StreamOrDevice = None) -> array"
+)
+
+
+def _roll_axes(a, shifts, axes):
+    """MLX's ``roll(a, shift, axes)``: per axis, split where the last ``shift``
+    elements start and concatenate the two pieces the other way round."""
+    if not axes:
+        return copy.copy(a)
+    if len(shifts) < len(axes):
+        raise ValueError(
+            "[roll] At least one shift value per axis is required, "
+            f"{len(shifts)} provided for {len(axes)} axes."
+        )
+    out = a
+    for sh, ax in zip(shifts, axes):
+        d = ax + a.ndim if ax < 0 else ax
+        if d < 0 or d >= a.ndim:
+            raise IndexError(f"[roll] Invalid axis {ax} for array with {a.ndim} dimensions.")
+        n = a.shape[d]
+        if n == 0:
+            continue
+        cut = (-sh) % n if sh < 0 else n - sh % n
+        first, second = _split_at(out, (cut,), d)  # one piece may be empty, as in MLX
+        out = concatenate([second, first], d)
+    return out
+
+
+def roll(a, shift, axis=None, /, *, stream=None):
+    """``mx.roll``: shift the elements of ``a`` by ``shift`` along ``axis``
+    (elements leaving one end come back at the other).
+
+    As MLX composes it: a split and a concatenate per axis. Without ``axis``
+    the flattened array is rolled by the total of the shifts and reshaped;
+    with one axis and several shifts, the total is used on that axis."""
+    _check_array(a, "roll")
+    if _is_int(shift):
+        shifts = (shift,)
+    elif isinstance(shift, (list, tuple)) and all(_is_int(v) for v in shift):
+        shifts = tuple(shift)
+    else:
+        raise incompatible_arguments(_ROLL, (a, shift) if axis is None else (a, shift, axis))
+    if axis is None:
+        return reshape(_roll_axes(flatten(a), (sum(shifts),), (0,)), a.shape)
+    if _is_int(axis):
+        return _roll_axes(a, (sum(shifts),), (axis,))
+    if isinstance(axis, (list, tuple)) and all(_is_int(v) for v in axis):
+        if _is_int(shift):
+            shifts = shifts * len(axis)
+        return _roll_axes(a, shifts, tuple(axis))
+    raise incompatible_arguments(_ROLL, (a, shift, axis))
+
+
+def unstack(x, /, *, axis=0, stream=None):
+    """``mx.unstack``: the pieces of ``x`` along ``axis``, that axis removed (a
+    tuple; MLX splits into size-1 pieces and squeezes each)."""
+    _check_array(x, "unstack")
+    if not _is_int(axis):
+        raise incompatible_arguments(
+            "unstack(x: array, /, *, axis: int = 0, stream: StreamOrDevice = None) -> "
+            "tuple[array, ...]", (x,), {"axis": axis})
+    ax = normalize_axis(axis, x.ndim, _axis_message("unstack"))
+    n = x.shape[ax]
+    if n == 0:
+        return ()
+    return tuple(squeeze(p, ax) for p in split(x, n, ax))
+
+
+def _array_args(arrays, op):
+    for x in arrays:
+        if not isinstance(x, array):
+            # MLX's binding fails its cast here with a bare "std::bad_cast".
+            raise TypeError(f"[{op}] Expected arrays, got {type(x).__name__} {x!r}.")
+    return list(arrays)
+
+
+def _atleast(arrays, op, shape_of):
+    arrays = _array_args(arrays, op)
+    outs = [reshape(x, shape_of(x)) if shape_of(x) is not None else copy.copy(x) for x in arrays]
+    return outs[0] if len(outs) == 1 else outs
+
+
+def atleast_1d(*arys, stream=None):
+    """``mx.atleast_1d``: each array with at least one axis (a 0-d one reshaped
+    to (1,)); one array in, one out, else a list."""
+    return _atleast(arys, "atleast_1d", lambda x: (1,) if x.ndim == 0 else None)
+
+
+def atleast_2d(*arys, stream=None):
+    """``mx.atleast_2d``: 0-d to (1, 1), (n,) to (1, n); others as they are."""
+    return _atleast(arys, "atleast_2d",
+                    lambda x: (1, 1) if x.ndim == 0 else (1,) + x.shape if x.ndim == 1 else None)
+
+
+def atleast_3d(*arys, stream=None):
+    """``mx.atleast_3d``: 0-d to (1, 1, 1), (n,) to (1, n, 1), (m, n) to (m, n, 1)."""
+    def shape_of(x):
+        if x.ndim == 0:
+            return (1, 1, 1)
+        if x.ndim == 1:
+            return (1, x.shape[0], 1)
+        if x.ndim == 2:
+            return x.shape + (1,)
+        return None
+    return _atleast(arys, "atleast_3d", shape_of)
+
+
+def broadcast_arrays(*arrays, stream=None):
+    """``mx.broadcast_arrays``: the arrays broadcast to their common shape (a
+    list; an array already of that shape comes back as it is)."""
+    arrays = _array_args(arrays, "broadcast_arrays")
+    if len(arrays) <= 1:
+        return arrays
+    shape = _broadcast_shapes(*[x.shape for x in arrays])
+    return [x if x.shape == shape else broadcast_to(x, shape) for x in arrays]
+
+
+def meshgrid(*arrays, sparse=False, indexing="xy", stream=None):
+    """``mx.meshgrid``: coordinate grids from 1-D coordinate arrays (a tuple).
+
+    As MLX's ``meshgrid``: array ``i`` is reshaped to have its elements on
+    axis ``i`` (with "xy" indexing, the first two arrays go to axes 1 and 0),
+    then broadcast against the others unless ``sparse``. An input of more than
+    one axis is flattened by that reshape."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError("[meshgrid] Invalid indexing value. Valid values are 'xy' and 'ij'.")
+    arrays = _array_args(arrays, "meshgrid")
+    n = len(arrays)
+    shapes = []
+    for i, x in enumerate(arrays):
+        shape = [1] * n
+        shape[i] = x.size
+        shapes.append(shape)
+    if indexing == "xy" and n > 1:
+        shapes[0][0], shapes[0][1] = 1, arrays[0].size
+        shapes[1][0], shapes[1][1] = arrays[1].size, 1
+    outs = [reshape(x, tuple(s)) for x, s in zip(arrays, shapes)]
+    if not sparse:
+        outs = broadcast_arrays(*outs)
+    return tuple(outs)
+
+
+_DIFF = "diff(a: array, /, n: int = 1, axis: int = -1, *, stream: StreamOrDevice = None) -> array"
+
+
+def diff(a, /, n=1, axis=-1, *, stream=None):
+    """``mx.diff``: the ``n``-th discrete difference along ``axis``: ``n`` times,
+    a slice without the first element minus a slice without the last."""
+    if not isinstance(a, array) or not _is_int(n) or not _is_int(axis):
+        raise incompatible_arguments(_DIFF, (a, n, axis))
+    ax = axis + a.ndim if axis < 0 else axis
+    if ax < 0 or ax >= a.ndim:
+        raise IndexError("[diff] Axis is out of bounds for the array.")
+    if n < 0:
+        raise ValueError("[diff] Order `n` must be non-negative.")
+    x = a
+    for _ in range(n):
+        size = x.shape[ax]
+        upper = _slice_axis(x, ax, 1, size)
+        lower = _slice_axis(x, ax, 0, max(size - 1, 0))
+        x = subtract(upper, lower)
+    return x
+
+
+_CONTIGUOUS = (
+    "contiguous(a: array, /, allow_col_major: bool = False, *, stream: StreamOrDevice = None) "
+    "-> array"
+)
+
+
+def contiguous(a, /, allow_col_major=False, *, stream=None):
+    """``mx.contiguous``: a row-major copy (one ``Contiguous`` node, as in MLX;
+    mlxref's arrays are always row-major, so it never changes a value)."""
+    if not isinstance(a, array) or not isinstance(allow_col_major, bool):
+        raise incompatible_arguments(
+            _CONTIGUOUS, (a,), {"allow_col_major": allow_col_major} if allow_col_major else None)
+    return make_array(P.Contiguous(allow_col_major), [a])
+
+
+_AS_STRIDED = (
+    "as_strided(a: array, /, shape: Sequence[int] | None = None, strides: Sequence[int] | None "
+    "= None, offset: int = 0, *, stream: StreamOrDevice = None) -> array"
+)
+
+
+def as_strided(a, /, shape=None, strides=None, offset=0, *, stream=None):
+    """``mx.as_strided``: a strided view of ``a`` read as row-major: element
+    ``index`` of the result is ``a.flatten()[offset + sum(index * strides)]``
+    (default: ``a``'s shape and that shape's row-major strides).
+
+    As MLX builds it: ``flatten`` then one ``AsStrided`` node. MLX reads
+    whatever lies past the buffer for an index outside it; mlxref raises a
+    ValueError naming the index instead."""
+    given = {"shape": shape, "strides": strides, "offset": offset}
+    kwargs = {k: v for k, v in given.items() if v is not None and (k != "offset" or v != 0)}
+    args = ((a,), kwargs or None)
+    if not isinstance(a, array) or not _is_int(offset) or offset < 0:
+        raise incompatible_arguments(_AS_STRIDED, *args)
+    if shape is not None and not (
+        isinstance(shape, (list, tuple)) and all(_is_int(v) for v in shape)
+    ):
+        raise incompatible_arguments(_AS_STRIDED, *args)
+    shape = a.shape if shape is None else tuple(shape)
+    if strides is None:
+        strides = []
+        step = 1
+        for d in reversed(shape):
+            strides.insert(0, step)
+            step *= d
+    elif not isinstance(strides, (list, tuple)) or not all(_is_int(v) for v in strides):
+        raise incompatible_arguments(_AS_STRIDED, *args)
+    if len(strides) != len(shape):
+        raise ValueError(
+            f"[as_strided] Got {len(strides)} strides for a shape of {len(shape)} dimensions."
+        )
+    if any(d < 0 for d in shape):
+        raise ValueError("[as_strided] Negative dimensions not allowed.")
+    if all(d > 0 for d in shape):
+        lo = offset + sum(min(0, (d - 1) * s) for d, s in zip(shape, strides))
+        hi = offset + sum(max(0, (d - 1) * s) for d, s in zip(shape, strides))
+        if lo < 0 or hi >= a.size:
+            bad = lo if lo < 0 else hi
+            raise ValueError(
+                f"[as_strided] The view reads element {bad} of an array of {a.size} elements "
+                f"(shape {_fmt_shape(shape)}, strides {_fmt_shape(strides)}, offset {offset})."
+            )
+    return make_array(P.AsStrided(shape, strides, offset), [flatten(a)])

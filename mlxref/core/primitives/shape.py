@@ -20,7 +20,7 @@ from .base import (
     row_major_strides,
     strided_indices,
 )
-from .indexing import Slice
+from .indexing import Scatter, Slice
 
 
 class Broadcast(Primitive):
@@ -582,3 +582,81 @@ class View(Primitive):
                 )
             return [list(data)]
         return [_dt.from_bytes(_dt.to_bytes(data, x.dtype), self.dtype)]
+
+
+class AsStrided(Primitive):
+    """``as_strided``: a view of the flat (row-major) input with ``shape``,
+    ``strides`` and ``offset``: output element ``index`` is input element
+    ``offset + sum(index[d] * strides[d])`` (MLX's ``AsStrided``).
+
+    The op flattens the input first (MLX's ``as_strided`` does, to force a
+    row-major copy), so the strides count elements of that flat list. MLX
+    reads past the buffer for an index outside it; the op refuses those.
+    The vjp is MLX's: the cotangents added (scatter-add) at the indices an
+    ``as_strided`` of ``arange`` gives, so an element read twice gets both.
+    MLX has no vmap rule for it (its vmap raises); mlxref's puts the batch
+    axis first and views each example's flat block: one more leading axis
+    with the block's length as its stride.
+    """
+
+    moves_elements = True
+
+    def __init__(self, shape, strides, offset):
+        self.shape = tuple(shape)
+        self.strides = tuple(strides)
+        self.offset = offset
+
+    def params(self):
+        return {"shape": self.shape, "strides": self.strides, "offset": self.offset}
+
+    def output_shapes(self, inputs):
+        return [self.shape]
+
+    def eval(self, inputs):
+        return [gather_strided(inputs[0].data(), self.shape, self.strides, self.offset)]
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        (x,), (cot,) = primals, cotangents
+        idx = ops.arange(x.size)
+        idx = ops.reshape(make_array(AsStrided(self.shape, self.strides, self.offset), [idx]), (-1,))
+        zeros = ops.zeros((x.size,), x.dtype)
+        flat = ops.reshape(cot, (cot.size, 1))
+        return [ops.reshape(make_array(Scatter([0], "sum"), [zeros, idx, flat]), x.shape)]
+
+    def jvp(self, primals, tangents, argnums):
+        return [make_array(AsStrided(self.shape, self.strides, self.offset), [tangents[0]])]
+
+    def vmap(self, inputs, axes):
+        (x,), (ax,) = inputs, axes
+        if ax is None:
+            return [make_array(self, [x])], [None]
+        x = ops.moveaxis(x, ax, 0)
+        n = x.size // x.shape[0] if x.shape[0] else 0
+        prim = AsStrided((x.shape[0],) + self.shape, (n,) + self.strides, self.offset)
+        return [make_array(prim, [ops.flatten(x)])], [0]
+
+
+class Contiguous(Primitive):
+    """``contiguous``: a row-major copy (MLX's ``Contiguous``). mlxref's element
+    lists are always row-major, so it is the identity on the values; the node
+    stays, as in MLX, and its rules pass everything through."""
+
+    moves_elements = True
+
+    def __init__(self, allow_col_major=False):
+        self.allow_col_major = allow_col_major
+
+    def params(self):
+        return {"allow_col_major": self.allow_col_major}
+
+    def eval(self, inputs):
+        return [inputs[0].data()]
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        return [cotangents[0]]
+
+    def jvp(self, primals, tangents, argnums):
+        return [tangents[0]]
+
+    def vmap(self, inputs, axes):
+        return [make_array(Contiguous(self.allow_col_major), [inputs[0]])], [axes[0]]

@@ -1,0 +1,136 @@
+"""Window functions and 1-D convolution: ``bartlett``, ``blackman``,
+``hamming``, ``hanning`` and ``convolve``.
+
+Read alongside: mlx/ops.cpp (``bartlett``, ``hanning``, ``hamming``,
+``blackman``) and python/src/ops.cpp (``convolve``). The windows are composed
+from ``arange`` and elementwise ops in float32 as MLX writes them (so their
+float32 roundings are MLX's). MLX's ``convolve`` flips the shorter input and
+runs ``conv1d``; mlxref has no convolution primitive yet, so ``convolve`` is
+the same sum written as a composition that differentiates: pad as MLX pads,
+gather the sliding windows with ``take``, multiply by the flipped kernel and
+sum over each window.
+"""
+
+import math
+
+from .. import dtypes as _dt
+from ..array import array
+from .common import incompatible_arguments
+from .creation import _arange, ones
+from .elementwise import abs, add, cos, multiply, sin, square, subtract
+from .indexing import take
+from .reduction import sum as _sum
+from .shape import flip, pad
+
+__all__ = ["bartlett", "blackman", "hamming", "hanning", "convolve"]
+
+_STREAM = ("mlx.core.Stream | mlx.core.ThreadLocalStream | mlx.core.Device | "
+           "mlx.core.DeviceType | None = None) -> mlx.core.array")
+_SIGNATURES = {
+    "bartlett": f"bartlett(M: int, *, stream: {_STREAM}",
+    "hanning": f"hanning(M: int, *, stream: {_STREAM}",
+    "hamming": "hamming(M: int, *, stream: StreamOrDevice = None) -> array",
+    "blackman": "blackman(M: int, *, stream: StreamOrDevice = None) -> array",
+}
+
+
+def _f32(value):
+    return array(value, _dt.float32)
+
+
+def _window(name, M):
+    """The checks and the sizes every window shares: M < 1 gives an empty
+    float32 array, M == 1 a single one; else ``n = arange(M)`` in float32."""
+    if not isinstance(M, int):  # (a bool is accepted, as MLX's binding does)
+        raise incompatible_arguments(_SIGNATURES[name], (M,))
+    if M < 1:
+        return array([], _dt.float32), None
+    if M == 1:
+        return ones((1,), _dt.float32), None
+    return None, _arange(0, M, 1, _dt.float32)
+
+
+def bartlett(M, *, stream=None):
+    """``mx.bartlett``: the triangular window ``1 - |2n / (M - 1) - 1|``."""
+    done, n = _window("bartlett", M)
+    if n is None:
+        return done
+    factor = _f32(2.0 / (M - 1))
+    return subtract(_f32(1.0), abs(subtract(multiply(factor, n), _f32(1.0))))
+
+
+def hanning(M, *, stream=None):
+    """``mx.hanning``: ``sin(pi n / (M - 1))**2`` (MLX's form of the Hann window)."""
+    done, n = _window("hanning", M)
+    if n is None:
+        return done
+    return square(sin(multiply(_f32(math.pi / (M - 1)), n)))
+
+
+def hamming(M, *, stream=None):
+    """``mx.hamming``: ``0.54 - 0.46 cos(2 pi n / (M - 1))``."""
+    done, n = _window("hamming", M)
+    if n is None:
+        return done
+    c = cos(multiply(_f32(2.0 * math.pi / (M - 1)), n))
+    return subtract(_f32(0.54), multiply(_f32(0.46), c))
+
+
+def blackman(M, *, stream=None):
+    """``mx.blackman``: ``0.34 - 0.5 c + 0.16 c**2`` with ``c = cos(2 pi n / (M - 1))``
+    (MLX's form of ``0.42 - 0.5 cos x + 0.08 cos 2x``)."""
+    done, n = _window("blackman", M)
+    if n is None:
+        return done
+    c = cos(multiply(_f32(2.0 * math.pi / (M - 1)), n))
+    return add(subtract(_f32(0.34), multiply(_f32(0.5), c)), multiply(_f32(0.16), square(c)))
+
+
+_CONVOLVE = ('convolve(a: array, v: array, /, mode: str = "full", *, '
+             "stream: StreamOrDevice = None) -> array")
+
+
+def convolve(a, v, /, mode="full", *, stream=None):
+    """``mx.convolve``: the discrete convolution ``sum_j a[j] v[k - j]`` of two
+    1-D arrays, in mode "full" (every overlap), "same" (the length of the
+    longer input, centred as MLX centres it: an even kernel pads one more on
+    the left) or "valid" (full overlaps only).
+
+    MLX's binding puts the longer array first, flips the shorter one and runs
+    ``conv1d`` (which needs a floating type: MLX's ``[conv]`` error
+    otherwise). mlxref computes the same windows-times-kernel sums by
+    composition (see the module docstring)."""
+    if not isinstance(a, array) or not isinstance(v, array) or not isinstance(mode, str):
+        raise incompatible_arguments(_CONVOLVE, (a, v, mode))
+    if a.ndim != 1 or v.ndim != 1:
+        raise ValueError("[convolve] Inputs must be 1D.")
+    if a.size == 0 or v.size == 0:
+        raise ValueError("[convolve] Inputs cannot be empty.")
+    x, w = (v, a) if a.size < v.size else (a, v)
+    w = flip(w, 0)
+    k = w.size
+    if mode == "full":
+        low = high = k - 1
+    elif mode == "valid":
+        low = high = 0
+    elif mode == "same":
+        low = k // 2
+        high = low if k % 2 else max(0, low - 1)
+    else:
+        raise ValueError("[convolve] Invalid mode.")
+    # MLX's conv checks the input's own dtype, then the promoted one.
+    dtype = _dt.promote_types(x.dtype, w.dtype)
+    for t in (x.dtype, dtype):
+        if not t.is_float:
+            raise ValueError(
+                f"[conv] Invalid input array with type {t.name}. Convolution currently "
+                "only supports floating point types"
+            )
+    x, w = x.astype(dtype), w.astype(dtype)
+    if low or high:
+        x = pad(x, [(low, high)])
+    out_len = x.size - k + 1
+    starts = _arange(0, out_len, 1, _dt.int32).reshape(-1, 1)
+    offsets = _arange(0, k, 1, _dt.int32).reshape(1, -1)
+    windows = take(x, add(starts, offsets), axis=0)  # (out_len, k)
+    return _sum(multiply(windows, w), axis=-1)
