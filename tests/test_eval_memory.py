@@ -243,6 +243,7 @@ _VIEWS = {
     "transpose": lambda m, x: x.T,
     "slice": lambda m, x: x[::2, 1:],
     "reshape": lambda m, x: m.reshape(x, (16, 256)),
+    "as_strided": lambda m, x: m.as_strided(x, (60, 8), (1, 1)),
 }
 
 

@@ -599,6 +599,7 @@ class AsStrided(Primitive):
     with the block's length as its stride.
     """
 
+    view = True  # MLX's as_strided is a view of its input's buffer
     moves_elements = True
 
     def __init__(self, shape, strides, offset):
