@@ -89,17 +89,13 @@ _FP4 = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0,
         -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0]
 
 
-def _is_int(v):
-    return isinstance(v, int)
-
-
 def _check_binding(signature, args, kwargs):
     """The binding's type checks (python/src/ops.cpp): ``w`` and ``scales``
     arrays, group_size and bits ints or None, mode a str, global_scale an
     array or None, dtype a Dtype or None. The message lists ``w`` and
     ``scales`` as positional, the rest as keywords (``incompatible_arguments``)."""
     ok = (isinstance(args[0], array)
-          and all(v is None or _is_int(v) for v in (kwargs["group_size"], kwargs["bits"]))
+          and all(v is None or isinstance(v, int) for v in (kwargs["group_size"], kwargs["bits"]))
           and isinstance(kwargs["mode"], str)
           and (kwargs["global_scale"] is None or isinstance(kwargs["global_scale"], array)))
     if "scales" in kwargs:
