@@ -1,16 +1,35 @@
-"""Ops of MLX's quantization family: ``from_fp8`` and ``to_fp8``.
+"""Ops of MLX's quantization family: ``from_fp8``, ``to_fp8``, ``quantize``
+and ``dequantize``.
 
-Read alongside: mlx/ops.cpp (``from_fp8``, ``to_fp8``: their checks and
-messages) and python/src/ops.cpp (their signatures).
+Read alongside: mlx/ops.cpp (``from_fp8``, ``to_fp8``, ``quantize``,
+``dequantize`` and their helpers: their checks and messages),
+mlx/backend/cpu/quantized.cpp (``quantize``, MLX's CPU kernel for "affine")
+and python/src/ops.cpp (their signatures). quantize and dequantize are no
+primitives here: they are MLX's fallback compositions, which MLX's CPU runs
+(or, for "affine" quantize, matches bit for bit) and which MLX differentiates
+and batches.
 """
 
+import math
+
 from .. import dtypes as _dt
-from ..array import array
+from ..array import _fmt_shape, array
 from ..primitives.base import make_array
 from ..primitives.quantized import FromFP8, ToFP8
-from .common import incompatible_arguments
+from .common import astype, incompatible_arguments
+from .creation import arange
+from .elementwise import (abs, add, bitwise_and, divide, equal, greater, left_shift, less, log2,
+                          maximum, multiply, negative, not_equal, power, right_shift, round,
+                          subtract, where)
+from .indexing import take
+from .linalg import clip
+from .reduction import argmin
+from .reduction import max as _max
+from .reduction import min as _min
+from .reduction import sum as _sum
+from .shape import concatenate, expand_dims, reshape, view
 
-__all__ = ["from_fp8", "to_fp8"]
+__all__ = ["from_fp8", "to_fp8", "quantize", "dequantize"]
 
 _FROM = "from_fp8(x: array, dtype: Dtype = bfloat16, *, stream: StreamOrDevice = None) -> array"
 _TO = "to_fp8(x: array, *, stream: StreamOrDevice = None) -> array"
@@ -47,3 +66,330 @@ def to_fp8(x, *, stream=None):
             "[to_fp8] float64 input is not supported: MLX's CPU kernel reads its bytes as "
             "float32 values (its result is garbage); cast to float32 first.")
     return make_array(ToFP8(), [x])
+
+
+# ---------------------------------------------------------------------------
+# quantize / dequantize: compositions, as MLX builds them (mlx/ops.cpp)
+# ---------------------------------------------------------------------------
+
+_QUANTIZE = (
+    "quantize(w: array, /, group_size: int | None = None, bits: int | None = None, "
+    "mode: str = 'affine', *, global_scale: array | None = None, "
+    "stream: StreamOrDevice = None) -> tuple[array, array, array]")
+_DEQUANTIZE = (
+    "dequantize(w: array, /, scales: array, biases: array | None = None, "
+    "group_size: int | None = None, bits: int | None = None, mode: str = 'affine', "
+    "global_scale: array | None = None, dtype: Dtype | None = None, *, "
+    "stream: StreamOrDevice = None) -> array")
+
+# mode: (default group size, default bits), as quantization_params_from_mode
+_MODES = {"affine": (64, 4), "mxfp4": (32, 4), "mxfp8": (32, 8), "nvfp4": (16, 4)}
+# E2M1 values by their 4-bit code (the "fp4" lookup table of MLX's fallbacks)
+_FP4 = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0,
+        -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0]
+
+
+def _check_binding(signature, args, kwargs):
+    """The binding's type checks (python/src/ops.cpp): ``w`` and ``scales``
+    arrays, group_size and bits ints or None, mode a str, global_scale an
+    array or None, dtype a Dtype or None. The message lists ``w`` and
+    ``scales`` as positional, the rest as keywords (``incompatible_arguments``)."""
+    ok = (isinstance(args[0], array)
+          and all(v is None or isinstance(v, int) for v in (kwargs["group_size"], kwargs["bits"]))
+          and isinstance(kwargs["mode"], str)
+          and (kwargs["global_scale"] is None or isinstance(kwargs["global_scale"], array)))
+    if "scales" in kwargs:
+        args = args + (kwargs.pop("scales"),)
+        ok = ok and isinstance(args[1], array) and (
+            kwargs["biases"] is None or isinstance(kwargs["biases"], array)) and (
+            kwargs["dtype"] is None or isinstance(kwargs["dtype"], _dt.Dtype))
+    if not ok:
+        given = {k: v for k, v in kwargs.items() if v is not None and k != "mode"}
+        if kwargs["mode"] != "affine":
+            given["mode"] = kwargs["mode"]
+        raise incompatible_arguments(signature, list(args), given or None)
+
+
+def _mode(mode, tag):
+    """``string_to_quantization_mode``: the mode's name, or MLX's error."""
+    if mode not in _MODES:
+        raise ValueError(f"[{tag}] Invalid quantization mode '{mode}'.")
+    return mode
+
+
+def _params(mode, group_size, bits):
+    """``quantization_params_from_mode``: the mode's defaults fill what is None."""
+    gs, b = _MODES[mode]  # int(): a bool is an int to the binding
+    return (gs if group_size is None else int(group_size)), (b if bits is None else int(bits))
+
+
+def _check_global_scale(tag, mode, global_scale):
+    """``validate_global_scale``: only nvfp4 takes one, a float32 scalar."""
+    if global_scale is None:
+        return
+    if mode != "nvfp4":
+        raise ValueError(
+            f"[{tag}] Global scale is only supported for 'nvfp4' quantization mode.")
+    if global_scale.size != 1:
+        raise ValueError(f"[{tag}] Global scale must be a scalar but got shape "
+                         f"{_fmt_shape(global_scale.shape)}.")
+    if global_scale.dtype is not _dt.float32:
+        raise ValueError(f"[{tag}] Global scale must have dtype float32 but got "
+                         f"{global_scale.dtype.name}.")
+
+
+def _check_fp_params(tag, mode, group_size, bits):
+    """The fixed group size and bits of the fp modes (``fp_quantize``)."""
+    expected_gs = 16 if mode == "nvfp4" else 32
+    expected_bits = 8 if mode == "mxfp8" else 4
+    if group_size != expected_gs:
+        raise ValueError(f"[{tag}] {mode} quantization requires group size "
+                         f"{expected_gs} but got {group_size}.")
+    if bits != expected_bits:
+        raise ValueError(f"[{tag}] {mode} quantization requires bits to be "
+                         f"{expected_bits} but got {bits}.")
+
+
+def _pow2(n):
+    return n > 0 and n & (n - 1) == 0
+
+
+def quantize(w, /, group_size=None, bits=None, mode="affine", *, global_scale=None,
+             stream=None):
+    """``mx.quantize``: ``(w_q, scales, biases)`` for "affine", ``(w_q, scales)``
+    for "mxfp4", "mxfp8" and "nvfp4" (mlx/ops.cpp ``quantize``).
+
+    MLX's CPU kernel for "affine" (mlx/backend/cpu/quantized.cpp ``quantize``)
+    computes in float32 exactly what its fallback composition does, and MLX
+    differentiates and batches the fallback; so here both are that composition
+    (``affine_quantize``'s fallback and ``pack_and_quantize``). The fp modes are
+    compositions on MLX's CPU too (``fp_quantize``).
+    """
+    _check_binding(_QUANTIZE, (w,), {"group_size": group_size, "bits": bits, "mode": mode,
+                                     "global_scale": global_scale})
+    mode = _mode(mode, "quantize")
+    group_size, bits = _params(mode, group_size, bits)
+    if not _dt.issubdtype(w.dtype, _dt.floating):
+        raise ValueError("[quantize] Only real floating types can be quantized "
+                         f"but w has type {w.dtype.name}.")
+    if w.ndim < 2:
+        raise ValueError("[quantize] The matrix to be quantized must have at least 2 "
+                         f"dimension but it has only {w.ndim}.")
+    if w.shape[-1] % group_size != 0:
+        raise ValueError(
+            "[quantize] The last dimension of the matrix needs to be divisible by the "
+            f"quantization group size {group_size}. However the provided  matrix has "
+            f"shape {_fmt_shape(w.shape)}")
+    _check_global_scale("quantize", mode, global_scale)
+    if mode == "affine":
+        return _affine_quantize(w, group_size, bits)
+    _check_fp_params("quantize", mode, group_size, bits)
+    return _fp_quantize(w, group_size, bits, global_scale)
+
+
+def _affine_quantize(w, group_size, bits):
+    """``affine_quantize`` (MLX 0.32.4, with 1-bit support): per group, the
+    scale and bias that put the edge of larger magnitude exactly on a level
+    (for 1 bit: the min and the max), then ``pack_and_quantize``."""
+    if group_size not in (32, 64, 128):
+        raise ValueError(
+            f"[quantize] The requested group size {group_size} is not supported. "
+            "The supported group sizes are 32, 64, and 128.")
+    if not 1 <= bits <= 8 or bits == 7:
+        raise ValueError(
+            f"[quantize] The requested number of bits {bits} is not supported. "
+            "The supported bits are 1, 2, 3, 4, 5, 6 and 8.")
+    if w.dtype is _dt.float64:  # MLX raises this when it evaluates
+        raise RuntimeError("[fast::Quantize::eval_cpu] Only supports floating point inputs")
+    f32 = _dt.float32
+    zero = array(0, f32)
+    n_bins = array((1 << bits) - 1, f32)
+    wshape = w.shape[:-1] + (-1,)
+    packed = reshape(w, (-1, w.shape[-1] // group_size, group_size))
+    # MLX's CPU kernel skips nans in a group's max and min (std::max, std::min)
+    nan = not_equal(packed, packed)
+    w_max = astype(_max(where(nan, -math.inf, packed), -1, keepdims=True), f32)
+    w_min = astype(_min(where(nan, math.inf, packed), -1, keepdims=True), f32)
+    eps = array(1e-7, f32)
+    if bits == 1:  # level 0 is the group's min, level 1 its max
+        scales, biases = maximum(subtract(w_max, w_min), eps), w_min
+    else:
+        mask = greater(abs(w_min), abs(w_max))
+        scales = maximum(divide(subtract(w_max, w_min), n_bins), eps)
+        scales = where(mask, scales, negative(scales))
+        edge = where(mask, w_min, w_max)
+        q0 = round(divide(edge, scales))
+        scales = where(not_equal(q0, zero), divide(edge, q0), scales)
+        biases = where(equal(q0, zero), zero, edge)
+    packed = _pack_and_quantize(packed, scales, biases, bits)
+    return (reshape(packed, wshape), reshape(astype(scales, w.dtype), wshape),
+            reshape(astype(biases, w.dtype), wshape))
+
+
+def _pack_and_quantize(w, scales, biases, bits):
+    """``pack_and_quantize``: the levels, clipped to ``[0, 2**bits - 1]``, packed
+    into uint32 words from the lowest bits up, as one little-endian stream of
+    ``bits``-bit fields (a 3-, 5- or 6-bit field may straddle two words)."""
+    u32 = _dt.uint32
+    levels = clip(round(divide(subtract(w, biases), scales)),
+                  array(0, w.dtype), array((1 << bits) - 1, w.dtype))
+    levels = astype(levels, u32)
+    if _pow2(bits):
+        shifts = power(array(2, u32), arange(0, 32, bits, u32))
+        levels = reshape(levels, (levels.shape[0], -1, 32 // bits))
+        return _sum(multiply(levels, shifts), 2)
+    bits_of = bitwise_and(right_shift(expand_dims(levels, -1), arange(bits, dtype=u32)),
+                          array([1], u32))
+    bits_of = reshape(bits_of, bits_of.shape[:-2] + (-1, 32))
+    return _sum(left_shift(bits_of, arange(32, dtype=u32)), -1)
+
+
+def _fp_quantize(w, group_size, bits, global_scale):
+    """``fp_quantize``'s composition: a shared power-of-two (e8m0) or e4m3
+    scale per group, then each value to its nearest E2M1 code (fp4, ties to the
+    lower code) or to e4m3 (fp8)."""
+    maxval = 6.0 if bits == 4 else 448.0
+    new_shape = w.shape[:-1] + (-1,)
+    wq = reshape(w, (-1, group_size))
+    scales = divide(_max(abs(wq), -1, keepdims=True), array(maxval, w.dtype))
+    if group_size == 16:
+        scale_encode = (divide(array(448.0 * 6.0, _dt.float32), global_scale)
+                        if global_scale is not None else array(1.0, _dt.float32))
+        scales = to_fp8(multiply(scales, scale_encode))
+        wq = multiply(divide(wq, from_fp8(scales, w.dtype)), scale_encode)
+    else:
+        z = array(0, scales.dtype)
+        exponent = astype(round(log2(scales)), _dt.int32)
+        # MLX 0.32.4 rounds the exponent up where 2**exponent < the scale, so
+        # that the group's max stays representable
+        decoded = power(array(2.0, _dt.float32), astype(exponent, _dt.float32))
+        exponent = where(less(decoded, astype(scales, _dt.float32)),
+                         add(exponent, array(1, _dt.int32)), exponent)
+        scales = where(equal(scales, z), z, exponent)
+        wq = divide(wq, power(array(2.0, w.dtype), scales))
+        scales = astype(add(scales, array(127, _dt.int32)), _dt.uint8)
+    if bits == 4:
+        lut = array(_FP4, w.dtype)
+        wq = argmin(abs(subtract(expand_dims(wq, -1), lut)), -1)
+        shifts = power(array(2, _dt.uint32), arange(0, 32, 4, _dt.uint32))
+        wq = _sum(multiply(reshape(wq, (-1, 4, 8)), shifts), -1)
+    else:
+        wq = view(to_fp8(wq), _dt.uint32)
+    return reshape(wq, new_shape), reshape(scales, new_shape)
+
+
+def dequantize(w, /, scales, biases=None, group_size=None, bits=None, mode="affine",
+               global_scale=None, dtype=None, *, stream=None):
+    """``mx.dequantize``: ``w``'s packed levels times their group's scale plus
+    its bias ("affine"), or its fp4/fp8 codes times the group's scale
+    (mlx/ops.cpp ``dequantize``, ``affine_dequantize``, ``fp_dequantize``: on
+    MLX's CPU all are compositions of ops, so their gradients and batching are
+    those ops'). The output has ``dtype``, else the scales' and biases' type
+    ("affine") or bfloat16.
+    """
+    _check_binding(_DEQUANTIZE, (w,), {
+        "scales": scales, "biases": biases, "group_size": group_size, "bits": bits,
+        "mode": mode, "global_scale": global_scale, "dtype": dtype})
+    out_type, mode = _mode_with_type("dequantize", scales, biases, dtype, mode)
+    group_size, bits = _params(mode, group_size, bits)
+    if bits <= 0:
+        raise ValueError(f"[dequantize] Invalid value for bits: {bits}")
+    if group_size <= 0:
+        raise ValueError(f"[dequantize] Invalid value for group_size: {group_size}")
+    if w.dtype is not _dt.uint32:
+        raise ValueError("[dequantize] The matrix should be given as a uint32")
+    if w.ndim < 2:
+        raise ValueError("[dequantize] The matrix to be dequantized must have at least "
+                         f"2 dimension but it has only {w.ndim}.")
+    _check_global_scale("dequantize", mode, global_scale)
+    if mode == "affine":
+        return astype(_affine_dequantize(w, scales, biases, group_size, bits), out_type)
+    _check_fp_params("dequantize", mode, group_size, bits)
+    return _fp_dequantize(w, scales, group_size, bits, out_type, global_scale)
+
+
+def _mode_with_type(tag, scales, biases, out_type, mode):
+    """``validate_mode_with_type``: the output dtype and the mode, or MLX's errors."""
+    mode = _mode(mode, tag)
+    if out_type is not None and not _dt.issubdtype(out_type, _dt.floating):
+        raise ValueError(f"[{tag}] Only real floating types are supported but "
+                         f"output dtype == {out_type.name}.")
+    if mode == "affine":
+        if biases is None:
+            raise ValueError(f"[{tag}] Biases must be provided for affine quantization.")
+        dtype = _dt.result_type(scales, biases)
+        if not _dt.issubdtype(dtype, _dt.floating):
+            raise ValueError(
+                f"[{tag}] Only real floating types are supported but scales.dtype() == "
+                f"{scales.dtype.name} and biases.dtype() == {biases.dtype.name}.")
+        return (dtype if out_type is None else out_type), mode
+    if scales.dtype is not _dt.uint8:
+        raise ValueError(f"[{tag}] Scale type must be uint8 but received type "
+                         f"{scales.dtype.name}.")
+    if biases is not None:
+        raise ValueError(f"[{tag}] Biases must be null for quantization mode '{mode}'.")
+    return (_dt.bfloat16 if out_type is None else out_type), mode
+
+
+def _affine_dequantize(w, scales, biases, group_size, bits):
+    """``affine_dequantize``'s checks and composition: unpack the ``bits``-bit
+    fields, then ``level * scale + bias`` per group."""
+    if not w.ndim == scales.ndim == biases.ndim or not (
+            w.shape[:-1] == scales.shape[:-1] == biases.shape[:-1]):
+        raise ValueError("[dequantize] Shape of scales and biases does not match the matrix")
+    out_size = w.shape[-1] * 32 // bits
+    if out_size != scales.shape[-1] * group_size:
+        raise ValueError(
+            "[dequantize] Shape of scales and biases does not match the matrix given the "
+            f"quantization parameters. Provided matrix of shape {_fmt_shape(w.shape)} and "
+            f"scales/biases of shape {_fmt_shape(scales.shape)} with "
+            f"group_size={group_size} and bits={bits}.")
+    if bits > 32:
+        raise ValueError(f"[dequantize] bits={bits} does not fit in the uint32 words "
+                         "(MLX shifts them by negative amounts: its result is garbage).")
+    u32 = _dt.uint32
+    if _pow2(bits):
+        w = concatenate([
+            expand_dims(right_shift(left_shift(w, array(32 - (start + bits), u32)),
+                                    array(32 - bits, u32)), -1)
+            for start in range(0, 32, bits)], -1)
+    else:
+        w = bitwise_and(right_shift(expand_dims(w, -1), arange(32, dtype=u32)), array([1], u32))
+        w = reshape(w, w.shape[:-2] + (-1, bits))
+        w = _sum(left_shift(w, arange(bits, dtype=u32)), -1)
+    w = reshape(w, w.shape[:-2] + (-1, group_size) if _pow2(bits)
+                else w.shape[:-1] + (-1, group_size))
+    w = add(multiply(w, expand_dims(scales, -1)), expand_dims(biases, -1))
+    return reshape(w, scales.shape[:-1] + (-1,))
+
+
+def _fp_dequantize(w, scales, group_size, bits, out_type, global_scale):
+    """``fp_dequantize``'s checks and composition: fp4 codes through the E2M1
+    table (low nibble first) or fp8 bytes through ``from_fp8``, times the
+    group's scale (2**(e - 127), or e4m3 divided by the global encoding)."""
+    if w.ndim != scales.ndim or w.shape[:-1] != scales.shape[:-1]:
+        raise ValueError("[dequantize] Shape of scales does not match the matrix")
+    if w.shape[-1] * 32 // bits != scales.shape[-1] * group_size:
+        raise ValueError(
+            "[dequantize] Shape of scales does not match the matrix given the "
+            f"quantization parameters. Provided matrix of shape {_fmt_shape(w.shape)} "
+            f"and scales of shape {_fmt_shape(scales.shape)}.")
+    wshape = w.shape[:-1] + (-1,)
+    if bits == 4:
+        lut = array(_FP4, out_type)
+        out = view(reshape(w, (-1, 4)), _dt.int8)
+        lo = expand_dims(take(lut, bitwise_and(out, array(0x0F, _dt.int8)), 0), -1)
+        hi = expand_dims(take(lut, right_shift(out, array(4, _dt.int8)), 0), -1)
+        out = concatenate([lo, hi], -1)
+    else:
+        out = from_fp8(view(w, _dt.uint8), out_type)
+    out = reshape(out, (-1, group_size))
+    scales = reshape(scales, (-1, 1))
+    if group_size == 16:
+        inv = (divide(global_scale, array(448.0 * 6.0, out_type))
+               if global_scale is not None else array(1.0, out_type))
+        scales = multiply(from_fp8(scales, out_type), inv)
+    else:
+        scales = subtract(astype(scales, out_type), array(127, out_type))
+        scales = power(array(2.0, out_type), scales)
+    return reshape(multiply(out, scales), wshape)
