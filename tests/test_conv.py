@@ -111,6 +111,12 @@ cases["e_float_stride"] = lambda m: m.conv1d(X1(m), W1(m), stride=2.0)
 cases["e_pair_conv1d"] = lambda m: m.conv1d(X1(m), W1(m), padding=(1, 1))
 cases["e_triple_conv2d"] = lambda m: m.conv2d(m.ones((1, 3, 3, 1)), m.ones((1, 1, 1, 1)),
                                               dilation=(1, 1, 1))
+cases["e_groups_negative"] = lambda m: m.conv1d(X1(m), W1(m), groups=-1)
+cases["e_flip_int"] = lambda m: m.conv_general(X1(m), W1(m), flip=1)
+cases["general_pad_list_of_lists"] = lambda m: m.conv_general(
+    data(m, (1, 4, 2)), data(m, (1, 2, 2)), padding=[[1], [2]])
+cases["f64"] = lambda m: m.conv1d(data(m, (1, 5, 2)).astype(m.float64),
+                                  data(m, (2, 2, 2)).astype(m.float64))
 cases["e_general_bad_pad"] = lambda m: m.conv_general(X1(m), W1(m), padding="same")
 cases["e_transpose_stride0"] = lambda m: m.conv_transpose1d(X1(m), W1(m), stride=0)
 
@@ -221,10 +227,12 @@ def test_vmap_of_a_batched_weight_with_groups_is_per_example():
     assert not m.allclose(m.vmap(lambda w: m.conv1d(x(m), w, groups=2))(w(m)), expected)
 
 
-def test_zero_input_channels_is_an_error():
-    # MLX's CPU kernel divides by zero here and the process dies.
+def test_zero_input_channels_or_groups_is_an_error():
+    # MLX's CPU kernel divides by zero in both cases and the process dies.
     with pytest.raises(ValueError, match=r"\[conv\] Cannot convolve over 0 input channels"):
         mx.conv1d(mx.ones((1, 5, 0)), mx.ones((3, 2, 0)))
+    with pytest.raises(ValueError, match=r"\[conv\] The number of groups must not be 0"):
+        mx.conv1d(mx.ones((1, 5, 2)), mx.ones((3, 2, 2)), groups=0)
 
 
 def test_conv_transpose_is_the_input_gradient_of_conv():

@@ -63,8 +63,8 @@ def _run_conv_checks(x, w, n_dim, groups):
                          f"convolution. Expected an array with {n_dim + 2} dimensions "
                          "following the format [C_out, ..., C_in].")
     c_in = x.shape[n_dim + 1]
-    if groups <= 0:  # MLX divides by it (a crash, or a wrong message)
-        raise ValueError(f"[conv] The number of groups must be positive. Got {groups}.")
+    if groups == 0:  # MLX divides by it: the process dies
+        raise ValueError("[conv] The number of groups must not be 0.")
     if c_in % groups != 0:
         raise ValueError("[conv] The input channels must be divisible by the number of groups. "
                          f"Got input with shape {_fmt_shape(x.shape)} and {groups} groups.")
@@ -152,7 +152,7 @@ def conv_general(input, weight, /, stride=1, padding=0, kernel_dilation=1, input
         lo = hi = [padding]
     elif _is_ints(padding):
         lo = hi = list(padding)
-    elif (isinstance(padding, tuple) and len(padding) == 2
+    elif (isinstance(padding, (list, tuple)) and len(padding) == 2
           and _is_ints(padding[0]) and _is_ints(padding[1])):
         lo, hi = list(padding[0]), list(padding[1])
     else:
