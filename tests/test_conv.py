@@ -9,9 +9,9 @@ from MLX, computed another way.
 """
 
 import pytest
+from support import assert_same_as_mlx, both, needs_mlx, real_mx
 
 import mlxref.core as mx
-from support import assert_same_as_mlx, both, needs_mlx, real_mx
 
 
 def data(m, shape, seed=0.0):
