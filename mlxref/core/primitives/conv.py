@@ -27,10 +27,7 @@ from .. import ops
 from ..array import _fmt_shape
 from .base import Primitive
 
-
-def _fmt(values):
-    """A list of ints as MLX prints a ``std::vector<int>``: ``(1,2)``."""
-    return "(" + ",".join(str(v) for v in values) + ")"
+_fmt = _fmt_shape  # MLX prints a std::vector<int> as it prints a shape: (1,2)
 
 
 def _dilate_size(size, dilation):
