@@ -6,6 +6,7 @@ broadcasts, and builds one lazy node (or composes other ops where MLX does).
 
 from .common import astype, broadcast_shapes, broadcast_to  # noqa: F401
 from .comparison import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
 from .creation import *  # noqa: F401,F403
 from .diagonal import *  # noqa: F401,F403
 from .elementwise import *  # noqa: F401,F403

@@ -4,11 +4,8 @@
 Read alongside: mlx/ops.cpp (``bartlett``, ``hanning``, ``hamming``,
 ``blackman``) and python/src/ops.cpp (``convolve``). The windows are composed
 from ``arange`` and elementwise ops in float32 as MLX writes them (so their
-float32 roundings are MLX's). MLX's ``convolve`` flips the shorter input and
-runs ``conv1d``; mlxref has no convolution primitive yet, so ``convolve`` is
-the same sum written as a composition that differentiates: pad as MLX pads,
-gather the sliding windows with ``take``, multiply by the flipped kernel and
-sum over each window.
+float32 roundings are MLX's). ``convolve`` is built as MLX's binding builds
+it: the shorter input flipped, both reshaped to one channel, ``conv1d``.
 """
 
 import math
@@ -16,10 +13,9 @@ import math
 from .. import dtypes as _dt
 from ..array import array
 from .common import incompatible_arguments
+from .conv import conv1d
 from .creation import _arange, ones
 from .elementwise import abs, add, cos, multiply, sin, square, subtract
-from .indexing import take
-from .reduction import sum as _sum
 from .shape import flip, pad
 
 __all__ = ["bartlett", "blackman", "hamming", "hanning", "convolve"]
@@ -98,8 +94,7 @@ def convolve(a, v, /, mode="full", *, stream=None):
 
     MLX's binding puts the longer array first, flips the shorter one and runs
     ``conv1d`` (which needs a floating type: MLX's ``[conv]`` error
-    otherwise). mlxref computes the same windows-times-kernel sums by
-    composition (see the module docstring)."""
+    otherwise); so does mlxref."""
     if not isinstance(a, array) or not isinstance(v, array) or not isinstance(mode, str):
         raise incompatible_arguments(_CONVOLVE, (a, v, mode))
     if a.ndim != 1 or v.ndim != 1:
@@ -107,30 +102,19 @@ def convolve(a, v, /, mode="full", *, stream=None):
     if a.size == 0 or v.size == 0:
         raise ValueError("[convolve] Inputs cannot be empty.")
     x, w = (v, a) if a.size < v.size else (a, v)
-    w = flip(w, 0)
+    w = flip(w, 0).reshape(1, -1, 1)
+    x = x.reshape(1, -1, 1)
     k = w.size
     if mode == "full":
-        low = high = k - 1
+        padding = k - 1
     elif mode == "valid":
-        low = high = 0
+        padding = 0
     elif mode == "same":
-        low = k // 2
-        high = low if k % 2 else max(0, low - 1)
+        padding = k // 2
+        if k % 2 == 0:  # even: one more zero on the left, as a pad of its own
+            x = pad(x, [(0, 0), (padding, max(0, padding - 1)), (0, 0)], "constant",
+                    array(0))
+            padding = 0
     else:
         raise ValueError("[convolve] Invalid mode.")
-    # MLX's conv checks the input's own dtype, then the promoted one.
-    dtype = _dt.promote_types(x.dtype, w.dtype)
-    for t in (x.dtype, dtype):
-        if not t.is_float:
-            raise ValueError(
-                f"[conv] Invalid input array with type {t.name}. Convolution currently "
-                "only supports floating point types"
-            )
-    x, w = x.astype(dtype), w.astype(dtype)
-    if low or high:
-        x = pad(x, [(low, high)])
-    out_len = x.size - k + 1
-    starts = _arange(0, out_len, 1, _dt.int32).reshape(-1, 1)
-    offsets = _arange(0, k, 1, _dt.int32).reshape(1, -1)
-    windows = take(x, add(starts, offsets), axis=0)  # (out_len, k)
-    return _sum(multiply(windows, w), axis=-1)
+    return conv1d(x, w, 1, padding).reshape(-1)
