@@ -298,10 +298,14 @@ def test_pickle_round_trip_keeps_values_dtype_and_memory_count(dtype):
 
     a = mx.array([[1, 0], [3, 2]], dtype=getattr(mx, dtype)) * 1  # a lazy array: pickle evaluates it
     state = pickle.dumps(a)
-    before = mx.get_active_memory()
-    b = pickle.loads(state)
-    assert (b.dtype, b.shape, b.tolist()) == (a.dtype, a.shape, a.tolist())
-    assert mx.get_active_memory() == before + a.nbytes  # a new array's bytes, counted
-    del b
-    gc.collect()
-    assert mx.get_active_memory() == before  # and returned: nothing freed twice or left over
+    gc.collect()  # other tests' garbage goes now, not in the middle of the count
+    gc.disable()
+    try:
+        before = mx.get_active_memory()
+        b = pickle.loads(state)
+        assert (b.dtype, b.shape, b.tolist()) == (a.dtype, a.shape, a.tolist())
+        assert mx.get_active_memory() == before + a.nbytes  # a new array's bytes, counted
+        del b
+        assert mx.get_active_memory() == before  # and returned: nothing freed twice or left over
+    finally:
+        gc.enable()
