@@ -237,22 +237,41 @@ def _graph_target(target):
     return expression, [(name, False) for name in expression.variables]
 
 
+def _package_of(path):
+    """For a file inside a package (folders with ``__init__.py``): the folder
+    above the package and the file's dotted module name; else (None, None)."""
+    folder, module = os.path.split(os.path.abspath(path))
+    parts = [os.path.splitext(module)[0]]
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        folder, package = os.path.split(folder)
+        parts.insert(0, package)
+    if len(parts) == 1 or not all(p.isidentifier() for p in parts):
+        return None, None
+    return folder, ".".join(parts)
+
+
 def _graph_load_function(path, name):
     """Import the file at ``path`` and take its function ``name``."""
     if not name.isidentifier():
         raise ValueError(f"{path}:{name}: {name!r} is not a function name")
     if not os.path.isfile(path):
         raise ValueError(f"no such file: {path}")
-    module_name = "_mlxref_graph_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    if spec is None or spec.loader is None:
-        raise ValueError(f"cannot import {path}")
-    module = importlib.util.module_from_spec(spec)
-    folder = os.path.dirname(os.path.abspath(path))
+    root, dotted = _package_of(path)
+    folder = root if dotted else os.path.dirname(os.path.abspath(path))
     sys.path.insert(0, folder)  # as when the file runs as a script: its neighbours import
-    sys.modules[module_name] = module
     try:
-        spec.loader.exec_module(module)
+        if dotted:  # a module of a package: imported as one, so its relative imports work
+            module = importlib.import_module(dotted)
+        else:
+            module_name = "_mlxref_graph_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+            spec = importlib.util.spec_from_file_location(module_name, path)
+            if spec is None or spec.loader is None:
+                raise ValueError(f"cannot import {path}")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[module_name] = module
+            spec.loader.exec_module(module)
+    except ValueError:
+        raise
     except SyntaxError as exc:
         raise ValueError(f"cannot import {path}: SyntaxError: {exc.msg} (line {exc.lineno})") from None
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - whatever the file raises, one line

@@ -175,6 +175,26 @@ def test_file_function(capsys, tmp_path):
     assert out.startswith("# value_and_grad of loss(w, x, scale) with respect to x\n")
 
 
+def test_file_function_inside_a_package(capsys, tmp_path):
+    """A module that imports its package's neighbours relatively is loaded as
+    part of its package (mlxref/viz/figures.py is one: chapter 11 draws it)."""
+    package = tmp_path / "course" / "week3"
+    package.mkdir(parents=True)
+    (tmp_path / "course" / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    (package / "layers.py").write_text("import mlxref.core as mx\n\n"
+                                       "def act(x):\n    return mx.tanh(x)\n")
+    (package / "model.py").write_text("from .layers import act\n\n"
+                                      "def loss(x):\n    return act(x).sum()\n")
+    status, out, err = run(capsys, f"{package / 'model.py'}:loss", "--shape", "x=3")
+    assert status == 0, err
+    assert out.startswith("# graph of loss(x)\n") and "tanh" in out
+    status, out, err = run(capsys, "mlxref/viz/figures.py:conv_loss", "--shape", "x=1,5,1",
+                           "--shape", "w=1,3,1", "--transform", "grad", "--format", "dot")
+    assert status == 0, err
+    assert "input_dilation=(2,), groups=1, flip=True" in out  # the drawing wraps long parameters
+
+
 def test_shape_values_are_deterministic(capsys):
     argv = ["sum(tanh(x @ w))", "--shape", "x=2,3", "--shape", "w=3,2", "--transform", "grad", "--wrt", "w"]
     first = run(capsys, *argv)

@@ -19,6 +19,8 @@ How a drawing reads (the legend under the title says it too):
 Read next: ``text.py`` (the same graph as a listing), ``render.py``.
 """
 
+from .record import wrap
+
 NOTE_COLOURS = {"vjp": "#c62828", "jvp": "#1565c0", "vmap": "#2e7d32"}
 RESULT_COLOUR = "#6a1b9a"
 
@@ -105,14 +107,14 @@ def folded(count):
 
 
 def describe(node):
-    """The second label line: what made the node."""
+    """The second label line, or lines where the parameters are long: what made the node."""
     if node.kind == "summary":
         return f"… {node.folded} more nodes"
     if node.kind == "fold":
         return folded(node.folded)
     words = node.op if node.kind == "op" else node.kind
     if node.params:
-        words += f" ({node.params})"
+        words += " (" + "\n".join(wrap(node.params)) + ")"
     if node.sibling is not None:
         words += f" · output {node.sibling[0]} of {node.sibling[1]}"
     if node.folded:
@@ -128,7 +130,7 @@ def node_label(node, notes, colour, fill):
     elif node.kind == "summary":
         rows = [html(describe(node))]
     else:
-        rows.append(f'<FONT POINT-SIZE="9">{html(describe(node))}</FONT>')
+        rows += [f'<FONT POINT-SIZE="9">{html(line)}</FONT>' for line in describe(node).split("\n")]
         rows.append(f'<FONT POINT-SIZE="9">{html(shape_text(node))}</FONT>')
         if node.value is not None:
             rows.append(html(node.value))

@@ -57,6 +57,15 @@ def naive_softmax(z):
     return e / mx.sum(e)
 
 
+def conv_loss(x, w):
+    """A strided 1-D convolution, summed: its input gradient is chapter 11's subject."""
+    return mx.sum(mx.conv1d(x, w, stride=2))
+
+
+def conv_args():
+    return [mx.array([[[1.0], [2.0], [3.0], [4.0], [5.0]]]), mx.array([[[1.0], [0.0], [-1.0]]])]
+
+
 def mlp_args():
     return [mx.array([[0.1, 0.2], [-0.3, 0.4], [0.5, -0.6]]), mx.array([0.0, 0.1, -0.1]),
             mx.array([[1.0, -1.0, 0.5]]), mx.array([0.2]), mx.array([1.0, 2.0]),
@@ -77,6 +86,7 @@ FIGURES = {
     "custom_function": lambda: trace(uses_custom, [mx.array([0.5, -1.0])], transform="grad"),
     "softmax_overflow": lambda: trace(naive_softmax, [mx.array([10.0, 100.0, 1000.0])],
                                       transform="graph"),
+    "conv_vjp": lambda: trace(conv_loss, conv_args(), transform="grad"),
 }
 
 STEPPERS = ("seed_vjp", "seed_jvp")  # figures that also get an HTML stepper

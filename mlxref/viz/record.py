@@ -15,6 +15,8 @@ is a loop, names follow creation order, and every input slot is its own edge.
 Read next: ``trace.py`` (overlays from traversal events), then ``dot.py``.
 """
 
+import re
+
 from ..core import graph as _graph
 from ..core.dtypes import Dtype
 from ..core.primitives.base import StopGradient
@@ -68,8 +70,24 @@ def format_params(primitive):
         if isinstance(value, Dtype):
             value = value.name
         parts.append(f"{key}={value}" if isinstance(value, str) else f"{key}={value!r}")
-    text = ", ".join(parts)
-    return text if len(text) <= PARAMS_WIDTH else text[: PARAMS_WIDTH - 1] + "…"
+    return ", ".join(parts)
+
+
+def shorten(params):
+    """Parameters on one line (the text listing): cut at ``PARAMS_WIDTH``."""
+    return params if len(params) <= PARAMS_WIDTH else params[: PARAMS_WIDTH - 1] + "…"
+
+
+def wrap(params):
+    """Parameters on lines of about ``PARAMS_WIDTH`` characters (the drawings),
+    broken between parameters, so every parameter stays readable."""
+    lines = []
+    for part in re.split(r", (?=\w+=)", params):
+        if lines and len(lines[-1]) + 2 + len(part) <= PARAMS_WIDTH:
+            lines[-1] += ", " + part
+        else:
+            lines.append(part)
+    return lines
 
 
 def format_scalar(v):

@@ -16,6 +16,7 @@ Read next: ``render.py``.
 """
 
 from .dot import describe, folded, shape_text, visible_notes
+from .record import shorten
 
 HEADINGS = {
     "vjp": "vjp walk (reverse order): cotangent of each node -> cotangent sent to each input",
@@ -34,7 +35,7 @@ def node_line(node, operands):
                f"{describe(node)}"
     op = node.op if node.kind == "op" else node.kind
     if node.params:
-        op += f"[{node.params}]"
+        op += f"[{shorten(node.params)}]"
     words = [op] + operands
     comment = shape_text(node)
     if node.value is not None:
