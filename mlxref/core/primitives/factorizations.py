@@ -36,7 +36,7 @@ from .. import dtypes as _dt
 from .. import ops
 from ..array import array
 from ..scalar import is_symbolic, sympy
-from .base import Primitive, make_array, make_arrays
+from .base import Primitive, make_arrays
 
 # --- numbers: the few functions the algorithms need, for floats, complexes and
 # SymPy Floats alike -------------------------------------------------------------
@@ -260,7 +260,9 @@ def _jacobi_rotate(h, v, p, q, n):
             v[i][q] = v[i][q] / phase
         for j in range(n):
             h[q][j] = h[q][j] * phase
-        h[q][q] = h[q][q].real if isinstance(h[q][q], complex) else h[q][q]
+    for i in (p, q):  # a Hermitian matrix's diagonal is real (rounding aside)
+        if isinstance(h[i][i], complex):
+            h[i][i] = h[i][i].real
     theta = (h[q][q] - h[p][p]) / (2 * g)
     t = 1 / (theta + _sqrt(theta * theta + 1)) if theta >= 0 else (
         -1 / (-theta + _sqrt(theta * theta + 1)))
@@ -292,7 +294,10 @@ def _eig(a, n):
     3. The eigenvalues are T's diagonal, top to bottom (LAPACK's order);
        the eigenvectors of T come by back substitution, times Z. Each is
        scaled to unit norm with its largest component real and positive
-       (LAPACK makes it real; its sign is LAPACK's own).
+       (LAPACK makes it real; its sign is LAPACK's own). For a real matrix,
+       an eigenvalue whose imaginary part is rounding (below 64 n eps |A|)
+       is real, and so is its eigenvector, as LAPACK's real geev gives them;
+       a conjugate pair side by side has the positive imaginary part first.
     """
     h = [[complex(x) for x in row] for row in a]
     z = [[complex(x) for x in row] for row in _identity(n)]
@@ -320,6 +325,9 @@ def _eig(a, n):
             shift = h[hi][hi] + abs(h[hi][hi - 1])
         _shifted_qr_step(h, z, lo, hi, shift, n)
     values = [h[i][i] for i in range(n)]
+    real = not any(isinstance(x, complex) for row in a for x in row)
+    if real:  # a real eigenvalue of a real matrix is real, not real + (rounding) i
+        values = [complex(w.real) if abs(w.imag) <= 64 * n * eps * scale else w for w in values]
     vectors = []
     for j in range(n):
         y = [0j] * n
@@ -330,7 +338,14 @@ def _eig(a, n):
                 d = eps * scale or eps
             y[i] = -sum(h[i][k] * y[k] for k in range(i + 1, j + 1)) / d
         x = [sum(z[r][k] * y[k] for k in range(j + 1)) for r in range(n)]
-        vectors.append(_normalized(x))
+        x = _normalized(x)
+        vectors.append([complex(e.real) for e in x] if real and values[j].imag == 0 else x)
+    if real:  # a conjugate pair next to each other: the positive imaginary part first
+        for j in range(n - 1):
+            w0, w1 = values[j], values[j + 1]
+            if w0.imag < 0 and abs(w0.conjugate() - w1) <= 64 * n * eps * scale:
+                values[j], values[j + 1] = w1, w0
+                vectors[j], vectors[j + 1] = vectors[j + 1], vectors[j]
     return values, [[vectors[j][r] for j in range(n)] for r in range(n)]
 
 
