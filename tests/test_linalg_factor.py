@@ -437,3 +437,46 @@ def test_the_primitives_name_mlxs():
     assert isinstance(mx.linalg.svd(a)[0].primitive(), SVD)
     assert isinstance(mx.linalg.eigvalsh(a).primitive(), Eigh)
     assert isinstance(mx.linalg.eigvals(a).primitive(), Eig)
+
+
+# --- non-finite inputs ----------------------------------------------------------------
+
+NAN, INF = float("nan"), float("inf")
+
+
+@needs_mlx
+@pytest.mark.parametrize("name", ["svd", "pinv"])
+def test_a_nan_makes_svd_raise_lapacks_error_as_in_mlx(name):
+    rows = [[1.0, NAN], [2.0, 3.0]]
+    with pytest.raises(RuntimeError) as theirs:
+        real_mx.eval(getattr(real_mx.linalg, name)(real_mx.array(rows), stream=cpu))
+    assert "error code -4" in str(theirs.value)
+    with pytest.raises(RuntimeError, match=re.escape(str(theirs.value))):
+        mx.eval(getattr(mx.linalg, name)(mx.array(rows)))
+
+
+def test_a_nan_makes_eig_raise_where_mlx_aborts_the_process():
+    # MLX 0.32's LAPACK call (gebal) prints "illegal value" and exits
+    with pytest.raises(ValueError, match=re.escape("[linalg::eig] The matrix has a nan")):
+        mx.eval(mx.linalg.eigvals(mx.array([[NAN, 1.0], [2.0, 3.0]])))
+
+
+@needs_mlx
+def test_an_infinity_makes_eig_nan_as_in_mlx():
+    rows = [[1.0, INF], [2.0, 3.0]]
+    ours = mx.linalg.eigvals(mx.array(rows)).tolist()
+    theirs = real_mx.linalg.eigvals(real_mx.array(rows), stream=cpu).tolist()
+    assert all(np.isnan(v.real) and np.isnan(v.imag) for v in ours + theirs)
+
+
+@needs_mlx
+def test_a_nan_read_by_eigh_makes_it_nan_where_mlx_is_silently_finite():
+    rows = [[NAN, 1.0], [1.0, 3.0]]
+    theirs = real_mx.linalg.eigvalsh(real_mx.array(rows), stream=cpu).tolist()
+    assert not any(np.isnan(theirs))  # MLX 0.32 drops the nan
+    w, v = mx.linalg.eigh(mx.array(rows))
+    assert np.all(np.isnan(_np(w))) and np.all(np.isnan(_np(v)))
+    # a nan in the triangle not read changes nothing
+    w = mx.linalg.eigvalsh(mx.array([[2.0, NAN], [1.0, 3.0]]))
+    theirs = real_mx.linalg.eigvalsh(real_mx.array([[2.0, NAN], [1.0, 3.0]]), stream=cpu)
+    np.testing.assert_allclose(_np(w), np.array(theirs), rtol=1e-6)

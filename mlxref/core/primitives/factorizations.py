@@ -66,6 +66,15 @@ def _eps(sample):
     return 2.0**-52
 
 
+def _has_nan(data):
+    return any(v != v for v in data)
+
+
+def _finite(data):
+    """No nan and no infinity (SymPy numbers are finite)."""
+    return all(is_symbolic(v) or cmath.isfinite(v) for v in data)
+
+
 def _conj(v):
     return v.conjugate()
 
@@ -119,7 +128,7 @@ def _qr(a, m, n):
         v = [1] + [r[i][j] / (alpha - beta) for i in range(j + 1, m)]
         _reflect_rows(r, v, tau, j, range(j, n))
         for i in range(j + 1, m):
-            r[i][j] = 0 * alpha
+            r[i][j] = 0.0
         reflectors.append((v, tau))
     q = [[1.0 if i == j else 0.0 for j in range(k)] for i in range(m)]
     for j in reversed(range(k)):
@@ -154,6 +163,9 @@ def _svd(a, m, n):
     sorted in descending order; U is completed to a square unitary matrix by
     Gram-Schmidt on the unit vectors.
     """
+    if not _finite(_flat(a)):  # an infinity (SVD.eval refused a nan): nothing but nan
+        return [[math.nan] * m for _ in range(m)], [math.nan] * min(m, n), [
+            [math.nan] * n for _ in range(n)]
     if m < n:
         u, s, vh = _svd([[_conj(a[i][j]) for i in range(m)] for j in range(n)], n, m)
         return ([[_conj(x) for x in row] for row in _transpose(vh, m)], s,
@@ -233,12 +245,14 @@ def _eigh(a, n, lower):
             elif (i > j) == lower:
                 h[i][j] = a[i][j]
                 h[j][i] = _conj(a[i][j])
+    if not _finite(_flat(h)):  # a nan or an infinity read: nothing but nan
+        return [math.nan] * n, [[math.nan] * n for _ in range(n)]
     v = _identity(n)
     eps = _eps(h[0][0]) if n else 0
     for _ in range(100):
         off = sum((_abs2(h[i][j]) for i in range(n) for j in range(n) if i != j), 0)
         total = sum((_abs2(x) for row in h for x in row), 0)
-        if off <= eps * eps * total:
+        if not off > eps * eps * total:  # (nan, from a nan read, stops it too)
             break
         for p in range(n):
             for q in range(p + 1, n):
@@ -302,6 +316,9 @@ def _eig(a, n):
     h = [[complex(x) for x in row] for row in a]
     z = [[complex(x) for x in row] for row in _identity(n)]
     scale = max([abs(x) for row in h for x in row] + [0.0])
+    if scale == math.inf:  # as MLX: nothing but nan
+        nan = complex(math.nan, math.nan)
+        return [nan] * n, [[nan] * n for _ in range(n)]
     eps = 2.0**-52
     _hessenberg(h, z, n)
     hi = n - 1
@@ -545,7 +562,9 @@ class SVD(Primitive):
     S (..., k) in descending order, Vt (..., n, n), k = min(m, n) (MLX's ``SVD``).
 
     The signs of the singular vectors are those of one-sided Jacobi, not
-    LAPACK's (each pair u_i, v_i may be the negative of MLX's).
+    LAPACK's (each pair u_i, v_i may be the negative of MLX's). A nan raises
+    MLX's RuntimeError (LAPACK's error code -4: its argument A); an infinite
+    element makes every output nan (MLX's S and Vt are nan, its U garbage).
 
     MLX has no vjp or jvp for SVD; mlxref's are the textbook ones (J.
     Townsend, "Differentiating the Singular Value Decomposition", 2016) for
@@ -580,6 +599,8 @@ class SVD(Primitive):
 
     def eval(self, inputs):
         (a,) = inputs
+        if _has_nan(a.data()):  # LAPACK's gesdd refuses a nan (its 4th argument)
+            raise RuntimeError("[SVD::eval_cpu] SVD failed with error code -4")
         m, n = a.shape[-2:]
         u_out, s_out, vh_out = [], [], []
         for mat in _matrices(a):
@@ -670,7 +691,8 @@ class Eigh(Primitive):
     columns, of the Hermitian matrix one triangle of ``a`` holds: the lower
     one when ``UPLO`` starts with "L", else the upper one (MLX passes LAPACK
     ``uplo[0] == 'L'``). The signs of the eigenvectors are Jacobi's, not
-    LAPACK's.
+    LAPACK's. A nan or an infinity in the triangle read makes every output
+    nan (MLX 0.32 returns finite, wrong eigenvalues for a nan on the diagonal).
 
     MLX has no vjp or jvp for Eigh; mlxref's are the textbook ones for real
     inputs with distinct eigenvalues. The matrix read is
@@ -759,6 +781,9 @@ class Eig(Primitive):
     QR algorithm reaches, which is not always LAPACK's; each eigenvector's
     largest component is real and positive (LAPACK makes it real).
 
+    A nan raises a ValueError (MLX's LAPACK call aborts the process); an
+    infinite element makes every output nan, as in MLX.
+
     No vjp or jvp: MLX has none, and the eigenvectors' derivative depends on
     a normalization (of a complex phase) that is a convention, not a
     function of A; both raise MLX's "Not implemented".
@@ -779,6 +804,9 @@ class Eig(Primitive):
 
     def eval(self, inputs):
         (a,) = inputs
+        if _has_nan(a.data()):
+            raise ValueError("[linalg::eig] The matrix has a nan element: MLX 0.32's LAPACK "
+                             "call (gebal) aborts the process on it.")
         n = a.shape[-1]
         w_out, v_out = [], []
         for mat in _matrices(a):
