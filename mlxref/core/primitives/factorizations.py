@@ -87,9 +87,8 @@ def _matrices(a):
     """Each matrix of ``a`` (shape (..., m, n)) as a list of m rows."""
     m, n = a.shape[-2:]
     data = a.data()
-    return [[data[s + i * n : s + (i + 1) * n] for i in range(m)]
-            for s in range(0, len(data), m * n)] if m * n else [
-                [[] for _ in range(m)] for _ in range(math.prod(a.shape[:-2]))]
+    rows = [data[r * n : (r + 1) * n] for r in range(math.prod(a.shape[:-1]))]
+    return [rows[b * m : (b + 1) * m] for b in range(math.prod(a.shape[:-2]))]
 
 
 def _flat(rows):
