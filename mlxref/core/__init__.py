@@ -1,6 +1,5 @@
 """``import mlxref.core as mx``: the public face, mirroring ``mlx.core``."""
 
-import importlib as _importlib
 import math as _math
 
 from .. import __version__  # noqa: F401  mlxref's own version, in MLX's "major.minor.patch" form
@@ -89,10 +88,10 @@ from .device import (  # noqa: F401,E402
     stream,
     synchronize,
 )
-from . import cuda, distributed, fast, metal, random  # noqa: F401,E402
-# ``mx.linalg`` is core/linalg.py: ``from .ops import *`` above bound the name to
-# ops/linalg.py, which ``from . import linalg`` would keep, so import it by name.
-linalg = _importlib.import_module(".linalg", __name__)
+# ``from .ops import *`` bound ``linalg`` to ops/linalg.py (the matmul family);
+# ``mx.linalg`` is the namespace module core/linalg.py, imported next.
+del linalg  # noqa: F821
+from . import cuda, distributed, fast, linalg, metal, random  # noqa: F401,E402
 from .io import load, save, save_gguf, save_safetensors, savez, savez_compressed  # noqa: F401,E402
 
 # MLX's constants (python/src/constants.cpp): Python floats, and None for newaxis.

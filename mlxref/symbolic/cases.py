@@ -3,5 +3,4 @@
 from . import conv, custom, elementwise, factorizations, quantized, reduction, shape, sort
 
 CASES = (list(elementwise.CASES) + shape.CASES + reduction.CASES + sort.CASES + custom.CASES
-         + quantized.CASES + conv.CASES)
-CASES += factorizations.CASES
+         + quantized.CASES + conv.CASES + factorizations.CASES)
