@@ -6,5 +6,9 @@ names the ones mlxref has under MLX's ``mx.linalg``.
 """
 
 from .ops.linalg import inv, tri_inv
+from .ops.solvers import (cholesky, cholesky_inv, cross, det, lu, lu_factor, norm, slogdet,
+                          solve, solve_triangular)
 
-__all__ = ["inv", "tri_inv"]
+__all__ = ["inv", "tri_inv",
+           "cholesky", "cholesky_inv", "cross", "det", "lu", "lu_factor", "norm", "slogdet",
+           "solve", "solve_triangular"]
