@@ -34,7 +34,7 @@ from .creation import arange, eye, tril, triu, zeros_like
 from .diagonal import diagonal
 from .elementwise import (
     abs, add, equal, exp, less, log, multiply, negative, not_equal, power, remainder, sign,
-    sqrt, square, subtract, where,
+    sqrt, square, stop_gradient, subtract, where,
 )
 from .indexing import take_along_axis
 from .linalg import matmul, tri_inv
@@ -322,7 +322,10 @@ def solve(a, b, *, stream=None):
         raise incompatible_arguments(_SIGNATURES["solve"], (a, b))
     _validate_solve(a, b, "solve")
     order, lower, upper = lu(a)
-    perm = argsort(order, -1)
+    # (The row order is piecewise constant in ``a``: no gradient flows into it.
+    # MLX has no vjp for LUF, so there the question never comes up; without
+    # this stop, take_along_axis's vjp would refuse its indices.)
+    perm = stop_gradient(argsort(order, -1))
     take_axis = -1
     if b.ndim >= 2:
         perm = expand_dims(perm, -1)
