@@ -88,7 +88,7 @@ from .device import (  # noqa: F401,E402
     stream,
     synchronize,
 )
-from . import cuda, distributed, fast, linalg, metal, random  # noqa: F401,E402
+from . import cuda, distributed, fast, fft, linalg, metal, random  # noqa: F401,E402
 from .io import load, save, save_gguf, save_safetensors, savez, savez_compressed  # noqa: F401,E402
 
 # MLX's constants (python/src/constants.cpp): Python floats, and None for newaxis.
