@@ -170,6 +170,9 @@ class FFT(Primitive):
           ``n * irfftn(cot, n)``: the real part of the adjoint;
         - irfft: ``rfftn(cot)``, times ``2 / n`` for the frequencies that
           stand for two and ``1 / n`` for the others.
+
+        MLX multiplies by ``1 / n`` (and ``2 / n``) rounded to float32; mlxref
+        divides by ``n``, the same to an ulp, so the rule is exact on SymPy elements.
         """
         (x,), (cot,) = primals, cotangents
         axes = list(self.axes)
@@ -185,17 +188,18 @@ class FFT(Primitive):
             shape = [1] * x.ndim
             shape[last] = m
             if self.inverse:
-                mask = [(2 if d else 1) / count for d in double]
-                mask = ops.reshape(array(mask, _dt.complex64), shape)
-                return [ops.multiply(fft_ops.fft_impl(cot, None, axes, True, False), mask)]
+                mask = ops.reshape(array([2.0 if d else 1.0 for d in double], _dt.complex64),
+                                   shape)
+                grad = ops.multiply(fft_ops.fft_impl(cot, None, axes, True, False), mask)
+                return [ops.divide(grad, array(count, _dt.complex64))]
             mask = ops.reshape(array([0.5 if d else 1.0 for d in double], _dt.complex64),
                                shape)
             sizes = [x.shape[ax] for ax in axes]
             grad = fft_ops.fft_impl(ops.multiply(cot, mask), sizes, axes, True, True)
             return [ops.multiply(grad, array(count, x.dtype))]
         if self.inverse:
-            return [ops.multiply(fft_ops.fft_impl(cot, None, axes, False, False),
-                                 array(1 / count, _dt.complex64))]
+            return [ops.divide(fft_ops.fft_impl(cot, None, axes, False, False),
+                               array(count, _dt.complex64))]
         return [ops.multiply(fft_ops.fft_impl(cot, None, axes, False, True),
                              array(count, _dt.complex64))]
 
