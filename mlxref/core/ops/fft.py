@@ -13,6 +13,7 @@ functions; they are not in ``mx`` itself.
 
 import copy
 import math
+import operator
 
 from .. import dtypes as _dt
 from ..array import array
@@ -21,7 +22,6 @@ from ..primitives.fft import FFT
 from .common import astype, broadcast_to, incompatible_arguments
 from .creation import _arange, ones, zeros
 from .elementwise import add, divide, maximum, multiply, real, square
-from .indexing import take
 from .shape import (as_strided, concatenate, pad, reshape, roll, strided_slice,
                     strided_slice_update, swapaxes)
 
@@ -57,7 +57,15 @@ def _fmt(values):
 
 
 def _is_int(x):
-    return isinstance(x, int)  # nanobind's int caster takes a bool too
+    """What nanobind reads as a C int: a Python int (a bool too) in 32 bits."""
+    return isinstance(x, int) and -(2**31) <= x < 2**31
+
+
+def _given(args):
+    """The keyword arguments a binding's TypeError lists: those that differ
+    from their default (``{name: (value, default)}``)."""
+    return {k: v for k, (v, d) in args.items()
+            if not (v is d or (type(v) is type(d) and v == d))} or None
 
 
 def _ints(x):
@@ -134,10 +142,8 @@ def _one_axis(name, a, n, axis, norm, real, inverse):
     """The bindings of fft, ifft, rfft and irfft."""
     if (not isinstance(a, array) or (n is not None and not _is_int(n)) or not _is_int(axis)
             or not isinstance(norm, str)):
-        given = {"n": n, "axis": axis, "norm": norm}
-        kwargs = {k: v for k, v in given.items()
-                  if v != {"n": None, "axis": -1, "norm": "backward"}[k]}
-        raise incompatible_arguments(name + _ONE, (a,), kwargs or None)
+        given = _given({"n": (n, None), "axis": (axis, -1), "norm": (norm, "backward")})
+        raise incompatible_arguments(name + _ONE, (a,), given)
     _norm(norm, name)
     return fft_impl(a, None if n is None else [n], [axis], real, inverse, norm, name)
 
@@ -147,11 +153,8 @@ def _many_axes(name, a, s, axes, norm, real, inverse, default_axes):
     neither: every axis."""
     if (not isinstance(a, array) or (s is not None and not _ints(s))
             or (axes is not None and not _ints(axes)) or not isinstance(norm, str)):
-        given = {"s": s, "axes": axes, "norm": norm}
-        defaults = {"s": None, "axes": default_axes, "norm": "backward"}
-        kwargs = {k: v for k, v in given.items() if v != defaults[k]}
-        raise incompatible_arguments(name + (_TWO if default_axes else _N), (a,),
-                                     kwargs or None)
+        given = _given({"s": (s, None), "axes": (axes, default_axes), "norm": (norm, "backward")})
+        raise incompatible_arguments(name + (_TWO if default_axes else _N), (a,), given)
     _norm(norm, name)
     if axes is None:
         if s is not None:
@@ -260,20 +263,29 @@ def ifftshift(a, axes=None, stream=None):
 
 
 def _freq_args(name, n, d):
-    if not _is_int(n) or isinstance(d, bool) or not isinstance(d, (int, float)):
+    """The checks of fftfreq and rfftfreq; ``n`` may be anything with
+    ``__index__`` (a one-element integer array) and ``d`` anything with
+    ``__float__``, as nanobind converts them."""
+    try:
+        size = operator.index(n)
+        spacing = None if isinstance(d, (str, bytes)) else float(d)
+    except (TypeError, ValueError):
+        size = spacing = None
+    if not _is_int(size) or spacing is None:
         raise incompatible_arguments(name + _FREQ, (n,), None if d == 1.0 else {"d": d})
+    n, d = size, spacing
     if n <= 0:
         raise ValueError(f"[{name}] `n` must be greater than 0.")
     if d == 0.0:
         raise ValueError(f"[{name}] `d` must be non-zero.")
     # MLX's float32 scale: 1 / (n d) formed in double, then rounded.
-    return array(1.0 / (float(n) * d), _dt.float32)
+    return n, array(1.0 / (float(n) * d), _dt.float32)
 
 
 def fftfreq(n, d=1.0, stream=None):
     """``mx.fft.fftfreq``: the frequencies of an ``n``-point DFT with sample
     spacing ``d``: ``[0, 1, ..., -(n // 2), ..., -1] / (n d)`` (float32)."""
-    scale = _freq_args("fftfreq", n, d)
+    n, scale = _freq_args("fftfreq", n, d)
     freqs = concatenate([_arange(0, (n + 1) // 2, 1, _dt.float32),
                          _arange(-(n // 2), 0, 1, _dt.float32)])
     return multiply(freqs, scale)
@@ -282,36 +294,11 @@ def fftfreq(n, d=1.0, stream=None):
 def rfftfreq(n, d=1.0, stream=None):
     """``mx.fft.rfftfreq``: the ``n // 2 + 1`` non-negative frequencies of
     an ``n``-point real DFT, ``[0, 1, ..., n // 2] / (n d)`` (float32)."""
-    scale = _freq_args("rfftfreq", n, d)
+    n, scale = _freq_args("rfftfreq", n, d)
     return multiply(_arange(0, n // 2 + 1, 1, _dt.float32), scale)
 
 
 # --- the short-time transforms ---------------------------------------------------------
-
-
-def _pad_last_axis(a, width, mode):
-    """MLX's ``pad_last_axis`` for ``stft``: ``width`` elements at both ends of
-    the last axis, zeros ("constant"), copies of the end ("edge") or the
-    mirror image without the end ("reflect"), the last two built of ``take``."""
-    if width <= 0:
-        return a
-    ax = a.ndim - 1
-    n = a.shape[ax]
-    if mode == "constant":
-        return pad(a, [(0, 0)] * ax + [(width, width)])
-    if mode == "edge":
-        left = take(a, array([0] * width, _dt.int32), ax)
-        right = take(a, array([n - 1] * width, _dt.int32), ax)
-        return concatenate([left, a, right], ax)
-    if mode == "reflect":
-        if width >= n:
-            raise ValueError(f"[stft] Reflect padding ({width}) requires an input longer than "
-                             f"the padding along the last axis ({n}).")
-        left = take(a, _arange(width, 0, -1, _dt.int32), ax)
-        right = take(a, _arange(n - 2, n - 2 - width, -1, _dt.int32), ax)
-        return concatenate([left, a, right], ax)
-    raise ValueError(f"[stft] Invalid pad_mode '{mode}'. Expected one of {{'constant', "
-                     "'reflect', 'edge'}.")
 
 
 def _prepare_window(window, win_length, n_fft, op):
@@ -339,7 +326,7 @@ def stft(x, n_fft=2048, hop_length=None, win_length=None, window=None, center=Tr
     shaped ``(..., n_freq, n_frames)``.
 
     As MLX composes it: the leading axes flattened into one, the ends padded
-    by ``n_fft // 2`` when ``center``, frames cut by ``as_strided`` every
+    by ``n_fft // 2`` when ``center`` (``pad`` with ``pad_mode``), frames cut by ``as_strided`` every
     ``hop_length`` (default ``n_fft // 4``) samples, multiplied by the window,
     then ``rfftn`` (``onesided``, the default for a real input) or ``fftn``
     of ``n_fft`` points along the frames, and the last two axes swapped.
@@ -352,8 +339,7 @@ def stft(x, n_fft=2048, hop_length=None, win_length=None, window=None, center=Tr
             or not _optional_int(win_length) or not (window is None or isinstance(window, array))
             or not isinstance(center, bool) or not isinstance(pad_mode, str)
             or not isinstance(norm, str) or not (onesided is None or isinstance(onesided, bool))):
-        kwargs = {k: v for k, (v, default) in args.items() if v is not default and v != default}
-        raise incompatible_arguments(_STFT, (x,), kwargs or None)
+        raise incompatible_arguments(_STFT, (x,), _given(args))
     _norm(norm, "stft")
     if n_fft <= 0:
         raise ValueError("[stft] n_fft must be positive.")
@@ -370,7 +356,7 @@ def stft(x, n_fft=2048, hop_length=None, win_length=None, window=None, center=Tr
     t = x.shape[-1]
     flat = reshape(x, (-1, t))
     if center:
-        flat = _pad_last_axis(flat, n_fft // 2, pad_mode)
+        flat = pad(flat, [(0, 0), (n_fft // 2, n_fft // 2)], pad_mode)
     tp = flat.shape[-1]
     if tp < n_fft:
         raise ValueError("[stft] Input is too short for the given n_fft.")
@@ -402,8 +388,7 @@ def istft(stft_matrix, n_fft=None, hop_length=None, win_length=None, window=None
             or not isinstance(center, bool) or not isinstance(norm, str)
             or not (onesided is None or isinstance(onesided, bool))
             or not _optional_int(length)):
-        kwargs = {k: v for k, (v, default) in args.items() if v is not default and v != default}
-        raise incompatible_arguments(_ISTFT, (stft_matrix,), kwargs or None)
+        raise incompatible_arguments(_ISTFT, (stft_matrix,), _given(args))
     _norm(norm, "istft")
     if stft_matrix.ndim < 2:
         raise ValueError("[istft] Input must have at least two dimensions (freq, frames).")
