@@ -153,7 +153,8 @@ def _many_axes(name, a, s, axes, norm, real, inverse, default_axes):
     neither: every axis."""
     if (not isinstance(a, array) or (s is not None and not _ints(s))
             or (axes is not None and not _ints(axes)) or not isinstance(norm, str)):
-        given = _given({"s": (s, None), "axes": (axes, default_axes), "norm": (norm, "backward")})
+        default = axes if isinstance(axes, (list, tuple)) and list(axes) == default_axes else None
+        given = _given({"s": (s, None), "axes": (axes, default), "norm": (norm, "backward")})
         raise incompatible_arguments(name + (_TWO if default_axes else _N), (a,), given)
     _norm(norm, name)
     if axes is None:
