@@ -14,7 +14,7 @@ import re
 import pytest
 
 import mlxref.core as mx
-from mlxref.core.primitives.fft import FFT, _dft, _transform
+from mlxref.core.primitives.fft import FFT, _bluestein, _dft, _transform
 from support import assert_array, assert_same_as_mlx, needs_mlx, real_mx
 
 RNG = random.Random(0)
@@ -52,13 +52,16 @@ def dft(x, sign=-1):
 # --- the transform of one line -------------------------------------------------------
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 12, 16])
-def test_radix2_and_plain_sum_agree_with_the_definition(n):
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 12, 16, 17, 64, 100])
+def test_radix2_bluestein_and_plain_sum_agree_with_the_definition(n):
+    # powers of two: radix 2; up to 16: the plain sum; 17 and 100: Bluestein
     x = complexes((n,))[0]
     for sign in (-1, 1):
         want = dft(x, sign)
         assert all(abs(a - b) < 1e-9 for a, b in zip(_transform(x, sign, False), want))
         assert all(abs(a - b) < 1e-9 for a, b in zip(_dft(x, sign, False), want))
+        if n > 1:
+            assert all(abs(a - b) < 1e-9 for a, b in zip(_bluestein(x, sign), want))
 
 
 def test_fft_values_from_the_definition():

@@ -16,13 +16,15 @@ primitive only transforms whole axes:
 The forward transform is unnormalized, the inverse divides by the number of
 points transformed, as MLX's kernel does (``norm`` is a multiply in
 ``fft_impl``). The transform of one line is a radix-2 Cooley-Tukey FFT when
-the length is a power of two and the plain O(n^2) sum otherwise; both run in
+the length is a power of two and the plain O(n^2) sum otherwise (for long
+numeric lines, Bluestein's convolution by radix-2 transforms); all run in
 double precision (pocketfft works in float32) and the result is stored as
 the dtype. On SymPy elements the twiddle factors are SymPy's exact cosines
 and sines, so ``mlxref.symbolic`` can check the rules exactly.
 """
 
 import cmath
+import functools
 import math
 
 from .. import dtypes as _dt
@@ -40,34 +42,75 @@ def _twiddle(k, n, sign, symbolic):
     return cmath.exp(sign * 2j * math.pi * k / n)
 
 
+@functools.lru_cache(maxsize=64)
+def _twiddles(n, sign):
+    """The numeric ``exp(sign 2 pi i k / n)`` for ``k < n``, computed once per length."""
+    return tuple(_twiddle(k, n, sign, False) for k in range(n))
+
+
 def _dft(x, sign, symbolic):
     """The plain sum ``X_k = sum_j x_j exp(sign 2 pi i j k / n)``, for any length."""
     n = len(x)
-    w = [_twiddle(k, n, sign, symbolic) for k in range(n)]  # w[jk mod n]
+    w = _twiddles(n, sign) if not symbolic else [_twiddle(k, n, sign, True) for k in range(n)]
     return [sum(x[j] * w[(j * k) % n] for j in range(n)) for k in range(n)]
+
+
+def _radix2(x, w):
+    """Radix-2 Cooley-Tukey for a power-of-two length n, ``w`` the first n/2
+    twiddles ``exp(sign 2 pi i k / n)``: the transform is built from the
+    transforms of the even and of the odd elements (whose twiddles are every
+    other one of ``w``), ``X_k = E_k + w_k O_k`` and ``X_{k+n/2} = E_k - w_k O_k``."""
+    if len(x) == 1:
+        return list(x)
+    even = _radix2(x[0::2], w[0::2])
+    odd = _radix2(x[1::2], w[0::2])
+    t = [wk * o for wk, o in zip(w, odd)]
+    return [e + tk for e, tk in zip(even, t)] + [e - tk for e, tk in zip(even, t)]
+
+
+@functools.lru_cache(maxsize=16)
+def _chirp(n, sign):
+    """What Bluestein's method needs for length n, computed once per length:
+    the chirp ``c_j = exp(sign pi i j^2 / n)``, the power of two ``m`` the
+    convolution is done at, and the transform of ``conj(c)`` wrapped around it."""
+    m = 1 << (2 * n - 2).bit_length()
+    c = [cmath.exp(sign * 1j * math.pi * ((j * j) % (2 * n)) / n) for j in range(n)]
+    b = [cj.conjugate() for cj in c] + [0j] * (m - 2 * n + 1) + [cj.conjugate()
+                                                                  for cj in c[:0:-1]]
+    return c, m, _radix2(b, _twiddles(m, -1)[: m // 2])
+
+
+def _bluestein(x, sign):
+    """The DFT of a numeric ``x`` of any length n as a convolution (Bluestein):
+    ``jk = (j^2 + k^2 - (k - j)^2) / 2``, so with ``c_j = exp(sign pi i j^2 / n)``,
+    ``X_k = c_k sum_j (x_j c_j) conj(c_{k-j})``, a convolution done with
+    radix-2 transforms of a power of two at least 2n - 1 long. O(n log n)
+    where the plain sum is O(n^2): what lets MLX's tests of long transforms run."""
+    n = len(x)
+    c, m, b_hat = _chirp(n, sign)
+    a = [v * cj for v, cj in zip(x, c)] + [0j] * (m - n)
+    a_hat = _radix2(a, _twiddles(m, -1)[: m // 2])
+    conv = _radix2([p * q for p, q in zip(a_hat, b_hat)], _twiddles(m, 1)[: m // 2])
+    return [ck * v / m for ck, v in zip(c, conv)]
 
 
 def _transform(x, sign, symbolic):
     """The DFT of the list ``x`` (``sign`` -1: forward, +1: inverse, unscaled).
 
-    Radix-2 Cooley-Tukey: for even n, the transform is built from the
-    transforms of the even and the odd elements, ``X_k = E_k + w^k O_k`` and
-    ``X_{k + n/2} = E_k - w^k O_k``; lengths that are not powers of two fall
-    back to the plain sum.
+    Radix-2 Cooley-Tukey for powers of two; other lengths take the plain sum
+    (always for SymPy elements, whose twiddles are exact), or Bluestein's
+    convolution when they are numbers and more than 16.
     """
     n = len(x)
     if n <= 1:
         return list(x)
-    if n & (n - 1):
+    if n & (n - 1) == 0:
+        w = _twiddles(n, sign)[: n // 2] if not symbolic else [
+            _twiddle(k, n, sign, True) for k in range(n // 2)]
+        return _radix2(list(x), w)
+    if symbolic or n <= 16:
         return _dft(x, sign, symbolic)
-    even = _transform(x[0::2], sign, symbolic)
-    odd = _transform(x[1::2], sign, symbolic)
-    out = [0] * n
-    for k in range(n // 2):
-        t = _twiddle(k, n, sign, symbolic) * odd[k]
-        out[k] = even[k] + t
-        out[k + n // 2] = even[k] - t
-    return out
+    return _bluestein(x, sign)
 
 
 def _re(v):
