@@ -413,3 +413,15 @@ def test_an_axis_outside_the_array_names_it(f):
     kind, message = _error(f, mx)
     assert kind is _error(f, real_mx)[0] is IndexError
     assert re.fullmatch(r"\[i?fft2?\] Invalid axis -?\d for array with \d dimensions\.", message)
+
+
+@needs_mlx
+def test_numpy_integers_are_ints_as_in_mlx():
+    np = pytest.importorskip("numpy")
+    for m in (mx, real_mx):
+        assert m.fft.irfft(m.ones((4,)), n=np.int64(5)).shape == (5,)
+        assert m.fft.fftn(m.ones((4, 3)), s=(np.int32(2), 3), axes=[np.int64(0), -1]).shape \
+            == (2, 3)
+        assert m.fft.fftshift(m.arange(4), axes=np.int64(0)).tolist() == [2, 3, 0, 1]
+    assert _error(lambda m: m.fft.fft(m.ones((2,)), n=np.float32(2)), mx) == _error(
+        lambda m: m.fft.fft(m.ones((2,)), n=np.float32(2)), real_mx)

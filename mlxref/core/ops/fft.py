@@ -72,6 +72,22 @@ def _ints(x):
     return isinstance(x, (list, tuple)) and all(_is_int(v) for v in x)
 
 
+def _index(x):
+    """An int from what nanobind's int caster converts (NumPy's integers,
+    anything with ``__index__``); anything else unchanged, for the checks to refuse."""
+    if x is None or isinstance(x, (int, float, str)):
+        return x
+    try:
+        return operator.index(x)
+    except TypeError:
+        return x
+
+
+def _indices(x):
+    """``_index`` of each element of a list or tuple (as a list); anything else unchanged."""
+    return [_index(v) for v in x] if isinstance(x, (list, tuple)) else _index(x)
+
+
 def _scale(n, norm, inverse):
     """MLX's ``fft_scale_factor``: what ``norm`` multiplies the unnormalized
     forward (or 1/n-scaled inverse) transform by."""
@@ -140,28 +156,30 @@ def _norm(norm, name):
 
 def _one_axis(name, a, n, axis, norm, real, inverse):
     """The bindings of fft, ifft, rfft and irfft."""
-    if (not isinstance(a, array) or (n is not None and not _is_int(n)) or not _is_int(axis)
+    size, ax = _index(n), _index(axis)
+    if (not isinstance(a, array) or (size is not None and not _is_int(size)) or not _is_int(ax)
             or not isinstance(norm, str)):
         given = _given({"n": (n, None), "axis": (axis, -1), "norm": (norm, "backward")})
         raise incompatible_arguments(name + _ONE, (a,), given)
     _norm(norm, name)
-    return fft_impl(a, None if n is None else [n], [axis], real, inverse, norm, name)
+    return fft_impl(a, None if size is None else [size], [ax], real, inverse, norm, name)
 
 
 def _many_axes(name, a, s, axes, norm, real, inverse, default_axes):
     """The bindings of the 2-D and n-D transforms: ``s`` needs ``axes``;
     neither: every axis."""
-    if (not isinstance(a, array) or (s is not None and not _ints(s))
-            or (axes is not None and not _ints(axes)) or not isinstance(norm, str)):
+    sizes, ax = _indices(s), _indices(axes)
+    if (not isinstance(a, array) or (sizes is not None and not _ints(sizes))
+            or (ax is not None and not _ints(ax)) or not isinstance(norm, str)):
         default = axes if isinstance(axes, (list, tuple)) and list(axes) == default_axes else None
         given = _given({"s": (s, None), "axes": (axes, default), "norm": (norm, "backward")})
         raise incompatible_arguments(name + (_TWO if default_axes else _N), (a,), given)
     _norm(norm, name)
-    if axes is None:
-        if s is not None:
+    if ax is None:
+        if sizes is not None:
             raise ValueError(f"[{name}] `axes` should not be `None` if `s` is not `None`.")
-        axes = list(range(a.ndim))
-    return fft_impl(a, None if s is None else list(s), list(axes), real, inverse, norm, name)
+        ax = list(range(a.ndim))
+    return fft_impl(a, sizes, ax, real, inverse, norm, name)
 
 
 def fft(a, n=None, axis=-1, norm="backward", stream=None):
@@ -232,9 +250,10 @@ def irfftn(a, s=None, axes=None, norm="backward", stream=None):
 
 def _shift(name, a, axes, inverse):
     """MLX's ``fftshift`` / ``ifftshift``: a roll by half of each axis."""
+    given, axes = axes, _indices(axes)
     if not isinstance(a, array) or not (axes is None or _is_int(axes) or _ints(axes)):
         raise incompatible_arguments(name + _SHIFT, (a,),
-                                     None if axes is None else {"axes": axes})
+                                     None if given is None else {"axes": given})
     if axes is None:
         if a.ndim < 1:
             return copy.copy(a)
@@ -327,8 +346,9 @@ def stft(x, n_fft=2048, hop_length=None, win_length=None, window=None, center=Tr
     shaped ``(..., n_freq, n_frames)``.
 
     As MLX composes it: the leading axes flattened into one, the ends padded
-    by ``n_fft // 2`` when ``center`` (``pad`` with ``pad_mode``), frames cut by ``as_strided`` every
-    ``hop_length`` (default ``n_fft // 4``) samples, multiplied by the window,
+    by ``n_fft // 2`` when ``center`` (``pad`` with ``pad_mode``), frames
+    cut by ``as_strided`` every ``hop_length`` (default ``n_fft // 4``)
+    samples, multiplied by the window,
     then ``rfftn`` (``onesided``, the default for a real input) or ``fftn``
     of ``n_fft`` points along the frames, and the last two axes swapped.
     """
@@ -336,6 +356,7 @@ def stft(x, n_fft=2048, hop_length=None, win_length=None, window=None, center=Tr
             "win_length": (win_length, None), "window": (window, None),
             "center": (center, True), "pad_mode": (pad_mode, "reflect"),
             "norm": (norm, "backward"), "onesided": (onesided, None)}
+    n_fft, hop_length, win_length = _index(n_fft), _index(hop_length), _index(win_length)
     if (not isinstance(x, array) or not _is_int(n_fft) or not _optional_int(hop_length)
             or not _optional_int(win_length) or not (window is None or isinstance(window, array))
             or not isinstance(center, bool) or not isinstance(pad_mode, str)
@@ -383,6 +404,7 @@ def istft(stft_matrix, n_fft=None, hop_length=None, win_length=None, window=None
             "win_length": (win_length, None), "window": (window, None),
             "center": (center, True), "norm": (norm, "backward"),
             "onesided": (onesided, None), "length": (length, None)}
+    n_fft, hop_length, win_length, length = map(_index, (n_fft, hop_length, win_length, length))
     if (not isinstance(stft_matrix, array) or not _optional_int(n_fft)
             or not _optional_int(hop_length) or not _optional_int(win_length)
             or not (window is None or isinstance(window, array))

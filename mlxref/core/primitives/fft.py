@@ -258,5 +258,7 @@ class FFT(Primitive):
         shifted by one; the batch axis stays where it is. (MLX sizes an
         irfft's output ``2 (m - 1)`` there, wrong for odd ``n``; mlxref keeps ``n``.)"""
         (x,), (ax,) = inputs, axes
+        if ax is None:  # nothing batched: the node itself
+            return [make_array(self, [x])], [None]
         fft_axes = [a + 1 if a >= ax else a for a in self.axes]
         return [make_array(FFT(fft_axes, self.inverse, self.real, self.n), [x])], [ax]
