@@ -255,8 +255,9 @@ class FFT(Primitive):
 
     def vmap(self, inputs, axes):
         """MLX's rule: the same transform with the axes after the batch axis
-        shifted by one; the batch axis stays where it is. (MLX sizes an
-        irfft's output ``2 (m - 1)`` there, wrong for odd ``n``; mlxref keeps ``n``.)"""
+        shifted by one; the batch axis stays where it is. (MLX's rule
+        recomputes an irfft's length as ``2 (m - 1)``; mlxref's primitive
+        carries ``n``, so an odd length needs nothing more.)"""
         (x,), (ax,) = inputs, axes
         if ax is None:  # nothing batched: the node itself
             return [make_array(self, [x])], [None]
