@@ -28,7 +28,7 @@ import math
 import pytest
 
 import mlxref.core as mx
-from mlxref.core.primitives.elementwise import Divide, Multiply, Sigmoid, Sin
+from mlxref.core.primitives.elementwise import Cos, Divide, Multiply, Sigmoid, Sin
 from support import close
 
 
@@ -48,6 +48,12 @@ def test_sin_derivative():
     assert got.shape == (2,), f"d sin(x)/dx at x = [0.5, 1.0]: expected shape (2,), received {got}"
     assert close(got.tolist(), want), f"d sin(x)/dx at x = [0.5, 1.0]: expected {want}, " \\
         f"received {got.tolist()}"
+
+
+@pytest.mark.task2_2
+def test_cos_derivative_shape():
+    x = mx.array([0.0, 1.0])
+    assert len(Cos().derivative(x, mx.cos(x)).shape) == 1
 
 
 @pytest.mark.task2_3
@@ -360,15 +366,59 @@ def test_wrong_answers_fail_with_the_students_lines_and_the_values(tmp_path, ref
     assert "sympy.diff" not in text
 
 
+USUAL_MISTAKES = {
+    # the naive logsumexp: exp overflows
+    ("1.2", "_logsumexp"): "return math.log(sum(math.exp(v) for v in group))",
+    # returning the cotangent (no derivative), and ignoring argnums
+    ("2.1", "Unary.vjp"): "return [cotangents[0]]",
+    ("2.1", "Binary.vjp"): "a, b = primals\n"
+                           "return [ops.multiply(cotangents[0], self.partial(i, a, b, outputs[0]))\n"
+                           "        for i in (0, 1)]",
+    # a sign error
+    ("2.3", "Multiply.partial"): "return b if i == 0 else a",
+    ("2.3", "Divide.partial"): "return ops.reciprocal(b) if i == 0 else ops.divide(out, b)",
+    # a missing unbroadcast
+    ("4.3", "Broadcast.vjp"): "return [cotangents[0]]",
+}
+
+
+def test_the_usual_mistakes_fail_with_helpful_messages(tmp_path):
+    """Graded against this checkout's own tests: each wrong answer fails its
+    task, with the values or the student's line, never the reference's answer."""
+    sub = submit(tmp_path / "sub", ROOT, USUAL_MISTAKES)
+    results, errors = grade(sub, ROOT, "1.2,2.1,2.3,4.3")
+    assert errors == []
+    for task_id, r in results.items():
+        assert not r["passed"] and r["failures"] > 0, (task_id, r)
+        text = "\n".join(r["messages"])
+        assert ("expected" in text and "received" in text) or "in your code:" in text, text
+        for reference_region in table(ROOT)[task_id][1]:
+            answer = (ROOT / reference_region.path).read_text().split("\n")[
+                reference_region.begin: reference_region.end - 1]
+            for line in answer:
+                if len(line.strip()) > 12 and line.strip() not in "\n".join(
+                        USUAL_MISTAKES.values()):
+                    assert line.strip() not in text, (task_id, line)
+        assert "your code:" in text
+
+
 def test_a_failing_repr_does_not_hide_the_values(tmp_path, reference):
     code = ("class _Broken(Sin):\n    def eval(self, inputs):\n"
             "        raise ValueError('broken on purpose')\n"
             "return make_array(_Broken(), [ops.reshape(x, (1, 2))])")
-    sub = submit(tmp_path / "sub", reference, {("2.2", "Sin.derivative"): code})
+    sub = submit(tmp_path / "sub", reference, {
+        ("2.2", "Sin.derivative"): code,
+        ("2.2", "Cos.derivative"): "return ops.reshape(ops.negative(ops.sin(x)), (1, 2))"})
     results, _ = grade(sub, reference, "2.2")
+    # An assertion without a message shows the arrays' values (pytest's own
+    # repr of an object whose type is named "array" fails).
+    (plain,) = [m for m in results["2.2"]["messages"] if "test_cos_derivative_shape" in m]
+    assert "assert 2 == 1" in plain
+    assert "array([[-0, -0.841471]], dtype=float32).shape" in plain, plain
+    assert "raised in repr()" not in plain
     (message,) = [m for m in results["2.2"]["messages"] if "test_sin_derivative" in m]
     assert "ValueError: broken on purpose" in message
-    assert "printing an array failed; the values in the test:" in message
+    assert "the values in the test:" in message
     assert "want = [0.877582" in message and "x = array([0.5, 1], dtype=float32)" in message
     assert "got = <array shape=(1, 2) dtype=mlx.core.float32: printing it failed" in message
     sin = region(reference, "2.2", "Sin.derivative")
