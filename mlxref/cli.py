@@ -20,7 +20,7 @@ import textwrap
 import zlib
 
 import mlxref.core as mx
-from mlxref import assignment, expr, grader, viz
+from mlxref import assignment, expr, grader, sandbox, viz
 from mlxref.viz import GraphvizMissing, figures
 
 PROG = "mlxref"
@@ -521,7 +521,9 @@ def _build_parser() -> argparse.ArgumentParser:
                       "(one test per task)")
     grade = actions.add_parser(
         "grade", help="grade each task on its own: its regions spliced into a clean copy of the "
-        "reference, its visible and hidden tests run in a child process with limits"
+        "reference, its visible and hidden tests run in a child process with limits",
+        epilog="The child process is not a container. For untrusted code at scale, run the "
+        "grader in one, e.g.: " + sandbox.CONTAINER,
     )
     grade.add_argument("dir", nargs="?", default=".", metavar="DIR",
                        help="the project to grade (default: the current directory)")

@@ -1,7 +1,7 @@
 """Where ``mlxref assignment grade`` runs a student's code: the static check of a
 region, the child process and its limits.
 
-Three layers, each with its own job:
+Four layers, each with its own job:
 
 1. ``check_region``: before anything runs, the region's syntax tree is read
    and refused if it imports anything but mlxref's own modules and ``math``,
@@ -13,24 +13,32 @@ Three layers, each with its own job:
    scratch copy, and a directory of links to the few packages the tests
    need (pytest, sympy, hypothesis, numpy, graphviz and their
    requirements). No ``.pth`` file, no ``*.dist-info``: the child cannot
-   import ``mlx`` or find the instructor's checkout through
-   ``importlib.metadata`` (the installed ``mlxref`` dist-info points there).
-3. ``run``: the child is ``python -I -S`` (isolated, no ``site``) with a
-   scrubbed environment, started by a small supervisor (this file, run as a
-   script) in a session of its own, with ``RLIMIT_CPU``, ``RLIMIT_AS`` and
-   ``RLIMIT_FSIZE``. The supervisor enforces the wall-clock limit by killing
-   the child's whole process group, and, as a Linux child subreaper, also
-   kills every process the child detached (``setsid``, double fork). The
-   parent reads the results from the child's stdout, on lines that start
-   with a random token it handed the child on stdin before any student code
-   ran; there is no report file to rewrite.
+   import ``mlx`` (a meta-path finder refuses it too) or find the
+   instructor's checkout through ``importlib.metadata`` (the installed
+   ``mlxref`` dist-info points there).
+3. ``CHILD``, the child's program: before any graded code runs it installs
+   an audit hook (PEP 578, which cannot be removed) that refuses writes,
+   deletions and renames outside the task's directory, reads of the
+   instructor's checkout and of the submission, new processes, signals,
+   sockets and ctypes.
+4. ``run``: the child is ``python -I -S`` (isolated, no ``site``) with a
+   scrubbed environment, started by a small supervisor (this file's source,
+   run with ``-c``) in a session of its own, with ``RLIMIT_CPU``,
+   ``RLIMIT_AS`` and ``RLIMIT_FSIZE``. The supervisor enforces the
+   wall-clock limit by killing the child's whole process group, and, as a
+   Linux child subreaper, also kills every process the child detached
+   (``setsid``, double fork). The parent reads the results from the child's
+   stdout, on lines that start with a random token it handed the child on
+   stdin before any graded code ran; there is no report file to rewrite.
 
-It is not a container: the child runs as the grader's user and could read or
-write what that user can, through any hole in the denylist. Grade untrusted
-code at scale inside a container (see ``CONTAINER``).
+It is not a container. Graded code runs in the grader's own process, as the
+grader's user: code that got past the static check could reach what that
+process can (the token, pytest's state) and what the user can through means
+the audit hook does not see (audit hooks are not a security boundary). Grade
+untrusted code at scale inside a container (``CONTAINER``).
 
 This module imports only the standard library: it runs as the supervisor
-script with ``python -I -S``.
+with ``python -I -S -c``.
 """
 
 from __future__ import annotations
@@ -43,12 +51,16 @@ import subprocess
 import sys
 import time
 
-# The command recommended for grading untrusted submissions at scale.
+# The command recommended for grading untrusted submissions at scale: an image
+# with the instructor's checkout installed (``pip install -e /reference[dev]``),
+# no network, a read-only root with a small /tmp, memory, CPU and process
+# limits, no capabilities, an unprivileged user, and the submission read-only.
 CONTAINER = (
-    "docker run --rm --network none --read-only --tmpfs /tmp:rw,size=512m "
-    "--memory 4g --cpus 2 --pids-limit 256 --user 65534:65534 "
-    "-v \"$PWD/reference:/reference:ro\" -v \"$PWD/submission:/submission:ro\" "
-    "IMAGE mlxref assignment grade /submission --reference /reference --json"
+    "docker run --rm --network none --read-only --tmpfs /tmp:rw,size=1g -e HOME=/tmp "
+    "--memory 4g --cpus 2 --pids-limit 256 --cap-drop ALL "
+    "--security-opt no-new-privileges --user 65534:65534 "
+    "-v \"$PWD/submission:/submission:ro\" mlxref-grader "
+    "mlxref assignment grade /submission --json"
 )
 
 # --- 1. the static check --------------------------------------------------------------
@@ -71,10 +83,6 @@ _REFUSED_NAMES = frozenset(
     export_function import_function render
     """.split()  # noqa: SIM905 (one table, read as words)
 )
-
-
-class Refused(ValueError):
-    """A region that uses a construct the grader does not run."""
 
 
 def check_region(tree, line_of, module_names=frozenset()):
@@ -559,10 +567,11 @@ def _describe(excinfo, item, hidden):
     tests = [f for f, _ in frames if f.f_code.co_filename == test_file]
     detail = printing or not isinstance(exc, AssertionError) or "expected" not in text
     if tests and detail:
-        lines.append("the values in the test:")
         names = [(k, v) for k, v in tests[-1].f_locals.items()
                  if k != "self" and not k.startswith("@")
                  and not callable(v) and type(v).__name__ != "module"]
+        if names:
+            lines.append("the values in the test:")
         for k, v in names[:8]:
             lines.append("  %s = %s" % (k, _show(v)))
     return "\n".join(lines)[:4000]

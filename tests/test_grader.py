@@ -371,9 +371,10 @@ USUAL_MISTAKES = {
     ("1.2", "_logsumexp"): "return math.log(sum(math.exp(v) for v in group))",
     # returning the cotangent (no derivative), and ignoring argnums
     ("2.1", "Unary.vjp"): "return [cotangents[0]]",
-    ("2.1", "Binary.vjp"): "a, b = primals\n"
-                           "return [ops.multiply(cotangents[0], self.partial(i, a, b, outputs[0]))\n"
-                           "        for i in (0, 1)]",
+    ("2.1", "Binary.vjp"): (
+        "a, b = primals\n"
+        "return [ops.multiply(cotangents[0], self.partial(i, a, b, outputs[0]))\n"
+        "        for i in (0, 1)]"),
     # a sign error
     ("2.3", "Multiply.partial"): "return b if i == 0 else a",
     ("2.3", "Divide.partial"): "return ops.reciprocal(b) if i == 0 else ops.divide(out, b)",
