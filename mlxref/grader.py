@@ -285,7 +285,8 @@ def _run_task(task_id, regions, reference, submission, scratch, known, options):
     config = {
         "src": str(src), "site": str(site), "blocked": list(BLOCKED), "work": str(work),
         "readable": [source for _, source in options["site"]],
-        "deny": [str(reference), str(submission)],
+        # The other tasks' copies hold this task's answer: scratch is denied too.
+        "deny": [str(reference), str(submission), str(scratch)],
         "hidden": HIDDEN + "/",
         "regions": [dict(s, file=str(src / s["path"])) for s in spans],
         "args": args,

@@ -19,8 +19,9 @@ Four layers, each with its own job:
 3. ``CHILD``, the child's program: before any graded code runs it installs
    an audit hook (PEP 578, which cannot be removed) that refuses writes,
    deletions and renames outside the task's directory, reads of the
-   instructor's checkout and of the submission, new processes, signals,
-   sockets and ctypes.
+   instructor's checkout, of the submission, of the other tasks' copies and
+   of other processes' /proc entries, new processes, signals, sockets and
+   ctypes.
 4. ``run``: the child is ``python -I -S`` (isolated, no ``site``) with a
    scrubbed environment, started by a small supervisor (this file's source,
    run with ``-c``) in a session of its own, with ``RLIMIT_CPU``,
@@ -443,7 +444,9 @@ import pytest
 # An audit hook (PEP 578), which nothing can remove: graded code may write,
 # delete or rename only inside this task's directory, may not read the
 # instructor's checkout or the submission (only the linked packages inside
-# them), and may not start processes, send signals, open sockets or use ctypes.
+# them), nor the other tasks' copies beside this one, nor another process's
+# /proc entries, and may not start processes, send signals, open sockets or
+# use ctypes.
 _WORK = os.path.realpath(CONFIG["work"])
 _READ = [os.path.realpath(p) for p in CONFIG["readable"]] + [_WORK]
 _DENY = [os.path.realpath(p) for p in CONFIG["deny"]]
@@ -469,6 +472,13 @@ def _resolved(path):
     return os.path.realpath(path) if isinstance(path, str) else None
 
 
+def _other_process(path):
+    # /proc/PID/... of any process but this one (the grader's memory, say)
+    parts = path.split(os.sep)
+    return len(parts) > 2 and parts[1] == "proc" and parts[2].isdigit() and \
+        int(parts[2]) != os.getpid()
+
+
 def _audit(event, args):
     if event == "open":
         path, mode, flags = args
@@ -479,7 +489,7 @@ def _audit(event, args):
             isinstance(mode, str) and any(c in mode for c in "wax+"))
         if writing and not _under(where, [_WORK, os.devnull]):
             raise PermissionError("the grader does not let graded code write %s" % path)
-        if _under(where, _DENY) and not _under(where, _READ):
+        if _under(where, _DENY) and not _under(where, _READ) or _other_process(where):
             raise PermissionError("the grader does not let graded code read %s" % path)
     elif event in _PATH_EVENTS:
         for arg in args:

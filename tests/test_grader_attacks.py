@@ -136,6 +136,17 @@ def test_with_the_check_off_the_child_still_defeats_them(tmp_path, reference):  
             "from importlib import metadata\n"
             "dist = metadata.distribution('mlxref')\n"
             "return dist.locate_file('mlxref/core/primitives/elementwise.py').read_text()"),
+        ("2.2", "Cos.derivative"): (  # the other tasks' copies, the grader's memory
+            "import os\nwork = os.path.dirname(os.getcwd())\nread = []\n"
+            "for name in os.listdir(os.path.dirname(work)):\n"
+            "    path = os.path.join(os.path.dirname(work), name, 'src', 'mlxref', '__init__.py')\n"
+            "    if name != os.path.basename(work) and os.path.exists(path):\n"
+            "        try:\n            read.append(open(path).read())\n"
+            "        except PermissionError:\n            pass\n"
+            "for pid in (os.getppid(), 1):\n"
+            "    try:\n        read.append(open(f'/proc/{pid}/cmdline').read())\n"
+            "    except PermissionError:\n        pass\n"
+            "raise RuntimeError(f'read {len(read)} files')"),
         ("2.3", "Multiply.partial"): "import mlx.core as real\nreturn real.ones(2)",
         ("2.3", "Divide.partial"): (
             "import os, subprocess\nerrors = []\n"
@@ -158,6 +169,7 @@ def test_with_the_check_off_the_child_still_defeats_them(tmp_path, reference):  
     assert one["tests"] == 2 and not any(x["name"] in "012" for x in one["results"])
     two = "\n".join(results["2.2"]["messages"])
     assert "PackageNotFoundError" in two, two
+    assert "RuntimeError: read 0 files" in two, two
     three = "\n".join(results["2.3"]["messages"])
     assert "No module named 'mlx' (the grader does not let graded code import it)" in three
     for refusal in (f"change {victim} (os.remove)", f"write {instructor}",
