@@ -18,7 +18,8 @@ Four layers, each with its own job:
    ``mlxref`` dist-info points there).
 3. ``CHILD``, the child's program: before any graded code runs it installs
    an audit hook (PEP 578, which cannot be removed) that refuses writes,
-   deletions and renames outside the task's directory, reads of the
+   deletions and renames outside the task's tmp/ and home/ (the copy's
+   sources and test data included; compiled files excepted), reads of the
    instructor's checkout, of the submission, of the other tasks' copies and
    of other processes' /proc entries, new processes, signals, sockets and
    ctypes.
@@ -442,7 +443,7 @@ import ctypes  # loaded before the audit hook: importing it opens the C library
 import pytest
 
 # An audit hook (PEP 578), which nothing can remove: graded code may write,
-# delete or rename only inside this task's directory, may not read the
+# delete or rename only in this task's tmp/ and home/ (and compiled files), may not read the
 # instructor's checkout or the submission (only the linked packages inside
 # them), nor the other tasks' copies beside this one, nor another process's
 # /proc entries, and may not start processes, send signals, open sockets or
@@ -472,6 +473,16 @@ def _resolved(path):
     return os.path.realpath(path) if isinstance(path, str) else None
 
 
+_SCRATCH = [os.path.join(_WORK, "tmp"), os.path.join(_WORK, "home"), os.devnull]
+
+
+def _writable(path):
+    # The task's own temporary and home directories, and compiled files:
+    # not the copy's sources or test data, which later tests may still read.
+    return _under(path, _SCRATCH) or (
+        _under(path, [_WORK]) and "__pycache__" in path.split(os.sep))
+
+
 def _other_process(path):
     # /proc/PID/... of any process but this one (the grader's memory, say)
     parts = path.split(os.sep)
@@ -487,14 +498,14 @@ def _audit(event, args):
             return
         writing = (isinstance(flags, int) and flags & _WRITE_FLAGS) or (
             isinstance(mode, str) and any(c in mode for c in "wax+"))
-        if writing and not _under(where, [_WORK, os.devnull]):
+        if writing and not _writable(where):
             raise PermissionError("the grader does not let graded code write %s" % path)
         if _under(where, _DENY) and not _under(where, _READ) or _other_process(where):
             raise PermissionError("the grader does not let graded code read %s" % path)
     elif event in _PATH_EVENTS:
         for arg in args:
             where = _resolved(arg) if isinstance(arg, (str, bytes, os.PathLike)) else None
-            if where is not None and not _under(where, [_WORK]):
+            if where is not None and not _writable(where):
                 raise PermissionError("the grader does not let graded code change %s (%s)"
                                       % (arg, event))
     elif event in _PROCESS_EVENTS or event.startswith("ctypes."):

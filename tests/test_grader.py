@@ -116,8 +116,12 @@ def test_the_sandbox_around_the_tests():
     assert all(p.startswith((work, sys.base_prefix)) for p in sys.path if p), sys.path
     assert mlxref.__file__.startswith(work)
     assert "PYTHONPATH" not in os.environ and os.environ["HOME"].startswith(work)
-    with pytest.raises(PermissionError, match="does not let graded code"):
-        open(os.path.join(os.path.dirname(work), "outside.txt"), "w")
+    for path in (os.path.join(os.path.dirname(work), "outside.txt"),
+                 os.path.join(work, "src", "tests", "support.py")):  # test data
+        with pytest.raises(PermissionError, match="does not let graded code write"):
+            open(path, "a")
+    with open("scratch.txt", "w") as f:  # the task's own temporary directory
+        f.write("allowed")
     import numpy  # a package the tests may use
     assert numpy.add(1, 2) == 3
 '''
