@@ -1,6 +1,6 @@
 """All symbolic cases, gathered from the family modules."""
 
-from . import conv, custom, elementwise, quantized, reduction, shape, sort
+from . import conv, custom, elementwise, matmul_family, quantized, reduction, shape, sort
 
 CASES = (list(elementwise.CASES) + shape.CASES + reduction.CASES + sort.CASES + custom.CASES
-         + quantized.CASES + conv.CASES)
+         + quantized.CASES + conv.CASES + matmul_family.CASES)
