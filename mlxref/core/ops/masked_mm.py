@@ -83,7 +83,8 @@ def block_masked_mm(a, b, /, block_size=64, mask_out=None, mask_lhs=None, mask_r
     in_a_ndim, in_b_ndim = a.ndim, b.ndim
     a, b, out_type = _operands("block_masked_mm", a, b)
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    shared = (a.shape[:-2] != batch, b.shape[:-2] != batch)
+    # the batch shapes of operands broadcast along the batch (None if not)
+    shared = tuple(None if x.shape[:-2] == batch else x.shape[:-2] for x in (a, b))
     m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
     a = broadcast_to(a, batch + (m, k))
     b = broadcast_to(b, batch + (k, n))

@@ -422,21 +422,23 @@ _GATHER_QQMM = (
     "sorted_indices: bool = False, stream: StreamOrDevice = None) -> array")
 
 
-def _check_args(signature, args, optional, defaults):
-    """The binding's type checks: ``args`` arrays, each optional argument of
-    the type its default says (an array or None, an int or None, a bool, a
-    str); else MLX's TypeError, listing what differs from the defaults."""
+def _check_args(signature, args, optional, defaults, required=()):
+    """The binding's type checks: ``args`` arrays, the ``required`` keyword
+    arguments too, each optional argument of the type its default says (an
+    array or None, an int or None, a bool, a str); else MLX's TypeError, with
+    the arrays and the required ones listed as given positionally, the rest
+    as keywords where they differ from the defaults."""
     kinds = {"array": lambda v: v is None or isinstance(v, array),
              "int": lambda v: v is None or isinstance(v, int),
              "bool": lambda v: isinstance(v, bool),
              "str": lambda v: isinstance(v, str)}
     ok = all(isinstance(a, array) for a in args) and all(
+        isinstance(optional[k], array) for k in required) and all(
         kinds[defaults[k][0]](v) for k, v in optional.items())
-    if not ok:  # the required scales listed with x and w, the rest as keywords
-        given = {k: v for k, v in optional.items() if v is not defaults[k][1] and not (
-            isinstance(v, (bool, int, str)) and v == defaults[k][1])}
-        args = list(args) + ([given.pop("scales")] if signature.startswith("quantized_matmul")
-                             or signature.startswith("gather_qmm") else [])
+    if not ok:
+        given = {k: v for k, v in optional.items() if k not in required and v is not (
+            defaults[k][1]) and not (isinstance(v, (bool, int, str)) and v == defaults[k][1])}
+        args = list(args) + [optional[k] for k in required]
         raise incompatible_arguments(signature, args, given or None)
 
 
@@ -521,7 +523,7 @@ def quantized_matmul(x, w, /, scales, biases=None, transpose=True, group_size=No
     takes no global scale: MLX's kernel ignores it)."""
     _check_args(_QMM, (x, w), {"scales": scales, "biases": biases, "transpose": transpose,
                                "group_size": group_size, "bits": bits, "mode": mode},
-                _AFFINE_OPTIONAL)
+                _AFFINE_OPTIONAL, ("scales",))
     mode, group_size, bits, out_type, inputs = _qmm_setup(
         "quantized_matmul", x, w, scales, biases, transpose, group_size, bits, mode)
     if x.ndim > 2 and w.ndim > 2:
@@ -554,7 +556,7 @@ def gather_qmm(x, w, /, scales, biases=None, lhs_indices=None, rhs_indices=None,
         "scales": scales, "biases": biases, "lhs_indices": lhs_indices,
         "rhs_indices": rhs_indices, "transpose": transpose, "group_size": group_size,
         "bits": bits, "mode": mode, "global_scale": global_scale,
-        "sorted_indices": sorted_indices}, _AFFINE_OPTIONAL)
+        "sorted_indices": sorted_indices}, _AFFINE_OPTIONAL, ("scales",))
     no_indices = lhs_indices is None and rhs_indices is None
     if global_scale is not None and no_indices:
         raise ValueError("[gather_qmm] Global scale is not supported without indices.")

@@ -293,25 +293,36 @@ class BlockMaskedMM(Primitive):
     (the result is linear in each input) and the per-example products.
     """
 
-    def __init__(self, block_size, shared=(False, False)):
+    def __init__(self, block_size, shared=(None, None)):
         self.block_size = block_size
-        # whether a and b were broadcast along the batch: MLX's kernel then
-        # applies each batch's bool operand mask to the one shared copy
+        # a's and b's batch shapes where the op broadcast them along the batch
+        # (else None): MLX's kernel then applies each batch's bool operand
+        # mask to the one copy of the matrix those batches share
         self.shared = tuple(shared)
 
     def params(self):
         return {"block_size": self.block_size}
 
-    def _check_shared(self, masks, name, operand):
+    @staticmethod
+    def _check_shared(masks, batch, own, name, operand):
         """MLX's kernel masks a batch-broadcast operand in place, once per
-        batch, in one shared buffer: bool masks that differ along the batch
-        accumulate (batch i sees the blocks of batches 0..i masked). That is
-        silently wrong, so it is an error here."""
-        if masks and any(m != masks[0] for m in masks[1:]):
-            raise ValueError(
-                f"[block_masked_mm] The boolean {name} differs along a batch that {operand} "
-                "is broadcast along: MLX's CPU kernel masks the shared operand once per batch "
-                "(its result is wrong). Broadcast the operand first, or use float masks.")
+        batch, in the buffer the broadcast batches share: bool masks that
+        differ among them accumulate (a later batch sees the earlier ones'
+        blocks masked too). That is silently wrong: an error here."""
+        own = (1,) * (len(batch) - len(own)) + tuple(own)
+        first = {}
+        for i, mask in enumerate(masks):
+            source, index, stride = 0, i, 1
+            for d, o in zip(reversed(batch), reversed(own)):
+                index, k = divmod(index, d)
+                source += (k if o != 1 else 0) * stride
+                stride *= o
+            if first.setdefault(source, mask) != mask:
+                raise ValueError(
+                    f"[block_masked_mm] The boolean {name} differs along a batch that "
+                    f"{operand} is broadcast along: MLX's CPU kernel masks the shared operand "
+                    "once per batch (its result is wrong). Broadcast the operand first, or "
+                    "use float masks.")
 
     def output_shapes(self, inputs):
         a, b = inputs[0], inputs[1]
@@ -339,10 +350,10 @@ class BlockMaskedMM(Primitive):
         lhs_masks = masks(inputs[-2]) if has_op_mask else None
         rhs_masks = masks(inputs[-1]) if has_op_mask else None
         if has_op_mask and inputs[-1].dtype is _dt.bool_:
-            for shared, found, name, operand in zip(self.shared, (lhs_masks, rhs_masks),
-                                                    ("mask_lhs", "mask_rhs"), "ab"):
-                if shared:
-                    self._check_shared(found, name, operand)
+            for own, found, name, operand in zip(self.shared, (lhs_masks, rhs_masks),
+                                                 ("mask_lhs", "mask_rhs"), "ab"):
+                if own is not None:
+                    self._check_shared(found, a.shape[:-2], own, name, operand)
         out_masks = masks(inputs[2]) if has_out_mask else None
         out = []
         for i in range(count):
