@@ -16,7 +16,8 @@ import random
 import pytest
 
 import mlxref.core as mx
-from support import assert_array, assert_same_as_mlx, assert_same_error, both, error_of, needs_mlx, real_mx
+from support import (assert_array, assert_same_as_mlx, assert_same_error, both, error_of,
+                     needs_mlx, real_mx)
 
 FLOATS = ["float32", "float16", "bfloat16"]
 # (mode, group_size, bits) of every quantization MLX's CPU kernels multiply with
@@ -171,13 +172,21 @@ def test_where_mlx_fails_quantized_matmul_raises_a_clear_error():
 @needs_mlx
 @pytest.mark.parametrize("transpose", [True, False])
 def test_quantized_matmul_vjp_is_mlx_for_x_scales_and_biases(transpose):
+    _assert_affine_grads_are_mlx((8, 64) if transpose else (64, 32), (2, 3, 64),
+                                 lambda lib, x, w, s, b: lib.quantized_matmul(
+                                     x, w, s, b, transpose, 32))
+
+
+def _assert_affine_grads_are_mlx(w_shape, x_shape, product):
+    """The gradients of a weighted sum of ``product(lib, x, w, scales,
+    biases)`` for x, the scales and the biases are MLX's."""
     def build(lib):
-        wq, scales, biases = _quantized(lib, (8, 64) if transpose else (64, 32), "affine", 32, 4)
-        x = lib.array(_rows((2, 3, 64), 5))
-        weights = lib.array(_rows((2, 3, 8 if transpose else 32), 6))
+        wq, scales, biases = _quantized(lib, w_shape, "affine", 32, 4)
+        x = lib.array(_rows(x_shape, 5))
+        weights = lib.array(_rows(product(lib, x, wq, scales, biases).shape, 6))
 
         def loss(x, s, b):
-            return (lib.quantized_matmul(x, wq, s, b, transpose, 32) * weights).sum()
+            return (product(lib, x, wq, s, b) * weights).sum()
 
         return lib.grad(loss, (0, 1, 2))(x, scales, biases)
 
@@ -243,20 +252,10 @@ def test_gather_qmm_is_mlx_bit_for_bit(mode, group_size, bits, transpose):
     (None, [0, 0, 1, 2, 2, 2], 6, True),
 ])
 def test_gather_qmm_vjp_is_mlx(lhs, rhs, batch, is_sorted):
-    def build(lib):
-        wq, scales, biases = _quantized(lib, (3, 16, 64), "affine", 32, 4)
-        x = lib.array(_rows((batch, 2, 64), 5))
-        weights = lib.array(_rows((len(rhs), 2, 16), 6))
-
-        def loss(x, s, b):
-            out = lib.gather_qmm(x, wq, s, b, None if lhs is None else lib.array(lhs),
-                                 lib.array(rhs), group_size=32, sorted_indices=is_sorted)
-            return (out * weights).sum()
-
-        return lib.grad(loss, (0, 1, 2))(x, scales, biases)
-
-    for ours, theirs in zip(*both(build)):
-        assert_same_as_mlx(ours, theirs, rtol=1e-4, atol=1e-4)
+    _assert_affine_grads_are_mlx(
+        (3, 16, 64), (batch, 2, 64), lambda lib, x, w, s, b: lib.gather_qmm(
+            x, w, s, b, None if lhs is None else lib.array(lhs), lib.array(rhs), group_size=32,
+            sorted_indices=is_sorted))
 
 
 @needs_mlx

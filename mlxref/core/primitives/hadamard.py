@@ -8,8 +8,6 @@ the same matrices are written here as one hexadecimal number per row, a set
 bit for +1, the first column the highest bit).
 """
 
-import math
-
 from .. import dtypes as _dt
 from .. import ops
 from ..array import array

@@ -289,8 +289,9 @@ class BlockMaskedMM(Primitive):
     MLX's vjp (mlx/primitives.cpp ``BlockMaskedMM::vjp``), for a, b and the
     float masks, but for a float ``mask_out``: MLX's is the blocks' sums of
     the cotangent times the masked product, which is the gradient times the
-    mask's value; mlxref's uses the product before the mask. MLX has no jvp and no vmap: mlxref's are the product rule
-    (the result is linear in each input) and the per-example products.
+    mask's value; mlxref's uses the product before the mask. MLX has no jvp
+    and no vmap: mlxref's are the product rule (the result is linear in each
+    input) and the per-example products.
     """
 
     def __init__(self, block_size, shared=(None, None)):

@@ -14,8 +14,7 @@ from .. import dtypes as _dt
 from .. import ops
 from ..scalar import apply, sympy
 from .base import Primitive, make_array, rounding
-from .masked_mm import (dot as _dot, gather_mm_grad, multilinear_jvp, scatter_back,
-                        vmap_by_examples)
+from .masked_mm import dot as _dot, gather_mm_grad, scatter_back, vmap_by_examples
 
 _SYMBOLIC = {}
 
