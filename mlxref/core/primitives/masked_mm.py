@@ -7,9 +7,11 @@ mlx/ops.cpp (``block_masked_mm``, ``gather_mm``, ``segmented_mm``: the
 ops that broadcast and cast before they build the nodes).
 
 MLX's CPU kernels multiply with BLAS's sgemm, whose float32 dot products
-are formed left to right in a float32 accumulator on the build checked
-(mlxref/core/primitives/linalg.py): every product here is ``dot`` with
-float32 roundings (plain float sums for a float64 ``SegmentedMM``).
+are formed left to right in a float32 accumulator on the build checked.
+As mlxref's ``Matmul`` (mlxref/core/primitives/linalg.py), a float32
+product whose partial sums cannot leave float32's range is formed in double
+and rounded once (fast; the last bits may differ from MLX's); the others,
+and the half types', follow MLX's float32 roundings step by step (``dot``).
 """
 
 import math
@@ -18,7 +20,7 @@ from operator import mul
 from .. import dtypes as _dt
 from .. import ops
 from ..array import array
-from .base import Primitive, batch_size, make_array, rounding
+from .base import FLOAT32_SAFE, Primitive, batch_size, make_array, norm, rounding
 
 _to_float32 = rounding(_dt.float32)
 
@@ -52,14 +54,27 @@ def _matrices(x):
             for s in range(0, len(data), rows * cols)]
 
 
-def _product(a_rows, b_rows, n, dot):
-    """One matrix product ``a @ b`` from their rows, a flat list."""
-    cols = [[row[j] for row in b_rows] for j in range(n)]
-    return [dot(row, col) for row in a_rows for col in cols]
-
-
 def _dot_float64(row, col):
     return sum(map(mul, row, col)) if row else 0.0
+
+
+def _dot_for(dtype, rows, cols):
+    """The dot product an sgemm of these rows and columns is formed with:
+    ``Matmul``'s choice (double, rounded once, when no partial sum can
+    reach float32's largest value; float32 steps otherwise)."""
+    if dtype is _dt.float64:
+        return _dot_float64
+    if dtype is _dt.float32 and (norm([v for r in rows for v in r])
+                                 * norm([v for c in cols for v in c]) < FLOAT32_SAFE):
+        return _dot_float64
+    return _dot_float32
+
+
+def _product(a_rows, b_rows, n, dtype):
+    """One matrix product ``a @ b`` from their rows, a flat list."""
+    cols = [[row[j] for row in b_rows] for j in range(n)]
+    dot = _dot_for(dtype, a_rows, cols)
+    return [dot(row, col) for row in a_rows for col in cols]
 
 
 def gather_mm_grad(x, dy, lhs_indices, rhs_indices, is_sorted, batch_shape):
@@ -155,7 +170,7 @@ class GatherMM(Primitive):
             if i >= len(am) or j >= len(bm):  # MLX's kernel reads past its buffers
                 raise IndexError(f"[gather_mm] Index ({i}, {j}) out of range for {len(am)} "
                                  f"matrices of a and {len(bm)} of b.")
-            out.extend(_product(am[i], bm[j], n, _dot_float32))
+            out.extend(_product(am[i], bm[j], n, a.dtype))
         return [out]
 
     def vjp(self, primals, cotangents, argnums, outputs):
@@ -204,7 +219,6 @@ class SegmentedMM(Primitive):
     def eval(self, inputs):
         a, b, segments = inputs
         m, k, n = a.shape[0], a.shape[1], b.shape[1]
-        dot = _dot_float64 if a.dtype is _dt.float64 else _dot_float32
         a_data, b_data = a.data(), b.data()
         seg = segments.data()
         if a.dtype in (_dt.float16, _dt.bfloat16) and m > 1 and any(
@@ -224,6 +238,7 @@ class SegmentedMM(Primitive):
                                  f"for an inner dimension of {k}.")
             rows = [a_data[r * k + start:r * k + end] for r in range(m)]
             cols = [b_data[start * n + j:end * n:n] for j in range(n)]
+            dot = _dot_for(a.dtype, rows, cols)
             out.extend(dot(row, col) for row in rows for col in cols)
         return [out]
 
@@ -362,7 +377,7 @@ class BlockMaskedMM(Primitive):
             if has_op_mask:
                 ai = _block_mask(ai, lhs_masks[i], bs, m, k)
                 bi = _block_mask(bi, rhs_masks[i], bs, k, n)
-            c = _product(ai, bi, n, _dot_float32)
+            c = _product(ai, bi, n, a.dtype)
             if has_out_mask:
                 rows = [c[r * n:(r + 1) * n] for r in range(m)]
                 c = [v for row in _block_mask(rows, out_masks[i], bs, m, n) for v in row]
