@@ -1,7 +1,8 @@
 """All symbolic cases, gathered from the family modules."""
 
-from . import (conv, custom, elementwise, factorizations, fft, quantized, reduction, shape,
-               solvers, sort)
+from . import (conv, custom, elementwise, factorizations, fft, matmul_family, quantized,
+               reduction, shape, solvers, sort)
 
 CASES = (list(elementwise.CASES) + shape.CASES + reduction.CASES + sort.CASES + custom.CASES
-         + quantized.CASES + conv.CASES + factorizations.CASES + solvers.CASES + fft.CASES)
+         + quantized.CASES + conv.CASES + matmul_family.CASES + factorizations.CASES
+         + solvers.CASES + fft.CASES)

@@ -12,8 +12,10 @@ from .diagonal import *  # noqa: F401,F403
 from .depends import *  # noqa: F401,F403
 from .einsum import *  # noqa: F401,F403
 from .elementwise import *  # noqa: F401,F403
+from .hadamard import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
+from .masked_mm import *  # noqa: F401,F403
 from .quantized import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403

@@ -15,8 +15,10 @@ import math
 from .. import dtypes as _dt
 from ..array import _fmt_shape, array
 from ..primitives.base import make_array
-from ..primitives.quantized import FromFP8, ToFP8
-from .common import astype, incompatible_arguments
+from ..primitives.quantized import (FP4_E2M1, FromFP8, GatherQMM, GatherQQMM, QQMatmul,
+                                   QuantizedMatmul, ToFP8)
+from .common import (astype, broadcast_arrays, broadcast_shapes, broadcast_to,
+                     incompatible_arguments)
 from .creation import arange
 from .elementwise import (abs, add, bitwise_and, divide, equal, greater, left_shift, less, log2,
                           maximum, multiply, negative, not_equal, power, right_shift, round,
@@ -27,9 +29,10 @@ from .reduction import argmin
 from .reduction import max as _max
 from .reduction import min as _min
 from .reduction import sum as _sum
-from .shape import concatenate, expand_dims, reshape, view
+from .shape import concatenate, expand_dims, flatten, reshape, squeeze, unflatten, view
 
-__all__ = ["from_fp8", "to_fp8", "quantize", "dequantize"]
+__all__ = ["from_fp8", "to_fp8", "quantize", "dequantize", "quantized_matmul", "gather_qmm",
+           "qqmm", "gather_qqmm"]
 
 _FROM = "from_fp8(x: array, dtype: Dtype = bfloat16, *, stream: StreamOrDevice = None) -> array"
 _TO = "to_fp8(x: array, *, stream: StreamOrDevice = None) -> array"
@@ -84,9 +87,6 @@ _DEQUANTIZE = (
 
 # mode: (default group size, default bits), as quantization_params_from_mode
 _MODES = {"affine": (64, 4), "mxfp4": (32, 4), "mxfp8": (32, 8), "nvfp4": (16, 4)}
-# E2M1 values by their 4-bit code (the "fp4" lookup table of MLX's fallbacks)
-_FP4 = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0,
-        -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0]
 
 
 def _check_binding(signature, args, kwargs):
@@ -269,7 +269,7 @@ def _fp_quantize(w, group_size, bits, global_scale):
         wq = divide(wq, power(array(2.0, w.dtype), scales))
         scales = astype(add(scales, array(127, _dt.int32)), _dt.uint8)
     if bits == 4:
-        lut = array(_FP4, w.dtype)
+        lut = array(FP4_E2M1, w.dtype)
         wq = argmin(abs(subtract(expand_dims(wq, -1), lut)), -1)
         shifts = power(array(2, _dt.uint32), arange(0, 32, 4, _dt.uint32))
         wq = _sum(multiply(reshape(wq, (-1, 4, 8)), shifts), -1)
@@ -376,7 +376,7 @@ def _fp_dequantize(w, scales, group_size, bits, out_type, global_scale):
             f"and scales of shape {_fmt_shape(scales.shape)}.")
     wshape = w.shape[:-1] + (-1,)
     if bits == 4:
-        lut = array(_FP4, out_type)
+        lut = array(FP4_E2M1, out_type)
         out = view(reshape(w, (-1, 4)), _dt.int8)
         lo = expand_dims(take(lut, bitwise_and(out, array(0x0F, _dt.int8)), 0), -1)
         hi = expand_dims(take(lut, right_shift(out, array(4, _dt.int8)), 0), -1)
@@ -393,3 +393,298 @@ def _fp_dequantize(w, scales, group_size, bits, out_type, global_scale):
         scales = subtract(astype(scales, out_type), array(127, out_type))
         scales = power(array(2.0, out_type), scales)
     return reshape(multiply(out, scales), wshape)
+
+
+# ---------------------------------------------------------------------------
+# products with quantized weights (mlx/ops.cpp): quantized_matmul, gather_qmm,
+# qqmm, gather_qqmm
+# ---------------------------------------------------------------------------
+
+_QMM = (
+    "quantized_matmul(x: array, w: array, /, scales: array, biases: array | None = None, "
+    "transpose: bool = True, group_size: int | None = None, bits: int | None = None, "
+    "mode: str = 'affine', *, stream: StreamOrDevice = None) -> array")
+_GATHER_QMM = (
+    "gather_qmm(x: array, w: array, /, scales: array, biases: array | None = None, "
+    "lhs_indices: array | None = None, rhs_indices: array | None = None, "
+    "transpose: bool = True, group_size: int | None = None, bits: int | None = None, "
+    "mode: str = 'affine', global_scale: array | None = None, *, "
+    "sorted_indices: bool = False, stream: StreamOrDevice = None) -> array")
+_QQMM = (
+    "qqmm(x: array, w: array, scales: array | None = None, group_size: int | None = None, "
+    "bits: int | None = None, mode: str = 'nvfp4', global_scale_x: array | None = None, "
+    "global_scale_w: array | None = None, *, stream: StreamOrDevice = None) -> array")
+_GATHER_QQMM = (
+    "gather_qqmm(x: array, w: array, /, scales: array | None = None, "
+    "lhs_indices: array | None = None, rhs_indices: array | None = None, "
+    "group_size: int | None = None, bits: int | None = None, mode: str = 'nvfp4', "
+    "global_scale_x: array | None = None, global_scale_w: array | None = None, *, "
+    "sorted_indices: bool = False, stream: StreamOrDevice = None) -> array")
+
+
+def _check_args(signature, args, optional, defaults, required=()):
+    """The binding's type checks: ``args`` arrays, the ``required`` keyword
+    arguments too, each optional argument of the type its default says (an
+    array or None, an int or None, a bool, a str); else MLX's TypeError, with
+    the arrays and the required ones listed as given positionally, the rest
+    as keywords where they differ from the defaults."""
+    kinds = {"array": lambda v: v is None or isinstance(v, array),
+             "int": lambda v: v is None or isinstance(v, int),
+             "bool": lambda v: isinstance(v, bool),
+             "str": lambda v: isinstance(v, str)}
+    ok = all(isinstance(a, array) for a in args) and all(
+        isinstance(optional[k], array) for k in required) and all(
+        kinds[defaults[k][0]](v) for k, v in optional.items())
+    if not ok:
+        given = {k: v for k, v in optional.items() if k not in required and v is not (
+            defaults[k][1]) and not (isinstance(v, (bool, int, str)) and v == defaults[k][1])}
+        args = list(args) + [optional[k] for k in required]
+        raise incompatible_arguments(signature, args, given or None)
+
+
+_AFFINE_OPTIONAL = {"scales": ("array", None), "biases": ("array", None),
+                    "lhs_indices": ("array", None), "rhs_indices": ("array", None),
+                    "transpose": ("bool", True), "group_size": ("int", None),
+                    "bits": ("int", None), "mode": ("str", "affine"),
+                    "global_scale": ("array", None), "sorted_indices": ("bool", False)}
+
+
+def _quantized_input(tag, w, scales, group_size, bits, biases=None):
+    """``validate_quantized_input``: w is uint32 and its shape fits the scales'."""
+    if w.dtype is not _dt.uint32:
+        raise ValueError(f"[{tag}] The weight matrix should be uint32 but received "
+                         f"{w.dtype.name}")
+    if biases is not None and scales.shape != biases.shape:
+        raise ValueError(
+            f"[{tag}] Scales and biases should have the same shape. Received scales with "
+            f"shape {_fmt_shape(scales.shape)} and biases with {_fmt_shape(biases.shape)}")
+    if w.shape[:-2] != scales.shape[:w.ndim - 2]:
+        raise ValueError(
+            f"[{tag}] Weight and scales should have the same batch shape. Received weight "
+            f"with shape {_fmt_shape(w.shape)}, scales with {_fmt_shape(scales.shape)}.")
+    if w.shape[-1] * 32 // bits != scales.shape[-1] * group_size:
+        raise ValueError(
+            f"[{tag}] The shapes of the weight and scales are incompatible based on bits "
+            f"and group_size. w.shape() == {_fmt_shape(w.shape)} and scales.shape() == "
+            f"{_fmt_shape(scales.shape)} with group_size={group_size} and bits={bits}")
+
+
+def _quantized_dims(tag, x, w, scales, biases, transpose, group_size, bits):
+    """``extract_quantized_matmul_dims``: the expanded w's (inner, outer)
+    dimensions, the inner one x's last."""
+    _quantized_input(tag, w, scales, group_size, bits, biases)
+    if x.ndim == 0:  # MLX reads x.shape(-1)
+        raise IndexError("SmallVector out of range.")
+    inner = w.shape[-1] * 32 // bits if transpose else w.shape[-2]
+    outer = w.shape[-2] if transpose else w.shape[-1] * 32 // bits
+    if inner != x.shape[-1]:
+        raise ValueError(
+            f"[{tag}] Last dimension of first input with shape (..., {x.shape[-1]}) does "
+            f"not match the expanded quantized matrix ({inner}, {outer}) computed from "
+            f"shape {_fmt_shape(w.shape)} with group_size={group_size}, bits={bits} and "
+            f"transpose={'true' if transpose else 'false'}")
+    return inner, outer
+
+
+def _qmm_setup(tag, x, w, scales, biases, transpose, group_size, bits, mode):
+    """What quantized_matmul and gather_qmm check and compute before their
+    nodes: the mode, its parameters, the output dtype and the inputs cast to
+    it ("affine": x, scales and biases promoted together; fp modes: x's)."""
+    out_type, mode = _mode_with_type(tag, scales, biases, None, mode)
+    group_size, bits = _params(mode, group_size, bits)
+    if x.ndim > 1 and x.shape[-2] == 0:  # MLX divides by x's zero rows: the process dies
+        raise ValueError(f"[{tag}] x of shape {_fmt_shape(x.shape)} has no rows (MLX's CPU "
+                         "kernel divides by zero on it).")
+    _quantized_dims(tag, x, w, scales, biases, transpose, group_size, bits)
+    out_type = _dt.promote_types(x.dtype, out_type) if mode == "affine" else x.dtype
+    if not _dt.issubdtype(out_type, _dt.floating):
+        raise ValueError(f"[{tag}] Only real floating types are supported but "
+                         f"x.dtype() == {x.dtype.name}.")
+    if mode != "affine":  # MLX's kernels assume the mode's own sizes
+        _check_fp_params(tag, mode, group_size, bits)
+        return mode, group_size, bits, out_type, [x, w, scales]
+    return mode, group_size, bits, out_type, [
+        astype(x, out_type), w, astype(scales, out_type), astype(biases, out_type)]
+
+
+def _broadcast_batch(inputs):
+    """The inputs broadcast against each other in all but their last two axes."""
+    batch = broadcast_shapes(*[a.shape[:-2] for a in inputs])
+    return [a if a.shape[:-2] == batch else broadcast_to(a, batch + a.shape[-2:])
+            for a in inputs]
+
+
+def quantized_matmul(x, w, /, scales, biases=None, transpose=True, group_size=None,
+                     bits=None, mode="affine", *, stream=None):
+    """``mx.quantized_matmul``: ``x @ dequantize(w).T`` (``transpose``, the
+    default) or ``x @ dequantize(w)``, one ``QuantizedMatmul`` node (mlx/ops.cpp
+    ``quantized_matmul``). "affine" promotes x with the scales and biases;
+    the fp modes ("mxfp4", "mxfp8", "nvfp4") keep x's dtype (their node
+    takes no global scale: MLX's kernel ignores it)."""
+    _check_args(_QMM, (x, w), {"scales": scales, "biases": biases, "transpose": transpose,
+                               "group_size": group_size, "bits": bits, "mode": mode},
+                _AFFINE_OPTIONAL, ("scales",))
+    mode, group_size, bits, out_type, inputs = _qmm_setup(
+        "quantized_matmul", x, w, scales, biases, transpose, group_size, bits, mode)
+    if x.ndim > 2 and w.ndim > 2:
+        inputs = _broadcast_batch(inputs)
+    return make_array(QuantizedMatmul(group_size, bits, mode, transpose), inputs)
+
+
+def _indices_or_default(tag, indices, x):
+    """MLX's ``indices_or_default``: uint32 indices, or each matrix of x in turn."""
+    if x.ndim < 2:
+        raise ValueError(f"{tag} Input must have at least two dimensions but got input "
+                         f"with shape {_fmt_shape(x.shape)}.")
+    if indices is not None:
+        if not _dt.issubdtype(indices.dtype, _dt.integer):
+            raise ValueError(f"{tag} Got indices with invalid dtype. Indices must be integral.")
+        return astype(indices, _dt.uint32)
+    batch = x.shape[:-2]
+    return reshape(arange(math.prod(batch), dtype=_dt.uint32), batch)
+
+
+def gather_qmm(x, w, /, scales, biases=None, lhs_indices=None, rhs_indices=None,
+               transpose=True, group_size=None, bits=None, mode="affine", global_scale=None,
+               *, sorted_indices=False, stream=None):
+    """``mx.gather_qmm``: ``quantized_matmul`` of the matrices of x and w the
+    indices pick (each matrix in turn where an index array is None), one
+    ``GatherQMM`` node; with neither index array, ``quantized_matmul``.
+    ``global_scale`` (one float32 per matrix of w, "nvfp4" only) is checked
+    as MLX 0.32.4 checks it, then refused as its CPU build refuses it."""
+    _check_args(_GATHER_QMM, (x, w), {
+        "scales": scales, "biases": biases, "lhs_indices": lhs_indices,
+        "rhs_indices": rhs_indices, "transpose": transpose, "group_size": group_size,
+        "bits": bits, "mode": mode, "global_scale": global_scale,
+        "sorted_indices": sorted_indices}, _AFFINE_OPTIONAL, ("scales",))
+    no_indices = lhs_indices is None and rhs_indices is None
+    if global_scale is not None and no_indices:
+        raise ValueError("[gather_qmm] Global scale is not supported without indices.")
+    if no_indices:
+        return quantized_matmul(x, w, scales, biases, transpose, group_size, bits, mode)
+    mode, group_size, bits, out_type, inputs = _qmm_setup(
+        "gather_qmm", x, w, scales, biases, transpose, group_size, bits, mode)
+    if global_scale is not None:
+        if mode != "nvfp4":
+            raise ValueError(
+                "[gather_qmm] Global scale is only supported for 'nvfp4' quantization mode.")
+        if global_scale.dtype is not _dt.float32:
+            raise ValueError("[gather_qmm] Global scale must have dtype float32 but got "
+                             f"{global_scale.dtype.name}.")
+        if global_scale.shape != w.shape[:-2]:
+            raise ValueError(
+                "[gather_qmm] Global scale must have one entry per expert with shape "
+                f"{_fmt_shape(w.shape[:-2])} but got {_fmt_shape(global_scale.shape)}.")
+        raise ValueError("[gather_qmm] Global scale is only supported on the GPU.")
+    lhs = _indices_or_default("[gather_qmm]", lhs_indices, x)
+    rhs = _indices_or_default("[gather_qmm]", rhs_indices, w)
+    lhs, rhs = broadcast_arrays(lhs, rhs)
+    inputs[0] = astype(inputs[0], out_type)
+    primitive = GatherQMM(group_size, bits, mode, transpose,
+                          sorted_indices and rhs_indices is None,
+                          sorted_indices and lhs_indices is None)
+    return make_array(primitive, inputs + [lhs, rhs])
+
+
+
+_QQ_OPTIONAL = {"scales": ("array", None), "lhs_indices": ("array", None),
+                "rhs_indices": ("array", None), "group_size": ("int", None),
+                "bits": ("int", None), "mode": ("str", "nvfp4"),
+                "global_scale_x": ("array", None), "global_scale_w": ("array", None),
+                "sorted_indices": ("bool", False)}
+
+
+def _qqmm_dims(x, w, scales, group_size, bits):
+    """``extract_qqmm_dims``: a float w's last dimension must be x's; a
+    quantized one's expanded shape must fit x (``transpose``)."""
+    if w.dtype is not _dt.uint32:
+        if x.shape[-1] != w.shape[-1]:
+            raise ValueError(
+                f"[qqmm] Last dimension of first input with shape {_fmt_shape(x.shape)} must "
+                f"match last dimension of second input with shape {_fmt_shape(w.shape)}.")
+        return w.shape[-1], w.shape[-2]
+    return _quantized_dims("qqmm", x, w, scales, None, True, group_size, bits)
+
+
+def _qq_mode(tag, mode):
+    """The mode by name; "affine" too, as MLX accepts it, but MLX's CPU kernel
+    would treat the affine codes as fp4 (its result is garbage): an error."""
+    if mode not in _MODES:
+        raise ValueError(f"[{tag}] Invalid quantization mode '{mode}'.")
+    if mode == "affine":
+        raise ValueError(f"[{tag}] mode 'affine' is not supported: MLX's CPU kernel reads "
+                         "the affine codes as fp4 values (its result is garbage).")
+    return mode
+
+
+def qqmm(x, w, scales=None, group_size=None, bits=None, mode="nvfp4", global_scale_x=None,
+         global_scale_w=None, *, stream=None):
+    """``mx.qqmm``: ``x`` quantized (and dequantized) in ``mode``, times the
+    quantized ``w`` transposed; one ``QQMatmul`` node of x's dtype (mlx/ops.cpp
+    ``qqmm``). 2-D inputs (x may be 1-D, or N-D with a 2-D w: its rows are
+    flattened). MLX's CPU build evaluates it only for a quantized w and one
+    row of x; otherwise it raises "[QQMatmul] NYI for the general case"."""
+    _check_args(_QQMM, (x, w), {"scales": scales, "group_size": group_size, "bits": bits,
+                                "mode": mode, "global_scale_x": global_scale_x,
+                                "global_scale_w": global_scale_w}, _QQ_OPTIONAL)
+    mode = _qq_mode("qqmm", mode)
+    group_size, bits = _params(mode, group_size, bits)
+    in_ndim, in_shape = x.ndim, x.shape
+    if x.ndim == 1:
+        x = expand_dims(x, 0)
+    elif w.ndim == 2 and x.ndim > 2:
+        x = flatten(x, 0, -2)
+    if x.ndim > 2 or w.ndim > 2:
+        raise ValueError(f"[qqmm] Only 2D inputs are supported but x.ndim() == {x.ndim} and "
+                         f"w.ndim() == {w.ndim}.")
+    if w.dtype is _dt.uint32:
+        if scales is None:
+            raise ValueError("[qqmm] Scales must be provided if second argument is quantized.")
+        _quantized_input("qqmm", w, scales, group_size, bits)
+    elif not _dt.issubdtype(w.dtype, _dt.floating) or w.dtype is _dt.float64:
+        raise ValueError("[qqmm] Only real floating types except float64 are supported but "
+                         f"second argument dtype == {w.dtype.name}.")
+    if not _dt.issubdtype(x.dtype, _dt.floating) or x.dtype is _dt.float64:
+        raise ValueError("[qqmm] Only real floating types except float64 are supported but "
+                         f"first argument dtype == {x.dtype.name}.")
+    _check_global_scale("qqmm", mode, global_scale_x)
+    _check_global_scale("qqmm", mode, global_scale_w)
+    if mode == "nvfp4" and (global_scale_x is None) != (global_scale_w is None):
+        raise ValueError("[qqmm] For nvfp4 mode, either both global_scale_x and "
+                         "global_scale_w must be provided, or neither.")
+    _check_fp_params("qqmm", mode, group_size, bits)
+    _qqmm_dims(x, w, scales, group_size, bits)
+    inputs = [x, w] + ([scales] if scales is not None else [])
+    if global_scale_x is not None and global_scale_w is not None:
+        inputs += [global_scale_x, global_scale_w]
+    out = make_array(QQMatmul(group_size, bits, mode), inputs)
+    if in_ndim > 2:
+        return unflatten(out, 0, in_shape[:-1])
+    return squeeze(out, 0) if in_ndim == 1 else out
+
+
+def gather_qqmm(x, w, /, scales=None, lhs_indices=None, rhs_indices=None, group_size=None,
+                bits=None, mode="nvfp4", global_scale_x=None, global_scale_w=None, *,
+                sorted_indices=False, stream=None):
+    """``mx.gather_qqmm``: ``qqmm`` of the matrices the indices pick, one
+    ``GatherQQMM`` node (mlx/ops.cpp ``gather_qqmm``), which MLX's CPU build
+    does not evaluate: "[GatherQQMM] NYI"."""
+    _check_args(_GATHER_QQMM, (x, w), {
+        "scales": scales, "lhs_indices": lhs_indices, "rhs_indices": rhs_indices,
+        "group_size": group_size, "bits": bits, "mode": mode,
+        "global_scale_x": global_scale_x, "global_scale_w": global_scale_w,
+        "sorted_indices": sorted_indices}, _QQ_OPTIONAL)
+    if mode not in _MODES:
+        raise ValueError(f"[gather_qqmm] Invalid quantization mode '{mode}'.")
+    group_size, bits = _params(mode, group_size, bits)
+    lhs = _indices_or_default("[gather_qqmm]", lhs_indices, x)
+    rhs = _indices_or_default("[gather_qqmm]", rhs_indices, w)
+    lhs, rhs = broadcast_arrays(lhs, rhs)
+    inputs = [x, w, lhs, rhs] + ([scales] if scales is not None else [])
+    if global_scale_x is not None and global_scale_w is not None:
+        inputs += [global_scale_x, global_scale_w]
+    if w.dtype is _dt.uint32 and scales is None:  # MLX dereferences the missing scales
+        raise ValueError("[gather_qqmm] Scales must be provided if second argument is "
+                         "quantized.")
+    _qqmm_dims(x, w, scales, group_size, bits)
+    return make_array(GatherQQMM(group_size, bits, mode), inputs)

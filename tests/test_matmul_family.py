@@ -1,0 +1,799 @@
+"""The matrix-product family beyond matmul, with real MLX as the oracle:
+quantized_matmul, gather_qmm, qqmm, gather_qqmm, gather_mm, block_masked_mm,
+segmented_mm and hadamard_transform.
+
+Forward values are MLX's CPU results bit for bit where mlxref follows its
+kernel step by step (the quantized products in float32, float16 and
+bfloat16, the half types' products, the Hadamard butterflies); the float32
+BLAS products (gather_mm, block_masked_mm, segmented_mm) are formed as
+mlxref's matmul forms them (in double, rounded once: the last bits may
+differ); gradients agree to a tolerance. Transform rules MLX lacks
+raise its messages; where MLX is silently wrong or crashes, mlxref raises a
+clear error instead.
+"""
+
+import math
+import random
+
+import pytest
+
+import mlxref.core as mx
+from support import (assert_array, assert_same_as_mlx, assert_same_error, both, error_of,
+                     needs_mlx, real_mx)
+
+FLOATS = ["float32", "float16", "bfloat16"]
+# (mode, group_size, bits) of every quantization MLX's CPU kernels multiply with
+QUANTIZATIONS = [("affine", 32, 1), ("affine", 64, 2), ("affine", 32, 3), ("affine", 128, 4),
+                 ("affine", 32, 5), ("affine", 64, 6), ("affine", 32, 8),
+                 ("mxfp4", 32, 4), ("mxfp8", 32, 8), ("nvfp4", 16, 4)]
+
+
+def _rows(shape, seed, scale=1.0):
+    """Nested lists of random floats (the same for both libraries)."""
+    rng = random.Random(seed)
+    if len(shape) == 1:
+        return [rng.gauss(0.0, scale) for _ in range(shape[0])]
+    return [_rows(shape[1:], seed * 31 + i, scale) for i in range(shape[0])]
+
+
+def _values(a):
+    """Elements as nested lists, nan as a string so that lists compare with ==."""
+    def fix(v):
+        if isinstance(v, list):
+            return [fix(x) for x in v]
+        return "nan" if isinstance(v, float) and math.isnan(v) else v
+    return fix(a.tolist())
+
+
+def assert_exact(ours, theirs):
+    """Same shape, dtype and elements, bit for bit (nan equal to nan)."""
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    assert ours.dtype.name == str(theirs.dtype).split(".")[-1]
+    assert _values(ours) == _values(theirs)
+
+
+def assert_sgemm(ours, theirs):
+    """A BLAS product: float32 ones to the last bits (formed in double here),
+    the half types' bit for bit."""
+    if ours.dtype is mx.float32:
+        assert_same_as_mlx(ours, theirs, rtol=1e-5, atol=1e-5)
+    else:
+        assert_exact(ours, theirs)
+
+
+def _quantized(lib, shape, mode, group_size, bits, dtype="float32", seed=1):
+    w = lib.array(_rows(shape, seed)).astype(getattr(lib, dtype))
+    q = lib.quantize(w, group_size, bits, mode)
+    return q[0], q[1], (q[2] if mode == "affine" else None)
+
+
+# --- quantized_matmul: values ------------------------------------------------------
+
+
+@needs_mlx
+@pytest.mark.parametrize("mode,group_size,bits", QUANTIZATIONS)
+@pytest.mark.parametrize("transpose", [True, False])
+def test_quantized_matmul_is_mlx_bit_for_bit(mode, group_size, bits, transpose):
+    dtype = FLOATS[(bits + transpose) % 3]  # every mode meets every dtype over the bits
+    k, n = (group_size * 2, 8) if transpose else (group_size, group_size * 2)
+
+    def build(lib):
+        wq, scales, biases = _quantized(lib, (n, k) if transpose else (k, n), mode,
+                                        group_size, bits, dtype, seed=bits)
+        x = lib.array(_rows((3, k), 7)).astype(getattr(lib, dtype))
+        return lib.quantized_matmul(x, wq, scales, biases, transpose, group_size, bits, mode)
+
+    ours, theirs = both(build)
+    assert_exact(ours, theirs)
+
+
+@needs_mlx
+@pytest.mark.parametrize("x_shape,w_batch", [
+    ((64,), ()), ((2, 3, 64), ()), ((2, 3, 64), (2,)), ((4, 1, 3, 64), (2,)), ((3, 64), (2,)),
+    ((0, 3, 64), ()),
+])
+def test_quantized_matmul_shapes_follow_mlx(x_shape, w_batch):
+    def build(lib):
+        wq, scales, biases = _quantized(lib, w_batch + (8, 64), "affine", 32, 4)
+        x = lib.array(_rows((max(1, math.prod(x_shape)),), 3))[:math.prod(x_shape)]
+        return lib.quantized_matmul(x.reshape(x_shape), wq, scales, biases, group_size=32)
+
+    ours, theirs = both(build)
+    assert_exact(ours, theirs)
+
+
+@needs_mlx
+def test_quantized_matmul_promotes_x_with_affine_scales_but_not_in_fp_modes():
+    def build(lib):
+        wq, scales, biases = _quantized(lib, (8, 64), "affine", 32, 4)
+        x = lib.array([list(range(64))])
+        fq, fs, _ = _quantized(lib, (8, 64), "mxfp4", 32, 4)
+        return [lib.quantized_matmul(x.astype(lib.float16), wq, scales, biases, group_size=32),
+                lib.quantized_matmul(x, wq, scales.astype(lib.float16), biases, group_size=32),
+                lib.quantized_matmul(x.astype(lib.bfloat16), fq, fs, mode="mxfp4")]
+
+    for ours, theirs in zip(*both(build)):
+        assert_exact(ours, theirs)
+
+
+def _qmm_error_cases():
+    def setup(lib):
+        wq, scales, biases = _quantized(lib, (8, 64), "affine", 32, 4)
+        return lib.array(_rows((2, 64), 2)), wq, scales, biases
+
+    def case(f):
+        return lambda lib: f(lib, *setup(lib))
+
+    return {
+        "w not uint32": case(lambda lib, x, w, s, b: lib.quantized_matmul(x, s, s, b)),
+        "biases shape": case(lambda lib, x, w, s, b: lib.quantized_matmul(x, w, s, b[:, :1])),
+        "scales shape": case(lambda lib, x, w, s, b: lib.quantized_matmul(x, w, s, b,
+                                                                          group_size=64)),
+        "inner dims": case(lambda lib, x, w, s, b: lib.quantized_matmul(x[:, :32], w, s, b,
+                                                                        group_size=32)),
+        "batch": case(lambda lib, x, w, s, b: lib.quantized_matmul(
+            x, lib.stack([w, w]), s[None], b[None], group_size=32)),
+        "no biases": case(lambda lib, x, w, s, b: lib.quantized_matmul(x, w, s,
+                                                                       group_size=32)),
+        "mode": case(lambda lib, x, w, s, b: lib.quantized_matmul(x, w, s, b, mode="fp4")),
+        "fp scales": case(lambda lib, x, w, s, b: lib.quantized_matmul(x, w, s, mode="mxfp4")),
+        "fp biases": case(lambda lib, x, w, s, b: lib.quantized_matmul(
+            x, w, s.astype(lib.uint8), b, mode="mxfp8")),
+        "int x fp": case(lambda lib, x, w, s, b: lib.quantized_matmul(
+            x.astype(lib.int32), *_quantized(lib, (8, 64), "mxfp4", 32, 4)[:2], mode="mxfp4")),
+        "0-d x": case(lambda lib, x, w, s, b: lib.quantized_matmul(x[0, 0], w, s, b,
+                                                                    group_size=32)),
+        "bool transpose": case(lambda lib, x, w, s, b: lib.quantized_matmul(x, w, s, b, 1)),
+        # raised by MLX's kernel, when evaluated
+        "float64": case(lambda lib, x, w, s, b: lib.eval(lib.quantized_matmul(
+            x.astype(lib.float64), w, s, b, group_size=32))),
+        "group 16": case(lambda lib, x, w, s, b: lib.eval(lib.quantized_matmul(
+            x, w, lib.concatenate([s, s], 1), lib.concatenate([b, b], 1), group_size=16))),
+        "bits 7": case(lambda lib, x, w, s, b: lib.eval(lib.quantized_matmul(
+            x[:, :32], lib.zeros((8, 7), lib.uint32), s, b, group_size=16, bits=7))),
+    }
+
+
+@needs_mlx
+@pytest.mark.parametrize("name", list(_qmm_error_cases()))
+def test_quantized_matmul_errors_are_mlx(name):
+    program = _qmm_error_cases()[name]
+    if name != "bool transpose":
+        assert_same_error(program)
+        return
+    # the binding's TypeError: its list of the given types depends on how the
+    # call was spelled, which mlxref cannot see; the rest is MLX's
+    ours, theirs = error_of(lambda: program(mx)), error_of(lambda: program(real_mx))
+    assert ours[0] is theirs[0] is TypeError
+    assert ours[1].split("Invoked")[0] == theirs[1].split("Invoked")[0]
+
+
+def test_where_mlx_fails_quantized_matmul_raises_a_clear_error():
+    wq, scales, biases = _quantized(mx, (8, 64), "affine", 32, 4)
+    with pytest.raises(ValueError, match="quantized_matmul.*no rows"):  # MLX: SIGFPE
+        mx.quantized_matmul(mx.zeros((0, 64)), wq, scales, biases, group_size=32)
+    fq, fs, _ = _quantized(mx, (8, 64), "mxfp4", 32, 4)
+    with pytest.raises(ValueError, match="mxfp4 quantization requires group size 32 but got 64"):
+        mx.quantized_matmul(mx.zeros((1, 64)), fq, fs[:, :1], group_size=64, mode="mxfp4")
+
+
+# --- quantized_matmul: rules ---------------------------------------------------------
+
+
+@needs_mlx
+@pytest.mark.parametrize("transpose", [True, False])
+def test_quantized_matmul_vjp_is_mlx_for_x_scales_and_biases(transpose):
+    _assert_affine_grads_are_mlx((8, 64) if transpose else (64, 32), (2, 3, 64),
+                                 lambda lib, x, w, s, b: lib.quantized_matmul(
+                                     x, w, s, b, transpose, 32))
+
+
+def _assert_affine_grads_are_mlx(w_shape, x_shape, product):
+    """The gradients of a weighted sum of ``product(lib, x, w, scales,
+    biases)`` for x, the scales and the biases are MLX's."""
+    def build(lib):
+        wq, scales, biases = _quantized(lib, w_shape, "affine", 32, 4)
+        x = lib.array(_rows(x_shape, 5))
+        weights = lib.array(_rows(product(lib, x, wq, scales, biases).shape, 6))
+
+        def loss(x, s, b):
+            return (product(lib, x, wq, s, b) * weights).sum()
+
+        return lib.grad(loss, (0, 1, 2))(x, scales, biases)
+
+    for ours, theirs in zip(*both(build)):
+        assert_same_as_mlx(ours, theirs, rtol=1e-4, atol=1e-4)
+
+
+@needs_mlx
+def test_quantized_matmul_jvp_for_x_and_the_missing_rules_are_mlx():
+    def build(lib):
+        wq, scales, biases = _quantized(lib, (8, 64), "affine", 32, 4)
+        x, t = lib.array(_rows((3, 64), 1)), lib.array(_rows((3, 64), 2))
+        return lib.jvp(lambda x: lib.quantized_matmul(x, wq, scales, biases, group_size=32),
+                       [x], [t])[1][0]
+
+    assert_same_as_mlx(*both(build), rtol=1e-5, atol=1e-5)
+
+    def rule(kind):
+        def program(lib):
+            wq, scales, biases = _quantized(lib, (8, 64), "affine", 32, 4)
+            fq, fs, _ = _quantized(lib, (8, 64), "nvfp4", 16, 4)
+            x = lib.ones((3, 64))
+            if kind == "grad w":
+                return lib.grad(lambda w: lib.quantized_matmul(x, w, scales, biases,
+                                                               group_size=32).sum())(wq)
+            if kind == "grad fp scales":
+                return lib.grad(lambda s: lib.quantized_matmul(x, fq, s, mode="nvfp4").sum())(fs)
+            if kind == "jvp scales":
+                return lib.jvp(lambda s: lib.quantized_matmul(x, wq, s, biases, group_size=32),
+                               [scales], [scales])
+            return lib.vmap(lambda x: lib.quantized_matmul(x, wq, scales, biases, group_size=32))(
+                lib.ones((2, 3, 64)))
+        return program
+
+    assert assert_same_error(rule("grad w"))[0] is RuntimeError
+    assert assert_same_error(rule("grad fp scales"))[0] is ValueError
+
+
+# --- gather_qmm ------------------------------------------------------------------
+
+
+@needs_mlx
+@pytest.mark.parametrize("mode,group_size,bits", [QUANTIZATIONS[1], *QUANTIZATIONS[7:]])
+@pytest.mark.parametrize("transpose", [True, False])
+def test_gather_qmm_is_mlx_bit_for_bit(mode, group_size, bits, transpose):
+    def build(lib):
+        shape = (3, 16, 64) if transpose else (3, 64, 64)
+        wq, scales, biases = _quantized(lib, shape, mode, group_size, bits)
+        x = lib.array(_rows((2, 5, 64), 4))
+        return [lib.gather_qmm(x, wq, scales, biases, lib.array([0, 1, 1, 0]),
+                               lib.array([2, 0, 1, 1]), transpose, group_size, bits, mode),
+                lib.gather_qmm(x[:1], wq, scales, biases, None, lib.array([[0], [2]]),
+                               transpose, group_size, bits, mode, sorted_indices=True)]
+
+    for ours, theirs in zip(*both(build)):
+        assert_exact(ours, theirs)
+
+
+@needs_mlx
+@pytest.mark.parametrize("lhs,rhs,batch,is_sorted", [
+    ([0, 1, 3, 3], [2, 0, 1, 1], 4, False),
+    (None, [0, 1, 1, 2], 4, True),
+    (None, [0, 0, 1, 2, 2, 2], 6, True),
+])
+def test_gather_qmm_vjp_is_mlx(lhs, rhs, batch, is_sorted):
+    _assert_affine_grads_are_mlx(
+        (3, 16, 64), (batch, 2, 64), lambda lib, x, w, s, b: lib.gather_qmm(
+            x, w, s, b, None if lhs is None else lib.array(lhs), lib.array(rhs), group_size=32,
+            sorted_indices=is_sorted))
+
+
+@needs_mlx
+def test_gather_qmm_errors_and_missing_rules_are_mlx():
+    def setup(lib):
+        wq, scales, biases = _quantized(lib, (2, 8, 64), "affine", 32, 4)
+        return lib.ones((2, 1, 64)), wq, scales, biases
+
+    programs = [
+        lambda lib: lib.gather_qmm(*setup(lib), lhs_indices=lib.array([0.5])),
+        lambda lib: lib.gather_qmm(lib.ones((64,)), *setup(lib)[1:], lhs_indices=lib.array([0])),
+        lambda lib: lib.gather_qmm(*setup(lib), lib.array([0, 1]), lib.array([0, 1, 1])),
+        lambda lib: lib.gather_qmm(*setup(lib)[:3], mode="affine", rhs_indices=lib.array([0])),
+        lambda lib: lib.grad(lambda w: lib.gather_qmm(
+            setup(lib)[0], w, *setup(lib)[2:], None, lib.array([1])).sum())(setup(lib)[1]),
+    ]
+    for i, program in enumerate(programs):
+        assert_same_error(program), i
+    # with no indices it is quantized_matmul
+    ours, theirs = both(lambda lib: lib.gather_qmm(*setup(lib), group_size=32))
+    assert_exact(ours, theirs)
+
+
+# --- qqmm and gather_qqmm ---------------------------------------------------------------
+
+
+@needs_mlx
+@pytest.mark.parametrize("mode", ["nvfp4", "mxfp4", "mxfp8"])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_qqmm_of_one_row_is_mlx_bit_for_bit(mode, dtype):
+    def build(lib):
+        wq, scales, _ = _quantized(lib, (8, 64), mode, None, None)
+        x = lib.array(_rows((1, 64), 3, scale=2.0)).astype(getattr(lib, dtype))
+        return [lib.qqmm(x, wq, scales, mode=mode), lib.qqmm(x[0], wq, scales, mode=mode),
+                lib.qqmm(x[None], wq, scales, mode=mode)]
+
+    for ours, theirs in zip(*both(build)):
+        assert_exact(ours, theirs)
+
+
+def _qqmm_error_cases():
+    def setup(lib, mode="nvfp4"):
+        wq, scales, _ = _quantized(lib, (8, 64), mode, None, None)
+        return lib.array(_rows((2, 64), 3)), wq, scales
+
+    return {
+        "general case": lambda lib: lib.eval(lib.qqmm(*setup(lib))),
+        "float w": lambda lib: lib.eval(lib.qqmm(setup(lib)[0][:1], lib.ones((8, 64)))),
+        "no scales": lambda lib: lib.qqmm(setup(lib)[0], setup(lib)[1]),
+        "mode": lambda lib: lib.qqmm(*setup(lib), mode="int4"),
+        "3-D w": lambda lib: lib.qqmm(setup(lib)[0], lib.ones((2, 8, 64))),
+        "float64 x": lambda lib: lib.qqmm(setup(lib)[0].astype(lib.float64), lib.ones((8, 64))),
+        "int w": lambda lib: lib.qqmm(setup(lib)[0], lib.ones((8, 64), lib.int32)),
+        "inner": lambda lib: lib.qqmm(setup(lib)[0], lib.ones((8, 32))),
+        "one global scale": lambda lib: lib.qqmm(*setup(lib), global_scale_x=lib.array(1.0)),
+        "global scale shape": lambda lib: lib.qqmm(*setup(lib), global_scale_x=lib.ones((2,)),
+                                                   global_scale_w=lib.array(1.0)),
+        "global scale fp": lambda lib: lib.qqmm(*setup(lib, "mxfp8"), mode="mxfp8",
+                                                global_scale_x=lib.array(1.0)),
+        "jvp": lambda lib: lib.jvp(lambda x: lib.qqmm(x, *setup(lib)[1:]),
+                                   [lib.ones((1, 64))], [lib.ones((1, 64))]),
+        "vjp": lambda lib: lib.grad(lambda x: lib.qqmm(x, *setup(lib)[1:]).sum())(
+            lib.ones((1, 64))),
+        "vmap": lambda lib: lib.vmap(lambda x: lib.qqmm(x, *setup(lib)[1:]))(lib.ones((2, 1, 64))),
+        "gather": lambda lib: lib.eval(lib.gather_qqmm(setup(lib)[0], *setup(lib)[1:],
+                                                       lib.array([0]))),
+        "gather vjp": lambda lib: lib.grad(lambda x: lib.gather_qqmm(
+            x, *setup(lib)[1:]).sum())(lib.ones((1, 64))),
+    }
+
+
+@needs_mlx
+@pytest.mark.parametrize("name", list(_qqmm_error_cases()))
+def test_qqmm_errors_are_mlx(name):
+    assert_same_error(_qqmm_error_cases()[name])
+
+
+def test_qqmm_in_affine_mode_is_a_clear_error():
+    # MLX reads the affine codes as fp4 values and returns garbage
+    wq, scales, _ = _quantized(mx, (8, 64), "affine", 32, 4)
+    with pytest.raises(ValueError, match=r"\[qqmm\] mode 'affine' is not supported"):
+        mx.qqmm(mx.ones((1, 64)), wq, scales, mode="affine", group_size=32)
+
+
+# --- gather_mm -------------------------------------------------------------------------
+
+
+@needs_mlx
+@pytest.mark.parametrize("a_shape,b_shape,lhs,rhs", [
+    ((3, 4, 5), (2, 5, 6), [0, 2, 1], [1, 0, 1]),
+    ((3, 4, 5), (2, 5, 6), [[0], [2]], [1, 0, 1]),
+    ((2, 4, 5), (2, 5, 6), None, [1, 0]),
+    ((3, 4, 5), (1, 5, 6), [1, 0], None),
+    ((5,), (2, 5, 6), None, [1, 0]),
+    ((3, 4, 5), (5,), [2, 0], None),
+    ((2, 3, 0), (2, 0, 4), [0, 1], [1, 1]),
+])
+def test_gather_mm_is_mlx(a_shape, b_shape, lhs, rhs):
+    def build(lib):
+        a = lib.array(_rows((math.prod(a_shape) or 1,), 1))[:math.prod(a_shape)].reshape(a_shape)
+        b = lib.array(_rows((math.prod(b_shape) or 1,), 2))[:math.prod(b_shape)].reshape(b_shape)
+        return lib.gather_mm(a, b, None if lhs is None else lib.array(lhs),
+                             None if rhs is None else lib.array(rhs))
+
+    assert_sgemm(*both(build))
+
+
+@needs_mlx
+def test_sgemm_products_follow_mlx_float32_sums_where_they_overflow():
+    # [3e38, 3e38, -3e38] . [1, 1, 1]: MLX's float32 accumulator reaches inf
+    def build(lib):
+        a = lib.array([[[3e38, 3e38, -3e38]]])
+        b = lib.ones((1, 3, 1))
+        idx = lib.array([0])
+        return [lib.gather_mm(a, b, idx, idx),
+                lib.block_masked_mm(a, b, 32, lib.array([[True]])),
+                lib.segmented_mm(a[0], b[0], lib.array([[0, 3]]))]
+
+    for ours, theirs in zip(*both(build)):
+        assert_exact(ours, theirs)
+        assert ours.reshape(-1).tolist() == [math.inf]
+
+
+@needs_mlx
+@pytest.mark.parametrize("lhs,rhs,batch,is_sorted", [
+    ([0, 1, 3, 3], [2, 0, 1, 1], 4, False),
+    ([[0], [1]], [2, 0, 1], 4, False),
+    (None, [0, 1, 1, 2], 4, True),
+    (None, [0, 0, 1, 2, 2, 2], 6, True),
+])
+def test_gather_mm_vjp_is_mlx(lhs, rhs, batch, is_sorted):
+    def build(lib):
+        a, b = lib.array(_rows((batch, 3, 5), 1)), lib.array(_rows((3, 5, 6), 2))
+        lhs_ = None if lhs is None else lib.array(lhs)
+        out_shape = lib.gather_mm(a, b, lhs_, lib.array(rhs)).shape
+        weights = lib.array(_rows(out_shape, 3))
+
+        def loss(a, b):
+            return (lib.gather_mm(a, b, lhs_, lib.array(rhs), sorted_indices=is_sorted)
+                    * weights).sum()
+
+        return lib.grad(loss, (0, 1))(a, b)
+
+    for ours, theirs in zip(*both(build)):
+        assert_same_as_mlx(ours, theirs, rtol=1e-5, atol=1e-5)
+
+
+@needs_mlx
+def test_gather_mm_errors_and_missing_rules_are_mlx():
+    def ab(lib, dtype="float32"):
+        return (lib.ones((3, 4, 5), getattr(lib, dtype)), lib.ones((2, 5, 6), getattr(lib, dtype)))
+
+    idx = (lambda lib: lib.array([0, 1]))
+    programs = [
+        lambda lib: lib.eval(lib.gather_mm(*ab(lib, "float16"), idx(lib), idx(lib))),
+        lambda lib: lib.gather_mm(*ab(lib, "int32"), idx(lib), idx(lib)),
+        lambda lib: lib.gather_mm(*ab(lib), idx(lib).astype(lib.float32), idx(lib)),
+        lambda lib: lib.gather_mm(ab(lib)[0], ab(lib)[0], idx(lib), idx(lib)),
+        lambda lib: lib.gather_mm(lib.array(1.0), ab(lib)[1], idx(lib), idx(lib)),
+        lambda lib: lib.gather_mm(*ab(lib), idx(lib), lib.array([0, 1, 1])),
+        lambda lib: lib.gather_mm(*ab(lib), idx(lib), idx(lib), sorted_indices=1),
+        lambda lib: lib.grad(lambda i: lib.gather_mm(*ab(lib), i, idx(lib)).sum())(idx(lib)),
+    ]
+    for i, program in enumerate(programs):
+        assert_same_error(program), i
+
+
+def test_gather_mm_indices_out_of_range_are_a_clear_error():
+    # MLX's kernel reads past its buffers
+    with pytest.raises(IndexError, match=r"\[gather_mm\] Index \(1, 7\) out of range"):
+        mx.eval(mx.gather_mm(mx.ones((3, 4, 5)), mx.ones((2, 5, 6)), mx.array([0, 1]),
+                             mx.array([1, 7])))
+
+
+# --- block_masked_mm ------------------------------------------------------------------
+
+
+def _block_inputs(lib, kind):
+    a, b = lib.array(_rows((2, 40, 70), 1)), lib.array(_rows((70, 50), 2))
+    rng = random.Random(9)
+    if kind == "bool":  # (b is shared by the batch: its mask must be too, see below)
+        masks = [lib.array([[[rng.random() > 0.4 for _ in range(c)] for _ in range(r)]
+                            for _ in range(n)]) for r, c, n in ((2, 2, 2), (2, 3, 2), (3, 2, 1))]
+    else:
+        masks = [lib.array(_rows(shape, s)) for s, shape in
+                 ((3, (2, 2, 2)), (4, (2, 2, 3)), (5, (3, 2)))]
+    return a, b, masks
+
+
+@needs_mlx
+@pytest.mark.parametrize("kind", ["bool", "float"])
+@pytest.mark.parametrize("which", ["out", "operands", "all", "lhs"])
+def test_block_masked_mm_is_mlx(kind, which):
+    def build(lib):
+        a, b, (mo, ml, mr) = _block_inputs(lib, kind)
+        masks = {"out": (mo, None, None), "operands": (None, ml, mr), "all": (mo, ml, mr),
+                 "lhs": (None, ml, None)}[which]
+        return lib.block_masked_mm(a, b, 32, *masks)
+
+    assert_sgemm(*both(build))
+
+
+@needs_mlx
+def test_block_masked_mm_vectors_nans_and_block_64_are_mlx():
+    def build(lib):
+        a, b, (mo, ml, mr) = _block_inputs(lib, "bool")
+        return [lib.block_masked_mm(a[0, 0], b, 32, lib.array([True, False]),
+                                    lib.array([True, False, True]), mr[0]),
+                lib.block_masked_mm(a * float("nan"), b, 32, mo, ml, mr),
+                lib.block_masked_mm(a, b, 64, lib.array([[False]]))]
+
+    for ours, theirs in zip(*both(build)):
+        assert_sgemm(ours, theirs)
+
+
+@needs_mlx
+@pytest.mark.parametrize("argnums", [(0, 1), (0, 1, 2, 3, 4), (0, 1, 3), (2, 4)])
+def test_block_masked_mm_vjp_is_mlx(argnums):
+    def build(lib):
+        a, b, masks = _block_inputs(lib, "float")
+        weights = lib.array(_rows((2, 40, 50), 8))
+
+        def loss(*args):
+            return (lib.block_masked_mm(args[0], args[1], 32, *args[2:]) * weights).sum()
+
+        return lib.grad(loss, argnums)(a, b, *masks)
+
+    mask_out = _block_inputs(real_mx, "float")[2][0]
+    for i, ours, theirs in zip(argnums, *both(build)):
+        if i == 2:  # MLX's is the gradient times the mask (it uses the masked product)
+            ours = ours * mx.array(mask_out.tolist())
+        assert_same_as_mlx(ours, theirs, rtol=1e-4, atol=1e-3)
+
+
+def test_block_masked_mm_out_mask_gradient_is_the_unmasked_product():
+    a, b, (mo, ml, mr) = _block_inputs(mx, "float")
+    grad = mx.grad(lambda o: mx.block_masked_mm(a, b, 32, o, ml, mr).sum())(mo)
+    product = mx.pad(mx.block_masked_mm(a, b, 32, None, ml, mr), [(0, 0), (0, 24), (0, 14)])
+    want = product.reshape(2, 2, 32, 2, 32).sum((2, 4))
+    assert_array(grad, want.tolist(), rtol=1e-4, atol=1e-3)
+
+
+@needs_mlx
+def test_block_masked_mm_bool_mask_vjp_and_errors_are_mlx():
+    def build(lib):
+        a, b, (mo, ml, mr) = _block_inputs(lib, "bool")
+        return lib.grad(lambda a, b: lib.block_masked_mm(a, b, 32, mo, ml, mr).sum(),
+                        (0, 1))(a, b)
+
+    for ours, theirs in zip(*both(build)):
+        assert_same_as_mlx(ours, theirs, rtol=1e-5, atol=1e-4)
+
+    def inputs(lib):
+        return _block_inputs(lib, "bool")
+
+    programs = [
+        lambda lib: lib.block_masked_mm(*inputs(lib)[:2], 16, inputs(lib)[2][0]),
+        lambda lib: lib.block_masked_mm(*inputs(lib)[:2], 32, lib.ones((3, 3), lib.bool_)),
+        lambda lib: lib.block_masked_mm(lib.array(1.0), inputs(lib)[1], 32, inputs(lib)[2][0]),
+        lambda lib: lib.block_masked_mm(inputs(lib)[0], inputs(lib)[0], 32, inputs(lib)[2][0]),
+        lambda lib: lib.block_masked_mm(lib.ones((4, 4), lib.int32), lib.ones((4, 4), lib.int32),
+                                        32, lib.array([[True]])),
+        lambda lib: lib.eval(lib.block_masked_mm(inputs(lib)[0].astype(lib.float16),
+                                                 inputs(lib)[1].astype(lib.float16), 32,
+                                                 inputs(lib)[2][0])),
+        lambda lib: lib.grad(lambda m: lib.block_masked_mm(
+            *inputs(lib)[:2], 32, None, m, inputs(lib)[2][2]).sum())(inputs(lib)[2][1]),
+    ]
+    for i, program in enumerate(programs):
+        assert_same_error(program), i
+
+
+@needs_mlx
+def test_block_masked_mm_bool_masks_of_a_broadcast_operand_are_a_clear_error():
+    # MLX masks the one buffer a broadcast b shares, once per batch: the
+    # second batch sees both batches' masks
+    def build(lib, materialize):
+        a, b, (mo, ml, _) = _block_inputs(lib, "bool")
+        mr = lib.array([[[False, True], [True, True], [True, True]],
+                        [[True, True], [True, True], [True, True]]])
+        b = b * lib.ones((2, 1, 1)) if materialize else b
+        return lib.block_masked_mm(a, b, 32, None, ml, mr)
+
+    ours, right = build(mx, False), build(real_mx, True)
+    assert_sgemm(build(mx, True), right)
+    assert build(real_mx, False)[0].tolist() == right[0].tolist()  # batch 0 is right
+    assert build(real_mx, False)[1].tolist() != right[1].tolist()  # batch 1 is not
+    with pytest.raises(ValueError, match=r"boolean mask_rhs differs along a batch that b"):
+        mx.eval(ours)
+
+
+# --- segmented_mm --------------------------------------------------------------------
+
+
+@needs_mlx
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_segmented_mm_is_mlx(dtype):
+    def build(lib):
+        a = lib.array(_rows((3, 10), 1)).astype(getattr(lib, dtype))
+        b = lib.array(_rows((10, 4), 2)).astype(getattr(lib, dtype))
+        if dtype != "float32":  # one row, or segments spanning K: where MLX's half kernel is right
+            return [lib.segmented_mm(a[:1], b, lib.array([[0, 3], [3, 10], [5, 5], [6, 2]])),
+                    lib.segmented_mm(a, b, lib.array([[0, 10], [4, 4]]))]
+        return [lib.segmented_mm(a, b, lib.array([[0, 3], [3, 10], [5, 5], [6, 2]])),
+                lib.segmented_mm(a, b, lib.array([[[0, 1], [1, 3]], [[3, 9], [0, 10]]]))]
+
+    for ours, theirs in zip(*both(build)):
+        assert_sgemm(ours, theirs)
+
+
+@needs_mlx
+def test_segmented_mm_float64_and_errors_are_mlx():
+    def build(lib):
+        a = lib.array(_rows((3, 10), 1), lib.float64)
+        b = lib.array(_rows((10, 4), 2), lib.float64)
+        return lib.segmented_mm(a, b, lib.array([[0, 3], [3, 10]]), stream=lib.cpu)
+
+    assert_same_as_mlx(*both(build), rtol=1e-12, atol=1e-12)
+    ab = (lambda lib: (lib.ones((3, 10)), lib.ones((10, 4))))
+    programs = [
+        lambda lib: lib.segmented_mm(*ab(lib), lib.array([0, 3, 3, 10])),
+        lambda lib: lib.segmented_mm(*ab(lib), lib.array([[0.0, 3.0]])),
+        lambda lib: lib.segmented_mm(ab(lib)[0][None], ab(lib)[1], lib.array([[0, 3]])),
+        lambda lib: lib.segmented_mm(*(x.astype(lib.int32) for x in ab(lib)), lib.array([[0, 3]])),
+    ]
+    for i, program in enumerate(programs):
+        assert_same_error(program), i
+
+
+def test_where_mlx_segmented_mm_is_wrong_it_raises_a_clear_error():
+    a, b = mx.ones((3, 10), mx.float16), mx.ones((10, 4), mx.float16)
+    with pytest.raises(ValueError, match=r"\[segmented_mm\] float16 segments shorter"):
+        mx.eval(mx.segmented_mm(a, b, mx.array([[0, 3]])))
+    with pytest.raises(ValueError, match=r"\[segmented_mm\] Segment \(2, 12\) is out of range"):
+        mx.eval(mx.segmented_mm(a.astype(mx.float32), b.astype(mx.float32), mx.array([[2, 12]])))
+
+
+# --- hadamard_transform ------------------------------------------------------------------
+
+
+@needs_mlx
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("n", [2, 8, 12, 20, 28, 24, 40, 56, 1])
+def test_hadamard_transform_is_mlx_bit_for_bit(dtype, n):
+    def build(lib):
+        x = lib.array(_rows((3, n), n, scale=3.0)).astype(getattr(lib, dtype))
+        return [lib.hadamard_transform(x), lib.hadamard_transform(x, 0.3),
+                lib.hadamard_transform(x, scale=1.0)]
+
+    for ours, theirs in zip(*both(build)):
+        assert_exact(ours, theirs)
+
+
+@needs_mlx
+def test_hadamard_transform_dtypes_scalars_and_errors_are_mlx():
+    def build(lib):
+        return [lib.hadamard_transform(lib.array([[1, 2, 3, 4]])),
+                lib.hadamard_transform(lib.array(3)),
+                lib.hadamard_transform(lib.array(3), scale=2.0),
+                lib.hadamard_transform(lib.array([1.5], lib.float16), 2.0),
+                lib.hadamard_transform(lib.array([1 + 2j, 3, 0, 1]))]
+
+    for ours, theirs in zip(*both(build)):
+        assert_exact(ours, theirs)
+    programs = [
+        lambda lib: lib.eval(lib.hadamard_transform(lib.ones((2, 6)))),
+        lambda lib: lib.eval(lib.hadamard_transform(lib.ones((4,), lib.float64))),
+        lambda lib: lib.hadamard_transform(lib.zeros((0, 4))),
+        lambda lib: lib.hadamard_transform(lib.ones((4,)), scale="2"),
+        lambda lib: lib.eval(lib.vmap(lib.hadamard_transform)(lib.ones((4, 6)))),
+    ]
+    for i, program in enumerate(programs):
+        assert_same_error(program), i
+
+
+def test_hadamard_transform_of_m_times_a_non_power_of_two_is_a_clear_error():
+    # MLX splits 36 into 12 * 3 and runs its butterflies on 3: not a transform
+    with pytest.raises(ValueError, match=r"The size 36 is 12\*3"):
+        mx.eval(mx.hadamard_transform(mx.ones((36,))))
+
+
+@needs_mlx
+@pytest.mark.parametrize("n", [8, 12, 24])
+def test_hadamard_transform_vjp_and_jvp_are_mlx(n):
+    def build(lib):
+        x, c = lib.array(_rows((2, n), 1)), lib.array(_rows((2, n), 2))
+        return [lib.vjp(lambda v: lib.hadamard_transform(v, 0.5), [x], [c])[1][0],
+                lib.jvp(lambda v: lib.hadamard_transform(v), [x], [c])[1][0]]
+
+    for ours, theirs in zip(*both(build)):
+        assert_same_as_mlx(ours, theirs, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("n", [20, 28, 40])
+def test_hadamard_transform_vjp_is_the_transpose_where_mlx_is_wrong(n):
+    # H_20 and H_28 are not symmetric: MLX's vjp applies H, the adjoint is Hᵀ,
+    # so <vjp(c), t> must equal <c, jvp(t)>
+    x, t, c = (mx.array(_rows((2, n), s)) for s in (1, 2, 3))
+    _, (jt,) = mx.jvp(lambda v: mx.hadamard_transform(v, 0.25), [x], [t])
+    _, (vc,) = mx.vjp(lambda v: mx.hadamard_transform(v, 0.25), [x], [c])
+    assert math.isclose((jt * c).sum().item(), (vc * t).sum().item(), rel_tol=1e-5)
+
+
+@needs_mlx
+@pytest.mark.parametrize("in_axis,shape", [(0, (3, 2, 8)), (1, (3, 4, 8)), (2, (3, 4, 2))])
+def test_hadamard_transform_vmap_is_mlx(in_axis, shape):
+    def build(lib):
+        x = lib.array(_rows(shape, 4))
+        return lib.vmap(lib.hadamard_transform, in_axes=in_axis)(x)
+
+    assert_exact(*both(build))
+
+
+# --- the rules MLX lacks ------------------------------------------------------------------
+#
+# MLX has no jvp for GatherMM, BlockMaskedMM, SegmentedMM and GatherQMM (nor for
+# QuantizedMatmul's scales and biases), no vjp for SegmentedMM, and no vmap for
+# any of them. mlxref's rules (checked symbolically by mlxref check-rules) must
+# give what the same program computes without the transform.
+
+
+def _w(lib):
+    return _quantized(lib, (2, 8, 64), "affine", 32, 4)
+
+
+def _ab(lib):
+    return lib.array(_rows((3, 2, 5), 1)), lib.array(_rows((2, 5, 4), 2))
+
+
+def _pairs(lib):
+    return lib.array([2, 0, 1]), lib.array([1, 1, 0])
+
+
+def _segments(lib):
+    return lib.array([[0, 2], [1, 5], [3, 3]])
+
+
+RULES_MLX_LACKS = {
+    "quantized_matmul jvp for scales and biases": (
+        lambda lib: lib.jvp(lambda s, b: lib.quantized_matmul(
+            lib.array(_rows((3, 64), 3)), _w(lib)[0][0], s, b, group_size=32),
+            [_w(lib)[1][0], _w(lib)[2][0]], [lib.ones((8, 2)), lib.full((8, 2), 0.5)])[1][0],
+        lambda lib: lib.quantized_matmul(lib.array(_rows((3, 64), 3)), _w(lib)[0][0],
+                                         lib.ones((8, 2)), lib.full((8, 2), 0.5), group_size=32)),
+    "quantized_matmul vmap": (
+        lambda lib: lib.vmap(lambda x, s: lib.quantized_matmul(
+            x, _w(lib)[0][0], s, _w(lib)[2][0], group_size=32), in_axes=(1, 0))(
+            lib.array(_rows((3, 2, 64), 3)), _w(lib)[1]),
+        lambda lib: lib.stack([lib.quantized_matmul(
+            lib.array(_rows((3, 2, 64), 3))[:, i], _w(lib)[0][0], _w(lib)[1][i], _w(lib)[2][0],
+            group_size=32) for i in range(2)])),
+    "gather_qmm jvp": (
+        lambda lib: lib.jvp(lambda x: lib.gather_qmm(x, *_w(lib), *_pairs(lib), group_size=32),
+                            [lib.array(_rows((3, 1, 64), 3))], [lib.ones((3, 1, 64))])[1][0],
+        lambda lib: lib.gather_qmm(lib.ones((3, 1, 64)), *_w(lib), *_pairs(lib), group_size=32)),
+    "gather_qmm vmap": (
+        lambda lib: lib.vmap(lambda x: lib.gather_qmm(x, *_w(lib), *_pairs(lib), group_size=32))(
+            lib.array(_rows((2, 3, 1, 64), 3))),
+        lambda lib: lib.stack([lib.gather_qmm(lib.array(_rows((2, 3, 1, 64), 3))[i], *_w(lib),
+                                              *_pairs(lib), group_size=32) for i in range(2)])),
+    "gather_mm jvp": (
+        lambda lib: lib.jvp(lambda a, b: lib.gather_mm(a, b, *_pairs(lib)), list(_ab(lib)),
+                            [lib.ones((3, 2, 5)), lib.full((2, 5, 4), 2.0)])[1][0],
+        lambda lib: lib.gather_mm(lib.ones((3, 2, 5)), _ab(lib)[1], *_pairs(lib))
+        + lib.gather_mm(_ab(lib)[0], lib.full((2, 5, 4), 2.0), *_pairs(lib))),
+    "gather_mm vmap": (
+        lambda lib: lib.vmap(lambda b: lib.gather_mm(_ab(lib)[0], b, *_pairs(lib)), in_axes=2)(
+            lib.array(_rows((2, 5, 2, 4), 4))),
+        lambda lib: lib.stack([lib.gather_mm(_ab(lib)[0], lib.array(_rows((2, 5, 2, 4), 4))[
+            :, :, i], *_pairs(lib)) for i in range(2)])),
+    "block_masked_mm jvp": (
+        lambda lib: lib.jvp(lambda a, o: lib.block_masked_mm(a, _block_inputs(lib, "float")[1],
+                                                             32, o),
+                            [_block_inputs(lib, "float")[0], _block_inputs(lib, "float")[2][0]],
+                            [lib.ones((2, 40, 70)), lib.ones((2, 2, 2))])[1][0],
+        lambda lib: lib.block_masked_mm(lib.ones((2, 40, 70)), _block_inputs(lib, "float")[1],
+                                        32, _block_inputs(lib, "float")[2][0])
+        + lib.block_masked_mm(*_block_inputs(lib, "float")[:2], 32, lib.ones((2, 2, 2)))),
+    "block_masked_mm vmap": (
+        lambda lib: lib.vmap(lambda a: lib.block_masked_mm(a, _block_inputs(lib, "float")[1], 32,
+                                                           lib.array([[True, False]])))(
+            _block_inputs(lib, "float")[0]),
+        lambda lib: lib.stack([lib.block_masked_mm(_block_inputs(lib, "float")[0][i],
+                                                   _block_inputs(lib, "float")[1], 32,
+                                                   lib.array([[True, False]]))
+                               for i in range(2)])),
+    "segmented_mm vjp": (
+        lambda lib: lib.grad(lambda a, b: (lib.segmented_mm(a, b, _segments(lib))
+                                           * lib.arange(24).reshape(3, 2, 4)).sum(), (0, 1))(
+            lib.array(_rows((2, 5), 1)), lib.array(_rows((5, 4), 2))),
+        lambda lib: lib.grad(lambda a, b: (lib.stack([
+            a[:, s:e] @ b[s:e] for s, e in _segments(lib).tolist()])
+            * lib.arange(24).reshape(3, 2, 4)).sum(), (0, 1))(
+            lib.array(_rows((2, 5), 1)), lib.array(_rows((5, 4), 2)))),
+    "segmented_mm jvp": (
+        lambda lib: lib.jvp(lambda a: lib.segmented_mm(a, lib.array(_rows((5, 4), 2)),
+                                                       _segments(lib)),
+                            [lib.array(_rows((2, 5), 1))], [lib.ones((2, 5))])[1][0],
+        lambda lib: lib.segmented_mm(lib.ones((2, 5)), lib.array(_rows((5, 4), 2)),
+                                     _segments(lib))),
+    "segmented_mm vmap": (
+        lambda lib: lib.vmap(lambda a: lib.segmented_mm(a, lib.array(_rows((5, 4), 2)),
+                                                        _segments(lib)))(
+            lib.array(_rows((2, 2, 5), 1))),
+        lambda lib: lib.stack([lib.segmented_mm(lib.array(_rows((2, 2, 5), 1))[i],
+                                                lib.array(_rows((5, 4), 2)), _segments(lib))
+                               for i in range(2)])),
+}
+
+
+@pytest.mark.parametrize("name", list(RULES_MLX_LACKS))
+def test_rules_mlx_lacks_give_what_the_program_computes(name):
+    program, reference = RULES_MLX_LACKS[name]
+    if real_mx is not None:  # MLX raises (its "Not implemented" or "NYI")
+        with pytest.raises((ValueError, RuntimeError)):
+            real_mx.eval(program(real_mx))
+    ours, want = program(mx), reference(mx)
+    ours, want = (list(ours), list(want)) if isinstance(ours, tuple) else ([ours], [want])
+    for o, w in zip(ours, want):
+        assert_array(o, w.tolist(), rtol=1e-5, atol=1e-4, shape=w.shape)
+
+
+def test_gather_qqmm_of_one_row_is_each_pairs_qqmm():
+    # MLX's CPU build raises "[GatherQQMM] NYI" for every gather_qqmm;
+    # mlxref evaluates what QQMatmul's CPU kernel can: one row per matrix
+    wq, scales, _ = _quantized(mx, (2, 8, 64), "nvfp4", None, None)
+    x = mx.array(_rows((3, 1, 64), 5))
+    got = mx.gather_qqmm(x, wq, scales, mx.array([0, 2]), mx.array([1, 1]))
+    for i, (a, b) in enumerate([(0, 1), (2, 1)]):
+        assert_array(got[i], mx.qqmm(x[a], wq[b], scales[b]).tolist(), rtol=0, atol=0)
