@@ -7,7 +7,8 @@ visible ones; ``mlxref assignment make`` leaves this directory out and
 rule on the handful of inputs in their source, these draw the inputs
 (hypothesis): shapes, axes, dtypes and values, so an answer tuned to the
 visible examples fails. The draws are derandomized, so every submission is
-graded on the same inputs, and no example database is written.
+graded on the same inputs, and no example database is written; a failing
+draw is not shrunk.
 
 Expected values are computed here from the inputs (the elements the arrays
 actually hold, after rounding to their dtype), never by mlxref's own rules:
@@ -17,13 +18,16 @@ real MLX is not importable where grades run.
 import itertools
 import math
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 
 import mlxref.core as mx
 
+# No shrinking: a failing draw is reported as drawn, so a wrong answer fails
+# in about the time a right one passes (a grade has a time limit).
 SETTINGS = settings(max_examples=20, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=list(HealthCheck), print_blob=False)
+                    suppress_health_check=list(HealthCheck), print_blob=False,
+                    phases=(Phase.explicit, Phase.generate))
 FEW = settings(SETTINGS, max_examples=8)
 
 FLOATS = (mx.float16, mx.bfloat16, mx.float32, mx.float64)
@@ -106,6 +110,17 @@ def expect(got, expected, what, shape=None, dtype=None, tol=1e-9):
         f"{what}: expected {_show(expected)}, received {_show(values)}"
         + (f" (first difference at flat index {wrong[0]})" if wrong else "")
     )
+
+
+def call(f, *args, what, expected):
+    """``f(*args)``, or a failure that says what was expected where it raised
+    (an OverflowError from a formula that is not stable, say)."""
+    try:
+        return f(*args)
+    except (ArithmeticError, ValueError) as e:
+        raise AssertionError(
+            f"{what}: expected {expected!r}, received {type(e).__name__}: {e}"
+        ) from None
 
 
 def expect_float(got, expected, what, tol=1e-12):
