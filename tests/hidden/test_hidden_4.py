@@ -118,6 +118,26 @@ class TestHidden4_1:
             expect(g, [coefficients[i]], f"grad of {describe(program)}[0] wrt x{i} "
                    f"(argnums {argnums})", shape=())
 
+    def test_a_rule_that_evaluates(self):
+        # A rule may evaluate arrays of the graph; the walk goes on through them.
+        @mx.custom_function
+        def f(y):
+            return y + y
+
+        @f.vjp
+        def f_vjp(primals, cotangent, output):
+            mx.eval(primals, output)
+            return cotangent * 2.0
+
+        what = "vjp of f((x + x) - x + x), f's rule evaluating its input, cotangent [1, 3]"
+        try:
+            _, (v,) = mx.vjp(lambda x: f((x + x) - x + x), [mx.array([1.0, 2.0])],
+                             [mx.array([1.0, 3.0])])
+        except Exception as e:  # noqa: BLE001 - the message says what went wrong
+            raise AssertionError(f"{what}: expected [4.0, 12.0], received {type(e).__name__}: "
+                                 f"{e} (the stub's contract: rules run in graph.RetainGraph())")
+        expect(v, [4.0, 12.0], what)
+
     def test_a_deep_graph_and_check_grads(self):
         def chain(x):
             y = x
