@@ -13,9 +13,11 @@ student repositories by hand). The markers stay in the copy: they show the
 student where to write.
 
 Each task's tests are the tests marked ``@pytest.mark.task2_2`` (in
-tests/test_tasks.py, registered in setup.cfg). ``grade`` runs them in a
-directory with that directory's own mlxref, in one pytest run, and splits the
-results by marker.
+tests/test_tasks.py, registered in setup.cfg), plus the instructor's hidden
+tests in tests/hidden/ with the same marker, which ``make`` never copies.
+``grade`` lives in mlxref/grader.py: each task's regions from a submission,
+spliced into a clean copy of the reference, run in a child process with
+limits (mlxref/sandbox.py).
 
 Read next: tutorials/ASSIGNMENTS.md (the instructor's guide) and
 tests/test_assignment_roundtrip.py (make, then grade, checked end to end).
@@ -25,12 +27,8 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -328,12 +326,15 @@ def project_root():
     return root
 
 
-def make(spec, out, check_leaks=True):
+def make(spec, out, classroom=False, timeout=60.0, check_leaks=True):
     """Write a student copy of the project to ``out`` with the tasks in ``spec`` stubbed.
 
-    Returns ``(chosen task ids, stubbed regions)``. With ``check_leaks`` the
-    copy is then scanned for its tasks' answers (mlxref/leaks.py), and
-    ``leaks.Leaks`` is raised if it holds any.
+    The instructor's hidden tests (tests/hidden/) are not copied. With
+    ``classroom``, also write GitHub Classroom's
+    ``.github/classroom/autograding.json`` (one test per task). With
+    ``check_leaks`` the copy is then scanned for its tasks' answers
+    (mlxref/leaks.py), and ``leaks.Leaks`` is raised if it holds any.
+    Returns ``(chosen task ids, stubbed regions)``.
     """
     root = project_root()
     table = tasks(find_regions(root))
@@ -342,7 +343,8 @@ def make(spec, out, check_leaks=True):
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ValueError(f"[assignment make] {out} already exists and is not an empty directory.")
 
-    shutil.copytree(root, out, ignore=_copy_filter(out), dirs_exist_ok=True)
+    shutil.copytree(root, out, ignore=_copy_filter(out, root / "tests" / "hidden"),
+                    dirs_exist_ok=True)
 
     table = tasks(find_regions(out))  # the regions as copied
     stubbed = [r for task_id in chosen for r in table[task_id][1]]
@@ -358,6 +360,13 @@ def make(spec, out, check_leaks=True):
         ast.parse(text, filename=str(path))  # a region that cannot be stubbed fails here
         path.write_text(text, encoding="utf-8")
     (out / "ASSIGNMENT.md").write_text(_handout(table, chosen), encoding="utf-8")
+    if classroom:
+        from mlxref import grader
+
+        config = out / ".github" / "classroom" / "autograding.json"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(json.dumps(grader.classroom(chosen, table, timeout), indent=2) + "\n",
+                          encoding="utf-8")
     if check_leaks:
         leaks.refuse_leaks(out, root)
     return chosen, stubbed
@@ -372,9 +381,10 @@ def waiting(chosen):
     }
 
 
-def _copy_filter(out):
+def _copy_filter(out, hidden):
     """What a student copy leaves out: VCS and tool directories, caches, virtual
-    environments, build output, nested projects (earlier copies) and ``out`` itself."""
+    environments, build output, nested projects (earlier copies), the hidden
+    tests and ``out`` itself."""
 
     def ignore(directory, names):
         skipped = set()
@@ -388,11 +398,9 @@ def _copy_filter(out):
                     or (path / "pyvenv.cfg").exists()
                     or (path / "setup.cfg").exists()
                     or (path / "pyproject.toml").exists()
-                    or path.resolve() == out
+                    or path.resolve() in (out, hidden.resolve())
                 ):
                     skipped.add(name)
-            if name == "hidden" and Path(directory).name == "tests":
-                skipped.add(name)  # the instructor's hidden tests (tests/hidden/)
             elif name.endswith((".pyc", ".pyo")):
                 skipped.add(name)
         return skipped
@@ -428,161 +436,23 @@ def _handout(table, chosen):
     )
 
 
-# --- grade --------------------------------------------------------------------------
-
-# A pytest plugin, written to a temporary directory for the graded run: it
-# records each test's outcome and task markers, which mlxref was imported, and
-# stops a test that runs longer than the timeout (a walk that never ends).
-_PLUGIN = r'''
-import json, os, re, signal, sys
-
-import pytest
-
-_tests, _errors = {}, []
-_timeout = float(os.environ.get("MLXREF_GRADE_TIMEOUT") or 0)
+# --- grade (mlxref/grader.py) -----------------------------------------------------
 
 
-def pytest_runtest_logreport(report):
-    tasks = sorted(k for k in report.keywords if re.fullmatch(r"task\d+_\d+", k))
-    entry = _tests.setdefault(report.nodeid, {"tasks": tasks, "failed": False})
-    entry["failed"] = entry["failed"] or report.failed
+def grade(directory=".", spec="ALL", timeout=60.0, **options):
+    """``mlxref.grader.grade``: each task graded on its own (see mlxref/grader.py)."""
+    from mlxref import grader
 
-
-def pytest_collectreport(report):
-    if report.failed:
-        _errors.append(report.nodeid or ".")
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_call(item):
-    if _timeout <= 0 or not hasattr(signal, "setitimer"):
-        yield
-        return
-
-    def expired(signum, frame):
-        raise TimeoutError(f"the test ran longer than {_timeout:g} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, _timeout)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-def pytest_sessionfinish(session):
-    module = sys.modules.get("mlxref")
-    with open(os.environ["MLXREF_GRADE_REPORT"], "w") as f:
-        json.dump({"mlxref": getattr(module, "__file__", None), "tests": _tests,
-                   "collect_errors": _errors}, f)
-'''
-
-
-def grade(directory=".", spec="ALL", timeout=60.0):
-    """Run each task's tests in ``directory`` with its own mlxref.
-
-    Returns ``({task id: {"passed", "tests", "failures"}}, collection errors)``.
-    One pytest run selects every chosen task's marker (the same tests as
-    ``pytest DIR/tests -m task2_3`` per task, faster), and the results are
-    split by marker. A task passes when it has tests and none of them fails.
-    """
-    directory = Path(directory)
-    if not directory.is_dir():
-        raise ValueError(f"[assignment grade] No such directory: {directory}.")
-    directory = directory.resolve()
-    if not (directory / "tests").is_dir() or not (directory / "mlxref" / "__init__.py").is_file():
-        raise ValueError(
-            f"[assignment grade] {directory} is not an mlxref project "
-            f"(no tests/ and mlxref/ in it)."
-        )
-    known = list(tasks())
-    chosen = choose(spec, known, "grade")
-
-    with tempfile.TemporaryDirectory(prefix="mlxref-grade-") as scratch:
-        Path(scratch, "_mlxref_grader.py").write_text(_PLUGIN, encoding="utf-8")
-        # Our own pytest configuration, not the directory's: only the task
-        # markers, and conftest.py files from DIR/tests alone.
-        config = Path(scratch, "pytest.ini")
-        config.write_text(
-            "[pytest]\nmarkers =\n" + "".join(f"    {marker(t)}: Task {t}\n" for t in known),
-            encoding="utf-8",
-        )
-        report = Path(scratch, "report.json")
-        env = dict(os.environ)
-        # directory first: its mlxref, not the one installed, is the one graded.
-        env["PYTHONPATH"] = os.pathsep.join(
-            [str(directory), scratch] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
-        )
-        env["MLXREF_GRADE_REPORT"] = str(report)
-        env["MLXREF_GRADE_TIMEOUT"] = str(timeout or 0)
-        command = [
-            sys.executable, "-m", "pytest", *_task_test_files(directory / "tests"),
-            "-m", " or ".join(marker(t) for t in chosen),
-            "-c", str(config), "--rootdir", str(directory),
-            "--confcutdir", str(directory / "tests"),
-            "-p", "_mlxref_grader", "-p", "no:cacheprovider",
-            "-q", "--continue-on-collection-errors",
-        ]
-        run = subprocess.run(command, cwd=directory, env=env, capture_output=True, text=True)
-        if not report.is_file():
-            tail = (run.stdout + run.stderr).strip().splitlines()[-1:] or ["no output"]
-            raise ValueError(f"[assignment grade] pytest did not run ({sys.executable}): {tail[0]}")
-        data = json.loads(report.read_text(encoding="utf-8"))
-
-    imported = data["mlxref"]
-    if imported is not None and not Path(imported).resolve().is_relative_to(directory):
-        raise ValueError(
-            f"[assignment grade] The tests imported {imported}, not the mlxref in {directory}."
-        )
-    results = {t: {"passed": False, "tests": 0, "failures": 0} for t in chosen}
-    for test in data["tests"].values():
-        for name in test["tasks"]:
-            task_id = name[len("task"):].replace("_", ".")
-            if task_id in results:
-                results[task_id]["tests"] += 1
-                results[task_id]["failures"] += int(test["failed"])
-    for r in results.values():
-        r["passed"] = r["tests"] > 0 and r["failures"] == 0
-    return results, data["collect_errors"]
-
-
-def _task_test_files(tests):
-    """The test files that mention a task marker (``mark.task``), or the whole
-    directory if none does. Only they can hold a task's tests, and collecting
-    the others (assertion rewriting, imports) would take seconds per grade."""
-    files = sorted(
-        str(path) for path in tests.rglob("*.py")
-        if (path.name.startswith("test_") or path.name.endswith("_test.py"))
-        and "mark.task" in path.read_text(encoding="utf-8", errors="replace")
-    )
-    return files or [str(tests)]
+    return grader.grade(directory, spec, timeout, **options)
 
 
 def format_grades(directory, results, collect_errors):
-    """The score table that ``mlxref assignment grade`` prints."""
-    titles = {task_id: title for task_id, (title, _) in tasks().items()}
-    width = max(len(titles[t]) for t in results)
-    lines = [f"{'task':<4}  {'title':<{width}}  tests  failed  result"]
-    for task_id, r in results.items():
-        result = "pass" if r["passed"] else ("no tests" if r["tests"] == 0 else "FAIL")
-        blocked = [t for t in NEEDS.get(task_id, ()) if t in results and not results[t]["passed"]]
-        if not r["passed"] and blocked:
-            result += f" (needs {', '.join(blocked)})"
-        title = titles[task_id]
-        lines.append(
-            f"{task_id:<4}  {title:<{width}}  {r['tests']:>5}  {r['failures']:>6}  {result}"
-        )
-    passed = sum(r["passed"] for r in results.values())
-    lines.append(f"{passed} of {len(results)} tasks pass")
-    for error in collect_errors:
-        lines.append(f"could not collect {error} (run pytest on it to see why)")
-    failing = [t for t, r in results.items() if not r["passed"]]
-    if failing:
-        cd = "" if Path(directory).resolve() == Path.cwd().resolve() else f"cd {directory} && "
-        lines.append(f"to see why: {cd}python -m pytest tests -m {marker(failing[0])}")
-    return "\n".join(lines)
+    from mlxref import grader
+
+    return grader.format_grades(directory, results, collect_errors)
 
 
 def grades_json(results):
-    return json.dumps({"tasks": results}, indent=2)
+    from mlxref import grader
+
+    return grader.grades_json(results)

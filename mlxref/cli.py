@@ -12,6 +12,7 @@ import argparse
 import ast
 import importlib.util
 import inspect
+import json
 import os
 import re
 import sys
@@ -19,7 +20,7 @@ import textwrap
 import zlib
 
 import mlxref.core as mx
-from mlxref import assignment, expr, leaks, viz
+from mlxref import assignment, expr, grader, leaks, sandbox, viz
 from mlxref.viz import GraphvizMissing, figures
 
 PROG = "mlxref"
@@ -62,7 +63,9 @@ def _cmd_diagrams(args: argparse.Namespace) -> int:
 
 def _cmd_check_rules(args: argparse.Namespace) -> int:
     """Check every primitive's vjp and jvp against SymPy; exit 1 on any failure."""
-    from mlxref import symbolic  # imports SymPy (half a second): only this command needs it
+    from mlxref import (
+        symbolic,  # imports SymPy (half a second): only this command needs it
+    )
 
     results = symbolic.check_all(seed=args.seed)
     print(symbolic.format_table(results))
@@ -95,8 +98,9 @@ def _cmd_assignment(args: argparse.Namespace) -> int:
         if args.tasks is None:
             raise ValueError("make needs --tasks IDS (or --check-leaks to check a copy)")
         result = []
-        status = _report_leaks(args.out, lambda: result.append(
-            assignment.make(args.tasks, args.out, check_leaks=not args.no_check_leaks)))
+        status = _report_leaks(args.out, lambda: result.append(assignment.make(
+            args.tasks, args.out, classroom=args.classroom,
+            check_leaks=not args.no_check_leaks)))
         if status:
             return status
         ((chosen, stubbed),) = result
@@ -107,12 +111,23 @@ def _cmd_assignment(args: argparse.Namespace) -> int:
             print(f"note: task {task_id}'s tests also need {', '.join(needs)}: "
                   f"they fail in this copy until {', '.join(needs)} is done")
         print(f"the student's instructions: {os.path.join(args.out, 'ASSIGNMENT.md')}")
+        if args.classroom:
+            print("GitHub Classroom's autograding: "
+                  f"{os.path.join(args.out, '.github', 'classroom', 'autograding.json')}")
         return 0
-    results, collect_errors = assignment.grade(args.dir, args.tasks, args.timeout)
+    if args.memory is not None and args.memory <= 0:
+        raise ValueError("[assignment grade] --memory must be a positive number of MB.")
+    results, collect_errors = grader.grade(
+        args.dir, args.tasks, args.timeout, reference=args.reference, jobs=args.jobs,
+        memory=grader.MEMORY if args.memory is None else int(args.memory * (1 << 20)),
+    )
+    if args.gradescope:
+        with open(args.gradescope, "w", encoding="utf-8") as f:
+            json.dump(grader.gradescope(results, args.hidden_visibility), f, indent=2)
     if args.json:
-        print(assignment.grades_json(results))
+        print(grader.grades_json(results))
     else:
-        print(assignment.format_grades(args.dir, results, collect_errors))
+        print(grader.format_grades(args.dir, results, collect_errors))
     return 0 if all(r["passed"] for r in results.values()) else 1
 
 
@@ -169,7 +184,7 @@ def _cmd_graph(args: argparse.Namespace) -> int:
     def traced(*arrays):
         try:
             return function(*arrays)
-        except Exception as exc:  # noqa: BLE001 - reported in one line below
+        except Exception as exc:
             raise _FunctionFailed(exc) from exc
 
     traced.__name__ = traced.__qualname__ = getattr(function, "__name__", "f")
@@ -529,6 +544,9 @@ def _build_parser() -> argparse.ArgumentParser:
                       help="comma-separated task ids, e.g. 2.1,2.3, or ALL")
     make.add_argument("--out", required=True, metavar="DIR",
                       help="the directory to write (new, or empty)")
+    make.add_argument("--classroom", action="store_true",
+                      help="also write GitHub Classroom's .github/classroom/autograding.json "
+                      "(one test per task)")
     make.add_argument("--check-leaks", action="store_true",
                       help="write nothing: scan the existing copy DIR for its stubbed tasks' "
                       "answers, hints that spell them out, helpers doing their work and hidden "
@@ -536,17 +554,32 @@ def _build_parser() -> argparse.ArgumentParser:
     make.add_argument("--no-check-leaks", action="store_true",
                       help="do not scan the copy written for leaks")
     grade = actions.add_parser(
-        "grade", help="run each task's tests in a copy (its own mlxref) and print a score table"
+        "grade", help="grade each task on its own: its regions spliced into a clean copy of the "
+        "reference, its visible and hidden tests run in a child process with limits",
+        epilog="The child process is not a container. For untrusted code at scale, run the "
+        "grader in one, e.g.: " + sandbox.CONTAINER,
     )
     grade.add_argument("dir", nargs="?", default=".", metavar="DIR",
                        help="the project to grade (default: the current directory)")
     grade.add_argument("--json", action="store_true",
-                       help='print {"tasks": {"2.3": {"passed": ..., "tests": ..., '
-                       '"failures": ...}}} for autograders')
+                       help='print {"score", "max_score", "tasks": {"2.3": {"passed", "points", '
+                       '"max_points", "tests", "failures", "messages"}}} for autograders')
+    grade.add_argument("--gradescope", metavar="FILE",
+                       help="also write Gradescope's results.json to FILE")
+    grade.add_argument("--hidden-visibility", default="after_published",
+                       choices=("after_published", "hidden", "after_due_date", "visible"),
+                       help="the Gradescope visibility of hidden tests (default: after_published)")
+    grade.add_argument("--reference", metavar="DIR",
+                       help="the instructor's checkout (default: the one mlxref is installed "
+                       "from)")
     grade.add_argument("--tasks", default="ALL", metavar="IDS",
                        help="grade only these tasks, e.g. 2.1,2.3 (default: ALL)")
     grade.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
-                       help="fail a test that runs longer than this (default: 60; 0: no limit)")
+                       help="the wall-clock limit of each task's run (default: 60)")
+    grade.add_argument("--memory", type=float, metavar="MB",
+                       help="the address-space limit of each task's run (default: 4096)")
+    grade.add_argument("--jobs", type=int, metavar="N",
+                       help="tasks graded at once (default: the number of CPUs)")
     assignment.set_defaults(func=_cmd_assignment)
 
     return parser

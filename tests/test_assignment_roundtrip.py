@@ -1,10 +1,11 @@
 """``mlxref assignment``: the task table, and make -> grade checked end to end.
 
 The round trip: a student copy with two tasks stubbed fails exactly those two
-tasks and passes every other; the reference passes every task; a copy with
-ALL tasks stubbed still imports, and fails every test of every task (so each
-task's tests really exercise its regions). Grading runs pytest in a
-subprocess with the graded directory's own mlxref.
+tasks; the reference passes every task; a copy with ALL tasks stubbed still
+imports, and fails every test of every task (so each task's tests really
+exercise its regions). Grading splices each task's regions into a clean copy
+of the reference and runs its tests in a child process (mlxref/grader.py;
+tests/test_grader.py and tests/test_grader_attacks.py test it on its own).
 """
 
 import ast
@@ -129,17 +130,20 @@ def test_round_trip(tmp_path, capsys):
     assert '        raise NotImplementedError("Task 2.3: return d (a / b) / da' in divide
     assert "# BEGIN TASK 2.3: multiply and divide partials" in divide
 
-    # 2. Grade it: exactly those two tasks fail, every other task passes.
+    # 2. Grade it: exactly those two tasks fail, and a task left implemented passes.
+    graded = ["2.2"] + PAIR
     r = subprocess.run(
-        [sys.executable, "-m", "mlxref", "assignment", "grade", str(student), "--json"],
+        [sys.executable, "-m", "mlxref", "assignment", "grade", str(student), "--json",
+         "--tasks", ",".join(graded)],
         capture_output=True, text=True,
     )
     assert r.returncode == 1, r.stderr
     results = json.loads(r.stdout)["tasks"]
-    assert list(results) == list(TASKS)
+    assert list(results) == graded
     assert _failing(results) == PAIR
     for task_id in PAIR:
         assert results[task_id]["failures"] == results[task_id]["tests"] > 0
+        assert results[task_id]["points"] == 0
 
     # 3. Grade the reference: it passes every task.
     results, errors = assignment.grade(ROOT)

@@ -88,8 +88,14 @@ from .device import (  # noqa: F401,E402
     stream,
     synchronize,
 )
-from . import cuda, distributed, fast, linalg, metal, random  # noqa: F401,E402
+# ``from .ops import *`` bound ``linalg`` to ops/linalg.py (the matmul family);
+# ``mx.linalg`` is the namespace module core/linalg.py, imported next.
+del linalg  # noqa: F821
+from . import cuda, distributed, fast, fft, linalg, metal, random  # noqa: F401,E402
 from .io import load, save, save_gguf, save_safetensors, savez, savez_compressed  # noqa: F401,E402
+
+# MLX's array-API alias, at the top level only (python/src/linalg.cpp).
+from .linalg import norm as matrix_norm  # noqa: E402
 
 # MLX's constants (python/src/constants.cpp): Python floats, and None for newaxis.
 pi = _math.pi

@@ -23,7 +23,10 @@ the parts, which is MLX's convention for complex numbers:
 times f'). Equality
 is exact: the difference must simplify to zero ("simplify"), or, where that
 is too slow, be zero to 50 digits at several random rational points
-("rational points"). Non-differentiable primitives must give MLX's zeros
+("rational points"). An iterative algorithm (a factorization), which cannot
+run on symbols, is checked on 50-digit numbers instead ("high-precision
+points": the jvp against a central difference, the vjp as its adjoint; see
+``_check_points``). Non-differentiable primitives must give MLX's zeros
 ("zero rule"), and those MLX gives no rule at all must raise its error
 ("no rule"). The forward result is also compared with the numeric engine at
 a random point. ``mlxref check-rules`` prints the table.
@@ -67,6 +70,7 @@ class Case:
     zero: bool = False  # MLX's rule for it is a zero gradient
     raises: bool = False  # MLX has no vjp or jvp for it: both raise "Not implemented"
     note: str = ""
+    points: bool = False  # an iterative algorithm: checked at "high-precision points"
 
 
 @dataclass
@@ -217,12 +221,12 @@ class _Compare:
 def check_case(case, seed=0):
     """Run one case: a Result for it (a case that raises is a failure, with its message)."""
     try:
-        result = _check_case(case, seed)
+        result = (_check_points if case.points else _check_case)(case, seed)
     except Exception as e:  # noqa: BLE001 - the table reports it
         return Result(case.primitive.__name__, False, False, False, "-",
                       f"{type(e).__name__}: {e}", vmap=False)
     try:
-        result.vmap = check_vmap(case)
+        result.vmap = (check_vmap_points if case.points else check_vmap)(case)
     except Exception as e:  # noqa: BLE001
         result.vmap = False
         result.detail = (result.detail + "; " if result.detail else "") + (
@@ -349,6 +353,109 @@ def _check_case(case, seed):
     vjp_ok = all(cmp.equal(g, e) for g, e in zip(got_vjp, expected_vjp))
     jvp_ok = cmp.equal(got_jvp, expected_jvp)
     return Result(case.primitive.__name__, forward, vjp_ok, jvp_ok, cmp.method)
+
+
+# --- "high-precision points": the rules of iterative algorithms ---------------------
+#
+# A factorization (QR, SVD, eigh) loops until its result is accurate, which
+# it cannot do on symbols. Such a case runs on numbers of 50 digits instead
+# (SymPy Floats, which the arrays hold as they hold any SymPy expression): at
+# a random point x, with a random tangent t and cotangent u,
+#
+# - the jvp must equal the central difference (f(x + h t) - f(x - h t)) / 2h
+#   for h = 10^-20 (its error, of order h² times the third derivative plus
+#   the 50-digit rounding over h, is below 10^-25), and
+# - the vjp must be its adjoint, <u, J t> = <Jᵀ u, t>, to 10^-30.
+#
+# The forward result is compared with the float64 engine at the point, and
+# vmap with the per-example results on float64 inputs.
+
+_DIGITS = 50
+
+
+def _float_point(rng, shapes, domain):
+    """Random inputs of ``shapes`` (lists of 50-digit Floats) from the domain."""
+    lo, hi = DOMAINS[domain][1]
+    return [[sympy.Float(lo + (hi - lo) * sympy.Rational(rng.randint(1, 999), 1000), _DIGITS)
+             for _ in range(math.prod(shape))] for shape in shapes]
+
+
+def _run(build, values, shapes):
+    out = build(*(_sym_array(v, shape) for v, shape in zip(values, shapes)))
+    mx.eval(out)
+    return list(out.data())
+
+
+def _dot(xs, ys):
+    return sum((x * y for x, y in zip(xs, ys)), sympy.Integer(0))
+
+
+def _close(got, want, tol):
+    scale = 1 + max((abs(w) for w in want), default=0)
+    return len(got) == len(want) and all(abs(g - w) <= tol * scale for g, w in zip(got, want))
+
+
+def _check_points(case, seed):
+    rng = random.Random(seed)
+    name = case.primitive.__name__
+    x = _float_point(rng, case.shapes, case.domain)
+    inputs = [_sym_array(v, shape) for v, shape in zip(x, case.shapes)]
+    out = case.build(*inputs)
+    if not _uses(out, case.primitive):
+        return Result(name, False, False, False, "-",
+                      "the case's program does not use the primitive")
+    mx.eval(out)
+    f = list(out.data())
+    numeric = case.build(*(mx.array([float(e) for e in v], mx.float64).reshape(shape)
+                           for v, shape in zip(x, case.shapes)))
+    forward = _close(numeric.reshape(-1).tolist(), f, 1e-9)
+    t = _float_point(rng, case.shapes, "real")
+    (u,) = _float_point(rng, [out.shape], "real")
+    tangents = [_sym_array(v, shape) for v, shape in zip(t, case.shapes)]
+    cot = _sym_array(u, out.shape)
+    if case.raises:
+        vjp_ok = _not_implemented(lambda: mx.vjp(case.build, inputs, [cot]), "vjp", case)
+        jvp_ok = _not_implemented(lambda: mx.jvp(case.build, inputs, tangents), "jvp", case)
+        return Result(name, forward, vjp_ok, jvp_ok, "no rule")
+    _, vjps = mx.vjp(case.build, inputs, [cot])
+    _, (jvp_out,) = mx.jvp(case.build, inputs, tangents)
+    mx.eval(jvp_out, *vjps)
+    jt = list(jvp_out.data())
+    h = sympy.Float("1e-20", _DIGITS)
+    plus = _run(case.build, [[a + h * b for a, b in zip(xs, ts)] for xs, ts in zip(x, t)],
+                case.shapes)
+    minus = _run(case.build, [[a - h * b for a, b in zip(xs, ts)] for xs, ts in zip(x, t)],
+                 case.shapes)
+    difference = [(p - m) / (2 * h) for p, m in zip(plus, minus)]
+    jvp_ok = _close(jt, difference, 1e-20)
+    left = _dot(u, jt)
+    right = sum((_dot(list(g.data()), ts) for g, ts in zip(vjps, t)), sympy.Integer(0))
+    vjp_ok = jvp_ok and abs(left - right) <= 1e-30 * (1 + abs(left))
+    return Result(name, forward, vjp_ok, jvp_ok, "high-precision points")
+
+
+def check_vmap_points(case, batch=2, seed=0):
+    """``check_vmap`` for a "high-precision points" case: float64 inputs, and
+    the batched results equal to the per-example ones to 1e-12."""
+    rng = random.Random(seed + 1)
+    lo, hi = DOMAINS[case.domain][1]
+    examples = [[mx.array([float(lo + (hi - lo) * rng.random()) for _ in range(math.prod(s))],
+                          mx.float64).reshape(s) for s in case.shapes] for _ in range(batch)]
+    n = len(case.shapes)
+    configs = [[ax if j == i else None for j in range(n)]
+               for i in range(n) for ax in range(len(case.shapes[i]) + 1)]
+    for in_axes in configs:
+        batched = [examples[0][j] if ax is None else
+                   mx.stack([examples[b][j] for b in range(batch)], ax)
+                   for j, ax in enumerate(in_axes)]
+        got = mx.vmap(case.build, in_axes=tuple(in_axes))(*batched)
+        for b in range(batch):
+            want = case.build(*[examples[b if ax is not None else 0][j]
+                                for j, ax in enumerate(in_axes)])
+            if got.shape != (batch,) + want.shape or not _close(
+                    got[b].reshape(-1).tolist(), want.reshape(-1).tolist(), 1e-12):
+                return False
+    return True
 
 
 def _not_implemented(run, mode, case):

@@ -9,6 +9,8 @@ from .comparison import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .creation import *  # noqa: F401,F403
 from .diagonal import *  # noqa: F401,F403
+from .depends import *  # noqa: F401,F403
+from .einsum import *  # noqa: F401,F403
 from .elementwise import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403

@@ -15,6 +15,7 @@ dtype, ``broadcast_to`` the same shape...) returns a new handle of it
 import copy
 import math
 import numbers
+import operator
 
 from .. import dtypes as _dt
 from .. import interop
@@ -159,12 +160,44 @@ def astype(a, dtype, /, *, stream=None):
 def broadcast_shapes(*shapes):
     """``mx.broadcast_shapes``: the shape all ``shapes`` broadcast to, or MLX's error.
 
-    Like MLX, it folds the shapes pairwise, so the error names the pair that fails.
+    Like MLX, it folds the shapes pairwise, so the error names the pair that
+    fails. As MLX's binding reads them: the first shape may be any sequence
+    of integers (NumPy's and 0-d integer arrays too); each later one a tuple,
+    or a list or range of Python ints; the dimensions come back as ints.
     """
+    if not shapes:
+        raise ValueError("[broadcast_shapes] Must provide at least one shape.")
     out = ()
     for k, shape in enumerate(shapes):
-        out = _broadcast_pair(out, tuple(shape)) if k else tuple(shape)
+        if k and not (isinstance(shape, tuple) or (
+                isinstance(shape, (list, range)) and all(type(d) is int for d in shape))):
+            raise ValueError(
+                "[broadcast_shapes] Expects a sequence of shapes (tuple or list of ints).")
+        shape = _shape_from_sequence(shape)
+        out = _broadcast_pair(out, shape) if k else shape
     return out
+
+
+def _shape_from_sequence(shape):
+    """A sequence of integers (anything with ``__index__`` but a bool array) as
+    a tuple of ints that fit 32 bits: MLX's cast to its ``Shape``, which
+    raises ``std::bad_cast`` for what is not one."""
+    if isinstance(shape, (str, bytes, dict)) or not hasattr(shape, "__len__"):
+        raise RuntimeError("std::bad_cast")
+    dims = []
+    for d in shape:
+        if isinstance(d, array) and d.dtype is _dt.bool_:
+            raise RuntimeError("std::bad_cast")
+        try:
+            d = operator.index(d)
+        except TypeError:
+            raise RuntimeError("std::bad_cast") from None
+        if not INT32_MIN <= d <= INT32_MAX:
+            raise OverflowError(
+                f"Integer value {d} is outside the supported range [{INT32_MIN}, {INT32_MAX}]."
+            )
+        dims.append(d)
+    return tuple(dims)
 
 
 def _broadcast_pair(a, b):
@@ -255,6 +288,19 @@ def incompatible_arguments(signature, args=None, kwargs=None):
     return TypeError(f"{message}\n\nInvoked with types: {', '.join(types)}")
 
 
+def check_dims(op, shape):
+    """``shape``, after MLX's check on dimensions an op computes (a
+    concatenation's sum, a repeat's product...): each must fit a 32-bit int,
+    or an OverflowError names it (the mx::Shape check of mlx/utils.cpp)."""
+    for d in shape:
+        if not INT32_MIN <= d <= INT32_MAX:
+            raise OverflowError(
+                f"[{op}] Shape dimension {d} is outside the supported range [{INT32_MIN}, "
+                f"{INT32_MAX}]. MLX currently uses 32-bit integers for shape dimensions."
+            )
+    return shape
+
+
 def to_shape(shape, signature, args, kwargs=None):
     """A shape argument as a tuple of ints, or the error MLX raises for it.
 
@@ -276,11 +322,14 @@ def to_shape(shape, signature, args, kwargs=None):
             )
         shape = (shape,)
     elif not isinstance(shape, (list, tuple)) or not all(
-        isinstance(d, int) and d in _INT64 for d in shape
+        isinstance(index_value(d), int) and index_value(d) in _INT64  # NumPy's integers too
+        for d in shape
     ):
         if takes_int and shape is not None:
             raise RuntimeError("std::bad_cast")
         raise incompatible_arguments(signature, args, kwargs)
+    else:
+        shape = [index_value(d) for d in shape]
     for d in shape:
         if not INT32_MIN <= d <= INT32_MAX:
             raise OverflowError(
@@ -297,10 +346,40 @@ def to_shape(shape, signature, args, kwargs=None):
     return shape
 
 
+def index_value(x):
+    """An integer argument as MLX's bindings read one: a Python int (a bool
+    is one), or anything with ``__index__`` (NumPy's integers, a 0-d integer
+    array) as an int; None for anything else (a float, a string...)."""
+    if isinstance(x, int):
+        return x
+    if isinstance(x, float):
+        return None
+    try:
+        return operator.index(x)
+    except TypeError:
+        return None
+
+
+def plain_ints(x):
+    """``x`` with each integer that is not a Python int (NumPy's: anything with
+    ``__index__`` but an array) made one, also inside a list or tuple, as
+    MLX's bindings read integer arguments; everything else as it is, for the
+    op's own checks."""
+    if type(x) in (list, tuple):
+        return type(x)(plain_ints(v) for v in x)
+    if x is None or isinstance(x, (int, float, complex, str, bytes, array)):
+        return x
+    try:
+        return operator.index(x)
+    except TypeError:
+        return x
+
+
 def normalize_axis(axis, ndim, message):
     """A non-negative axis, or IndexError(``message``) formatted with axis and ndim."""
-    if not isinstance(axis, int) or isinstance(axis, bool):
+    if isinstance(axis, bool) or index_value(axis) is None:
         raise TypeError(f"axis must be an int, got {axis!r}.")
+    axis = index_value(axis)
     if axis < -ndim or axis >= ndim:
         raise IndexError(message.format(axis=axis, ndim=ndim))
     return axis % ndim if ndim else axis

@@ -28,6 +28,7 @@ from .common import (
     broadcast_to,
     incompatible_arguments,
     is_scalar,
+    plain_ints,
     scalar_array,
     to_shape,
 )
@@ -215,18 +216,33 @@ def _arange(start, stop, step, dtype):
     return make_array(Arange(start, stop, step, dtype), [])
 
 
-def arange(start=None, stop=None, step=None, dtype=None, *, stream=None):
+def arange(*args, stream=None, **kwargs):
     """``mx.arange``: ``arange(stop)``, ``arange(start, stop)`` or ``arange(start, stop, step)``.
 
-    The dtype is ``dtype`` if given, else int32 when every number given is an
-    int (int64 if one does not fit int32) and float32 when one is a float.
+    MLX binds two overloads, ``arange(start, stop, step=None, dtype=None)``
+    and ``arange(stop, step=None, dtype=None)``, and Python's call picks the
+    first whose parameters it fills: so ``arange(1, step=2)`` is a stop of
+    1, while ``arange(start=1, step=2)`` fits neither (no stop) and raises,
+    as in MLX. The dtype is ``dtype`` if given, else int32 when every number
+    given is an int (int64 if one does not fit int32) and float32 when one
+    is a float.
     """
     sig = _SIGNATURES["arange"]
+    for names in (("start", "stop", "step", "dtype"), ("stop", "step", "dtype")):
+        bound = dict(zip(names, args))
+        if len(args) > len(names) or any(k not in names or k in bound for k in kwargs):
+            continue
+        bound.update(kwargs)
+        if "stop" in bound and ("start" in bound or names[0] == "stop"):
+            break
+    else:
+        raise incompatible_arguments(sig, args, kwargs)
+    start, stop, step, dtype = (bound.get(k) for k in ("start", "stop", "step", "dtype"))
     given = tuple(v for v in (start, stop, step) if v is not None)
-    if start is None and stop is None:
-        raise incompatible_arguments(sig, given)
+    if (start is None and stop is None) or (names[0] == "start" and start is None):
+        raise incompatible_arguments(sig, args, kwargs)
     if not all(isinstance(v, (bool, int, float)) for v in given):
-        raise incompatible_arguments(sig, given)
+        raise incompatible_arguments(sig, args, kwargs)
     check_dtype(dtype, sig, given + (dtype,))
     if stop is None or start is None:  # arange(stop) / arange(stop=...)
         stop = start if stop is None else stop
@@ -256,6 +272,7 @@ def linspace(start, stop, num=50, endpoint=True, dtype=_dt.float32, stream=None)
     Composed as in MLX: ``t = arange(num) / (num - 1)`` (or ``/ num`` without
     the endpoint), then ``(1 - t) * start + t * stop``, cast to ``dtype``.
     """
+    num = plain_ints(num)
     sig = _SIGNATURES["linspace"]
     args = (start, stop, num, endpoint, dtype)
     start = _as_number(start, sig, args)
@@ -290,6 +307,7 @@ def _tri(n, m, k, dtype):
 
 def tri(n, m=None, k=0, dtype=None, *, stream=None):
     """``mx.tri``: ones at and below diagonal ``k`` of an ``n`` x ``m`` array."""
+    n, m, k = plain_ints(n), plain_ints(m), plain_ints(k)
     sig = _SIGNATURES["tri"]
     given = {"m": m, "k": k, "dtype": dtype}
     kwargs = {name: v for name, v in given.items() if v != (0 if name == "k" else None)}
@@ -316,12 +334,14 @@ def _triangle(x, k, name):
 def tril(x, k=0, *, stream=None):
     """``mx.tril``: ``x`` with the elements above diagonal ``k`` zeroed (a ``where``
     on ``tri``'s mask, as MLX composes it)."""
+    k = plain_ints(k)
     return _triangle(x, k, "tril")
 
 
 def triu(x, k=0, *, stream=None):
     """``mx.triu``: ``x`` with the elements below diagonal ``k`` zeroed (a ``where``
     on ``tri(k - 1)``'s mask, as MLX composes it)."""
+    k = plain_ints(k)
     return _triangle(x, k, "triu")
 
 
@@ -342,6 +362,7 @@ def _eye(n, m, k, dtype):
 
 def eye(n, m=None, k=0, dtype=_dt.float32, *, stream=None):
     """``mx.eye``: an ``n`` x ``m`` matrix with ones on the ``k``-th diagonal."""
+    n, m, k = plain_ints(n), plain_ints(m), plain_ints(k)
     sig = _SIGNATURES["eye"]
     args = tuple(v for v in (n, m) if v is not None) + (k, dtype)
     if not is_int(n) or not (m is None or is_int(m)) or not is_int(k):
@@ -352,6 +373,7 @@ def eye(n, m=None, k=0, dtype=_dt.float32, *, stream=None):
 
 def identity(n, dtype=_dt.float32, *, stream=None):
     """``mx.identity``: the ``n`` x ``n`` identity matrix."""
+    n = plain_ints(n)
     sig = _SIGNATURES["identity"]
     if not is_int(n):
         raise incompatible_arguments(sig, (n, dtype))

@@ -17,7 +17,7 @@ So their derivatives and batching are those of ``Gather``, ``Scatter`` and
 
 from .. import dtypes as _dt
 from ..array import array
-from .common import INT32_MAX, INT32_MIN, astype, incompatible_arguments
+from .common import INT32_MAX, INT32_MIN, astype, incompatible_arguments, plain_ints
 from .creation import arange, zeros
 from .indexing import _gather, _scatter
 from .reduction import sum as _sum
@@ -72,6 +72,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1, stream=None):
     """``mx.diagonal``: the diagonal at ``offset`` of the 2-D slices over
     ``axis1`` and ``axis2``, as a new last axis (the other axes keep their
     order). An ``offset`` past the edge gives an empty diagonal."""
+    offset, axis1, axis2 = plain_ints(offset), plain_ints(axis1), plain_ints(axis2)
     _check_args("diagonal", a, offset=offset, axis1=axis1, axis2=axis2)
     ax1, ax2 = _diagonal_axes("diagonal", a, axis1, axis2)
     start1, start2 = max(-offset, 0), max(offset, 0)
@@ -86,6 +87,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1, stream=None):
 def diag(a, /, k=0, *, stream=None):
     """``mx.diag``: a vector placed on diagonal ``k`` of a square of zeros
     (of side ``len(a) + |k|``), or the diagonal ``k`` of a matrix."""
+    k = plain_ints(k)
     _check_args("diag", a, k=k)
     if a.ndim == 1:
         n = a.size + abs(k)
@@ -105,6 +107,7 @@ def trace(a, /, offset=0, axis1=0, axis2=1, dtype=None, *, stream=None):
     """``mx.trace``: the sum of ``diagonal(a, offset, axis1, axis2)``, cast
     to ``dtype`` (default: ``a``'s) before summing, so that the sum's own
     rule then widens small integers and bools to int32, as MLX's does."""
+    offset, axis1, axis2 = plain_ints(offset), plain_ints(axis1), plain_ints(axis2)
     _check_args("trace", a, offset=offset, axis1=axis1, axis2=axis2, dtype=dtype)
     _diagonal_axes("trace", a, axis1, axis2)
     d = diagonal(a, offset, axis1, axis2)

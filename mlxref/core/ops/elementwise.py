@@ -22,6 +22,7 @@ from .common import (
     float_dtype,
     incompatible_arguments,
     is_scalar,
+    plain_ints,
     to_array,
 )
 
@@ -229,6 +230,7 @@ _ROUND = "round(a: array, /, decimals: int = 0, stream: StreamOrDevice = None) -
 
 def round(a, /, decimals=0, *, stream=None):
     """``mx.round``: round to ``decimals`` places (a negative one rounds to tens...)."""
+    decimals = plain_ints(decimals)
     return rounded(a, decimals, _ROUND)
 
 

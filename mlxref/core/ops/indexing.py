@@ -32,7 +32,8 @@ from .. import interop
 from ..array import _fmt_shape, array
 from ..primitives import indexing as P
 from ..primitives.base import make_array
-from .common import broadcast_arrays, broadcast_shapes, broadcast_to, is_scalar, normalize_axis
+from .common import (broadcast_arrays, broadcast_shapes, broadcast_to, is_scalar, normalize_axis,
+                     plain_ints)
 from .elementwise import negative, reciprocal
 from .shape import (
     _WHOLE_UPDATE,
@@ -220,6 +221,7 @@ def take(a, /, indices, axis=None, *, stream=None):
 
     ``indices`` is an int or an integer array; negative indices count from the end.
     """
+    axis = plain_ints(axis)
     if not isinstance(a, array):
         raise TypeError(
             "take(): incompatible function arguments: expected an array, "
@@ -256,9 +258,11 @@ def take(a, /, indices, axis=None, *, stream=None):
     return _take(a, indices, axis, "take")
 
 
-def _along_axis_checks(a, indices, axis, op, more=()):
+def _along_axis_checks(a, indices, axis, op, more=(), any_index_dtype=False):
     """What ``take_along_axis`` and ``put_along_axis`` check; the axis, wrapped.
-    ``more``: further (name, argument) pairs that must be arrays."""
+    ``more``: further (name, argument) pairs that must be arrays.
+    ``any_index_dtype``: skip the dtype check (put_along_axis into an empty
+    array, whose kernel MLX never runs)."""
     for name, x in (("a", a), ("indices", indices), *more):
         if not isinstance(x, array):
             raise TypeError(
@@ -272,7 +276,7 @@ def _along_axis_checks(a, indices, axis, op, more=()):
             f"[{op}] Indices of dimension {indices.ndim} does not match array "
             f"of dimension {a.ndim}."
         )
-    if indices.dtype is _dt.bool_ or indices.dtype.is_inexact:
+    if (indices.dtype is _dt.bool_ or indices.dtype.is_inexact) and not any_index_dtype:
         # MLX fails only when it evaluates ("Cannot gather/scatter with indices type").
         raise ValueError(f"[{op}] Got indices with invalid dtype. Indices must be integral.")
     return axis
@@ -869,7 +873,8 @@ def put_along_axis(a, /, indices, values, axis=None, *, stream=None):
         if isinstance(a, array):
             return reshape(put_along_axis(flatten(a), indices, values, 0), a.shape)
         axis = 0
-    axis = _along_axis_checks(a, indices, axis, "put_along_axis", (("values", values),))
+    axis = _along_axis_checks(a, indices, axis, "put_along_axis", (("values", values),),
+                              any_index_dtype=a.size == 0)
     if a.size == 0:
         return a
     upd = values.astype(a.dtype)

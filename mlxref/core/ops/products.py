@@ -8,7 +8,7 @@ derivatives are those of the ops they are made of.
 """
 
 from ..array import array
-from .common import incompatible_arguments
+from .common import check_dims, incompatible_arguments
 from .elementwise import multiply
 from .linalg import matmul
 from .shape import reshape, transpose
@@ -94,5 +94,6 @@ def kron(a, b, *, stream=None):
     for k in range(1, b.ndim + 1):
         b_shape[2 * (ndim - k) + 1] = b.shape[-k]
         out_shape[ndim - k] *= b.shape[-k]
+    check_dims("kron", out_shape)
     return reshape(multiply(reshape(a, tuple(a_shape)), reshape(b, tuple(b_shape))),
                    tuple(out_shape))

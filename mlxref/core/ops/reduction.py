@@ -34,7 +34,7 @@ import copy
 from ..array import array
 from ..primitives import reduction as P
 from ..primitives.base import make_array
-from .common import astype, float_dtype, incompatible_arguments, scalar_array
+from .common import astype, float_dtype, incompatible_arguments, index_value, scalar_array
 from .elementwise import abs as _abs
 from .elementwise import (
     add, conjugate, divide, equal, exp, log, maximum, multiply, not_equal, real, sqrt, square,
@@ -99,8 +99,10 @@ def _bad_arguments(op):
 
 
 def _is_c_int(value):
-    # nanobind takes a bool where an int is expected (axis=True is axis 1).
-    return isinstance(value, int) and _INT_MIN <= value <= _INT_MAX
+    # nanobind takes a bool where an int is expected (axis=True is axis 1), and
+    # anything with __index__ (NumPy's integers); callers convert with int().
+    value = index_value(value)
+    return value is not None and _INT_MIN <= value <= _INT_MAX
 
 
 def _check_args(op, a, keepdims=False, **flags):
@@ -276,7 +278,7 @@ def var(a, /, axis=None, keepdims=False, ddof=0, *, stream=None):
     _check_args("var", a, keepdims)
     if not _is_c_int(ddof):
         raise _bad_arguments("var")
-    return _var(a, _axes_arg("var", axis, a.ndim), keepdims, ddof)
+    return _var(a, _axes_arg("var", axis, a.ndim), keepdims, index_value(ddof))
 
 
 def std(a, /, axis=None, keepdims=False, ddof=0, *, stream=None):
@@ -284,7 +286,7 @@ def std(a, /, axis=None, keepdims=False, ddof=0, *, stream=None):
     _check_args("std", a, keepdims)
     if not _is_c_int(ddof):
         raise _bad_arguments("std")
-    return sqrt(_var(a, _axes_arg("std", axis, a.ndim), keepdims, ddof))
+    return sqrt(_var(a, _axes_arg("std", axis, a.ndim), keepdims, index_value(ddof)))
 
 
 # --- argmax, argmin ------------------------------------------------------------------

@@ -17,7 +17,8 @@ from ..array import _fmt_shape, array
 from ..primitives import shape as P
 from ..primitives.base import make_array, make_arrays
 from ..primitives.indexing import Slice, SliceUpdate
-from .common import astype, broadcast_to, incompatible_arguments, normalize_axis, to_shape
+from .common import (astype, broadcast_to, check_dims, incompatible_arguments, index_value,
+                     normalize_axis, plain_ints, to_shape)
 from .common import broadcast_shapes as _broadcast_shapes
 from .creation import scalar_or_array
 from .elementwise import add, maximum, minimum, multiply, subtract
@@ -46,13 +47,15 @@ def _check_array(a, op):
 
 
 def _int_tuple(values, op, name):
-    """A tuple of Python ints from an int sequence, or a TypeError."""
-    if not isinstance(values, (list, tuple)) or not all(_is_int(v) for v in values):
+    """A tuple of Python ints from a sequence of integers (NumPy's too: their
+    ``__index__``), or a TypeError."""
+    if not isinstance(values, (list, tuple)) or not all(
+            not isinstance(v, bool) and index_value(v) is not None for v in values):
         raise TypeError(
             f"{op}(): incompatible function arguments: {name} must be a sequence "
             f"of ints, got {values!r}."
         )
-    return tuple(values)
+    return tuple(index_value(v) for v in values)
 
 
 def _axis_message(op):
@@ -101,6 +104,7 @@ def reshape(a, /, shape, *, stream=None):
 
 def flatten(a, /, start_axis=0, end_axis=-1, *, stream=None):
     """``mx.flatten``: merge axes ``start_axis..end_axis``; out-of-range axes are clamped."""
+    start_axis, end_axis = plain_ints(start_axis), plain_ints(end_axis)
     _check_array(a, "flatten")
     ndim = a.ndim
     start = start_axis + (ndim if start_axis < 0 else 0)
@@ -136,6 +140,7 @@ def unflatten(a, /, axis, shape, *, stream=None):
     entry; the process dies) or makes negative dimensions (``(-2, -3)``),
     mlxref raises ValueError.
     """
+    axis, shape = plain_ints(axis), plain_ints(shape)
     if not isinstance(a, array) or not _is_int(axis):
         raise incompatible_arguments(_UNFLATTEN, (a, axis, shape))
     shape = list(to_shape(shape, _UNFLATTEN, (a, axis, shape)))
@@ -205,6 +210,7 @@ def _check_axis(ax, ndim, op):
 
 def swapaxes(a, /, axis1, axis2, *, stream=None):
     """``mx.swapaxes``: a transpose that exchanges two axes."""
+    axis1, axis2 = plain_ints(axis1), plain_ints(axis2)
     _check_array(a, "swapaxes")
     ndim = a.ndim
     axis1 = _check_axis(axis1, ndim, "swapaxes")
@@ -216,6 +222,7 @@ def swapaxes(a, /, axis1, axis2, *, stream=None):
 
 def moveaxis(a, /, source, destination, *, stream=None):
     """``mx.moveaxis``: a transpose that moves axis ``source`` to ``destination``."""
+    source, destination = plain_ints(source), plain_ints(destination)
     _check_array(a, "moveaxis")
     ndim = a.ndim
     source = _check_axis(source, ndim, "moveaxis")
@@ -239,6 +246,7 @@ def _axes_arg(axis, op):
 
 def expand_dims(a, /, axis, *, stream=None):
     """``mx.expand_dims``: insert size-1 axes at the output positions ``axis``."""
+    axis = plain_ints(axis)
     _check_array(a, "expand_dims")
     axes = _axes_arg(axis, "expand_dims")
     if not axes:
@@ -252,6 +260,7 @@ def expand_dims(a, /, axis, *, stream=None):
 
 def squeeze(a, /, axis=None, *, stream=None):
     """``mx.squeeze``: remove the size-1 axes ``axis`` (default: all of them)."""
+    axis = plain_ints(axis)
     _check_array(a, "squeeze")
     if axis is None:
         axes = tuple(d for d, n in enumerate(a.shape) if n == 1)
@@ -349,6 +358,7 @@ def concatenate(arrays, /, axis=0, *, stream=None):
                 "except for the concatenation axis. However, the provided shapes are "
                 f"{shapes}and the concatenation axis is {axis}."
             )
+    check_dims("concatenate", [sum(x.shape[ax] for x in arrays)])
     dtype = arrays[0].dtype
     for x in arrays[1:]:
         dtype = _dt.promote_types(dtype, x.dtype)
@@ -395,6 +405,7 @@ def _split_at(a, indices, ax):
 
 def split(a, /, indices_or_sections, axis=0, *, stream=None):
     """``mx.split``: ``n`` equal pieces, or pieces cut at the given indices; a list."""
+    indices_or_sections, axis = plain_ints(indices_or_sections), plain_ints(axis)
     _check_array(a, "split")
     ax = normalize_axis(axis, a.ndim, _axis_message("split"))
     if _is_int(indices_or_sections):
@@ -527,6 +538,7 @@ def pad(a, /, pad_width, mode="constant", constant_values=0, *, stream=None):
     ``mode`` "constant" is one ``Pad`` node; "edge", "reflect" and "symmetric"
     are composed of slices and slice updates, as in MLX.
     """
+    pad_width = plain_ints(pad_width)
     _check_array(a, "pad")
     if constant_values is None:
         optional = {} if mode == "constant" else {"mode": mode}
@@ -552,7 +564,7 @@ def pad(a, /, pad_width, mode="constant", constant_values=0, *, stream=None):
                 "Padding sizes must be non-negative"
             )
         out_shape[i] += lo + hi
-    out_shape = tuple(out_shape)
+    out_shape = tuple(check_dims("pad", out_shape))
     if mode == "constant":
         if value.size != 1:  # MLX would pad with the first element
             raise ValueError(
@@ -578,6 +590,7 @@ def repeat(array, /, repeats, axis=None, *, stream=None):
     Composed as in MLX: expand_dims after ``axis``, broadcast that new axis to
     ``repeats``, and reshape it into ``axis``.
     """
+    repeats, axis = plain_ints(repeats), plain_ints(axis)
     arr = array  # the parameter is named ``array`` in MLX; the class is ``_Array`` here
     _check_array(arr, "repeat")
     if not _is_int(repeats):
@@ -597,6 +610,7 @@ def repeat(array, /, repeats, axis=None, *, stream=None):
         return _Array._from_data([], tuple(shape), arr.dtype)
     if repeats == 1:
         return copy.copy(arr)
+    check_dims("repeat", [arr.shape[axis] * repeats])
     shape = list(arr.shape)
     shape.insert(axis + 1, repeats)
     out = broadcast_to(expand_dims(arr, axis + 1), tuple(shape))
@@ -611,6 +625,7 @@ def tile(a, reps, /, *, stream=None):
     Composed as in MLX: reshape (a size-1 axis before each repeated one),
     broadcast those axes to ``reps``, reshape them away.
     """
+    reps = plain_ints(reps)
     _check_array(a, "tile")
     reps = [reps] if _is_int(reps) else list(_int_tuple(reps, "tile", "reps"))
     shape = list(a.shape)
@@ -626,6 +641,7 @@ def tile(a, reps, /, *, stream=None):
         expand_shape.append(n)
         broad_shape.append(n)
         final_shape.append(r * n)
+    check_dims("tile", final_shape)
     x = reshape(a, tuple(expand_shape))
     x = broadcast_to(x, tuple(broad_shape))
     return reshape(x, tuple(final_shape))
@@ -681,6 +697,7 @@ def flip(a, /, axis=None, *, stream=None):
 
     MLX's ``flip`` (mlx/ops.cpp) is one Slice with stride -1 on each flipped
     axis; an axis named twice is flipped once."""
+    axis = plain_ints(axis)
     _check_array(a, "flip")
     if axis is None:
         axes = tuple(range(a.ndim))
@@ -736,6 +753,7 @@ def roll(a, shift, axis=None, /, *, stream=None):
     As MLX composes it: a split and a concatenate per axis. Without ``axis``
     the flattened array is rolled by the total of the shifts and reshaped;
     with one axis and several shifts, the total is used on that axis."""
+    shift, axis = plain_ints(shift), plain_ints(axis)
     _check_array(a, "roll")
     if _is_int(shift):
         shifts = (shift,)
@@ -757,6 +775,7 @@ def roll(a, shift, axis=None, /, *, stream=None):
 def unstack(x, /, *, axis=0, stream=None):
     """``mx.unstack``: the pieces of ``x`` along ``axis``, that axis removed (a
     tuple; MLX splits into size-1 pieces and squeezes each)."""
+    axis = plain_ints(axis)
     _check_array(x, "unstack")
     if not _is_int(axis):
         raise incompatible_arguments(
@@ -849,6 +868,7 @@ _DIFF = "diff(a: array, /, n: int = 1, axis: int = -1, *, stream: StreamOrDevice
 def diff(a, /, n=1, axis=-1, *, stream=None):
     """``mx.diff``: the ``n``-th discrete difference along ``axis``: ``n`` times,
     a slice without the first element minus a slice without the last."""
+    n, axis = plain_ints(n), plain_ints(axis)
     if not isinstance(a, array) or not _is_int(n) or not _is_int(axis):
         raise incompatible_arguments(_DIFF, (a, n, axis))
     ax = axis + a.ndim if axis < 0 else axis
@@ -894,6 +914,7 @@ def as_strided(a, /, shape=None, strides=None, offset=0, *, stream=None):
     As MLX builds it: ``flatten`` then one ``AsStrided`` node. MLX reads
     whatever lies past the buffer for an index outside it; mlxref raises a
     ValueError naming the index instead."""
+    shape, strides, offset = plain_ints(shape), plain_ints(strides), plain_ints(offset)
     given = {"shape": shape, "strides": strides, "offset": offset}
     kwargs = {k: v for k, v in given.items() if v is not None and (k != "offset" or v != 0)}
     args = ((a,), kwargs or None)

@@ -1,0 +1,223 @@
+"""Each way issue 15 forged a score or escaped the grader, tried again, and defeated.
+
+A submission is graded against a throwaway instructor checkout (see
+tests/test_grader.py), never against this one. Every test checks the three
+things an instructor needs: the task fails or is refused, the grade ends
+within its limits, and nothing outside the task's scratch copy changes (the
+instructor's files, the submission, and a file beside them).
+
+Most attacks are first refused by the static check, before anything runs;
+the tests also run them with the check turned off (``check=False``) to show
+that the child process defeats them on its own: an unknown token on the
+result lines, no ``mlx`` and no package metadata, an audit hook that refuses
+writes, deletions and new processes outside the copy, and a wall-clock limit
+that kills the whole process tree.
+"""
+
+import hashlib
+import os
+import sys
+import time
+
+import pytest
+from test_grader import reference, region, submit, table  # noqa: F401  (the fixture)
+
+from mlxref import grader, sandbox
+
+SLEEPER = "3599.25"  # the argument that names a detached process of these tests
+
+
+def snapshot(*roots):
+    """A digest of every file under ``roots``: what must not change."""
+    digest = {}
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return digest
+
+
+def sleepers():
+    """The pids of processes started with SLEEPER among their arguments."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if SLEEPER.encode() in f.read().split(b"\0"):
+                        found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+def refused(tmp_path, reference, task_id, function, code):  # noqa: F811
+    sub = submit(tmp_path / "refused", reference, {(task_id, function): code})
+    with pytest.raises(grader.Problem) as info:
+        grader.splice(task_id, table(reference)[task_id][1], reference, sub)
+    return str(info.value)
+
+
+STUB = "raise NotImplementedError('Task 1.1: the stub, unchanged')"
+
+
+def test_files_beside_the_regions_are_never_used(tmp_path, reference):  # noqa: F811
+    """sitecustomize.py, _mlxref_grader.py and conftest.py at the top of the
+    submission, a conftest that passes every test, and the student's own
+    tests edited to pass: none of them is read, the stub still fails."""
+    sub = submit(tmp_path / "sub", reference, {("1.1", "Sigmoid.numeric"): STUB})
+    flag = tmp_path / "pwned"
+    forge = (f"import pathlib\npathlib.Path({str(flag)!r}).write_text('ran')\n"
+             "import pytest\n\n@pytest.hookimpl(hookwrapper=True)\n"
+             "def pytest_runtest_makereport(item, call):\n    outcome = yield\n"
+             "    outcome.get_result().outcome = 'passed'\n")
+    for name in ("sitecustomize.py", "_mlxref_grader.py", "conftest.py", "usercustomize.py",
+                 "tests/conftest.py", "tests/hidden/conftest.py"):
+        (sub / name).parent.mkdir(parents=True, exist_ok=True)
+        (sub / name).write_text(forge)
+    (sub / "tests" / "test_fake_tasks.py").write_text(
+        "import pytest\n\n@pytest.mark.task1_1\ndef test_sigmoid_values():\n    pass\n")
+    (sub / "pytest.ini").write_text("[pytest]\naddopts = -p _mlxref_grader\n")
+    (sub / "mlxref" / "__init__.py").write_text(forge)
+    before = snapshot(reference, sub)
+    results, _ = grader.grade(sub, "1.1", reference=reference, timeout=120)
+    r = results["1.1"]
+    assert not r["passed"] and r["points"] == 0
+    assert any("NotImplementedError: Task 1.1: the stub, unchanged" in m for m in r["messages"])
+    assert not flag.exists()
+    assert snapshot(reference, sub) == before
+
+
+@pytest.mark.parametrize("task_id, function, code, words", [
+    ("1.1", "Sigmoid.numeric",
+     "import atexit\natexit.register(print, 'forged')\nreturn 0.5", "'import atexit'"),
+    ("2.2", "Sin.derivative",
+     "from importlib import metadata\nreturn metadata.files('mlxref')", "'from importlib import"),
+    ("2.3", "Multiply.partial", "import mlx.core as real\nreturn real.ones(1)",
+     "'import mlx.core'"),
+    ("1.1", "Sigmoid.numeric", "import signal\nsignal.signal(14, 1)\nwhile True:\n    pass",
+     "'import signal'"),
+    ("2.3", "Divide.partial", "import subprocess\nsubprocess.Popen(['sleep', '9'])\nreturn b",
+     "'import subprocess'"),
+    ("2.3", "Divide.partial",
+     ("from mlxref import assignment\nassignment.Path(assignment.__file__).unlink()\nreturn b"),
+     "'.Path'"),
+    ("2.3", "Divide.partial", "with open('/tmp/x', 'a') as f:\n    f.write('x')\nreturn b",
+     "the name 'open'"),
+    ("2.3", "Divide.partial", "return [c for c in ().__class__.__base__.__subclasses__()]",
+     "'.__class__'"),
+])
+def test_the_static_check_refuses_each_attack(
+        tmp_path, reference, task_id, function, code, words):  # noqa: F811
+    message = refused(tmp_path, reference, task_id, function, code)
+    r = region(reference, task_id, function)
+    assert words in message and f"{r.path}, line " in message, message
+
+
+def test_with_the_check_off_the_child_still_defeats_them(tmp_path, reference):  # noqa: F811
+    """The same attacks run (check=False): forged result lines at exit, the
+    reference read through importlib.metadata, real MLX as an answer key, a
+    file deleted outside the copy, the instructor's assignment.py appended
+    to, and a detached child process."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    flag = tmp_path / "pwned"
+    instructor = reference / "mlxref" / "assignment.py"
+    sub = submit(tmp_path / "sub", reference, {
+        ("1.1", "Sigmoid.numeric"): (
+            "import atexit, json, sys\n"
+            "def forge():\n"
+            "    for k in range(3):\n"
+            "        sys.__stdout__.write('x' * 32 + ' ' + json.dumps({'test': str(k), "
+            "'tasks': ['task1_1'], 'hidden': False, 'failed': False, 'message': None}) + '\\n')\n"
+            f"    open({str(flag)!r}, 'w').write('forged')\n"
+            "atexit.register(forge)\nforge()\n" + STUB),
+        ("2.2", "Sin.derivative"): (
+            "from importlib import metadata\n"
+            "dist = metadata.distribution('mlxref')\n"
+            "return dist.locate_file('mlxref/core/primitives/elementwise.py').read_text()"),
+        ("2.2", "Cos.derivative"): (  # the other tasks' copies, the grader's memory
+            "import os\nwork = os.path.dirname(os.getcwd())\nread = []\n"
+            "for name in os.listdir(os.path.dirname(work)):\n"
+            "    path = os.path.join(os.path.dirname(work), name, 'src', 'mlxref', '__init__.py')\n"
+            "    if name != os.path.basename(work) and os.path.exists(path):\n"
+            "        try:\n            read.append(open(path).read())\n"
+            "        except PermissionError:\n            pass\n"
+            "for pid in (os.getppid(), 1):\n"
+            "    try:\n        read.append(open(f'/proc/{pid}/cmdline').read())\n"
+            "    except PermissionError:\n        pass\n"
+            "raise RuntimeError(f'read {len(read)} files')"),
+        ("2.3", "Multiply.partial"): "import mlx.core as real\nreturn real.ones(2)",
+        ("2.3", "Divide.partial"): (
+            "import os, subprocess\nerrors = []\n"
+            f"for attack in (lambda: os.remove({str(victim)!r}),\n"
+            f"               lambda: open({str(instructor)!r}, 'a').write('# pwned'),\n"
+            f"               lambda: subprocess.Popen(['sleep', '{SLEEPER}'], "
+            "start_new_session=True),\n"
+            f"               lambda: os.system('sleep {SLEEPER} &')):\n"
+            "    try:\n        attack()\n    except Exception as exc:\n"
+            "        errors.append(type(exc).__name__ + ': ' + str(exc))\n"
+            "raise RuntimeError(' | '.join(errors))"),
+    })
+    before = snapshot(reference, sub)
+    start = time.monotonic()
+    results, _ = grader.grade(sub, "1.1,2.2,2.3", reference=reference, timeout=120,
+                              check=False)
+    assert time.monotonic() - start < 180
+    assert [t for t, r in results.items() if r["passed"]] == []
+    one = results["1.1"]
+    assert one["tests"] == 2 and not any(x["name"] in "012" for x in one["results"])
+    two = "\n".join(results["2.2"]["messages"])
+    assert "PackageNotFoundError" in two, two
+    assert "RuntimeError: read 0 files" in two, two
+    three = "\n".join(results["2.3"]["messages"])
+    assert "No module named 'mlx' (the grader does not let graded code import it)" in three
+    for refusal in (f"change {victim} (os.remove)", f"write {instructor}",
+                    "use subprocess.Popen", "use os.system"):
+        assert f"PermissionError: the grader does not let graded code {refusal}" in three
+    assert not flag.exists() and victim.read_text() == "keep me"
+    assert snapshot(reference, sub) == before
+    assert sleepers() == []
+
+
+def test_a_loop_that_ignores_sigalrm_or_catches_the_timeout_is_killed(tmp_path,
+                                                                        reference):  # noqa: F811
+    sub = submit(tmp_path / "sub", reference, {
+        ("1.1", "Sigmoid.numeric"):
+            "import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+            "signal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True:\n    pass",
+        ("2.2", "Sin.derivative"):  # passes the static check
+            "while True:\n    try:\n        while True:\n            pass\n"
+            "    except BaseException:\n        pass",
+    })
+    before = snapshot(reference, sub)
+    start = time.monotonic()
+    results, _ = grader.grade(sub, "1.1,2.2", reference=reference, timeout=2.5, check=False)
+    assert time.monotonic() - start < 40
+    for task_id in ("1.1", "2.2"):
+        r = results[task_id]
+        assert not r["passed"]
+        assert any("stopped at the wall-clock limit of 2.5 s" in m for m in r["messages"]), r
+    assert snapshot(reference, sub) == before
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_detached_processes_die_with_the_task(tmp_path):
+    """A child that starts a process in a session of its own (double fork,
+    setsid) and exits, or loops until the wall-clock limit: either way the
+    process is dead when the run returns."""
+    spawn = (
+        "import os, sys\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        f"        os.execv('/bin/sleep', ['sleep', '{SLEEPER}'])\n"
+        "    os._exit(0)\n"
+        "os.wait()\n"
+    )
+    env = sandbox.clean_environment(str(tmp_path))
+    for tail, expected in (("", 0), ("while True:\n    pass\n", sandbox.TIMED_OUT)):
+        status, _, _ = sandbox.run([sandbox.python(), "-I", "-S", "-c", spawn + tail], env,
+                                   str(tmp_path), "", 2)
+        assert status == expected
+        assert sleepers() == []
