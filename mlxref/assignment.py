@@ -32,6 +32,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import leaks
+
 PACKAGE = Path(__file__).resolve().parent
 
 _BEGIN = re.compile(r"^(?P<indent>[ \t]*)# BEGIN TASK (?P<id>\d+\.\d+): (?P<title>\S.*?)\s*$")
@@ -42,78 +44,120 @@ _ANY_MARKER = re.compile(r"^[ \t]*# (BEGIN|END) TASK\b")
 # One visible table; a region without an entry gets "implement <the task's title>".
 HINTS = {
     ("1.1", "Sigmoid.numeric"):
-        "return the logistic sigmoid 1 / (1 + exp(-x)) of the Python float x, "
-        "with no OverflowError for any x (sigmoid(-1000.0) is 0.0)",
+        "return the logistic sigmoid of the Python float x as a float, correct to the last "
+        "digits and with no OverflowError for any x (sigmoid(-1000.0) is 0.0)",
     ("1.2", "_logsumexp"):
-        "return log(sum(exp(v) for v in group)) for a list of floats without overflow "
-        "(take the max out first); an infinite or nan max is the answer itself",
+        "return log(sum of exp(v)) over the list of floats group as a float, with no "
+        "overflow or underflow for any finite values; an infinite or nan element gives "
+        "what MLX gives (inf, -inf or nan)",
     ("1.3", "Scan._scan"):
-        "return the running sums of the list row, each formed as add(total, v): "
-        "inclusive or exclusive (the first is zero), from the end if self.reverse",
+        "return the list of running totals of the list row, each combined with "
+        "add(total, v): inclusive or exclusive (self.inclusive; an exclusive scan starts "
+        "from zero), from the end when self.reverse; the same length as row",
     ("2.1", "Unary.vjp"):
-        "return [cotangent of x]: cotangents[0] times self.derivative(x, outputs[0]), "
-        "or zeros when self.derivative is None",
+        "return a list holding the cotangent of the input: an array of its shape and "
+        "dtype, from the cotangent of the output and the derivative rule of this family "
+        "(self.derivative(x, out), which is None for a piecewise-constant function)",
     ("2.1", "Binary.vjp"):
-        "return one cotangent per i in argnums: "
-        "cotangents[0] times self.partial(i, a, b, outputs[0])",
+        "return a list with one cotangent per input position in argnums, in that order, "
+        "each an array of the inputs' shape, from the cotangent of the output and the "
+        "partial derivative rule self.partial(i, a, b, out)",
     ("2.2", "Sin.derivative"):
-        "return d sin(x) / dx as an array, written with mlxref ops",
+        "return d sin(x) / dx, an array of x's shape and dtype, written with mlxref ops "
+        "(so that it can be differentiated again)",
     ("2.2", "Cos.derivative"):
-        "return d cos(x) / dx as an array, written with mlxref ops",
+        "return d cos(x) / dx, an array of x's shape and dtype, written with mlxref ops "
+        "(so that it can be differentiated again)",
     ("2.3", "Multiply.partial"):
-        "return d (a * b) / da (i = 0) or d (a * b) / db (i = 1) as an array",
+        "return d (a * b) / da for i = 0 or d (a * b) / db for i = 1: an array of the "
+        "inputs' shape and dtype, written with mlxref ops",
     ("2.3", "Divide.partial"):
-        "return d (a / b) / da (i = 0) or d (a / b) / db (i = 1) as an array; out is a / b",
+        "return d (a / b) / da for i = 0 or d (a / b) / db for i = 1: an array of the "
+        "inputs' shape and dtype, written with mlxref ops; out is a / b, already computed",
     ("2.4", "Exp.derivative"):
-        "return d exp(x) / dx as an array, using out = exp(x)",
+        "return d exp(x) / dx, an array of x's shape and dtype, reusing the output "
+        "out = exp(x) instead of computing anything from x",
     ("2.4", "Tanh.derivative"):
-        "return d tanh(x) / dx as an array, using out = tanh(x)",
+        "return d tanh(x) / dx, an array of x's shape and dtype, reusing the output "
+        "out = tanh(x) instead of computing anything from x",
     ("2.4", "Sigmoid.derivative"):
-        "return d sigmoid(x) / dx as an array, using out = sigmoid(x)",
+        "return d sigmoid(x) / dx, an array of x's shape and dtype, reusing the output "
+        "out = sigmoid(x) instead of computing anything from x",
+    ("2.5", "_exclusive_prod"):
+        "return an array of x's shape and dtype holding, at each element, the product of "
+        "the other elements of its run over axes, without dividing (exact where x has "
+        "zeros); the docstring says what MLX gives",
     ("2.5", "Reduce.vjp"):
-        "return [cotangent of x] for sum, prod, max and min (ties share the cotangent equally) "
-        "and zeros for all and any; see the docstring",
+        "return [the cotangent of x] (x's shape) for sum, prod (with _exclusive_prod), "
+        "max and min (tied maxima share the cotangent equally), and zeros for all and "
+        "any; self.axes were reduced, kept as size 1 if self.keepdims",
     ("3.1", "Unary.jvp"):
-        "return [tangent of the output]: tangents[0] times the derivative, "
-        "or zeros when self.derivative is None",
+        "return a list holding the tangent of the output (x's shape and dtype) from the "
+        "tangent of the input and self.derivative(x, out) (None: a piecewise-constant "
+        "function); out must be a new node of this primitive so it differentiates again",
     ("3.1", "Binary.jvp"):
-        "return [tangent of the output]: "
-        "the sum over argnums of tangent times self.partial(i, a, b, out)",
+        "return a list holding the tangent of the output, from the tangents of the inputs "
+        "at the positions in argnums (only those inputs have one) and the partial "
+        "derivative rule self.partial; the output it needs must be a new node of this "
+        "primitive on the primals, so the tangent differentiates again",
     ("3.2", "Reduce.jvp"):
-        "return [tangent of the output] for sum, prod, max and min (the tangent at the first "
-        "arg max or arg min) and zeros for all and any; see the docstring",
+        "return [the tangent of the output] (the output's shape) for sum, prod, max and min "
+        "(MLX reads the tangent at the first arg max or arg min) and zeros in the tangent's "
+        "dtype for all and any; see the docstring",
     ("4.1", "vjp"):
-        "walk the tape in reverse: for each node a whose outputs have cotangents, call "
-        "a.primitive().vjp and add each vjp into cotan_map under that input's id()",
+        "walk the nodes of tape (topological order) from the last; for each node with a "
+        "cotangent in cotan_map for one of its outputs (the map is keyed by the arrays' "
+        "id(); take the entries out as you use them, and give the other outputs zeros), "
+        "run its primitive's rule Primitive.vjp(primals, cotangents, argnums, outputs) "
+        "inside a graph.RetainGraph() block, for the input positions whose id() is in "
+        "calc_grad; leave in cotan_map the sum of the vjps reaching each array (the code "
+        "after the region reads it); when listening, announce one events.VjpStep per rule "
+        "run (its fields: mlxref/core/transforms/events.py; its position counts the "
+        "reversed tape): the drawings replay them",
     ("4.2", "jvp"):
-        "walk the tape forwards: for each node a, call a.primitive().jvp with the tangents of "
-        "the inputs that have one, and store each output's tangent in tan_map under its id()",
+        "walk the nodes of tape (topological order) from the first; for each node, run its "
+        "primitive's rule Primitive.jvp(primals, tangents, argnums) inside a "
+        "graph.RetainGraph() block, for the input positions that have a tangent in tan_map "
+        "(keyed by the arrays' id()), and put each output's tangent in tan_map (the code "
+        "after the region reads it); when listening, announce one events.JvpStep per node "
+        "(its fields: mlxref/core/transforms/events.py): the drawings replay them",
     ("4.3", "Broadcast.vjp"):
-        "return [cotangent of x]: the cotangent summed over the axes the broadcast added "
-        "or stretched, in x's shape",
+        "return [the cotangent of x]: an array of x's shape (x was broadcast to the "
+        "cotangent's shape) holding, for each element of x, the total cotangent of its copies",
     ("5.1", "vmap_elementwise"):
-        "move each batch axis to the front, broadcast the unbatched inputs along it, "
-        "apply primitive once; return ([output], [0])",
+        "return ([one output of primitive], [0]): the output batched on axis 0, for inputs "
+        "batched on axes (None: not batched; at least one is), using batch_size and "
+        "move_batch_axis above",
+    ("5.2", "_shift_axes"):
+        "return, as a sorted tuple, the axes of the batched array (batch axis ax) that are "
+        "the per-example axes in axes",
+    ("5.2", "_out_batch_axis"):
+        "return the index of the batch axis in the result of reducing the batched array "
+        "(batch axis ax) over its axes, with or without keepdims",
     ("5.2", "Reduce.vmap"):
-        "reduce each example of the batched x over self.axes; return ([output], [its batch axis]) "
-        "([None] if x is not batched)",
+        "return ([output], [its batch axis]) from one Reduce of the batched x that leaves the "
+        "batch axis where it is, as MLX does; ([output], [None]) if x is not batched",
     ("5.3", "Reshape.vmap"):
-        "reshape each example to self.shape; return ([output], [its batch axis]) "
-        "([None] if x is not batched)",
+        "return ([output], [its batch axis]): each example reshaped to self.shape in "
+        "row-major order; ([output], [None]) if x is not batched",
     ("6.1", "CustomTransforms.vjp"):
-        "call self.vjp_fun(the function's inputs, cotangents, outputs); return one vjp per i in "
-        "argnums, and for the function's outputs among the inputs their own cotangents",
+        "return one cotangent per position in argnums, from self.vjp_fun(the function's "
+        "inputs, cotangents, outputs); primals ends with the function's outputs "
+        "(self.num_outputs of them), which get their own cotangents",
     ("6.1", "CustomTransforms.jvp"):
-        "call self.jvp_fun(the function's inputs, tangents, argnums) and return its result",
+        "return the list of the outputs' tangents from self.jvp_fun(the function's inputs, "
+        "tangents, argnums); primals ends with the function's outputs "
+        "(self.num_outputs of them)",
     ("6.2", "checkpoint_vjp"):
-        "run the function again under vjp, on inputs that depend on the forward outputs "
-        "(depends), and return its vjps",
+        "return the vjps of fun at primals for the cotangents, recomputing fun's graph now; "
+        "the recomputation must not be scheduled before the forward outputs exist "
+        "(see depends in mlxref/core/primitives/custom.py)",
 }
 
 # A task whose tests cannot avoid another task's code (the checkpoint's
 # recomputation *is* a vjp walk). Every other task's tests use only code
 # outside the other tasks' regions.
-NEEDS = {"6.2": ("4.1",)}
+NEEDS = {"3.2": ("2.5",), "6.2": ("4.1",)}
 
 
 @dataclass(frozen=True)
@@ -282,13 +326,15 @@ def project_root():
     return root
 
 
-def make(spec, out, classroom=False, timeout=60.0):
+def make(spec, out, classroom=False, timeout=60.0, check_leaks=True):
     """Write a student copy of the project to ``out`` with the tasks in ``spec`` stubbed.
 
     The instructor's hidden tests (tests/hidden/) are not copied. With
     ``classroom``, also write GitHub Classroom's
-    ``.github/classroom/autograding.json`` (one test per task). Returns
-    ``(chosen task ids, stubbed regions)``.
+    ``.github/classroom/autograding.json`` (one test per task). With
+    ``check_leaks`` the copy is then scanned for its tasks' answers
+    (mlxref/leaks.py), and ``leaks.Leaks`` is raised if it holds any.
+    Returns ``(chosen task ids, stubbed regions)``.
     """
     root = project_root()
     table = tasks(find_regions(root))
@@ -321,6 +367,8 @@ def make(spec, out, classroom=False, timeout=60.0):
         config.parent.mkdir(parents=True, exist_ok=True)
         config.write_text(json.dumps(grader.classroom(chosen, table, timeout), indent=2) + "\n",
                           encoding="utf-8")
+    if check_leaks:
+        leaks.refuse_leaks(out, root)
     return chosen, stubbed
 
 

@@ -20,7 +20,7 @@ import textwrap
 import zlib
 
 import mlxref.core as mx
-from mlxref import assignment, expr, grader, sandbox, viz
+from mlxref import assignment, expr, grader, leaks, sandbox, viz
 from mlxref.viz import GraphvizMissing, figures
 
 PROG = "mlxref"
@@ -86,8 +86,24 @@ def _cmd_assignment(args: argparse.Namespace) -> int:
     if args.action == "list":
         print("\n".join(assignment.list_lines()))
         return 0
+    if args.action == "make" and args.check_leaks:
+        if args.tasks is not None:
+            raise ValueError("--check-leaks checks the copy in --out, which exists; "
+                             "drop --tasks (make checks what it writes anyway)")
+        status = _report_leaks(args.out, lambda: leaks.refuse_leaks(args.out))
+        if status == 0:
+            print(f"no leaks found in {args.out}")
+        return status
     if args.action == "make":
-        chosen, stubbed = assignment.make(args.tasks, args.out, classroom=args.classroom)
+        if args.tasks is None:
+            raise ValueError("make needs --tasks IDS (or --check-leaks to check a copy)")
+        result = []
+        status = _report_leaks(args.out, lambda: result.append(assignment.make(
+            args.tasks, args.out, classroom=args.classroom,
+            check_leaks=not args.no_check_leaks)))
+        if status:
+            return status
+        ((chosen, stubbed),) = result
         print(f"wrote a student copy to {args.out}, with {len(chosen)} task(s) to implement:")
         for region in stubbed:
             print(f"  {region.task}  {region.place}")
@@ -113,6 +129,18 @@ def _cmd_assignment(args: argparse.Namespace) -> int:
     else:
         print(grader.format_grades(args.dir, results, collect_errors))
     return 0 if all(r["passed"] for r in results.values()) else 1
+
+
+def _report_leaks(copy, run):
+    """Run ``run()``; on ``leaks.Leaks``, print one line per leak and return 2."""
+    try:
+        run()
+    except leaks.Leaks as exc:
+        print(f"{PROG}: error: {copy} leaks answers ({len(exc.findings)}):", file=sys.stderr)
+        for finding in exc.findings:
+            print(f"  {finding}", file=sys.stderr)
+        return 2
+    return 0
 
 
 # --- mlxref graph ------------------------------------------------------------------------
@@ -512,13 +540,19 @@ def _build_parser() -> argparse.ArgumentParser:
     make = actions.add_parser(
         "make", help="write a student copy of the project with the chosen tasks stubbed out"
     )
-    make.add_argument("--tasks", required=True, metavar="IDS",
+    make.add_argument("--tasks", metavar="IDS",
                       help="comma-separated task ids, e.g. 2.1,2.3, or ALL")
     make.add_argument("--out", required=True, metavar="DIR",
                       help="the directory to write (new, or empty)")
     make.add_argument("--classroom", action="store_true",
                       help="also write GitHub Classroom's .github/classroom/autograding.json "
                       "(one test per task)")
+    make.add_argument("--check-leaks", action="store_true",
+                      help="write nothing: scan the existing copy DIR for its stubbed tasks' "
+                      "answers, hints that spell them out, helpers doing their work and hidden "
+                      "tests; exit 2 with one line per leak (make runs this on what it writes)")
+    make.add_argument("--no-check-leaks", action="store_true",
+                      help="do not scan the copy written for leaks")
     grade = actions.add_parser(
         "grade", help="grade each task on its own: its regions spliced into a clean copy of the "
         "reference, its visible and hidden tests run in a child process with limits",

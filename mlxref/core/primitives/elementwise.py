@@ -48,10 +48,8 @@ from .. import ops
 from ..scalar import apply, is_symbolic, sympy  # sympy is imported at its first use
 from .base import (
     Primitive,
-    batch_size,
     make_array,
     make_arrays,
-    move_batch_axis,
     vmap_elementwise,
 )
 
@@ -1157,9 +1155,10 @@ class DivMod(Primitive):
             primals, tangents, argnums)
 
     def vmap(self, inputs, axes):
-        size = batch_size(inputs, axes)
-        front = [move_batch_axis(x, ax, size) for x, ax in zip(inputs, axes)]
-        return make_arrays(self, front), [0, 0]
+        # MLX's DivMod::vmap: the inputs batched as for any binary op (the
+        # elementwise rule's, read off the node it makes), then one DivMod.
+        (quotient,), _ = vmap_elementwise(FloorDivide(), inputs, axes)
+        return make_arrays(self, quotient.inputs()), [0, 0]
 
 
 class Power(Binary):

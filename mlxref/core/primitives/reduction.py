@@ -107,14 +107,21 @@ def _reduced_shape(shape, axes, keepdims):
 
 
 def _shift_axes(axes, ax):
-    """Per-example ``axes`` as axes of the batched array, whose batch axis is ``ax``."""
+    """Per-example ``axes`` (non-negative ints, sorted) as the same axes of the
+    batched array, whose batch axis is ``ax``: a tuple, sorted. Every vmap rule
+    of this module and of sort.py uses it."""
+    # BEGIN TASK 5.2: vmap of the reductions
     return tuple(d + 1 if d >= ax else d for d in axes)
+    # END TASK 5.2
 
 
 def _out_batch_axis(ax, axes, keepdims):
-    """Where batch axis ``ax`` lands once the (batched array's) ``axes`` are
-    reduced: each removed axis before it moves it one to the left."""
+    """The batch axis of the output when the batched array, batched on ``ax``,
+    is reduced over its ``axes`` (which do not include ``ax``), with or
+    without ``keepdims``."""
+    # BEGIN TASK 5.2: vmap of the reductions
     return ax if keepdims else ax - sum(1 for d in axes if d < ax)
+    # END TASK 5.2
 
 
 def _flat_examples(x, ax):
@@ -168,17 +175,19 @@ def _from_last(y, shape, axes):
 
 def _exclusive_prod(x, axes):
     """Each element of ``x`` replaced by the product of the *other* elements of
-    its run over ``axes``: d prod / d x_i, with no division, so zeros are safe.
+    its run over ``axes`` (d prod / d x_i): an array of ``x``'s shape and
+    dtype, written with mlxref ops (Reduce's vjp and jvp for prod use it).
 
-    As MLX's Reduce::vjp: the runs moved to the last axis, and there the
-    exclusive cumprod from the left times the exclusive cumprod from the
-    right (one zero in a run: only that position gets a non-zero gradient;
-    two zeros: all zero).
+    Mirrors MLX's Reduce::vjp, which divides by nothing: a run with one zero
+    gives a non-zero value only at that zero, a run with two zeros gives
+    zeros, and no element is ever inf or nan that the products are not.
     """
+    # BEGIN TASK 2.5: vjp of the reductions: sum, prod, max, min
     runs = _to_last(x, axes)
     left = ops.cumprod(runs, axis=-1, inclusive=False)
     right = ops.cumprod(runs, axis=-1, reverse=True, inclusive=False)
     return _from_last(ops.multiply(left, right), x.shape, axes)
+    # END TASK 2.5
 
 
 # --- accumulating as MLX's CPU kernels do ------------------------------------------
@@ -447,9 +456,9 @@ class Reduce(Primitive):
         # END TASK 3.2
 
     def vmap(self, inputs, axes):
-        """MLX's Reduce::vmap: the batch axis stays where it is and the reduced
-        axes at or after it shift by one. Without ``keepdims`` the batch axis
-        then moves left by the number of reduced axes before it."""
+        """MLX's Reduce::vmap: one Reduce of the batched array, whose batch
+        axis is not moved (no transpose); returns ``([output], [its batch
+        axis])``, or ``[None]`` for an unbatched input."""
         # BEGIN TASK 5.2: vmap of the reductions
         (x,), (ax,) = inputs, axes
         if ax is None:
@@ -1027,15 +1036,15 @@ class LogSumExp(Primitive):
         return [ops.sum(product, list(self.axes), keepdims=self.keepdims)]
 
     def vmap(self, inputs, axes):
-        """As Reduce's rule. (MLX's primitive only reduces the last axis, so
-        its rule swaps a trailing batch axis out of the way; mlxref's takes
-        any axes and simply shifts them.)"""
+        """The batch axis moved to the front, out of the way of the reduced
+        axes, which all move one to the right; the output is batched on axis 0.
+        (MLX's primitive only reduces the last axis, so its rule swaps a
+        trailing batch axis out of the way; mlxref's takes any axes.)"""
         (x,), (ax,) = inputs, axes
         if ax is None:
             return _unbatched(self, x)
-        shifted = _shift_axes(self.axes, ax)
-        out = make_array(LogSumExp(shifted, self.keepdims, self.composed), [x])
-        return [out], [_out_batch_axis(ax, shifted, self.keepdims)]
+        batched = LogSumExp(tuple(d + 1 for d in self.axes), self.keepdims, self.composed)
+        return [make_array(batched, [ops.moveaxis(x, ax, 0)])], [0]
 
     def eval(self, inputs):
         (x,) = inputs
