@@ -292,3 +292,28 @@ class StopGradient(Primitive):
     def vmap(self, inputs, axes):
         # Still a stop_gradient once batched (MLX: StopGradient::vmap).
         return vmap_elementwise(self, inputs, axes)
+
+
+def vmap_by_examples(primitive, inputs, axes):
+    """A vmap rule MLX lacks, for any primitive: the primitive applied to
+    each example (the inputs indexed along their batch axes; unbatched ones
+    shared), the results stacked on a new axis 0. One node per example:
+    slow for long batches, and exactly the per-example results."""
+    size = batch_size(inputs, axes)
+    outs = []
+    for b in range(size):
+        example = [x if ax is None else x[(slice(None),) * ax + (b,)]
+                   for x, ax in zip(inputs, axes)]
+        outs.append(make_array(primitive, example))
+    return [ops.stack(outs, 0)], [0]
+
+
+def multilinear_jvp(primitive, primals, tangents, argnums):
+    """The jvp MLX lacks of a primitive linear in each input on its own (a
+    product of them): the sum, over the inputs with a tangent, of the
+    primitive with that input replaced by its tangent."""
+    out = None
+    for i, t in zip(argnums, tangents):
+        term = make_array(primitive, [t if j == i else p for j, p in enumerate(primals)])
+        out = term if out is None else ops.add(out, term)
+    return [out]

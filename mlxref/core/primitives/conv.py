@@ -25,7 +25,7 @@ import operator
 
 from .. import ops
 from ..array import _fmt_shape
-from .base import Primitive
+from .base import Primitive, multilinear_jvp
 
 _fmt = _fmt_shape  # MLX prints a std::vector<int> as it prints a shape: (1,2)
 
@@ -245,14 +245,9 @@ class Convolution(Primitive):
         return grads
 
     def jvp(self, primals, tangents, argnums):
-        # Linear in each input: the tangent is the sum of the convolutions with
-        # one input replaced by its tangent. (MLX has no jvp rule here.)
-        x, w = primals
-        out = None
-        for a, t in zip(argnums, tangents):
-            term = self._conv(t, w) if a == 0 else self._conv(x, t)
-            out = term if out is None else ops.add(out, term)
-        return [out]
+        """Linear in each input: the sum of the convolutions with one input
+        replaced by its tangent. (MLX has no jvp rule here.)"""
+        return multilinear_jvp(self, primals, tangents, argnums)
 
     def vmap(self, inputs, axes):
         x, w = inputs

@@ -25,7 +25,6 @@ float32's range, where they decide the result: ``[3e38, 3e38, -3e38] @ [1, 1,
 1]`` is inf in MLX, and ``[1e20, -1e20] @ [1e20, 1e20]`` nan.
 """
 
-import array as _pyarray
 import math
 from operator import mul
 
@@ -35,17 +34,37 @@ from ..array import array
 from .base import FLOAT32_SAFE, Primitive, batch_size, make_array, move_batch_axis, norm, rounding
 
 
+_to_float32 = rounding(_dt.float32)
+
+
+def dot(row, col, rnd):
+    """``row · col`` formed left to right from 0, each product and each
+    partial sum rounded by ``rnd`` (a dtype's rounding): MLX's CPU kernels'
+    order, in their type."""
+    acc = 0
+    for u, v in zip(row, col):
+        acc = rnd(acc + rnd(u * v))
+    return acc
+
+
+def _float32(v):
+    """float32 rounding for numbers; SymPy expressions as they are."""
+    return _to_float32(v) if type(v) is float else v
+
+
 def _dot_float32(row, col):
     """``row · col`` as MLX's CPU kernel forms it: each product rounded to
-    float32, then added left to right into a float32 accumulator (a
-    one-element ``array('f')`` does each rounding, as C's cast)."""
-    cell = _pyarray.array("f", (0.0,))
-    acc = 0.0
-    for u, v in zip(row, col):
-        cell[0] = u * v
-        cell[0] = acc + cell[0]
-        acc = cell[0]
-    return acc
+    float32, then added left to right into a float32 accumulator."""
+    return dot(row, col, _float32)
+
+
+def float32_steps(dtype, a_data, b_data):
+    """Whether a product must follow MLX's float32 roundings step by step
+    (``_dot_float32``) rather than be formed in double and rounded once: for
+    the half types, and for float32 when a partial sum could leave float32's
+    range (every partial sum is at most |A| |B|: Cauchy-Schwarz)."""
+    return dtype in (_dt.float16, _dt.bfloat16) or (
+        dtype is _dt.float32 and not norm(a_data) * norm(b_data) < FLOAT32_SAFE)
 
 
 class Matmul(Primitive):
@@ -100,11 +119,7 @@ class Matmul(Primitive):
             return [[0.0] * (count * m * n)]
         a_data, b_data = a.data(), b.data()
         a_step, b_step = m * k, k * n
-        dtype = a.dtype
-        # Every partial sum is at most |A| |B| (Cauchy-Schwarz, Frobenius norms).
-        if dtype in (_dt.float16, _dt.bfloat16) or (
-            dtype is _dt.float32 and not norm(a_data) * norm(b_data) < FLOAT32_SAFE
-        ):
+        if float32_steps(a.dtype, a_data, b_data):
             return [self._eval_float32(a_data, b_data, count, m, k, n)]
         out = []
         for i in range(count):
@@ -132,9 +147,6 @@ class Matmul(Primitive):
                 row = a_data[r : r + k]
                 out.extend([_dot_float32(row, col) for col in columns])
         return out
-
-
-_to_float32 = rounding(_dt.float32)
 
 
 def _scaled(x, factor):

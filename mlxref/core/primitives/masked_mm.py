@@ -20,29 +20,8 @@ from operator import mul
 from .. import dtypes as _dt
 from .. import ops
 from ..array import array
-from .base import FLOAT32_SAFE, Primitive, batch_size, make_array, norm, rounding
-
-_to_float32 = rounding(_dt.float32)
-
-
-def dot(row, col, rnd):
-    """``row · col`` formed left to right from 0, each product and each
-    partial sum rounded by ``rnd`` (a dtype's rounding, which leaves SymPy
-    expressions alone): MLX's CPU kernels' order, in their type."""
-    acc = 0
-    for u, v in zip(row, col):
-        acc = rnd(acc + rnd(u * v))
-    return acc
-
-
-def _float32(v):
-    """float32 rounding for numbers; SymPy expressions as they are."""
-    return _to_float32(v) if type(v) is float else v
-
-
-def _dot_float32(row, col):
-    return dot(row, col, _float32)
-
+from .base import Primitive, multilinear_jvp, vmap_by_examples
+from .linalg import _dot_float32, _to_float32, float32_steps
 
 def _matrices(x):
     """The matrices of ``x`` (its last two axes) as lists of rows."""
@@ -60,14 +39,10 @@ def _dot_float64(row, col):
 
 def _dot_for(dtype, rows, cols):
     """The dot product an sgemm of these rows and columns is formed with:
-    ``Matmul``'s choice (double, rounded once, when no partial sum can
-    reach float32's largest value; float32 steps otherwise)."""
-    if dtype is _dt.float64:
-        return _dot_float64
-    if dtype is _dt.float32 and (norm([v for r in rows for v in r])
-                                 * norm([v for c in cols for v in c]) < FLOAT32_SAFE):
-        return _dot_float64
-    return _dot_float32
+    ``Matmul``'s choice (``float32_steps``)."""
+    if float32_steps(dtype, [v for r in rows for v in r], [v for c in cols for v in c]):
+        return _dot_float32
+    return _dot_float64
 
 
 def _product(a_rows, b_rows, n, dtype):
@@ -107,31 +82,6 @@ def scatter_back(g, x, lhs, direct):
         return g
     flat = ops.flatten(ops.zeros_like(x), 0, -3)
     return ops.reshape(flat.at[lhs].add(g), x.shape)
-
-
-def vmap_by_examples(primitive, inputs, axes):
-    """A vmap rule MLX lacks, for any primitive: the primitive applied to
-    each example (the inputs indexed along their batch axes; unbatched ones
-    shared), the results stacked on a new axis 0. One node per example:
-    slow for long batches, and exactly the per-example results."""
-    size = batch_size(inputs, axes)
-    outs = []
-    for b in range(size):
-        example = [x if ax is None else x[(slice(None),) * ax + (b,)]
-                   for x, ax in zip(inputs, axes)]
-        outs.append(make_array(primitive, example))
-    return [ops.stack(outs, 0)], [0]
-
-
-def multilinear_jvp(primitive, primals, tangents, argnums):
-    """The jvp MLX lacks of a primitive linear in each input on its own (a
-    product of them): the sum, over the inputs with a tangent, of the
-    primitive with that input replaced by its tangent."""
-    out = None
-    for i, t in zip(argnums, tangents):
-        term = make_array(primitive, [t if j == i else p for j, p in enumerate(primals)])
-        out = term if out is None else ops.add(out, term)
-    return [out]
 
 
 class GatherMM(Primitive):

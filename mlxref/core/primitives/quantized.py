@@ -13,8 +13,9 @@ from types import SimpleNamespace
 from .. import dtypes as _dt
 from .. import ops
 from ..scalar import apply, sympy
-from .base import Primitive, make_array, rounding
-from .masked_mm import dot as _dot, gather_mm_grad, scatter_back, vmap_by_examples
+from .base import Primitive, make_array, rounding, vmap_by_examples
+from .linalg import dot as _dot
+from .masked_mm import gather_mm_grad, scatter_back
 
 _SYMBOLIC = {}
 

@@ -613,12 +613,13 @@ def _scan_logaddexp(dtype):
     (float32, float16 and bfloat16: its float32 kernel, rounded at each step)."""
     if dtype is _dt.complex64:
         return lambda acc, v: dtype.cast(_complex_logaddexp(acc, v))
-    numeric = LogAddExp.numeric
     if dtype in FLOAT32_KERNEL_DTYPES:
         kernel, rounded = LogAddExp.float32_kernel, rounding(dtype)
 
         def numeric(acc, v):
             return rounded(kernel([acc], [v], dtype)[0])
+    else:
+        numeric = LogAddExp.numeric
 
     def step(acc, v):
         if is_symbolic(acc) or is_symbolic(v):
