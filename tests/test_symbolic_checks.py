@@ -172,6 +172,30 @@ def test_a_broken_jvp_alone_fails_only_the_jvp(monkeypatch):
     assert (r.forward, r.vjp, r.jvp) == (True, True, False)
 
 
+def _singular_values_case():
+    from mlxref.core.primitives import factorizations as F
+    return Case(F.SVD, lambda a: mx.linalg.svd(a, compute_uv=False), ((3, 2),), points=True)
+
+
+def test_an_iterative_algorithm_is_checked_at_high_precision_points():
+    r = check_case(_singular_values_case())
+    assert r.ok and r.method == "high-precision points"
+
+
+def test_high_precision_points_catch_a_wrong_jvp_and_a_vjp_that_is_not_its_adjoint(monkeypatch):
+    from mlxref.core.primitives import factorizations as F
+    right_jvp, right_vjp = F.SVD.jvp, F.SVD.vjp
+    # A jvp off by a factor: the central difference disagrees.
+    monkeypatch.setattr(F.SVD, "jvp", lambda self, p, t, a: [o * 2 for o in right_jvp(self, p, t, a)])
+    r = check_case(_singular_values_case())
+    assert (r.forward, r.jvp) == (True, False) and not r.ok
+    # The right jvp, and a vjp that is not its adjoint.
+    monkeypatch.setattr(F.SVD, "jvp", right_jvp)
+    monkeypatch.setattr(F.SVD, "vjp", lambda self, p, c, a, o: [g * 1.5 for g in right_vjp(self, p, c, a, o)])
+    r = check_case(_singular_values_case())
+    assert (r.forward, r.vjp, r.jvp) == (True, False, True)
+
+
 def test_a_numeric_forward_that_disagrees_with_the_symbolic_one_fails_forward(monkeypatch):
     # Only the float version of exp is wrong: the symbolic run (and so vjp and
     # jvp, checked on expressions) is right, the comparison at a point is not.
