@@ -49,7 +49,8 @@ HINTS = {
     ("1.2", "_logsumexp"):
         "return log(sum of exp(v)) over the list of floats group as a float, with no "
         "overflow or underflow for any finite values; an infinite or nan element gives "
-        "what MLX gives (inf, -inf or nan)",
+        "what MLX gives (inf, -inf or nan); take exps with exp(v) and the sum with "
+        "total(a list), and pass each intermediate result through rounded(v)",
     ("1.3", "Scan._scan"):
         "return the list of running totals of the list row, each combined with "
         "add(total, v): inclusive or exclusive (self.inclusive; an exclusive scan starts "

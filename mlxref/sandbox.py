@@ -604,27 +604,6 @@ def _describe(excinfo, item, hidden):
     return "\n".join(lines)[:4000]
 
 
-def _robust_assertion_reprs():
-    # pytest shows an assertion's values with a reprlib.Repr, which treats any
-    # object whose type is named "array" as the standard library's array
-    # (bool(x), x.typecode): an mlxref array then shows as "raised in repr()".
-    # Everything but a real array.array is shown by its own repr instead.
-    import array
-    from _pytest._io import saferepr
-
-    plain = saferepr.SafeRepr.repr_array
-
-    def repr_array(self, x, level):
-        if isinstance(x, array.array):
-            return plain(self, x, level)
-        return self.repr_instance(x, level)
-
-    saferepr.SafeRepr.repr_array = repr_array
-
-
-_robust_assertion_reprs()
-
-
 class _Recorder:
     def __init__(self):
         self.tests = {}

@@ -8,6 +8,7 @@ of the reference and runs its tests in a child process (mlxref/grader.py;
 tests/test_grader.py and tests/test_grader_attacks.py test it on its own).
 """
 
+import array
 import ast
 import configparser
 import importlib
@@ -17,6 +18,7 @@ import sys
 
 import pytest
 
+import mlxref.core as mx
 from mlxref import assignment
 from mlxref.cli import main
 
@@ -176,3 +178,15 @@ def test_every_task_stubbed_fails_every_test(tmp_path, capsys):
     table = capsys.readouterr().out
     assert "6.2   checkpoint: recompute in the backward pass" in table
     assert "0 of 1 tasks pass" in table
+
+
+def test_a_failing_assert_shows_the_arrays_values():
+    # tests/conftest.py: pytest's reprlib picked repr_array (array.array's) by the
+    # type's name, and the message hid the values behind "raised in repr()".
+    from _pytest._io.saferepr import saferepr
+
+    a = mx.array([[1.0, 2.0], [3.0, 4.0]]) * 2
+    shown = saferepr(a)
+    assert "raised in repr" not in shown and shown == repr(a)
+    assert "[[2, 4]," in shown and "[6, 8]]" in shown
+    assert saferepr(array.array("d", [1.5])) == "array('d', [1.5])"

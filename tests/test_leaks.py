@@ -9,6 +9,9 @@ this checkout: every task stubbed is clean, and the leaks issue 15 listed
 are caught when put back.
 """
 
+import os
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -284,6 +287,25 @@ def test_the_issues_leaks_when_put_back(student, capsys):
             path.write_text(text)
     assert main(["assignment", "make", "--check-leaks", "--out", str(student)]) == 0
     assert capsys.readouterr().out == f"no leaks found in {student}\n"
+
+
+def test_every_path_to_a_stubbed_computation_runs_its_region(student):
+    # The composed float16 logsumexp was a second copy of task 1.2's answer
+    # with roundings added: now every dtype's logsumexp goes through the stub.
+    script = (
+        "import mlxref.core as mx\n"
+        "for dtype in (mx.float32, mx.float64, mx.float16, mx.bfloat16):\n"
+        "    for axis in (0, 1):\n"
+        "        try:\n"
+        "            mx.eval(mx.logsumexp(mx.ones((2, 3), dtype=dtype), axis=axis))\n"
+        "        except NotImplementedError as e:\n"
+        "            assert str(e).startswith('Task 1.2: '), e\n"
+        "        else:\n"
+        "            raise SystemExit(f'{dtype} axis {axis}: computed without task 1.2')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=student, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(student)})
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_make_runs_the_check(tmp_path, monkeypatch):

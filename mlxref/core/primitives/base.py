@@ -186,6 +186,12 @@ def rounding(dtype):
     return None
 
 
+def unrounded(v):
+    """What ``rounding(dtype) or unrounded`` gives where nothing is rounded:
+    the value (one number, or a list of them) as it is."""
+    return v
+
+
 def row_major_strides(shape):
     strides = [1] * len(shape)
     for d in range(len(shape) - 2, -1, -1):

@@ -39,7 +39,8 @@ from .. import scalar as _scalar
 from ..scalar import is_symbolic
 from .. import dtypes as _dt
 from .base import (
-    FLOAT32_SAFE, Primitive, make_array, norm, rounding, row_major_strides, strided_indices
+    FLOAT32_SAFE, Primitive, make_array, norm, rounding, row_major_strides, strided_indices,
+    unrounded,
 )
 from .elementwise import (
     FLOAT32_KERNEL_DTYPES, LogAddExp, _complex_greater, _complex_logaddexp
@@ -921,18 +922,21 @@ class Scan(Primitive):
 # --- LogSumExp and Softmax ---------------------------------------------------------
 
 
-def _logsumexp(group):
-    """log(sum(exp(group))) of a run of numbers, stable: the max is taken out first.
+def _logsumexp(group, rounded=unrounded, exp=math.exp, total=sum):
+    """log(sum(exp(group))) of a run of numbers, stable: no exp overflows.
 
-    Then no exp overflows and the sum is at least 1. An infinite (or nan) max
-    is the answer itself, as MLX's ``where(isinf(maxval), maxval, out)``: all
-    -inf gives -inf, any +inf gives +inf.
+    An infinite (or nan) max is the answer itself, as MLX's
+    ``where(isinf(maxval), maxval, out)``: all -inf gives -inf, any +inf gives
+    +inf. ``rounded``, ``exp`` and ``total`` are each step as the dtype's path
+    computes it: by default in float64; for MLX's composed float16 and bfloat16
+    path (below), each result rounded to the dtype, its exp and a float32 sum.
     """
     # BEGIN TASK 1.2: logsumexp's forward rule: take the max out first
     m = _max(group)
     if m != m or m in (math.inf, -math.inf):
         return m
-    return m + math.log(sum(math.exp(v - m) for v in group))
+    e = [rounded(exp(rounded(v - m))) for v in group]
+    return rounded(rounded(math.log(rounded(total(e)))) + m)
     # END TASK 1.2
 
 
@@ -964,17 +968,8 @@ def _exp(d):
 # softmax: to float32, even for float64), and its softmax kernel keeps a
 # half-precision input in that type unless ``precise`` (softmax.cpp). Those
 # roundings show in float16 and bfloat16 results (and in a float64 precise
-# softmax), so these two follow them, given ``rounded`` (the working dtype's
-# rounding). Elsewhere the roundings are float32's last bit, as the exp's.
-
-
-def _logsumexp_composed(group, rounded):
-    """``where(isinf(m), m, log(sum(exp(x - m))) + m)``, each op rounded."""
-    m = _max(group)
-    if m != m or m in (math.inf, -math.inf):
-        return m
-    e = [rounded(_exp(rounded(v - m))) for v in group]
-    return rounded(rounded(math.log(rounded(_sum_float32(e)))) + m)
+# softmax), so _softmax_rounded follows them, given ``rounded`` (the working
+# dtype's rounding), and so does _logsumexp, given its three steps. Elsewhere the roundings are float32's last bit, as the exp's.
 
 
 def _softmax_rounded(group, rounded, composed):
@@ -1053,7 +1048,8 @@ class LogSumExp(Primitive):
             raise ValueError("[logsumexp] Received empty array.")
         numeric = _logsumexp
         if self.composed and x.dtype in (_dt.float16, _dt.bfloat16):
-            numeric = functools.partial(_logsumexp_composed, rounded=x.dtype.cast)
+            numeric = functools.partial(_logsumexp, rounded=x.dtype.cast, exp=_exp,
+                                        total=_sum_float32)
         # scalar.apply maps over the runs: each "element" it passes is one run.
         return [_scalar.apply(numeric, _logsumexp_symbolic, _groups(x, self.axes))]
 

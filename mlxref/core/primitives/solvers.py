@@ -18,11 +18,7 @@ import math
 from .. import dtypes as _dt
 from .. import ops
 from ..scalar import sympy
-from .base import Primitive, make_arrays, rounding
-
-
-def _same(v):
-    return v
+from .base import Primitive, make_arrays, rounding, unrounded
 
 
 def _sqrt(v):
@@ -108,7 +104,7 @@ class Cholesky(Primitive):
         (a,) = inputs
         n = a.shape[-1]
         data = a.data()
-        rounded = rounding(a.dtype) or _same
+        rounded = rounding(a.dtype) or unrounded
         if n == 0:
             return [[]]
         out = []
@@ -212,7 +208,7 @@ class LUF(Primitive):
         (a,) = inputs
         m, n = a.shape[-2:]
         data = a.data()
-        rounded = rounding(a.dtype) or _same
+        rounded = rounding(a.dtype) or unrounded
         lu, pivots, order = [], [], []
         for start in range(0, len(data), m * n):
             rows = [data[start + i * n : start + (i + 1) * n] for i in range(m)]
