@@ -1,20 +1,22 @@
-"""``Optimizer``, ``SGD`` and ``Adam``, mirroring mlx.optimizers.
+"""``Optimizer``, ``MultiOptimizer`` and ``clip_grad_norm``: what every optimizer shares.
 
-Read alongside: python/mlx/optimizers/optimizers.py.
+Read alongside: python/mlx/optimizers/optimizers.py (its first and last parts).
+The optimizers themselves are in momentum.py (SGD, Lion, Muon), adaptive.py
+(RMSprop, Adagrad, AdaDelta, Adam, AdamW, Adamax) and adafactor.py; the
+learning-rate schedules in schedulers.py.
 
 An optimizer works one parameter at a time: ``init_single`` creates that
 parameter's state (a dict of arrays) and ``apply_single`` returns the updated
 parameter from its gradient. The base class maps these over trees and keeps
-the state in ``optimizer.state``: ``"step"`` (the number of updates so far),
-the hyperparameters that are arrays (``"learning_rate"``), and a tree of
-per-parameter state dicts with the parameters' structure.
-
-Differences from MLX: ``"step"`` is an int64 array (mlxref has no uint64);
-everything else, including the order of operations in the update formulas,
-follows MLX so that the float32 results agree.
+the state in ``optimizer.state``: ``"step"`` (a uint64 count of the updates so
+far), the hyperparameters that are arrays (``"learning_rate"``), and a tree of
+per-parameter state dicts with the parameters' structure. A hyperparameter
+given as a callable is a schedule: it is called with ``step`` before each
+update and its value stored in the state.
 
 >>> import mlxref.core as mx
 >>> import mlxref.nn as nn
+>>> from mlxref.optimizers import SGD
 >>> opt = SGD(learning_rate=0.1, momentum=0.9)
 >>> opt.init(nn.Linear(2, 2).trainable_parameters())
 >>> list(opt.state.keys())
@@ -24,9 +26,9 @@ follows MLX so that the float32 results agree.
 """
 
 from .. import core as mx
-from ..utils import tree_map
+from ..utils import tree_flatten, tree_map, tree_merge, tree_reduce, tree_unflatten
 
-__all__ = ["Optimizer", "SGD", "Adam"]
+__all__ = ["Optimizer", "MultiOptimizer", "clip_grad_norm"]
 
 
 class Optimizer:
@@ -34,7 +36,7 @@ class Optimizer:
 
     def __init__(self, schedulers=None):
         self._initialized = False
-        self._state = {"step": mx.array(0, mx.int64)}
+        self._state = {"step": mx.array(0, mx.uint64)}
         self._schedulers = dict(schedulers or {})
 
     def update(self, model, gradients):
@@ -59,8 +61,9 @@ class Optimizer:
         """The updated parameters, in the structure of ``gradients``.
 
         ``parameters`` may be a superset of ``gradients`` (a model, say); only
-        the locations that have a gradient are updated and returned. Increments
-        ``state["step"]`` first, so the first update sees step 1.
+        the locations that have a gradient are updated and returned. Schedules
+        see the step before the update; then ``state["step"]`` is incremented,
+        so the first update computes with step 1.
         """
         if not self._initialized:
             self.init(gradients)
@@ -120,89 +123,90 @@ def _merge_structure(params, state):
     return state
 
 
-class SGD(Optimizer):
-    """Stochastic gradient descent, with optional momentum, dampening, Nesterov and weight decay.
+class MultiOptimizer(Optimizer):
+    """Different optimizers for different parameters.
 
-    With ``g`` the gradient plus ``weight_decay * w``::
-
-        v = momentum * v + (1 - dampening) * g      # v starts at 0
-        w = w - learning_rate * (g + momentum * v if nesterov else v)
-
-    and without momentum simply ``w = w - learning_rate * g``. Unlike PyTorch,
-    dampening also applies to the first step.
+    ``filters[i](path, parameter)`` says whether ``optimizers[i]`` takes a
+    parameter (``path`` is its dotted name, as in ``tree_flatten``); the first
+    filter that says yes wins and the last optimizer, which has no filter,
+    takes the rest. The state is ``{"states": [each optimizer's state]}``.
     """
 
-    def __init__(self, learning_rate, momentum=0.0, weight_decay=0.0, dampening=0.0,
-                 nesterov=False):
-        if nesterov and (momentum <= 0 or dampening != 0):
-            raise ValueError("Nesterov momentum requires a momentum and zero dampening.")
+    def __init__(self, optimizers, filters=()):
         super().__init__()
-        self._maybe_schedule("learning_rate", learning_rate)
-        self.momentum = momentum
-        self.weight_decay = weight_decay
-        self.dampening = dampening
-        self.nesterov = nesterov
+        self._state = {}
+        if len(filters) != len(optimizers) - 1:
+            raise ValueError(f"Given {len(filters)} filters but {len(optimizers) - 1} needed.")
+        self.optimizers = optimizers
+        self.filters = list(filters) + [lambda *args, **kwargs: True]
 
-    def init_single(self, parameter, state):
-        state["v"] = mx.zeros_like(parameter)
+    def _split_dictionary(self, tree):
+        """``tree``'s leaves split into one tree per optimizer, by the filters."""
+        if len(self.optimizers) == 1:
+            return [tree]
+        parts = [[] for _ in self.optimizers]
+        for path, leaf in tree_flatten(tree):
+            i = next(i for i, keep in enumerate(self.filters) if keep(path, leaf))
+            parts[i].append((path, leaf))
+        # An optimizer with no parameters gets {} (tree_unflatten([]) would be []).
+        return [tree_unflatten(p) if p else {} for p in parts]
 
-    def apply_single(self, gradient, parameter, state):
-        if self.weight_decay != 0:
-            gradient = gradient + self.weight_decay * parameter
-        lr = self.learning_rate.astype(gradient.dtype)
-        if self.momentum <= 0:
-            return parameter - lr * gradient
+    def init(self, parameters):
+        for opt, part in zip(self.optimizers, self._split_dictionary(parameters)):
+            opt.init(part)
 
-        v = self.momentum * state.get("v")
-        if self.dampening > 0:
-            v = v + (1 - self.dampening) * gradient
-        else:
-            v = v + gradient
-        step = gradient + self.momentum * v if self.nesterov else v
-        state["v"] = v
-        return parameter - lr * step
+    def apply_gradients(self, gradients, parameters):
+        updated = {}
+        for opt, part in zip(self.optimizers, self._split_dictionary(gradients)):
+            updated = tree_merge(updated, opt.apply_gradients(part, parameters))
+        return updated
+
+    @property
+    def state(self):
+        return {"states": [opt.state for opt in self.optimizers]}
+
+    @state.setter
+    def state(self, state):
+        if "states" not in state or len(state["states"]) != len(self.optimizers):
+            raise ValueError("Invalid state provided")
+        for opt, s in zip(self.optimizers, state["states"]):
+            opt.state = s
+
+    @property
+    def learning_rate(self):
+        return self.optimizers[0].learning_rate
+
+    @learning_rate.setter
+    def learning_rate(self, learning_rate):
+        for opt in self.optimizers:
+            opt.learning_rate = learning_rate
 
 
-class Adam(Optimizer):
-    """Adam (Kingma and Ba, 2015). By default, as in MLX, *without* bias correction::
+def clip_grad_norm(grads, max_norm):
+    """Scale ``grads`` down so that their global norm is at most ``max_norm``.
 
-        m = b1 * m + (1 - b1) * g
-        v = b2 * v + (1 - b2) * g**2
-        w = w - lr * m / (sqrt(v) + eps)
+    The global norm is ``sqrt(sum of g**2 over every element of every leaf)``;
+    each gradient is multiplied by ``min(max_norm / (norm + 1e-6), 1)``.
+    float16 squares are summed in float32 so they do not overflow, and a
+    floating gradient keeps its dtype. Returns ``(clipped_grads, norm)``, the
+    norm being that of the gradients before clipping.
 
-    With ``bias_correction=True`` and ``t`` the step (1 on the first update)::
-
-        w = w - (lr / (1 - b1**t)) * m / (sqrt(v) * rsqrt(1 - b2**t) + eps)
+    >>> import mlxref.core as mx
+    >>> clipped, norm = clip_grad_norm({"w": mx.array([3.0, 4.0])}, max_norm=1.0)
+    >>> norm, clipped["w"]
+    (array(5, dtype=float32), array([0.6, 0.8], dtype=float32))
     """
+    if max_norm < 0:
+        raise ValueError(f"max_norm should be >=0, {max_norm} was provided instead")
 
-    def __init__(self, learning_rate, betas=[0.9, 0.999], eps=1e-8,  # noqa: B006 (MLX's)
-                 bias_correction=False):
-        super().__init__()
-        for i, beta in enumerate(betas):
-            if not 0.0 <= beta < 1.0:
-                raise ValueError(
-                    f"Adam beta{i + 1} should be in [0, 1), {beta} was provided instead"
-                )
-        if not 0.0 <= eps:
-            raise ValueError(f"Adam epsilon should be >=0, {eps} was provided instead")
-        self._maybe_schedule("learning_rate", learning_rate)
-        self.betas = betas
-        self.eps = eps
-        self.bias_correction = bias_correction
+    def squared_norm(g):
+        return (g.astype(mx.float32) if g.dtype == mx.float16 else g).square().sum()
 
-    def init_single(self, parameter, state):
-        state["m"] = mx.zeros_like(parameter)
-        state["v"] = mx.zeros_like(parameter)
+    def scale(g):
+        if mx.issubdtype(g.dtype, mx.floating):
+            return (g * normalizer).astype(g.dtype)
+        return g * normalizer
 
-    def apply_single(self, gradient, parameter, state):
-        lr = self.learning_rate.astype(gradient.dtype)
-        b1, b2 = self.betas
-        m = b1 * state["m"] + (1 - b1) * gradient
-        v = b2 * state["v"] + (1 - b2) * mx.square(gradient)
-        state["m"], state["v"] = m, v
-        if self.bias_correction:
-            t = self.step
-            c1 = (lr / (1 - b1**t)).astype(gradient.dtype)
-            c2 = mx.rsqrt(1 - b2**t).astype(gradient.dtype)
-            return parameter - (c1 * m) / (mx.sqrt(v) * c2 + self.eps)
-        return parameter - lr * m / (mx.sqrt(v) + self.eps)
+    total_norm = mx.sqrt(tree_reduce(lambda acc, g: acc + squared_norm(g), grads, 0.0))
+    normalizer = mx.minimum(max_norm / (total_norm + 1e-6), 1.0)
+    return tree_map(scale, grads), total_norm
