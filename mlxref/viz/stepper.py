@@ -119,7 +119,8 @@ SCRIPT = """\
       if (high - low > to - from - 2 * MARGIN) { return low - from - MARGIN; }
       return (low + high) / 2 - (from + to) / 2;
     }
-    window.scrollBy(shift(r.left, r.right, a.left, a.right), shift(r.top, r.bottom, a.top, a.bottom));
+    window.scrollBy(shift(r.left, r.right, a.left, a.right),
+                    shift(r.top, r.bottom, a.top, a.bottom));
   }
   function show(i) {
     current = Math.max(0, Math.min(frames.length - 1, i));
@@ -166,20 +167,19 @@ SCRIPT = """\
     event.preventDefault();
     actions[name]();
   });
-  function button(id, action) {
-    var b = document.getElementById(id);
-    b.addEventListener("mousedown", function (event) { event.preventDefault(); });  // keep focus off
+  // A click does not leave the focus on the button, so space goes on stepping.
+  function clickable(b, action) {
+    b.addEventListener("mousedown", function (event) { event.preventDefault(); });
     b.addEventListener("click", action);
   }
-  button("previous", actions.previous);
-  button("next", actions.next);
-  button("zoom-out", actions.zoomOut);
-  button("fit", actions.fit);
-  button("zoom-in", actions.zoomIn);
-  button("toggle-steps", toggleSteps);
+  clickable(document.getElementById("previous"), actions.previous);
+  clickable(document.getElementById("next"), actions.next);
+  clickable(document.getElementById("zoom-out"), actions.zoomOut);
+  clickable(document.getElementById("fit"), actions.fit);
+  clickable(document.getElementById("zoom-in"), actions.zoomIn);
+  clickable(document.getElementById("toggle-steps"), toggleSteps);
   Array.prototype.forEach.call(entries, function (entry, k) {
-    entry.addEventListener("mousedown", function (event) { event.preventDefault(); });
-    entry.addEventListener("click", function () { show(k); });
+    clickable(entry, function () { show(k); });
   });
   window.addEventListener("resize", function () { layout(); setZoom(modeZoom()); follow(); });
 
@@ -194,9 +194,11 @@ SCRIPT = """\
 
 CONTROLS = """\
 <header id="controls">
-<button id="previous" type="button" title="previous step (left arrow, PageUp, Backspace, shift+space)">&#9664; previous</button>
+<button id="previous" type="button"
+ title="previous step (left arrow, PageUp, Backspace, shift+space)">&#9664; previous</button>
 <span id="counter"></span>
-<button id="next" type="button" title="next step (right arrow, PageDown, space)">next &#9654;</button>
+<button id="next" type="button"
+ title="next step (right arrow, PageDown, space)">next &#9654;</button>
 <button id="zoom-out" type="button" title="zoom out (-)">&minus;</button>
 <span id="zoom"></span>
 <button id="zoom-in" type="button" title="zoom in (+)">+</button>
