@@ -33,7 +33,8 @@ The package, one concern per module, in reading order: ``model.py`` (the
 small graph model), ``record.py`` (arrays to model, names, clusters),
 ``trace.py`` (transforms and their events to overlays), ``shrink.py``
 (collapse, max_nodes), ``dot.py`` (DOT text), ``text.py`` (the listing),
-``render.py`` (the dot binary, HTML).
+``render.py`` (the dot binary, files), ``stepper.py`` (the HTML page that
+steps through a walk, following the visited node).
 """
 
 import os
@@ -41,6 +42,7 @@ import os
 from . import dot as _dot
 from . import render as _render
 from . import shrink as _shrink
+from . import stepper as _stepper
 from . import text as _text
 from . import trace as _trace
 from ..core.transforms.trees import arrays as flatten_arrays
@@ -108,7 +110,7 @@ class Drawing:
         elif _render.dot_binary() is None:
             _render.dot_fallback(path, self.to_dot())
         elif format == "html":
-            _render.write(path, _render.html_page(self.title, self.frames(), self.captions()))
+            _render.write(path, _stepper.html_page(self.title, self.frames(), self.captions()))
         else:
             _render.write(path, _render.run_dot(self.to_dot(), format))
         return path

@@ -13,8 +13,9 @@ How a drawing reads (the legend under the title says it too):
 - a stop_gradient's input edge is a dashed red cut: no derivative crosses it;
 - vjp notes are red, jvp notes blue, vmap notes green; nodes the walk never
   looks at are greyed; in a frame, the node being visited has a thick border
-  and backward nodes not built yet are invisible (they keep their place, so
-  the layout does not jump between frames).
+  (and the SVG class ``visiting``, which the HTML stepper scrolls to) and
+  backward nodes not built yet are invisible (they keep their place, so the
+  layout does not jump between frames).
 
 Read next: ``text.py`` (the same graph as a listing), ``render.py``.
 """
@@ -182,7 +183,7 @@ def node_attrs(graph, node, frame):
         border = colour
     attrs += [f"shape={shape}", f'style="{style}"', f'fillcolor="{fill}"', f'color="{border}"']
     if visiting:
-        attrs.append("penwidth=3")
+        attrs += ["penwidth=3", 'class="visiting"']
     if node.off_tape:
         attrs.append('fontcolor="#9e9e9e"')
     return attrs
