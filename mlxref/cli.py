@@ -3,7 +3,7 @@
 One function per subcommand (``_cmd_<name>(args) -> int``), all registered in
 ``_build_parser()``.  ``main`` turns a ``ValueError``/``TypeError`` caused by the
 user's input into one line on stderr and exit status 2, like argparse does for
-bad arguments.
+bad arguments, and Ctrl-C into one line and exit status 130.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import os
 import re
 import sys
 import textwrap
+import warnings
 import zlib
 
 import mlxref.core as mx
@@ -147,6 +148,8 @@ def _report_leaks(copy, run):
 
 GRAPH_TRANSFORMS = ("graph", "vjp", "jvp", "grad", "value_and_grad", "vmap", "checkpoint")
 GRAPH_FORMATS = ("text", "dot", "svg", "png", "pdf", "html")
+# -o's suffix, when --format is not given: each format's own, and these two.
+_SUFFIXES = {**{f: f for f in GRAPH_FORMATS}, "txt": "text", "gv": "dot"}
 _NEEDS_FILE = ("svg", "png", "pdf", "html")  # binary, or a whole page: only with -o
 
 
@@ -184,10 +187,28 @@ def _cmd_graph(args: argparse.Namespace) -> int:
     def traced(*arrays):
         try:
             return function(*arrays)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # sys.exit() in the function: one line too
             raise _FunctionFailed(exc) from exc
 
     traced.__name__ = traced.__qualname__ = getattr(function, "__name__", "f")
+    limits = {"max_work": args.max_work, "timeout": args.timeout, "max_pixels": args.max_pixels,
+              "max_nodes": args.max_nodes}
+    # Shrinking to fit a limit is said on stderr, one line each; refusals are errors.
+    with viz.limits(**limits), warnings.catch_warnings(record=True) as shrunk:
+        warnings.simplefilter("always", viz.LimitWarning)
+        try:
+            return _graph_draw(args, traced, inputs, options, output_format)
+        finally:
+            for warning in shrunk:
+                if issubclass(warning.category, viz.LimitWarning):
+                    print(f"{PROG}: note: {_one_line(warning.message)}", file=sys.stderr)
+                else:
+                    warnings.showwarning(warning.message, warning.category, warning.filename,
+                                         warning.lineno)
+
+
+def _graph_draw(args, traced, inputs, options, output_format):
+    """Trace, then write the drawing in ``output_format``; the exit status."""
     try:
         drawing = viz.trace(traced, inputs, **options)
     except _FunctionFailed as failed:
@@ -195,6 +216,9 @@ def _cmd_graph(args: argparse.Namespace) -> int:
         if isinstance(exc, (ValueError, TypeError, IndexError, RuntimeError)):
             raise ValueError(_one_line(exc)) from None  # mlxref's (MLX's) own message
         who = traced.__name__ if args.target.endswith(f":{traced.__name__}") else "the expression"
+        if isinstance(exc, SystemExit):
+            raise ValueError(f"{who} called sys.exit({exc.code!r}); mlxref graph needs it to "
+                             "return") from None
         raise ValueError(f"{who} raised {type(exc).__name__}: {_one_line(exc)}") from None
     except (IndexError, RuntimeError, ArithmeticError) as exc:
         raise ValueError(_one_line(exc)) from None
@@ -239,10 +263,12 @@ def _graph_format(args):
     """--format, else the suffix of -o when it names a format, else text."""
     output_format = args.format
     if output_format is None and args.output not in (None, "-"):
-        suffix = args.output.rsplit(".", 1)[-1].lower() if "." in args.output else ""
-        output_format = suffix if suffix in GRAPH_FORMATS else None
-        if suffix == "gv":
-            output_format = "dot"
+        suffix = os.path.splitext(args.output)[1].lstrip(".").lower()
+        output_format = _SUFFIXES.get(suffix)
+        if output_format is None:
+            known = ", ".join("." + s for s in _SUFFIXES)
+            what = f"has an unknown suffix '.{suffix}'" if suffix else "has no suffix"
+            raise ValueError(f"-o {args.output} {what}: use one of {known}, or give --format")
     output_format = output_format or "text"
     if output_format in _NEEDS_FILE and args.output in (None, "-"):
         raise ValueError(f"--format {output_format} needs an output file: add -o FILE.{output_format}")
@@ -264,6 +290,10 @@ def _graph_check_options(args):
             raise ValueError(f"{option} goes with --transform {allowed}, not {args.transform}")
     if args.max_nodes is not None and args.max_nodes < 1:
         raise ValueError(f"--max-nodes must be at least 1, not {args.max_nodes}")
+    for option, value in (("--max-work", args.max_work), ("--timeout", args.timeout),
+                          ("--max-pixels", args.max_pixels)):
+        if value is not None and not value > 0:  # (not >: nan too)
+            raise ValueError(f"{option} must be positive, not {value}")
 
 
 def _graph_target(target):
@@ -521,8 +551,20 @@ def _build_parser() -> argparse.ArgumentParser:
     graph.add_argument("--steps", metavar="DIR", help="also write one SVG frame per step into DIR")
     graph.add_argument("--collapse", action="store_true",
                        help="fold custom functions and checkpoints into one node each")
+    defaults = viz.Limits()
     graph.add_argument("--max-nodes", type=int, metavar="N",
-                       help="draw at most N nodes, with a summary node for the rest")
+                       help="draw at most N nodes, with a summary node for the rest (default: "
+                       f"text and dot whole; svg, png, pdf and html collapsed past "
+                       f"{defaults.max_nodes}, with a note on stderr)")
+    graph.add_argument("--max-work", type=int, metavar="N",
+                       help="refuse to evaluate more than N element operations (a matmul "
+                       f"element costs k; default: {defaults.max_work:_})")
+    graph.add_argument("--timeout", type=float, metavar="SECONDS",
+                       help="stop Graphviz's dot after SECONDS for one image (default: "
+                       f"{defaults.timeout:g})")
+    graph.add_argument("--max-pixels", type=int, metavar="N",
+                       help="draw a png larger than N pixels at a lower dpi (default: "
+                       f"{defaults.max_pixels:_})")
     graph.set_defaults(func=_cmd_graph)
 
     assignment = sub.add_parser(
@@ -596,6 +638,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, TypeError) as exc:
         print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: the shell's status for SIGINT, and no traceback
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

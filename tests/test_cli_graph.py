@@ -552,3 +552,62 @@ def test_other_commands_still_work(capsys):
     assert main(["demo", "--x", "abc"]) == 2
     assert "invalid float value" in capsys.readouterr().err
 
+
+
+# --- limits and hygiene (mlxref/viz/budget.py) -------------------------------------------
+
+
+@pytest.mark.parametrize("name, said", [("g.jpg", "unknown suffix '.jpg'"), ("g", "has no suffix")])
+def test_an_output_suffix_that_names_no_format_is_refused(capsys, tmp_path, name, said):
+    path = tmp_path / name
+    status, out, err = run(capsys, SEED, "--at", "x=0.5", "-o", str(path))
+    assert_one_line_error(status, out, err, said, ".svg", ".png", "--format")
+    assert not path.exists()
+
+
+def test_work_over_max_work_is_refused(capsys):
+    status, out, err = run(capsys, "sum(x @ x)", "--shape", "x=20,20", "--max-work", "1000")
+    assert_one_line_error(status, out, err, "max_work=1,000", "matmul of shape (20, 20), 8,000",
+                          "--max-work")
+    status, out, err = run(capsys, "sum(x @ x)", "--shape", "x=20,20", "--max-work", "100000")
+    assert status == 0 and err == "", err
+
+
+def test_limits_must_be_positive(capsys):
+    for option in ("--max-work", "--timeout", "--max-pixels"):
+        status, out, err = run(capsys, SEED, "--at", "x=0.5", option, "0")
+        assert_one_line_error(status, out, err, f"{option} must be positive")
+
+
+def test_a_large_drawing_is_collapsed_with_a_note(capsys, tmp_path):
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz's dot binary is not installed")
+    formula = "x" + " + sin(x)" * 45  # 91 nodes, over the default 80
+    status, out, err = run(capsys, formula, "--at", "x=0.5", "-o", str(tmp_path / "g.svg"))
+    assert status == 0 and out == ""
+    assert err.count("\n") == 1 and err.startswith("mlxref: note: "), err
+    assert "91 nodes, over max_nodes=80" in err and "--max-nodes" in err
+    assert "more nodes" in (tmp_path / "g.svg").read_text()
+    # The text listing stays whole, without a note.
+    status, out, err = run(capsys, formula, "--at", "x=0.5")
+    assert status == 0 and err == "" and "more nodes" not in out
+
+
+FUNCTIONS_THAT_LEAVE = """\
+import sys
+
+def exits(x):
+    sys.exit(3)
+
+def interrupted(x):
+    raise KeyboardInterrupt
+"""
+
+
+def test_a_function_that_exits_or_is_interrupted_gives_one_line(tmp_path):
+    path = tmp_path / "leaving.py"
+    path.write_text(FUNCTIONS_THAT_LEAVE)
+    r = run_process(f"{path}:exits", "--at", "x=0.5")
+    assert_one_line_error(r.returncode, r.stdout, r.stderr, "exits called sys.exit(3)")
+    r = run_process(f"{path}:interrupted", "--at", "x=0.5")
+    assert (r.returncode, r.stdout, r.stderr) == (130, "", "mlxref: interrupted\n")

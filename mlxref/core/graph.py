@@ -11,6 +11,9 @@ its primitive and inputs, so intermediates nothing else refers to are freed at
 once. Arrays that are being traced by a transform keep their graph
 (``is_tracer``). ``mx.eval`` itself, which takes trees, is in
 ``transforms/eval.py``, as MLX's is in transforms.cpp.
+
+Not in MLX: ``charging(charge)`` hands each evaluation's nodes to ``charge``
+before any is computed, so a caller (mlxref.viz's work budget) can refuse it.
 """
 
 import contextvars
@@ -274,6 +277,36 @@ def raise_deferred():
 
 # --- eval -------------------------------------------------------------------------
 
+# A work budget (not in MLX): ``charging(charge)`` makes ``eval_arrays`` call
+# ``charge(nodes)`` with the nodes it is about to compute, before it computes
+# any (their shapes and primitives say what they cost), so the caller can
+# refuse the work before it is done. mlxref.viz switches it on while it
+# evaluates what it draws (mlxref/viz/limits.py says what a node costs).
+_charge = contextvars.ContextVar("mlxref_charge", default=None)
+
+
+class charging:
+    """Context manager: ``charge`` sees the nodes of every evaluation in this thread inside
+    the block, before they are computed."""
+
+    __slots__ = ("charge", "_token")
+
+    def __init__(self, charge):
+        self.charge = charge
+
+    def __enter__(self):
+        self._token = _charge.set(self.charge)
+        return self.charge
+
+    def __exit__(self, exc_type, exc, traceback):
+        _charge.reset(self._token)
+
+
+def current_charge():
+    """The ``charge`` in force in this thread, or None."""
+    return _charge.get()
+
+
 # One evaluation at a time: a second thread asking for the same node waits and
 # then finds it computed, so every node is computed exactly once.
 _eval_lock = threading.RLock()
@@ -376,8 +409,11 @@ def _donate(inputs, node, result):
 
 def eval_arrays(outputs):
     """Evaluate a flat list of arrays (MLX's ``eval_impl``)."""
+    charge = _charge.get()
     with _eval_lock, cycle_collector_paused():
         order = _unevaluated_postorder(outputs)
+        if charge is not None:
+            charge(order)
         for i, node in enumerate(order):
             order[i] = None  # the order must not keep intermediates alive
             if node.is_available():  # computed already as a sibling

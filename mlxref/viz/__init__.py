@@ -29,16 +29,26 @@ Both return a ``Drawing``: ``to_dot()``, ``to_text()``, ``frames()`` (one DOT
 text per step of the walk), ``render(path, format)``, ``write_steps(dir)``;
 in a notebook it displays itself.
 
+Limits (``budget.py``) hold on every path: evaluating what is drawn may
+take ``max_work`` element operations (``LimitExceeded`` past it), ``dot`` is
+given at most ``max_nodes`` nodes (a larger drawing is rendered collapsed,
+with a ``LimitWarning``; ``to_text`` and ``to_dot`` stay whole), runs for at
+most ``timeout`` seconds, and draws a PNG of at most ``max_pixels``. Raise
+them with ``with viz.limits(max_work=10**8, timeout=60): ...``.
+
 The package, one concern per module, in reading order: ``model.py`` (the
 small graph model), ``record.py`` (arrays to model, names, clusters),
 ``trace.py`` (transforms and their events to overlays), ``shrink.py``
 (collapse, max_nodes), ``dot.py`` (DOT text), ``text.py`` (the listing),
-``render.py`` (the dot binary, files), ``stepper.py`` (the HTML page that
-steps through a walk, following the visited node).
+``budget.py`` (the limits), ``render.py`` (the dot binary, files),
+``stepper.py`` (the HTML page that steps through a walk, following the
+visited node).
 """
 
 import os
+import warnings
 
+from . import budget as _budget
 from . import dot as _dot
 from . import render as _render
 from . import shrink as _shrink
@@ -47,16 +57,19 @@ from . import text as _text
 from . import trace as _trace
 from ..core.transforms.trees import arrays as flatten_arrays
 from .record import Builder
+from .budget import LimitExceeded, Limits, LimitWarning, limits
 from .render import FORMATS, GraphvizMissing
 
-__all__ = ["Drawing", "GraphvizMissing", "draw", "trace"]
+__all__ = ["Drawing", "GraphvizMissing", "LimitExceeded", "LimitWarning", "Limits", "draw",
+           "limits", "trace"]
 
 
 class Drawing:
     """A recorded graph, ready to be written in any format."""
 
-    def __init__(self, graph):
+    def __init__(self, graph, max_nodes=None):
         self.graph = graph
+        self.max_nodes = max_nodes  # asked for: it also raises the node limit of rendering
         self._dot = None
 
     def __repr__(self):
@@ -90,6 +103,16 @@ class Drawing:
                 + ", ".join(node.name for node in s.nodes if node is not None)
                 for s in self.graph.steps]
 
+    def for_dot(self):
+        """The drawing ``dot`` is given: this one, or, past the node limit (``max_nodes``
+        of the drawing, else of ``viz.limits``), a collapsed copy, with a LimitWarning."""
+        limit = self.max_nodes or _budget.current().max_nodes
+        graph, line = _shrink.fit(self.graph, limit)
+        if line is None:
+            return self
+        warnings.warn(line, LimitWarning, stacklevel=3)
+        return Drawing(graph, max_nodes=limit)
+
     def render(self, path, format=None):
         """Write the drawing to ``path`` as dot, text, svg, png, pdf or html.
 
@@ -110,9 +133,10 @@ class Drawing:
         elif _render.dot_binary() is None:
             _render.dot_fallback(path, self.to_dot())
         elif format == "html":
-            _render.write(path, _stepper.html_page(self.title, self.frames(), self.captions()))
+            shown = self.for_dot()
+            _render.write(path, _stepper.html_page(shown.title, shown.frames(), shown.captions()))
         else:
-            _render.write(path, _render.run_dot(self.to_dot(), format))
+            _render.write(path, _render.run_dot(self.for_dot().to_dot(), format))
         return path
 
     def write_steps(self, directory):
@@ -122,8 +146,8 @@ class Drawing:
         GraphvizMissing is raised.
         """
         os.makedirs(directory, exist_ok=True)
-        frames = self.frames()
         missing = _render.dot_binary() is None
+        frames = self.frames() if missing else self.for_dot().frames()
         paths = []
         for i, frame in enumerate(frames):
             path = os.path.join(directory, f"{i:03d}.{'dot' if missing else 'svg'}")
@@ -136,7 +160,7 @@ class Drawing:
     def _repr_svg_(self):
         if _render.dot_binary() is None:
             return None
-        return _render.run_dot(self.to_dot(), "svg").decode("utf-8")
+        return _render.run_dot(self.for_dot().to_dot(), "svg").decode("utf-8")
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         bundle = {"text/plain": self.to_text()}
@@ -155,7 +179,7 @@ def _finish(graph, collapse, max_nodes):
         _shrink.collapse(graph)
     _shrink.max_nodes(graph, max_nodes)
     graph.edges.sort(key=lambda e: (e.dst.uid, -1 if e.index is None else e.index, e.src.uid))
-    return Drawing(graph)
+    return Drawing(graph, max_nodes=max_nodes)
 
 
 def draw(arrays, names=None, collapse=False, max_nodes=None, title=None):
@@ -196,9 +220,12 @@ def trace(fun, args, transform="graph", argnums=None, cotangents=None, tangents=
     names). ``collapse`` folds custom functions, checkpoints and recomputed
     regions into one node each; ``max_nodes`` keeps at most that many nodes
     plus one summary node. Values of the traced graph are evaluated after the
-    transform ran, so nodes show them.
+    transform ran, so nodes show them. All that evaluation (of lazy ``args``
+    too) counts against ``viz.limits``' ``max_work``: past it, LimitExceeded,
+    before the work is done.
     """
-    graph = _trace.trace(fun, args, transform=transform, argnums=argnums,
-                         cotangents=cotangents, tangents=tangents, in_axes=in_axes,
-                         names=names, title=title)
+    with _budget.counting_work():
+        graph = _trace.trace(fun, args, transform=transform, argnums=argnums,
+                             cotangents=cotangents, tangents=tangents, in_axes=in_axes,
+                             names=names, title=title)
     return _finish(graph, collapse, max_nodes)

@@ -6,13 +6,20 @@ a node is called the same in the full and in the shrunk drawing.
 - ``collapse``: each outermost custom_function or checkpoint cluster becomes
   its CustomTransforms node alone ("12 nodes folded"), and each region a vjp
   rule recomputed becomes one "fold" node.
-- ``max_nodes``: keep the outputs, then the inputs, then the nodes nearest
+- ``max_nodes``: keep the outputs, then the nodes the walk visited (those
+  with walk notes, in step order), then the inputs, then the nodes nearest
   the outputs (breadth-first, in argument order); everything else is one
   summary node ("… 37 more nodes") that takes over their edges.
+- ``fit``: the node limit of rendering (``budget.py``): a copy of a graph
+  larger than the limit, collapsed and then cut to the limit, and the line
+  that says so.
 
 Read next: ``dot.py``.
 """
 
+import copy
+
+from .budget import raise_with
 from .model import Edge, Node
 
 
@@ -100,6 +107,9 @@ def max_nodes(graph, limit):
     for n in graph.nodes:
         if n.output:
             take(n)
+    walked = [n for n in graph.nodes if n.notes]
+    for n in sorted(walked, key=lambda n: min(step for step, _ in n.notes)):  # stable: ties in order
+        take(n)
     for n in graph.nodes:
         if n.kind == "input":
             take(n)
@@ -143,3 +153,18 @@ def max_nodes(graph, limit):
                 used.add(id(p))
                 p = p.parent
     graph.clusters = [c for c in graph.clusters if id(c) in used]
+
+
+def fit(graph, limit):
+    """``(graph, None)`` when it has at most ``limit`` nodes; else a shrunk copy (the
+    recorded arrays shared, not copied) and one line saying what was done."""
+    count = sum(n.kind != "summary" for n in graph.nodes)  # a summary node: cut already
+    if count <= limit:
+        return graph, None
+    memo = {id(n.array): n.array for n in graph.nodes if n.array is not None}
+    small = copy.deepcopy(graph, memo)
+    collapse(small)
+    max_nodes(small, limit)
+    how = "collapsed" + (f", {small.hidden:,} nodes in a summary node" if small.hidden else "")
+    return small, (f"[viz] the graph has {count:,} nodes, over max_nodes={limit:,} for dot: "
+                   f"drawn {how}; {raise_with('max_nodes')}")
