@@ -9,6 +9,7 @@ can see in the docstrings (dropout scaling, frozen quantized weights,
 running statistics).
 """
 
+import doctest
 import math
 
 import pytest
@@ -511,3 +512,10 @@ def test_layer_errors_match_mlx(program):
     with pytest.raises(type(theirs.value)) as ours:
         program(nn)
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("name", ["base", "activations", "linear", "normalization", "pooling",
+                                  "positional_encoding", "quantized"])
+def test_docstring_examples(name):
+    result = doctest.testmod(getattr(nn.layers, name), verbose=False)
+    assert result.attempted > 0 and result.failed == 0
