@@ -1,23 +1,16 @@
-"""``import mlxref.nn as nn``: a small subset of mlx.nn.
+"""``import mlxref.nn as nn``: mlx.nn in pure Python (python/mlx/nn/).
 
-``Module`` (a dict of parameters and submodules), the layers ``Linear``,
-``Sequential``, ``Identity``, ``ReLU``, ``Tanh`` and ``Sigmoid``, the functions
-``relu``, ``tanh`` and ``sigmoid``, ``losses.mse_loss`` and
-``losses.cross_entropy``, and the transforms ``value_and_grad`` and
-``checkpoint`` over a model's trainable parameters.
+- ``layers/``: ``Module`` (base.py) and every layer and activation of MLX,
+  one family per module; all of them are importable from here.
+- ``losses``: MLX's loss functions (``nn.losses.cross_entropy``, ...).
+- ``init``: MLX's initializers (``nn.init.he_uniform()``, ...).
+- ``utils``: ``value_and_grad`` and ``checkpoint`` over a model's trainable
+  parameters.
 """
 
-from . import losses  # noqa: F401
-from .layers import (  # noqa: F401
-    Identity,
-    Linear,
-    Module,
-    ReLU,
-    Sequential,
-    Sigmoid,
-    Tanh,
-    relu,
-    sigmoid,
-    tanh,
-)
+from . import init, losses  # noqa: F401
+from .layers import *  # noqa: F401,F403
+from .layers import (  # noqa: F401  (the modules too, as mlx.nn.activations etc.)
+    activations, base, containers, convolution, dropout, embedding, linear, normalization,
+    pooling, positional_encoding, quantized, recurrent, transformer, upsample)
 from .utils import checkpoint, value_and_grad  # noqa: F401

@@ -1,7 +1,7 @@
-"""``Module`` and a few layers, mirroring mlx.nn (python/mlx/nn/layers/).
+"""``Module``, the base class of every layer, mirroring mlx.nn (python/mlx/nn/layers/base.py).
 
-Read alongside: python/mlx/nn/layers/base.py (``Module``), linear.py
-(``Linear``), containers.py (``Sequential``) and activations.py.
+Read next: linear.py (``Linear``, the smallest layer) and containers.py
+(``Sequential``); every other file of this package is one family of layers.
 
 A ``Module`` is a ``dict``. Setting an attribute to an array, dict, list or
 tuple stores it as an item, so the module *is* its tree of parameters and
@@ -33,25 +33,13 @@ Sequential(...
 {'layers': [{'weight': (3, 2)}, {}, {'weight': (1, 3)}]}
 """
 
-import math
 import textwrap
 
-from .. import core as mx
-from ..core.array import array
-from ..utils import tree_flatten, tree_unflatten
+from ... import core as mx
+from ...core.array import array
+from ...utils import tree_flatten, tree_unflatten
 
-__all__ = [
-    "Module",
-    "Identity",
-    "Linear",
-    "Sequential",
-    "ReLU",
-    "Tanh",
-    "Sigmoid",
-    "relu",
-    "tanh",
-    "sigmoid",
-]
+__all__ = ["Module"]
 
 
 class Module(dict):
@@ -187,14 +175,42 @@ class Module(dict):
         self.update(self.filter_and_map(filter_fn, map_fn))
         return self
 
-    def load_weights(self, weights, strict=True):
-        """Update from a list of ``(dotted_name, array)`` pairs (mlxref reads no files).
+    def update_modules(self, modules, strict=True):
+        """Swap submodules for the modules in the (possibly partial) tree ``modules``.
+
+        ``update`` for modules: only locations present in ``modules`` change,
+        and with ``strict`` each of them must hold a module already.
+        """
+        _update_modules(self, modules, strict)
+        return self
+
+    def set_dtype(self, dtype, predicate=lambda t: mx.issubdtype(t, mx.floating)):
+        """Cast the parameters whose dtype passes ``predicate`` (by default the floating ones)."""
+        if predicate is None:
+            predicate = _always
+        return self.apply(lambda x: x.astype(dtype) if predicate(x.dtype) else x)
+
+    def save_weights(self, file):
+        """Write the parameters, keyed by dotted name, to ``.npz`` or ``.safetensors``."""
+        weights = tree_flatten(self.parameters(), destination={})
+        if file.endswith(".npz"):
+            mx.savez(file, **weights)
+        elif file.endswith(".safetensors"):
+            mx.save_safetensors(file, weights)
+        else:
+            raise ValueError(
+                f"Unsupported file extension for {file}. Use '.npz' or '.safetensors'."
+            )
+
+    def load_weights(self, file_or_weights, strict=True):
+        """Update from a ``.npz`` or ``.safetensors`` file or a list of ``(dotted_name, array)``.
 
         With ``strict`` the names must be exactly the model's parameters and
-        the shapes must match.
+        the shapes must match; without it, unknown names are ignored.
         """
+        weights = file_or_weights
         if isinstance(weights, str):
-            raise NotImplementedError("mlxref.nn: load_weights takes a list of pairs, not a file")
+            weights = list(mx.load(weights).items())
         weights = list(weights)
         if strict:
             new = dict(weights)
@@ -328,6 +344,10 @@ def _identity(x):
     return x
 
 
+def _always(_):
+    return True
+
+
 def _not_a_container(module, key, value):
     return not isinstance(value, (Module, dict, list))
 
@@ -367,29 +387,30 @@ def _walk(owner, key, value, filter_fn, map_fn, is_leaf_fn):
     return out
 
 
-def _update(dst, new, strict):
+def _matching_items(dst, new, strict, what):
+    """The ``(key, value)`` pairs of ``new`` that have a place in ``dst`` (a module,
+    dict or list); with ``strict`` anything without a place is an error."""
     if isinstance(new, dict):
         pairs = []
         for k in new:
             if k in dst:
                 pairs.append((k, new[k]))
             elif strict:
-                raise ValueError(f'Module does not have parameter named "{k}".')
-    elif isinstance(new, list):
-        pairs = []
-        for i, v in enumerate(new):
-            if i >= len(dst):
-                if strict:
-                    raise ValueError(
-                        f"List index {i} is out of bounds for destination of length {len(dst)}."
-                    )
-                continue
-            pairs.append((i, v))
-    else:
-        if strict:
-            raise ValueError(f"Received invalid type: {type(new).__name__}.")
-        return
-    for k, v in pairs:
+                raise ValueError(f'Module does not have {what} named "{k}".')
+        return pairs
+    if isinstance(new, list):
+        if strict and len(new) > len(dst):
+            raise ValueError(
+                f"List index {len(dst)} is out of bounds for destination of length {len(dst)}."
+            )
+        return list(enumerate(new[: len(dst)]))
+    if strict:
+        raise ValueError(f"Received invalid type: {type(new).__name__}.")
+    return []
+
+
+def _update(dst, new, strict):
+    for k, v in _matching_items(dst, new, strict, "parameter"):
         if isinstance(dst[k], array):
             if strict and not isinstance(v, array):
                 raise ValueError(f"Received invalid type: {type(v).__name__}.")
@@ -398,103 +419,13 @@ def _update(dst, new, strict):
             _update(dst[k], v, strict)
 
 
-# ----------------------------------------------------------------------
-# Activations
-
-
-def relu(x):
-    """``max(x, 0)``, elementwise."""
-    return mx.maximum(x, 0)
-
-
-def sigmoid(x):
-    """``1 / (1 + exp(-x))``, elementwise."""
-    return mx.sigmoid(x)
-
-
-def tanh(x):
-    """The hyperbolic tangent, elementwise."""
-    return mx.tanh(x)
-
-
-class ReLU(Module):
-    """The rectified linear unit as a layer; see ``relu``."""
-
-    def __call__(self, x):
-        return relu(x)
-
-
-class Sigmoid(Module):
-    """The logistic sigmoid as a layer; see ``sigmoid``."""
-
-    def __call__(self, x):
-        return sigmoid(x)
-
-
-class Tanh(Module):
-    """The hyperbolic tangent as a layer; see ``tanh``."""
-
-    def __call__(self, x):
-        return tanh(x)
-
-
-# ----------------------------------------------------------------------
-# Layers
-
-
-class Identity(Module):
-    """Returns its input; any constructor arguments are ignored."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__()
-
-    def __call__(self, x):
-        return x
-
-
-class Linear(Module):
-    """``y = x @ W.T + b``, with ``W`` of shape ``(output_dims, input_dims)``.
-
-    ``W`` and ``b`` start uniform in ``[-k, k)``, ``k = 1 / sqrt(input_dims)``,
-    drawn from ``mlxref.core.random`` (weight first, then bias).
-
-    >>> import mlxref.core as mx
-    >>> layer = Linear(3, 2)
-    >>> layer.weight.shape, layer.bias.shape, layer(mx.ones((5, 3))).shape
-    ((2, 3), (2,), (5, 2))
-    >>> sorted(Linear(3, 2, bias=False).parameters())
-    ['weight']
-    """
-
-    def __init__(self, input_dims, output_dims, bias=True):
-        super().__init__()
-        k = math.sqrt(1.0 / input_dims)
-        self.weight = mx.random.uniform(low=-k, high=k, shape=(output_dims, input_dims))
-        if bias:
-            self.bias = mx.random.uniform(low=-k, high=k, shape=(output_dims,))
-
-    def _extra_repr(self):
-        return (
-            f"input_dims={self.weight.shape[1]}, output_dims={self.weight.shape[0]}, "
-            f"bias={'bias' in self}"
-        )
-
-    def __call__(self, x):
-        # MLX fuses this into ``addmm(bias, x, W.T)``; the values agree.
-        y = x @ self["weight"].T
-        if "bias" in self:
-            y = y + self["bias"]
-        return y
-
-
-class Sequential(Module):
-    """Calls its modules (or plain callables) in order; they live in ``self.layers``."""
-
-    def __init__(self, *modules):
-        super().__init__()
-        self.layers = list(modules)
-
-    def __call__(self, x):
-        for layer in self.layers:
-            x = layer(x)
-        return x
+def _update_modules(dst, new, strict):
+    """``_update`` for modules: a module in ``new`` replaces the module at its place."""
+    for k, v in _matching_items(dst, new, strict, "sub-module"):
+        current = dst[k]
+        if isinstance(current, Module) and isinstance(v, Module):
+            dst[k] = v
+        elif isinstance(current, (dict, list)):
+            _update_modules(current, v, strict)
+        elif strict and not (isinstance(v, dict) and not v):
+            raise ValueError(f"Received invalid type: {type(v).__name__}.")
