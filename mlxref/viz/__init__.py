@@ -25,9 +25,12 @@ Two ways in:
   (``"graph"``, ``"vjp"``, ``"jvp"``, ``"grad"``, ``"value_and_grad"``,
   ``"vmap"`` or ``"checkpoint"``: the vjp of ``mx.checkpoint(fun)``).
 
-Both return a ``Drawing``: ``to_dot()``, ``to_text()``, ``frames()`` (one DOT
-text per step of the walk), ``render(path, format)``, ``write_steps(dir)``;
-in a notebook it displays itself.
+Both return a ``Drawing``: ``to_dot()``, ``to_text()``, ``to_graphviz()`` (a
+``graphviz.Digraph`` to restyle), ``frames()`` (one DOT text per step of the
+walk), ``render(path, format)``, ``write_steps(dir)``; in a notebook it
+displays itself. Both take the look's options: ``values=N`` (arrays up to N
+elements shown whole, default 12; larger ones summarised as MLX prints them),
+``rankdir`` ("TB" or "LR"), ``size`` (inches) and ``dpi``.
 
 The package, one concern per module, in reading order: ``model.py`` (the
 small graph model), ``record.py`` (arrays to model, names, clusters),
@@ -44,7 +47,7 @@ from . import shrink as _shrink
 from . import text as _text
 from . import trace as _trace
 from ..core.transforms.trees import arrays as flatten_arrays
-from .record import Builder
+from .record import VALUES, Builder, check_values
 from .render import FORMATS, GraphvizMissing
 
 __all__ = ["Drawing", "GraphvizMissing", "draw", "trace"]
@@ -55,7 +58,7 @@ class Drawing:
 
     def __init__(self, graph):
         self.graph = graph
-        self._dot = None
+        self._digraph = None
 
     def __repr__(self):
         return (f"<mlxref.viz.Drawing {self.graph.title!r}: {len(self.graph.nodes)} nodes, "
@@ -65,11 +68,16 @@ class Drawing:
     def title(self):
         return self.graph.title
 
+    def to_graphviz(self):
+        """The drawing as a new ``graphviz.Digraph``, to restyle and render
+        (``g.attr(bgcolor="white")``, ``g.node("x", color="red")``, ``g.render()``)."""
+        if self._digraph is None:
+            self._digraph = _dot.digraph(self.graph)
+        return self._digraph.copy()
+
     def to_dot(self):
-        """The DOT text (byte-identical on every run)."""
-        if self._dot is None:
-            self._dot = _dot.to_dot(self.graph)
-        return self._dot
+        """The DOT text (byte-identical on every run): ``to_graphviz().source``."""
+        return self.to_graphviz().source
 
     def to_text(self):
         """One line per node, then the walk in visit order."""
@@ -110,7 +118,7 @@ class Drawing:
         elif format == "html":
             _render.write(path, _render.html_page(self.title, self.frames(), self.captions()))
         else:
-            _render.write(path, _render.run_dot(self.to_dot(), format))
+            _render.write(path, _render.run_dot(self.to_graphviz().source, format))
         return path
 
     def write_steps(self, directory):
@@ -134,7 +142,7 @@ class Drawing:
     def _repr_svg_(self):
         if _render.dot_binary() is None:
             return None
-        return _render.run_dot(self.to_dot(), "svg").decode("utf-8")
+        return _render.run_dot(self.to_graphviz().source, "svg").decode("utf-8")
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         bundle = {"text/plain": self.to_text()}
@@ -148,7 +156,8 @@ class Drawing:
         return bundle
 
 
-def _finish(graph, collapse, max_nodes):
+def _finish(graph, collapse, max_nodes, layout):
+    graph.layout = layout
     if collapse:
         _shrink.collapse(graph)
     _shrink.max_nodes(graph, max_nodes)
@@ -156,26 +165,31 @@ def _finish(graph, collapse, max_nodes):
     return Drawing(graph)
 
 
-def draw(arrays, names=None, collapse=False, max_nodes=None, title=None):
+def draw(arrays, names=None, collapse=False, max_nodes=None, title=None, values=VALUES,
+         rankdir="TB", size=None, dpi=None):
     """The lazy graph behind an array or a list/tuple/dict tree of arrays.
 
     Nothing is evaluated: a value is shown only where an array already has
     its data. ``names`` (``{"x": x}``) marks inputs: the walk stops there and
     other leaves are constants; without it, every leaf is drawn as an input.
+    ``values``, ``rankdir``, ``size`` and ``dpi``: as for ``trace``.
     """
+    layout = _dot.check_layout(rankdir, size, dpi, "viz.draw")
     outputs = flatten_arrays(arrays)
     named = dict(names or {})
-    b = Builder("graph", title or "graph", leaves_are_inputs=not named)
+    b = Builder("graph", title or "graph", leaves_are_inputs=not named,
+                values=check_values(values, "viz.draw"))
     for i, (name, a) in enumerate(named.items()):
         b.name_input(a, str(name), i)
     b.add(outputs, inputs=list(named.values()))
     for o in outputs:
         b.node(o).output = True
-    return _finish(b.finish(), collapse, max_nodes)
+    return _finish(b.finish(), collapse, max_nodes, layout)
 
 
 def trace(fun, args, transform="graph", argnums=None, cotangents=None, tangents=None,
-          in_axes=0, collapse=False, max_nodes=None, names=None, title=None):
+          in_axes=0, collapse=False, max_nodes=None, names=None, title=None, values=VALUES,
+          rankdir="TB", size=None, dpi=None):
     """Run ``transform`` of ``fun`` on ``args`` (a list of arrays) and draw it.
 
     - ``"graph"``: the graph ``fun(*args)`` builds.
@@ -194,9 +208,15 @@ def trace(fun, args, transform="graph", argnums=None, cotangents=None, tangents=
     names). ``collapse`` folds custom functions, checkpoints and recomputed
     regions into one node each; ``max_nodes`` keeps at most that many nodes
     plus one summary node. Values of the traced graph are evaluated after the
-    transform ran, so nodes show them.
+    transform ran, so nodes show them: arrays of up to ``values`` elements
+    whole (a matrix row by row), larger ones summarised as MLX prints them.
+
+    The layout: ``rankdir`` "TB" (top to bottom, the default) or "LR" (left
+    to right); ``size`` the largest drawing in inches (a number, or (width,
+    height)); ``dpi`` the resolution of png output.
     """
+    layout = _dot.check_layout(rankdir, size, dpi, "viz.trace")
     graph = _trace.trace(fun, args, transform=transform, argnums=argnums,
                          cotangents=cotangents, tangents=tangents, in_axes=in_axes,
-                         names=names, title=title)
-    return _finish(graph, collapse, max_nodes)
+                         names=names, title=title, values=check_values(values, "viz.trace"))
+    return _finish(graph, collapse, max_nodes, layout)
