@@ -367,8 +367,9 @@ def _vjp_notes(b, main, gradients, backward):
     seeds = {c.id() for c in main.steps[0].cotangents} if main.steps else set()
     for node in backward:  # a backward node appears in the frame of the step that built it
         node.reveal = next((k for k, m in enumerate(marks, 1) if node.uid <= m), max(last, 1))
-        node.made = ("the seed cotangent of vjp step 1" if node.uid in seeds
-                     else f"made at vjp step {node.reveal}")
+        node.made = f"made at vjp step {node.reveal}"
+        if node.uid <= max(seeds, default=-1):  # ids grow: made before the walk began
+            node.made = "the seed cotangent" if node.uid in seeds else "made before the walk"
 
 
 def _jvp_notes(b, main, tangents, jvps):
