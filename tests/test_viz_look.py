@@ -313,6 +313,13 @@ def test_to_graphviz_is_the_drawing_and_can_be_restyled(figures):
     assert d.to_graphviz().source == d.to_dot()  # each call: a new Digraph
 
 
+def test_a_colon_in_a_name_is_not_a_port():
+    d = viz.trace(lambda x: mx.sin(x), [mx.array(1.0)], transform="vjp", names=["a:b"])
+    edges = statements(d.to_dot())["edges"]
+    assert [(t, h) for t, h, _ in edges] == [("a:b", "sin_1")]
+    assert '"a:b" -> sin_1 [label=<0<BR/>' in d.to_dot()
+
+
 def test_rendering_and_notebooks_go_through_to_graphviz(monkeypatch, tmp_path):
     x = mx.array(0.5)
     d = viz.trace(lambda x: mx.sin(x), [x], transform="vjp")

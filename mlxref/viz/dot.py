@@ -34,6 +34,7 @@ Read next: ``text.py`` (the same graph as a listing), ``render.py``.
 """
 
 import graphviz
+from graphviz import quoting
 
 from .record import wrap
 
@@ -357,8 +358,18 @@ def digraph(graph, frame=None):
         parent.subgraph(boxes[id(c)])
     _order_parts(g, graph)
     for edge in graph.edges:
-        g.edge(edge.src.name, edge.dst.name, _attributes=edge_attrs(graph, edge, frame))
+        _edge(g, edge.src.name, edge.dst.name, edge_attrs(graph, edge, frame))
     return g
+
+
+def _edge(g, tail, head, attrs):
+    """``g.edge``, except that a ":" in a name (``names={"a:b": x}``) is part
+    of the name, not the start of a port: such an edge is written quoted whole."""
+    if ":" not in tail + head:
+        g.edge(tail, head, _attributes=attrs)
+        return
+    ends = f"{quoting.quote(tail)} -> {quoting.quote(head)}"
+    g.body.append(f"\t{ends} [{quoting.a_list(attributes=attrs)}]\n")
 
 
 def _order_parts(g, graph):

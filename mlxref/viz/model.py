@@ -29,7 +29,7 @@ class Node:
     params: str = ""  # e.g. "axes=(0,), keepdims=False"
     shape: tuple = ()
     dtype: str = ""
-    value: str = None  # a short preview, when the value is known
+    value: str = None  # the value as text (record.format_value), when it is known
     part: str = "forward"
     output: bool = False
     off_tape: bool = False  # greyed: the walk never visits it
