@@ -171,6 +171,7 @@ def _cmd_graph(args: argparse.Namespace) -> int:
     inputs = list(values.values())
 
     options = {"transform": args.transform, "names": names, "collapse": args.collapse}
+    options.update(_graph_look(args))
     if args.max_nodes is not None:
         options["max_nodes"] = args.max_nodes
     argnums = _graph_argnums(args.wrt, names) if args.wrt else None
@@ -294,6 +295,37 @@ def _graph_check_options(args):
                           ("--max-pixels", args.max_pixels)):
         if value is not None and not value > 0:  # (not >: nan too)
             raise ValueError(f"{option} must be positive, not {value}")
+
+
+def _graph_look(args):
+    """--values, --rankdir, --size and --dpi as viz.trace's options, each checked."""
+    look = {"rankdir": args.rankdir.upper()}
+    if look["rankdir"] not in ("TB", "LR"):
+        raise ValueError(f"--rankdir must be TB or LR, not {args.rankdir!r}")
+    numbers = {}
+    for option, text, kind in (("--values", args.values, int), ("--dpi", args.dpi, float)):
+        if text is None:
+            continue
+        try:
+            numbers[option] = kind(text)
+        except ValueError:
+            numbers[option] = None
+        if numbers[option] is None or not 0 < numbers[option] < float("inf"):
+            raise ValueError(f"{option} must be a {'whole ' if kind is int else ''}number "
+                             f"above 0, not {text!r}")
+    if "--values" in numbers:
+        look["values"] = numbers["--values"]
+    if "--dpi" in numbers:
+        look["dpi"] = numbers["--dpi"]
+    if args.size is not None:
+        try:
+            size = tuple(float(v) for v in args.size.split(","))
+        except ValueError:
+            size = ()
+        if len(size) != 2 or not all(0 < v < float("inf") for v in size):
+            raise ValueError(f"--size must be W,H in inches, both above 0, not {args.size!r}")
+        look["size"] = size
+    return look
 
 
 def _graph_target(target):
@@ -565,6 +597,14 @@ def _build_parser() -> argparse.ArgumentParser:
     graph.add_argument("--max-pixels", type=int, metavar="N",
                        help="draw a png larger than N pixels at a lower dpi (default: "
                        f"{defaults.max_pixels:_})")
+    graph.add_argument("--values", metavar="N",
+                       help="show arrays of up to N elements whole (default 12); "
+                            "larger ones are summarised as MLX prints them")
+    graph.add_argument("--rankdir", default="TB", metavar="TB|LR",
+                       help="lay the graph out top to bottom (TB, the default) or left to right")
+    graph.add_argument("--size", metavar="W,H",
+                       help="the largest drawing, in inches (Graphviz's size)")
+    graph.add_argument("--dpi", metavar="N", help="resolution of png output (Graphviz's dpi)")
     graph.set_defaults(func=_cmd_graph)
 
     assignment = sub.add_parser(

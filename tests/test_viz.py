@@ -145,7 +145,7 @@ def test_same_text_in_a_fresh_process():
 def test_a_times_a_draws_two_edges():
     x = mx.array(3.0)
     d = viz.draw(x * x, names={"x": x})
-    edges = re.findall(r'"x" -> "mul_1" \[label=<(\d)', d.to_dot())
+    edges = re.findall(r'^\tx -> mul_1 \[label=<(\d)', d.to_dot(), re.M)
     assert edges == ["0", "1"]
     assert "mul_1 = multiply x x" in d.to_text()
 
@@ -175,11 +175,11 @@ def test_off_the_tape_is_greyed_and_stop_gradient_is_a_cut():
     assert "stop_gradient_2 = stop_gradient mul_1  # () float32: 0.25; off the tape" in text
     assert "add_4 = add sin_3 x" in text and "gradient x: 1" in text
     dot = d.to_dot()
-    cut = re.search(r'"mul_1" -> "stop_gradient_2" \[(.*)\];', dot).group(1)
-    assert "cut" in cut and 'style="dashed"' in cut and "#d32f2f" in cut
-    grey = re.search(r'"sin_3" \[(.*)\];', dot).group(1)
+    cut = re.search(r'^\tmul_1 -> stop_gradient_2 \[(.*)\]$', dot, re.M).group(1)
+    assert "cut" in cut and 'style=dashed' in cut and "#212121" in cut
+    grey = re.search(r'^\tsin_3 \[(.*)\]$', dot, re.M).group(1)
     assert 'fillcolor="#f5f5f5"' in grey and 'fontcolor="#9e9e9e"' in grey
-    assert 'fontcolor' not in re.search(r'"add_4" \[(.*)\];', dot).group(1)
+    assert 'fontcolor' not in re.search(r'^\tadd_4 \[(.*)\]$', dot, re.M).group(1)
 
 
 def test_multi_output_primitive_gets_one_node_per_output():
@@ -197,7 +197,8 @@ def test_multi_output_primitive_gets_one_node_per_output():
 def test_vjp_overlay_numbers_steps_in_reverse_with_cotangents(drawings):
     dot = drawings["seed_vjp"].to_dot()
     assert "step 1 · cotangent 1<" in dot and "step 3 · cotangent 1.6487" in dot
-    assert re.search(r'"x" -> "sin_1" \[label=<0<BR/><FONT COLOR="#c62828">cotangent 1.4469', dot)
+    assert re.search(r'^\tx -> sin_1 \[label=<0<BR/><FONT COLOR="#c62828">cotangent 1.4469', dot,
+                     re.M)
     assert "gradient 2.2373" in dot
 
 
@@ -209,8 +210,8 @@ def test_jvp_overlay_numbers_steps_forward_with_tangents(drawings):
 
 def test_grad_draws_forward_and_backward_side_by_side(drawings):
     dot = drawings["mlp_grad"].to_dot()
-    forward = dot.index('subgraph "cluster_forward')
-    backward = dot.index('subgraph "cluster_backward')
+    forward = dot.index('subgraph cluster_forward')
+    backward = dot.index('subgraph cluster_backward')
     assert forward < backward
     assert "constraint=false" in dot  # backward reads forward values without moving them
     text = drawings["mlp_grad"].to_text()
@@ -233,8 +234,8 @@ def test_vmap_overlay_gives_every_node_a_batch_axis(drawings):
 def test_checkpoint_cluster_and_recomputed_region(drawings):
     d = drawings["checkpoint"]
     dot, text = d.to_dot(), d.to_text()
-    assert 'subgraph "cluster_custom_checkpoint_7"' in dot
-    assert 'subgraph "cluster_recompute_checkpoint_7"' in dot
+    assert 'subgraph cluster_custom_checkpoint_7' in dot
+    assert 'subgraph cluster_recompute_checkpoint_7' in dot
     assert 'label="recomputed: the function re-run by the vjp rule of checkpoint_7"' in dot
     assert "sin_1 = sin x  # (2,) float32: [0.47943, -0.84147]; off the tape, inside checkpoint_7" \
         in text
@@ -290,9 +291,9 @@ def test_max_nodes_keeps_a_summary_node():
         y = mx.sin(y) + x
     d = viz.draw(y, names={"x": x}, max_nodes=6)
     dot = d.to_dot()
-    assert len(re.findall(r"^  \"[^\"]+\" \[label", dot, re.M)) == 7
+    assert len(re.findall(r"^\t+(?!graph )\S+ \[label", dot, re.M)) == 7
     assert "… 75 more nodes" in dot and "# … 75 more nodes" in d.to_text()
-    assert '"x"' in dot and '"add_80"' in dot  # the input and the output stay
+    assert re.search(r'^\tx \[', dot, re.M) and re.search(r'^\tadd_80 \[', dot, re.M)  # kept
 
 
 def test_a_10000_node_chain_draws():
@@ -313,15 +314,15 @@ def test_frames_one_per_step_with_the_visited_node_highlighted(drawings):
     frames = drawings["seed_vjp"].frames()
     assert len(frames) == 3
     for frame, name in zip(frames, ["mul_3", "exp_2", "sin_1"]):
-        attrs = re.search(rf'^  "{name}" \[(.*)\];', frame, re.M).group(1)
+        attrs = re.search(rf'^\t+{name} \[(.*)\]$', frame, re.M).group(1)
         assert "penwidth=3" in attrs
     # later notes are drawn in the background colour, so the layout stays put
     assert '<FONT COLOR="#ffffff" POINT-SIZE="10">step 3 · cotangent 1.6487' in frames[0]
     assert drawings["seed_graph"].frames() == [drawings["seed_graph"].to_dot()]
     # grad: backward nodes appear in the frame of the step that built them
     grad = viz.trace(seed, [mx.array(0.5)], transform="grad").frames()
-    assert re.search(r'^ +"cos_8" \[.*style="invis"', grad[1], re.M)
-    assert not re.search(r'^ +"cos_8" \[.*style="invis"', grad[2], re.M)
+    assert re.search(r'^\t+cos_8 \[.*style=invis', grad[1], re.M)
+    assert not re.search(r'^\t+cos_8 \[.*style=invis', grad[2], re.M)
 
 
 @needs_dot

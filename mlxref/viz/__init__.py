@@ -25,9 +25,12 @@ Two ways in:
   (``"graph"``, ``"vjp"``, ``"jvp"``, ``"grad"``, ``"value_and_grad"``,
   ``"vmap"`` or ``"checkpoint"``: the vjp of ``mx.checkpoint(fun)``).
 
-Both return a ``Drawing``: ``to_dot()``, ``to_text()``, ``frames()`` (one DOT
-text per step of the walk), ``render(path, format)``, ``write_steps(dir)``;
-in a notebook it displays itself.
+Both return a ``Drawing``: ``to_dot()``, ``to_text()``, ``to_graphviz()`` (a
+``graphviz.Digraph`` to restyle), ``frames()`` (one DOT text per step of the
+walk), ``render(path, format)``, ``write_steps(dir)``; in a notebook it
+displays itself. Both take the look's options: ``values=N`` (arrays up to N
+elements shown whole, default 12; larger ones summarised as MLX prints them),
+``rankdir`` ("TB" or "LR"), ``size`` (inches) and ``dpi``.
 
 Limits (``budget.py``) hold on every path: evaluating what is drawn may
 take ``max_work`` element operations (``LimitExceeded`` past it), ``dot`` is
@@ -56,8 +59,8 @@ from . import stepper as _stepper
 from . import text as _text
 from . import trace as _trace
 from ..core.transforms.trees import arrays as flatten_arrays
-from .record import Builder
 from .budget import LimitExceeded, Limits, LimitWarning, limits
+from .record import VALUES, Builder, check_values
 from .render import FORMATS, GraphvizMissing
 
 __all__ = ["Drawing", "GraphvizMissing", "LimitExceeded", "LimitWarning", "Limits", "draw",
@@ -70,7 +73,7 @@ class Drawing:
     def __init__(self, graph, max_nodes=None):
         self.graph = graph
         self.max_nodes = max_nodes  # asked for: it also raises the node limit of rendering
-        self._dot = None
+        self._digraph = None
 
     def __repr__(self):
         return (f"<mlxref.viz.Drawing {self.graph.title!r}: {len(self.graph.nodes)} nodes, "
@@ -80,11 +83,16 @@ class Drawing:
     def title(self):
         return self.graph.title
 
+    def to_graphviz(self):
+        """The drawing as a new ``graphviz.Digraph``, to restyle and render
+        (``g.attr(bgcolor="white")``, ``g.node("x", color="red")``, ``g.render()``)."""
+        if self._digraph is None:
+            self._digraph = _dot.digraph(self.graph)
+        return self._digraph.copy()
+
     def to_dot(self):
-        """The DOT text (byte-identical on every run)."""
-        if self._dot is None:
-            self._dot = _dot.to_dot(self.graph)
-        return self._dot
+        """The DOT text (byte-identical on every run): ``to_graphviz().source``."""
+        return self.to_graphviz().source
 
     def to_text(self):
         """One line per node, then the walk in visit order."""
@@ -174,7 +182,8 @@ class Drawing:
         return bundle
 
 
-def _finish(graph, collapse, max_nodes):
+def _finish(graph, collapse, max_nodes, layout):
+    graph.layout = layout
     if collapse:
         _shrink.collapse(graph)
     _shrink.max_nodes(graph, max_nodes)
@@ -182,26 +191,31 @@ def _finish(graph, collapse, max_nodes):
     return Drawing(graph, max_nodes=max_nodes)
 
 
-def draw(arrays, names=None, collapse=False, max_nodes=None, title=None):
+def draw(arrays, names=None, collapse=False, max_nodes=None, title=None, values=VALUES,
+         rankdir="TB", size=None, dpi=None):
     """The lazy graph behind an array or a list/tuple/dict tree of arrays.
 
     Nothing is evaluated: a value is shown only where an array already has
     its data. ``names`` (``{"x": x}``) marks inputs: the walk stops there and
     other leaves are constants; without it, every leaf is drawn as an input.
+    ``values``, ``rankdir``, ``size`` and ``dpi``: as for ``trace``.
     """
+    layout = _dot.check_layout(rankdir, size, dpi, "viz.draw")
     outputs = flatten_arrays(arrays)
     named = dict(names or {})
-    b = Builder("graph", title or "graph", leaves_are_inputs=not named)
+    b = Builder("graph", title or "graph", leaves_are_inputs=not named,
+                values=check_values(values, "viz.draw"))
     for i, (name, a) in enumerate(named.items()):
         b.name_input(a, str(name), i)
     b.add(outputs, inputs=list(named.values()))
     for o in outputs:
         b.node(o).output = True
-    return _finish(b.finish(), collapse, max_nodes)
+    return _finish(b.finish(), collapse, max_nodes, layout)
 
 
 def trace(fun, args, transform="graph", argnums=None, cotangents=None, tangents=None,
-          in_axes=0, collapse=False, max_nodes=None, names=None, title=None):
+          in_axes=0, collapse=False, max_nodes=None, names=None, title=None, values=VALUES,
+          rankdir="TB", size=None, dpi=None):
     """Run ``transform`` of ``fun`` on ``args`` (a list of arrays) and draw it.
 
     - ``"graph"``: the graph ``fun(*args)`` builds.
@@ -220,12 +234,18 @@ def trace(fun, args, transform="graph", argnums=None, cotangents=None, tangents=
     names). ``collapse`` folds custom functions, checkpoints and recomputed
     regions into one node each; ``max_nodes`` keeps at most that many nodes
     plus one summary node. Values of the traced graph are evaluated after the
-    transform ran, so nodes show them. All that evaluation (of lazy ``args``
-    too) counts against ``viz.limits``' ``max_work``: past it, LimitExceeded,
-    before the work is done.
+    transform ran, so nodes show them: arrays of up to ``values`` elements
+    whole (a matrix row by row), larger ones summarised as MLX prints them.
+    All that evaluation (of lazy ``args`` too) counts against ``viz.limits``'
+    ``max_work``: past it, LimitExceeded, before the work is done.
+
+    The layout: ``rankdir`` "TB" (top to bottom, the default) or "LR" (left
+    to right); ``size`` the largest drawing in inches (a number, or (width,
+    height)); ``dpi`` the resolution of png output.
     """
+    layout = _dot.check_layout(rankdir, size, dpi, "viz.trace")
     with _budget.counting_work():
         graph = _trace.trace(fun, args, transform=transform, argnums=argnums,
                              cotangents=cotangents, tangents=tangents, in_axes=in_axes,
-                             names=names, title=title)
-    return _finish(graph, collapse, max_nodes)
+                             names=names, title=title, values=check_values(values, "viz.trace"))
+    return _finish(graph, collapse, max_nodes, layout)

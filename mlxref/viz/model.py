@@ -29,7 +29,7 @@ class Node:
     params: str = ""  # e.g. "axes=(0,), keepdims=False"
     shape: tuple = ()
     dtype: str = ""
-    value: str = None  # a short preview, when the value is known
+    value: str = None  # the value as text (record.format_value), when it is known
     part: str = "forward"
     output: bool = False
     off_tape: bool = False  # greyed: the walk never visits it
@@ -39,6 +39,7 @@ class Node:
     gradient_of: object = None  # the input Node this backward node is the gradient of
     cluster: object = None  # the innermost Cluster holding it
     reveal: int = 0  # the first frame it exists in (backward nodes appear as built)
+    made: str = ""  # backward nodes: which step of the vjp walk built it
     visited: list = field(default_factory=list)  # step numbers that visited it
     notes: list = field(default_factory=list)  # [(step, text)]
     tags: list = field(default_factory=list)  # extra words for the listing
@@ -101,3 +102,4 @@ class Graph:
     steps: list = field(default_factory=list)  # StepInfo, in visit order
     results: list = field(default_factory=list)  # [(label, Node, text)] e.g. gradients
     hidden: int = 0  # nodes left out by max_nodes (counted in the summary node)
+    layout: dict = field(default_factory=dict)  # rankdir, size, dpi (see dot.py)

@@ -54,7 +54,8 @@ SHORT_NAMES = {
     "custom_function": "custom",
 }
 
-PREVIEW_ELEMENTS = 3
+VALUES = 12  # arrays up to this many elements are shown whole (``values=``)
+EDGE = 3  # beyond that: this many leading and trailing items per axis, as MLX prints
 PARAMS_WIDTH = 40
 
 
@@ -101,16 +102,56 @@ def format_scalar(v):
     return text if len(text) <= 24 else text[:23] + "…"
 
 
-def preview(a):
-    """The first few elements of an array that already has its data, else None."""
+def check_values(values, who):
+    """``values=N``: how many elements an array may have to be shown whole."""
+    if isinstance(values, bool) or not isinstance(values, int) or values < 1:
+        raise ValueError(f"[{who}] values must be an integer of at least 1, not {values!r}.")
+    return values
+
+
+def format_value(data, shape, limit=VALUES):
+    """The elements of an array (``data`` flat, row-major) laid out as MLX prints
+    them: one line per row of a matrix, nested brackets for more dimensions.
+
+    Up to ``limit`` elements are all shown; beyond that every axis longer than
+    ``2 * EDGE`` keeps its first and last items around "...", so a (40, 50)
+    matrix reads ``[[0, 1, 2, ..., 47, 48, 49],`` then six more rows and a
+    "...," line. Rows after the first are indented to line up under it.
+    """
+    if not shape:
+        return format_scalar(data[0])
+    edge = max(1, min(EDGE, limit // 2))
+    whole = len(data) <= limit
+    strides = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        strides[d] = strides[d + 1] * shape[d + 1]
+
+    def items(n):
+        if whole or n <= 2 * edge:
+            return list(range(n))
+        return list(range(edge)) + [None] + list(range(n - edge, n))
+
+    def block(offset, d):  # the lines of the sub-array at ``offset`` from axis d on
+        if d == len(shape) - 1:
+            cells = ["..." if i is None else format_scalar(data[offset + i])
+                     for i in items(shape[d])]
+            return ["[" + ", ".join(cells) + "]"]
+        lines = []
+        for i in items(shape[d]):
+            if lines:
+                lines[-1] += ","
+            lines += ["..."] if i is None else block(offset + i * strides[d], d + 1)
+        lines[-1] += "]"
+        return ["[" + lines[0]] + [" " + line for line in lines[1:]]
+
+    return "\n".join(block(0, 0))
+
+
+def preview(a, limit=VALUES):
+    """The value of an array that already has its data (see ``format_value``), else None."""
     if a is None or not a.is_available():
         return None
-    data = a.data()
-    items = [format_scalar(v) for v in data[:PREVIEW_ELEMENTS]]
-    if not a.shape:
-        return items[0]
-    more = ", …" if len(data) > PREVIEW_ELEMENTS else ""
-    return "[" + ", ".join(items) + more + "]"
+    return format_value(a.data(), tuple(a.shape), limit)
 
 
 def collect(outputs, stop):
@@ -167,8 +208,9 @@ def evaluate(arrays):
 class Builder:
     """Collects nodes and edges, then names them and finds the custom clusters."""
 
-    def __init__(self, mode, title, leaves_are_inputs=False):
+    def __init__(self, mode, title, leaves_are_inputs=False, values=VALUES):
         self.graph = Graph(title=title, mode=mode)
+        self.values = values  # arrays up to this many elements are shown whole
         self.node_of = {}  # array.id() -> Node
         self.names = {}  # array.id() -> display name given by the caller
         self.positions = {}  # array.id() -> argument position, to list inputs in order
@@ -191,7 +233,7 @@ class Builder:
             else:
                 kind = "op"
             node = Node(name="", kind=kind, uid=a.id(), shape=tuple(a.shape),
-                        dtype=a.dtype.name, value=preview(a), part=part, array=a)
+                        dtype=a.dtype.name, value=preview(a, self.values), part=part, array=a)
             if kind == "op":
                 node.op = op_name(a.primitive())
                 node.params = format_params(a.primitive())

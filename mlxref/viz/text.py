@@ -7,7 +7,13 @@
     mul_3 = multiply sin_1 exp_2  # () float32: 0.79044; output
 
 Every name is bound once, and before it is used (nodes are listed in creation
-order), like the jaxprs of Autodidax. It prints in any terminal and diffs in a
+order), like the jaxprs of Autodidax. A matrix value is written row by row:
+its later rows are comment lines lined up under the first, e.g.
+
+    w = input  # (2, 2) float32: [[1, 2],
+    #                             [3, 4]]
+
+and in the walk's one-line steps the rows follow each other. It prints in any terminal and diffs in a
 test. After the nodes comes the walk: for vjp each step's cotangent and what
 it sends to each input (``[1] exp_2 += 0.47943``: argument 1), for jvp the
 tangents coming in and going out, for vmap the batch axes.
@@ -54,11 +60,13 @@ def node_line(node, operands):
     tags += node.tags
     if node.gradient_of is not None:
         tags.append(f"gradient of {node.gradient_of.name}")
+    if node.made:
+        tags.append(node.made)
     tags += [t for t in visible_notes(node.notes, None)
              if t == "unbatched" or t.endswith("(in_axes)")]
     if tags:
         comment += "; " + ", ".join(tags)
-    return f"{node.name} = {' '.join(words)}  # {comment}"
+    return hang(f"{node.name} = {' '.join(words)}  # {comment}", "#")
 
 
 def to_text(graph):
@@ -85,15 +93,32 @@ def to_text(graph):
     if graph.results:
         lines.append("")
         for label, node, text in graph.results:
-            lines.append(f"{label} {node.name}: {text}")
+            lines.append(hang(f"{label} {node.name}: {text}", " "))
     return "\n".join(lines) + "\n"
+
+
+def hang(text, lead):
+    """A matrix value's later rows lined up under its first (a multi-line value
+    starts with "[[", after a space): each later line starts with ``lead``."""
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return text
+    column = lines[0].rindex(" [[") + 1
+    return "\n".join([lines[0]] + [lead.ljust(column) + line for line in lines[1:]])
+
+
+def one_line(text):
+    """A value on one line: its rows follow each other."""
+    return text.replace("\n ", " ").replace("\n", " ")
 
 
 def step_line(step):
     names = ", ".join(n.name for n in step.nodes if n is not None)
     if step.kind == "vjp":
-        sent = "  ".join(f"[{e.index}] {e.src.name} += {t}" for e, t in step.contributions)
-        got = ", ".join(step.at_nodes)
+        sent = "  ".join(f"[{e.index}] {e.src.name} += {one_line(t)}"
+                         for e, t in step.contributions)
+        got = ", ".join(one_line(t) for t in step.at_nodes)
         return f"  {step.number:>3}. {names}  cotangent {got}  ->  {sent or '(nothing)'}"
-    got = "  ".join(f"[{e.index}] {e.src.name} {t}" for e, t in step.contributions)
-    return f"  {step.number:>3}. {names}  {got or '(no input)'}  ->  {', '.join(step.at_nodes)}"
+    got = "  ".join(f"[{e.index}] {e.src.name} {one_line(t)}" for e, t in step.contributions)
+    out = ", ".join(one_line(t) for t in step.at_nodes)
+    return f"  {step.number:>3}. {names}  {got or '(no input)'}  ->  {out}"

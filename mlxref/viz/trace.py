@@ -174,7 +174,7 @@ def _title(transform, fun, names, argnums):
 
 
 def trace(fun, args, transform="graph", argnums=None, cotangents=None, tangents=None,
-          in_axes=0, names=None, title=None):
+          in_axes=0, names=None, title=None, values=record.VALUES):
     """Run ``transform`` of ``fun`` on ``args`` and record it; returns a Graph."""
     if transform not in TRANSFORMS:
         raise ValueError(
@@ -189,7 +189,7 @@ def trace(fun, args, transform="graph", argnums=None, cotangents=None, tangents=
     nums, results = _run(log, fun, args, transform, argnums, cotangents, tangents, in_axes)
 
     wrt = nums if (argnums is not None or transform in ("grad", "value_and_grad")) else None
-    b = Builder(transform, title or _title(transform, fun, names, wrt))
+    b = Builder(transform, title or _title(transform, fun, names, wrt), values=values)
     for i, (a, n) in enumerate(zip(args, names)):
         b.name_input(a, n, i)
     if transform == "graph":
@@ -299,11 +299,11 @@ def _step_arrays(step):
 
 def _set_values(b):
     for node in b.graph.nodes:
-        node.value = preview(node.array)
+        node.value = preview(node.array, b.values)
 
 
-def _text(a):
-    return preview(a) or "(not evaluated)"
+def _text(b, a):
+    return preview(a, b.values) or "(not evaluated)"
 
 
 def _edge_index(b):
@@ -350,22 +350,26 @@ def _vjp_notes(b, main, gradients, backward):
     edges = _edge_index(b)
     watermark, marks = 0, []
     for k, step in enumerate(main.steps, 1):
-        _note_step(b, edges, k, "vjp", step.node, [_text(c) for c in step.cotangents],
-                   [(i, _text(v)) for i, v in zip(step.argnums, step.vjps)], "cotangent ")
+        _note_step(b, edges, k, "vjp", step.node, [_text(b, c) for c in step.cotangents],
+                   [(i, _text(b, v)) for i, v in zip(step.argnums, step.vjps)], "cotangent ")
         watermark = max([watermark] + [v.id() for v in step.vjps])
         marks.append(watermark)
     last = len(main.steps)
     for p, g in zip(main.begin.primals, gradients):
         node = b.node(p)
         if node is not None:
-            node.notes.append((last, f"gradient {_text(g)}"))
-            b.graph.results.append(("gradient", node, _text(g)))
+            node.notes.append((last, f"gradient {_text(b, g)}"))
+            b.graph.results.append(("gradient", node, _text(b, g)))
         gnode = b.node(g)
         if gnode is not None and gnode.part == "backward" and node is not None:
             gnode.output = True
             gnode.gradient_of = node
+    seeds = {c.id() for c in main.steps[0].cotangents} if main.steps else set()
     for node in backward:  # a backward node appears in the frame of the step that built it
         node.reveal = next((k for k, m in enumerate(marks, 1) if node.uid <= m), max(last, 1))
+        node.made = f"made at vjp step {node.reveal}"
+        if node.uid <= max(seeds, default=-1):  # ids grow: made before the walk began
+            node.made = "the seed cotangent" if node.uid in seeds else "made before the walk"
 
 
 def _jvp_notes(b, main, tangents, jvps):
@@ -373,14 +377,14 @@ def _jvp_notes(b, main, tangents, jvps):
     for p, t in zip(main.begin.primals, tangents):
         node = b.node(p)
         if node is not None:
-            node.notes.append((0, f"tangent {_text(t)}"))
+            node.notes.append((0, f"tangent {_text(b, t)}"))
     for k, step in enumerate(main.steps, 1):
-        _note_step(b, edges, k, "jvp", step.node, [_text(t) for t in step.jvps],
-                   [(i, _text(t)) for i, t in zip(step.argnums, step.tangents)], "tangent ")
+        _note_step(b, edges, k, "jvp", step.node, [_text(b, t) for t in step.jvps],
+                   [(i, _text(b, t)) for i, t in zip(step.argnums, step.tangents)], "tangent ")
     for o, t in zip(main.begin.outputs, jvps):
         node = b.node(o)
         if node is not None:
-            b.graph.results.append(("jvp", node, _text(t)))
+            b.graph.results.append(("jvp", node, _text(b, t)))
 
 
 def _axis(ax):
@@ -405,8 +409,8 @@ def _vmap_notes(b, main, forward, args, in_axes, batched):
     for o, v in zip(main.begin.outputs, batched):
         node = b.node(o)
         if node is not None:
-            node.notes.append((len(main.steps), f"batched: {v.shape} {_text(v)}"))
-            b.graph.results.append(("batched output", node, f"{v.shape} {_text(v)}"))
+            node.notes.append((len(main.steps), f"batched: {v.shape} {_text(b, v)}"))
+            b.graph.results.append(("batched output", node, f"{v.shape} {_text(b, v)}"))
 
 
 def _recomputed(b, nested, forward_ids):
