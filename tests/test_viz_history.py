@@ -58,6 +58,8 @@ def test_recording_is_mlx_outside_the_block():
     mx.eval(outside)
     assert inside.has_primitive() and len(inside.inputs()) == 1
     assert not outside.has_primitive() and outside.inputs() == ()
+    assert outside.is_detached() and not inside.is_detached()
+    assert not mx.array(1.0).is_detached()  # a literal was never computed
 
 
 def test_trace_leaves_no_history_behind():

@@ -329,6 +329,11 @@ class array:
         """Is the array being traced by a transform (so evaluation keeps its graph)?"""
         return (self._desc.is_tracer and graph.in_tracing()) or graph.retain_graph()
 
+    def is_detached(self):
+        """Did a primitive compute this array before evaluation dropped its graph?
+        (mlxref's own: drawings use it to say why there is nothing to draw.)"""
+        return self._desc.detached
+
     def set_tracer(self, is_tracer):
         self._desc.is_tracer = is_tracer
 

@@ -163,7 +163,7 @@ def warn_evaluated(outputs, who):
     """Warn (``DrawingWarning``, one line) about outputs that a primitive
     computed and evaluation then cut from their graph: each is drawn as one
     node with no inputs."""
-    cut = [i for i, o in enumerate(outputs) if not o.has_primitive() and o._desc.detached]
+    cut = [i for i, o in enumerate(outputs) if not o.has_primitive() and o.is_detached()]
     if not cut:
         return
     which = "the array" if len(outputs) == 1 else (
