@@ -21,7 +21,7 @@ import warnings
 import zlib
 
 import mlxref.core as mx
-from mlxref import assignment, expr, grader, leaks, sandbox, viz
+from mlxref import assignment, expr, grader, leaks, nn, sandbox, viz
 from mlxref.viz import GraphvizMissing, figures
 
 PROG = "mlxref"
@@ -169,8 +169,13 @@ def _cmd_graph(args: argparse.Namespace) -> int:
     values = _graph_values(args, parameters)
     names = list(values)
     inputs = list(values.values())
+    model = getattr(function, "model", None)  # a model factory's forward (_graph_model)
+    if model is not None and args.tangent and not args.wrt:
+        raise ValueError("--tangent with a model goes with --wrt (its parameters' tangents are ones)")
 
-    options = {"transform": args.transform, "names": names, "collapse": args.collapse}
+    options = {"transform": args.transform, "collapse": args.collapse,
+               # a model's parameters: inputs named by their path alone
+               "names": names + [""] if model is not None else names}
     options.update(_graph_look(args))
     if args.max_nodes is not None:
         options["max_nodes"] = args.max_nodes
@@ -194,15 +199,21 @@ def _cmd_graph(args: argparse.Namespace) -> int:
     traced.__name__ = traced.__qualname__ = getattr(function, "__name__", "f")
     limits = {"max_work": args.max_work, "timeout": args.timeout, "max_pixels": args.max_pixels,
               "max_nodes": args.max_nodes}
-    # Shrinking to fit a limit is said on stderr, one line each; refusals are errors.
-    with viz.limits(**limits), warnings.catch_warnings(record=True) as shrunk:
+    if model is not None:
+        inputs.append(model)  # its parameters: inputs named by their path
+    # Shrinking to fit a limit is said on stderr, one line each, as is drawing an
+    # array that was evaluated already; refusals are errors.
+    with viz.limits(**limits), warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always", viz.LimitWarning)
+        warnings.simplefilter("always", viz.DrawingWarning)
         try:
             return _graph_draw(args, traced, inputs, options, output_format)
         finally:
-            for warning in shrunk:
+            for warning in said:
                 if issubclass(warning.category, viz.LimitWarning):
                     print(f"{PROG}: note: {_one_line(warning.message)}", file=sys.stderr)
+                elif issubclass(warning.category, viz.DrawingWarning):
+                    print(f"{PROG}: warning: {warning.message}", file=sys.stderr)
                 else:
                     warnings.showwarning(warning.message, warning.category, warning.filename,
                                          warning.lineno)
@@ -388,10 +399,26 @@ def _graph_load_function(path, name):
         raise ValueError(f"{path} has no function {name!r}")
     if not callable(function):
         raise ValueError(f"{path}:{name} is not a function")
+    if inspect.isclass(function):
+        if not issubclass(function, nn.Module):
+            raise ValueError(f"{path}:{name} is a class but not an nn.Module")
+        return _graph_model(f"{path}:{name}", function)
+    parameters = _graph_parameters(function, f"{path}:{name}", name)
+    if not any(has_default is False for _, has_default in parameters):  # maybe a model factory
+        model = _graph_model(f"{path}:{name}", function, required=not parameters)
+        if model is not None:
+            return model
+    if not parameters:
+        raise ValueError(f"{path}:{name} takes no parameters and returns no nn.Module")
+    return function, parameters
+
+
+def _graph_parameters(function, where, name):
+    """[(name, has_default)] of ``function``'s positional parameters."""
     try:
         signature = inspect.signature(function)
     except (TypeError, ValueError):
-        raise ValueError(f"cannot read the parameters of {path}:{name}") from None
+        raise ValueError(f"cannot read the parameters of {where}") from None
     parameters = []
     for parameter in signature.parameters.values():
         if parameter.kind is parameter.VAR_POSITIONAL:
@@ -400,9 +427,37 @@ def _graph_load_function(path, name):
             parameters.append((parameter.name, parameter.default is not parameter.empty))
         elif parameter.kind is parameter.KEYWORD_ONLY and parameter.default is parameter.empty:
             raise ValueError(f"{name} has a keyword-only parameter {parameter.name!r} with no default")
+    return parameters
+
+
+def _graph_model(where, factory, required=True):
+    """A model factory (an nn.Module class, or a function of no required
+    arguments that returns one) as the function to draw: the model's forward,
+    whose parameters (``x``...) take --at/--shape, and the model itself as a
+    last argument, whose parameters viz draws as inputs named by their path.
+    The model is built once, after ``mx.random.seed(0)``: the same weights on
+    every run. Not ``required``: ``factory`` may be an ordinary function with
+    defaults; None unless it returns a model without raising."""
+    mx.random.seed(0)
+    try:
+        model = factory()
+    except Exception as exc:  # noqa: BLE001 - whatever the factory raises, one line
+        if required:
+            raise ValueError(f"{where} raised {type(exc).__name__}: {_one_line(exc)}") from None
+        return None
+    if not isinstance(model, nn.Module):
+        return None
+    name = where.rsplit(":", 1)[1]
+    parameters = _graph_parameters(model.__call__, f"the forward of {where}", name)
     if not parameters:
-        raise ValueError(f"{path}:{name} takes no parameters")
-    return function, parameters
+        raise ValueError(f"the forward of {where} takes no inputs")
+
+    def forward(*arrays):
+        return arrays[-1](*arrays[:-1])
+
+    forward.__name__ = forward.__qualname__ = name
+    forward.model = model
+    return forward, parameters
 
 
 def _graph_split(text, option):
@@ -513,10 +568,18 @@ def _graph_epilog():
         "Anything else (attribute access, lambdas, strings, other functions...) is refused\n"
         "before anything runs. An expression that starts with '-' goes after '--', as in\n"
         "mlxref graph --at x=1 -- '-x'.\n\n"
+        "FILE.py:NAME may name a model factory: an nn.Module class, or a function that takes\n"
+        "no arguments (or only ones with defaults) and returns an nn.Module. The model is built\n"
+        "once, after mx.random.seed(0), and the drawn function is its forward, model(x):\n"
+        "--at/--shape give the inputs of its __call__, and its parameters are further inputs\n"
+        "named by their path in model.parameters() (layers.0.weight), holding their initial\n"
+        "values. --wrt names the forward's inputs; vjp and jvp without --wrt also\n"
+        "differentiate the parameters.\n\n"
         "examples:\n"
         "  mlxref graph 'sin(x) * exp(x)' --at x=0.5 --transform vjp\n"
         "  mlxref graph 'sum(tanh(x @ w))' --shape x=2,3 --shape w=3,1 --transform grad --wrt w\n"
-        "  mlxref graph model.py:loss --shape w=3 --format svg -o loss.svg"
+        "  mlxref graph tutorials/examples/model.py:loss --shape w=3,1 --shape x=8,3 --shape y=8,1\n"
+        "  mlxref graph tutorials/examples/model.py:mlp --shape x=4,2 --transform vjp"
     )
 
 

@@ -611,3 +611,99 @@ def test_a_function_that_exits_or_is_interrupted_gives_one_line(tmp_path):
     assert_one_line_error(r.returncode, r.stdout, r.stderr, "exits called sys.exit(3)")
     r = run_process(f"{path}:interrupted", "--at", "x=0.5")
     assert (r.returncode, r.stdout, r.stderr) == (130, "", "mlxref: interrupted\n")
+
+
+# --- models and the README's example file (issue 16) -----------------------------------
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_model_factory_draws_the_forward_with_weights_named_by_path(capsys, tmp_path):
+    """A function returning an nn.Module, or a Module class: the model's forward,
+    the weights inputs named by path, never their initialisation."""
+    import mlxref.core as mx
+    import mlxref.nn as nn
+    from mlxref import viz
+    from mlxref.utils import tree_flatten
+
+    source = _write(tmp_path, "models.py", """
+        import mlxref.nn as nn
+
+        def mlp(hidden=3):
+            return nn.Sequential(nn.Linear(2, hidden), nn.ReLU(), nn.Linear(hidden, 1))
+
+        class Tiny(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(2, 1)
+
+            def __call__(self, x):
+                return self.lin(x)
+
+        def nothing():
+            return 3
+    """)
+    status, out, err = run(capsys, f"{source}:mlp", "--shape", "x=4,2")
+    assert status == 0, err
+    # The same drawing from Python: the model built after seed(0), x as --shape makes it.
+    mx.random.seed(0)
+    model = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+    import zlib
+    x = mx.random.normal((4, 2), key=mx.random.key(zlib.crc32(b"x")))
+    expected = viz.trace(lambda x, model: model(x), [x, model], names=["x", ""])
+    assert out.splitlines()[1:] == expected.to_text().splitlines()[1:]
+    assert out.startswith("# graph of mlp(x)\n")
+    paths = [p for p, _ in tree_flatten(model.parameters())]
+    inputs = [line.split(" = ")[0] for line in out.splitlines() if " = input " in line]
+    assert inputs == ["x"] + paths
+    assert "randombits" not in out and "uniform" not in out
+    assert run(capsys, f"{source}:mlp", "--shape", "x=4,2")[1] == out  # the same weights each run
+
+    status, out, err = run(capsys, f"{source}:Tiny", "--shape", "x=1,2", "--transform", "vjp")
+    assert status == 0, err
+    for path in ("lin.weight", "lin.bias", "x"):
+        assert f"gradient {path}: " in out
+    assert_one_line_error(*run(capsys, f"{source}:nothing", "--at", "x=1"),
+                          "takes no parameters and returns no nn.Module")
+    assert_one_line_error(*run(capsys, f"{source}:mlp", "--shape", "x=4,2", "--transform", "jvp",
+                               "--tangent", "x=1"), "--tangent with a model goes with --wrt")
+
+
+def test_an_evaluated_output_gets_one_line_on_stderr(capsys, tmp_path):
+    source = _write(tmp_path, "done.py", """
+        import mlxref.core as mx
+        y = mx.exp(mx.array(1.0))
+        y.item()
+
+        def f(x):
+            return y
+    """)
+    status, out, err = run(capsys, f"{source}:f", "--at", "x=1")
+    assert status == 0
+    assert err.count("\n") == 1 and err.startswith("mlxref: warning: ") and "viz.recording()" in err
+
+
+def _readme_model_commands():
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as file:
+        lines = [line.strip() for line in file]
+    from mlxref.cli import _graph_epilog
+    lines += [line.strip() for line in _graph_epilog().splitlines()]
+    return [line for line in lines
+            if line.startswith("mlxref graph ") and "tutorials/examples/model.py" in line]
+
+
+@pytest.mark.parametrize("command", _readme_model_commands())
+def test_readme_and_epilog_examples_of_the_example_file(capsys, monkeypatch, command):
+    import shlex
+
+    monkeypatch.chdir(ROOT)
+    argv = shlex.split(command)[2:]
+    assert "-o" not in argv  # they print to stdout, so they run anywhere
+    status, out, err = run(capsys, *argv)
+    assert status == 0, err
+    assert out and err == ""
+
+
+def test_the_readme_shows_both_example_functions():
+    commands = _readme_model_commands()
+    assert any(":loss " in c for c in commands) and any(":mlp " in c for c in commands)

@@ -166,10 +166,13 @@ class _ArrayDesc:
     ``data`` is the flat element list once evaluated; until then ``primitive``
     and ``inputs`` say how to compute it. The outputs of one multi-output
     primitive are ``siblings`` of each other, at their ``position``.
+    ``detached`` marks an array a primitive computed and evaluation then cut
+    from its graph (mlxref's own mark, so that a drawing can say why there is
+    nothing to draw; MLX keeps none).
     """
 
     __slots__ = ("shape", "dtype", "data", "primitive", "inputs", "siblings",
-                 "position", "is_tracer", "id", "__weakref__")
+                 "position", "is_tracer", "detached", "id", "__weakref__")
 
     def __init__(self, shape, dtype, primitive=None, inputs=()):
         self.shape, self.dtype = tuple(shape), dtype
@@ -183,7 +186,7 @@ class _ArrayDesc:
             handles.append(x._handle())
             is_tracer = is_tracer or x._desc.is_tracer
         self.inputs = tuple(handles)
-        self.is_tracer = is_tracer
+        self.is_tracer, self.detached = is_tracer, False
         self.siblings, self.position = (), 0
         self.id = next(_creation_order)
 
@@ -326,12 +329,18 @@ class array:
         """Is the array being traced by a transform (so evaluation keeps its graph)?"""
         return (self._desc.is_tracer and graph.in_tracing()) or graph.retain_graph()
 
+    def is_detached(self):
+        """Did a primitive compute this array before evaluation dropped its graph?
+        (mlxref's own: drawings use it to say why there is nothing to draw.)"""
+        return self._desc.detached
+
     def set_tracer(self, is_tracer):
         self._desc.is_tracer = is_tracer
 
     def detach(self):
         """Drop the graph behind an evaluated array (MLX's ``array::detach``)."""
         d = self._desc
+        d.detached = d.detached or d.primitive is not None
         d.primitive, d.inputs, d.siblings, d.position = None, (), (), 0
 
     def overwrite_descriptor(self, other):

@@ -51,7 +51,11 @@ class InTracing(_Counting):
 
 
 class RetainGraph(_Counting):
-    """Context manager: while active, ``eval`` detaches nothing (used around vjp rules)."""
+    """Context manager: while active, ``eval`` detaches nothing.
+
+    Used around vjp and jvp rules, and by ``mlxref.viz.recording()``, which
+    keeps the history of what is computed inside it for drawings.
+    """
 
     __slots__ = ()
     var = _retain_graph

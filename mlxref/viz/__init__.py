@@ -20,10 +20,16 @@
 
 Two ways in:
 
-- ``draw(arrays)``: the lazy graph behind arrays that are not evaluated yet.
+- ``draw(arrays)``: the lazy graph behind arrays that are not evaluated yet,
+  or evaluated inside ``with recording():`` (MLX's evaluation drops the
+  graph behind an array; this block keeps it, so ``draw`` works after
+  ``print(loss)``). ``params=model.parameters()`` draws a model's weights as
+  inputs named by path (``layers.0.weight``).
 - ``trace(fun, args, transform=...)``: run a transform and record its walk
   (``"graph"``, ``"vjp"``, ``"jvp"``, ``"grad"``, ``"value_and_grad"``,
-  ``"vmap"`` or ``"checkpoint"``: the vjp of ``mx.checkpoint(fun)``).
+  ``"vmap"`` or ``"checkpoint"``: the vjp of ``mx.checkpoint(fun)``). The
+  arguments may be trees or models, as for the transforms; the trace leaves
+  no history behind in the arrays it evaluated.
 
 Both return a ``Drawing``: ``to_dot()``, ``to_text()``, ``to_graphviz()`` (a
 ``graphviz.Digraph`` to restyle), ``frames()`` (one DOT text per step of the
@@ -60,11 +66,13 @@ from . import text as _text
 from . import trace as _trace
 from ..core.transforms.trees import arrays as flatten_arrays
 from .budget import LimitExceeded, Limits, LimitWarning, limits
-from .record import VALUES, Builder, check_values
+from .record import (
+    VALUES, Builder, DrawingWarning, check_values, named_arrays, recording, warn_evaluated
+)
 from .render import FORMATS, GraphvizMissing
 
-__all__ = ["Drawing", "GraphvizMissing", "LimitExceeded", "LimitWarning", "Limits", "draw",
-           "limits", "trace"]
+__all__ = ["Drawing", "DrawingWarning", "GraphvizMissing", "LimitExceeded", "LimitWarning",
+           "Limits", "draw", "limits", "recording", "trace"]
 
 
 class Drawing:
@@ -191,23 +199,34 @@ def _finish(graph, collapse, max_nodes, layout):
     return Drawing(graph, max_nodes=max_nodes)
 
 
-def draw(arrays, names=None, collapse=False, max_nodes=None, title=None, values=VALUES,
-         rankdir="TB", size=None, dpi=None):
+def draw(arrays, names=None, params=None, collapse=False, max_nodes=None, title=None,
+         values=VALUES, rankdir="TB", size=None, dpi=None):
     """The lazy graph behind an array or a list/tuple/dict tree of arrays.
 
     Nothing is evaluated: a value is shown only where an array already has
     its data. ``names`` (``{"x": x}``) marks inputs: the walk stops there and
     other leaves are constants; without it, every leaf is drawn as an input.
+    ``params`` (a tree, such as ``model.parameters()``, or a model) marks more
+    inputs, each named by its path (``layers.0.weight``), as torchviz's
+    ``params=`` does: a weight is drawn as one input, never as the arithmetic
+    that initialised it.
+
+    An evaluated array has dropped its graph (as in MLX): drawing one that
+    was computed warns (``DrawingWarning``) and draws one node. Compute inside
+    ``with viz.recording():`` to draw after ``mx.eval`` or ``print``.
+
     ``values``, ``rankdir``, ``size`` and ``dpi``: as for ``trace``.
     """
     layout = _dot.check_layout(rankdir, size, dpi, "viz.draw")
     outputs = flatten_arrays(arrays)
-    named = dict(names or {})
-    b = Builder("graph", title or "graph", leaves_are_inputs=not named,
+    named = [(str(name), a) for name, a in dict(names or {}).items()]
+    named += named_arrays(params if params is not None else {})
+    warn_evaluated(outputs, "viz.draw", [a for _, a in named])
+    b = Builder("graph", title or "graph", leaves_are_inputs=not names,
                 values=check_values(values, "viz.draw"))
-    for i, (name, a) in enumerate(named.items()):
-        b.name_input(a, str(name), i)
-    b.add(outputs, inputs=list(named.values()))
+    for i, (name, a) in enumerate(named):
+        b.name_input(a, name, i)
+    b.add(outputs, inputs=[a for _, a in named])
     for o in outputs:
         b.node(o).output = True
     return _finish(b.finish(), collapse, max_nodes, layout)
@@ -216,7 +235,16 @@ def draw(arrays, names=None, collapse=False, max_nodes=None, title=None, values=
 def trace(fun, args, transform="graph", argnums=None, cotangents=None, tangents=None,
           in_axes=0, collapse=False, max_nodes=None, names=None, title=None, values=VALUES,
           rankdir="TB", size=None, dpi=None):
-    """Run ``transform`` of ``fun`` on ``args`` (a list of arrays) and draw it.
+    """Run ``transform`` of ``fun`` on ``args`` and draw it.
+
+    ``args`` holds ``fun``'s positional arguments: arrays, or trees of them
+    (lists, tuples, dicts, nested), as the transforms take, or ``nn`` models
+    (their parameters are the arrays). Each array is an input named by its
+    path: ``params.w`` for ``{"w": ...}`` passed as ``params``,
+    ``model.layers.0.weight``, or ``layers.0.weight`` when the argument's name
+    is ``""``. ``argnums`` and ``in_axes`` go by argument, as in MLX; with
+    tree arguments, ``tangents`` are one per array, in a flat list or in the
+    arguments' structure.
 
     - ``"graph"``: the graph ``fun(*args)`` builds.
     - ``"vjp"``: reverse step numbers, cotangents on nodes and edges, nodes

@@ -12,11 +12,19 @@ micrograd's ``draw_dot`` is the bar: it sorts recursively, names nodes by
 ``id()`` and keeps parents in a set (so ``a + a`` draws one edge). Here the walk
 is a loop, names follow creation order, and every input slot is its own edge.
 
+Evaluation cuts the graph: as in MLX, an evaluated array drops its inputs.
+``recording()`` keeps the history of what is evaluated inside it, so a graph
+can be drawn after ``print(loss)``; ``warn_evaluated`` says in one line why an
+output that was computed and then evaluated outside it has nothing to draw.
+``named_arrays`` names the arrays of a tree (a model's parameters) by path.
+
 Read next: ``trace.py`` (overlays from traversal events), then ``dot.py``.
 """
 
 import re
+import warnings
 
+from ..core.array import _creation_order, array as _Array
 from ..core import graph as _graph
 from ..core.dtypes import Dtype
 from ..core.primitives.base import StopGradient
@@ -175,14 +183,80 @@ def collect(outputs, stop):
     return found
 
 
+class DrawingWarning(UserWarning):
+    """A drawing has less in it than its caller computed (see ``warn_evaluated``)."""
+
+
+def recording():
+    """``with viz.recording(): ...``: arrays evaluated inside keep their graph.
+
+    MLX's ``eval`` (and so ``print``, ``item``, ``tolist``) lets an evaluated
+    array drop its inputs to free memory; inside this block nothing is dropped,
+    so ``viz.draw(loss)`` after ``print(loss)`` draws what computed it, as
+    micrograd does. The price is memory: every intermediate stays alive as long
+    as what was computed from it (``checkpoint`` saves nothing inside). Per
+    thread, like MLX's transform state.
+    """
+    return _graph.RetainGraph()
+
+
+def warn_evaluated(outputs, who, inputs=()):
+    """Warn (``DrawingWarning``, one line) about outputs that a primitive
+    computed and evaluation then cut from their graph: each is drawn as one
+    node with no inputs. An output named as an input is meant to be one."""
+    named = {id(a) for a in inputs}
+    cut = [i for i, o in enumerate(outputs)
+           if not o.has_primitive() and o.is_detached() and id(o) not in named]
+    if not cut:
+        return
+    which = "the array" if len(outputs) == 1 else (
+        "output " + ", ".join(map(str, cut)) if len(cut) < len(outputs) else "every output")
+    warnings.warn(
+        f"{who}: {which} was evaluated (mx.eval, print, item) outside viz.recording(), "
+        "so, as in MLX, it dropped the graph that computed it and is drawn as one node; "
+        "compute it inside `with viz.recording():` to draw its graph",
+        DrawingWarning, stacklevel=3)
+
+
+def named_arrays(tree, name=""):
+    """``[(name, array)]`` for the arrays of ``tree``, named by their path in it
+    (``layers.0.weight``), after ``name`` when one is given (``params.w``);
+    a module gives its ``parameters()``. Other leaves are left out."""
+    from ..nn.layers import Module  # nn builds on core only; imported when used
+    from ..utils import tree_flatten
+
+    if isinstance(tree, Module):
+        tree = tree.parameters()
+    prefix = "." + name if name else ""
+    return [(path, a) for path, a in tree_flatten(tree, prefix=prefix)
+            if isinstance(a, _Array)]
+
+
+def next_id():
+    """Every array created from now on has an ``id()`` at least this large."""
+    return next(_creation_order)
+
+
+def forget(arrays):
+    """Detach the evaluated ``arrays`` as ``mx.eval`` would have, unless the
+    caller is recording: what viz evaluated to show values keeps no graph."""
+    if _graph.retain_graph():
+        return
+    for a in arrays:
+        if a.is_available() and a.has_primitive():
+            a.detach()
+
+
 def evaluate(arrays):
     """Evaluate the arrays that can be, keeping every graph intact.
 
     Used by ``trace`` after the transform ran, so drawings show values. An
     array behind a vmap placeholder (no data, no primitive) cannot be
-    evaluated and is skipped.
+    evaluated and is skipped. Returns the arrays it computed (``forget``
+    detaches them once the drawing is made).
     """
     ok = {}  # array id -> evaluable
+    walked = []  # the evaluable arrays not evaluated yet (computed if behind ``todo``)
     for root in arrays:
         stack = [root]
         while stack:
@@ -199,10 +273,13 @@ def evaluate(arrays):
                 stack.extend(pending)
                 continue
             ok[a.id()] = all(ok[x.id()] for x in a.inputs())
+            if ok[a.id()]:
+                walked.extend(a.outputs())
             stack.pop()
     todo = [a for a in arrays if ok[a.id()] and not a.is_available()]
     with _graph.RetainGraph():
         _graph.eval_arrays(todo)
+    return [a for a in walked if a.is_available()]
 
 
 class Builder:

@@ -18,6 +18,14 @@ traversal events of ``mlxref/core/transforms/events.py``:
    cluster. Then every value that can be is evaluated, and each step becomes
    notes on nodes and edges (see ``model.py``).
 
+The arguments may be trees, as for the transforms (lists, tuples, dicts,
+nested, and ``nn`` modules, whose parameters are swapped in for the call):
+the transform sees their arrays as flat arguments (``_Args``), each drawn as
+an input named by its path (``params.w``, ``model.layers.0.weight``).
+``fun`` runs inside ``record.recording()``, so printing inside it cuts
+nothing; afterwards the arrays the trace evaluated are detached, as
+``mx.eval`` would, so the trace leaves no history behind.
+
 Read next: ``shrink.py``, then ``dot.py``.
 """
 
@@ -30,6 +38,7 @@ from ..core.primitives.base import StopGradient
 from .model import StepInfo
 from ..core.transforms.trees import arrays as flatten_arrays
 from .record import Builder, evaluate, preview
+from ..core.transforms import trees
 
 TRANSFORMS = ("graph", "vjp", "jvp", "grad", "value_and_grad", "vmap", "checkpoint")
 WALK_KIND = {"vjp": "vjp", "checkpoint": "vjp", "grad": "vjp", "value_and_grad": "vjp",
@@ -149,19 +158,92 @@ def _partial(fun, args, argnums):
     return call
 
 
-def _axes_per_arg(in_axes, count):
+class _Args:
+    """The arguments as the flat list of arrays the transforms see.
+
+    Each argument is an array or a tree (lists, tuples, dicts, ``nn``
+    modules); ``leaves`` are its arrays in tree order, ``names`` theirs (the
+    argument's name, then the path: ``params.w``; the bare path when the name
+    is empty), ``groups[i]`` the positions of argument ``i``'s arrays.
+    ``call(*leaves)`` puts the leaves back into the trees (a module gets them
+    through ``update`` for the call, then its own parameters back) and calls
+    ``fun``.
+    """
+
+    def __init__(self, fun, args, names):
+        from ..nn.layers import Module  # nn builds on core only
+
+        self.fun, self.args, self.leaves, self.names, self.groups = fun, args, [], [], []
+        self.modules = [isinstance(a, Module) for a in args]
+        for arg, name in zip(args, names):
+            pairs = [(name, arg)] if isinstance(arg, mx.array) else record.named_arrays(arg, name)
+            self.groups.append(range(len(self.leaves), len(self.leaves) + len(pairs)))
+            self.leaves += [a for _, a in pairs]
+            self.names += [n for n, _ in pairs]
+        self.names = _unique(self.names)
+
+    def nums(self, argnums):
+        """The leaf positions of the arguments at ``argnums``."""
+        return [k for i in argnums for k in self.groups[i]]
+
+    def call(self, *leaves):
+        rebuilt, restore = [], []
+        for arg, group, module in zip(self.args, self.groups, self.modules):
+            mine = [leaves[k] for k in group]
+            if isinstance(arg, mx.array):
+                rebuilt.append(mine[0])
+            elif module:
+                original = arg.parameters()
+                restore.append((arg, original))
+                arg.update(trees.replace_arrays(original, mine))
+                rebuilt.append(arg)
+            else:
+                rebuilt.append(trees.replace_arrays(arg, mine))
+        try:
+            return self.fun(*rebuilt)
+        finally:
+            for module, original in restore:
+                module.update(original)
+
+
+def _unique(names):
+    seen, out = set(), []
+    for i, n in enumerate(names):
+        n = f"{n}_{i}" if n in seen else n
+        seen.add(n)
+        out.append(n)
+    return out
+
+
+def _leaf_axes(in_axes, flat):
+    """vmap's ``in_axes`` (an int or None for all, or one per argument, each
+    an int, None or a tree prefix of its argument) as one axis per leaf."""
+    count = len(flat.args)
     if count == 1 and isinstance(in_axes, (tuple, list)) and len(in_axes) == 1:
         in_axes = in_axes[0]
-    if isinstance(in_axes, (tuple, list)):
-        return [a if a is None or isinstance(a, int) else "tree" for a in in_axes]
-    return [in_axes] * count
+    if not isinstance(in_axes, (tuple, list)):
+        return [in_axes] * len(flat.leaves)
+    prefix = ValueError("[tree_map] Additional input tree is not a valid prefix of the "
+                        "first tree.")  # MLX's words for an in_axes that does not fit
+    if len(in_axes) != count:
+        raise prefix
+    axes = []
+    for ax, arg, module in zip(in_axes, flat.args, flat.modules):
+        tree = arg.parameters() if module else arg
+        try:  # each axis once per array under it; those lists flatten into the axes
+            axes += trees.flatten(trees.map_tree(lambda a, sub: [a] * len(trees.arrays(sub)),
+                                                 ax, tree), strict=False)
+        except (KeyError, IndexError, TypeError):
+            raise prefix from None
+    return axes
 
 
-def _title(transform, fun, names, argnums):
-    """E.g. "grad of loss(w, x) with respect to w", "vjp of checkpoint(f)(x)"."""
+def _title(transform, fun, names, argnums, shown):
+    """E.g. "grad of loss(w, x) with respect to w", "vjp of checkpoint(f)(x)".
+    ``shown``: the names in the parentheses (a nameless argument is left out)."""
     fname = getattr(fun, "__name__", "f")
     fname = "f" if fname == "<lambda>" else fname
-    arguments = f"({', '.join(names)})"
+    arguments = f"({', '.join(shown)})"
     if transform == "graph":
         return f"graph of {fname}{arguments}"
     if transform == "checkpoint":
@@ -181,33 +263,38 @@ def trace(fun, args, transform="graph", argnums=None, cotangents=None, tangents=
             f"[viz.trace] Unknown transform {transform!r}; expected one of {', '.join(TRANSFORMS)}."
         )
     args = list(args)
-    for a in args:
-        if not isinstance(a, mx.array):
-            raise TypeError(f"[viz.trace] args must be arrays, got {type(a).__name__}.")
-    names = input_names(fun, args, names)
+    arg_names = input_names(fun, args, names)
+    flat = _Args(fun, args, arg_names)
+    start = record.next_id()
     log = _Log()
-    nums, results = _run(log, fun, args, transform, argnums, cotangents, tangents, in_axes)
+    with record.recording():  # fun may print: that must not cut the graph to draw
+        user_nums, results = _run(log, flat, transform, argnums, cotangents, tangents, in_axes)
 
-    wrt = nums if (argnums is not None or transform in ("grad", "value_and_grad")) else None
-    b = Builder(transform, title or _title(transform, fun, names, wrt), values=values)
-    for i, (a, n) in enumerate(zip(args, names)):
+    wrt = user_nums if (argnums is not None or transform in ("grad", "value_and_grad")) else None
+    shown = [n for n in arg_names if n]
+    b = Builder(transform, title or _title(transform, fun, arg_names, wrt, shown),
+                values=values)
+    leaves, names = flat.leaves, flat.names
+    for i, (a, n) in enumerate(zip(leaves, names)):
         b.name_input(a, n, i)
     if transform == "graph":
         outputs = results["outputs"]
-        forward = b.add(outputs + args, inputs=args)
+        record.warn_evaluated(outputs, "viz.trace")
+        forward = b.add(outputs + leaves, inputs=leaves)
         for o in outputs:
             b.node(o).output = True
-        evaluate([n.array for n in forward])
+        computed = evaluate([n.array for n in forward])
         _set_values(b)
-        return b.finish()
+        return _leave_no_history(b.finish(), computed, start)
 
     main, nested = split_walks(log.events, WALK_KIND[transform])
     if main is None:  # pragma: no cover - every transform announces its walk
         raise RuntimeError(f"[viz.trace] The {transform} transform announced no walk.")
     begin = main.begin
-    _name_primals(b, begin, args, names, transform, in_axes)
+    axes = _leaf_axes(in_axes, flat) if transform == "vmap" else None
+    _name_primals(b, begin, leaves, names, axes)
     # The primals too, so an input the outputs do not depend on is still drawn.
-    forward = b.add(list(begin.outputs) + list(begin.primals), inputs=list(begin.primals) + args)
+    forward = b.add(list(begin.outputs) + list(begin.primals), inputs=list(begin.primals) + leaves)
     for o in begin.outputs:
         b.node(o).output = True
     backward = []
@@ -222,7 +309,7 @@ def trace(fun, args, transform="graph", argnums=None, cotangents=None, tangents=
         todo += [x for x in _step_arrays(step) if isinstance(x, mx.array)]
     for role in ("gradients", "jvps", "tangents", "batched"):
         todo += results.get(role, [])
-    evaluate(todo)
+    computed = evaluate(todo)
     _set_values(b)
 
     _off_tape(b, main, forward)
@@ -231,35 +318,52 @@ def trace(fun, args, transform="graph", argnums=None, cotangents=None, tangents=
     elif transform == "jvp":
         _jvp_notes(b, main, results["tangents"], results["jvps"])
     else:
-        _vmap_notes(b, main, forward, args, in_axes, results["batched"])
+        _vmap_notes(b, main, forward, axes, results["batched"])
     _recomputed(b, nested, set(map(id, forward)))
-    return b.finish()
+    return _leave_no_history(b.finish(), computed, start)
 
 
-def _run(log, fun, args, transform, argnums, cotangents, tangents, in_axes):
-    """Call the transform with ``log`` listening; returns (argnums used, results by role)."""
+def _leave_no_history(graph, computed, start):
+    """Detach what the trace evaluated, and the drawn arrays it created and
+    evaluated, as ``mx.eval`` would have: a later drawing of the caller's
+    arrays is not changed by this one."""
+    record.forget(computed + [n.array for n in graph.nodes
+                              if n.array is not None and n.array.id() >= start])
+    return graph
+
+
+def _run(log, flat, transform, argnums, cotangents, tangents, in_axes):
+    """Call the transform of ``flat.call`` on the leaves with ``log`` listening;
+    returns (the arguments' argnums used, results by role)."""
+    fun, args = flat.call, flat.leaves
     f = mx.checkpoint(fun) if transform == "checkpoint" else fun
     marked = log.marking(f)
     if transform == "graph":
         return None, {"outputs": flatten_arrays(marked(*args))}
     if transform == "vmap":
-        axes = tuple(in_axes) if isinstance(in_axes, list) else in_axes
+        axes = tuple(_leaf_axes(in_axes, flat))
         with events.listen(log):
             return None, {"batched": flatten_arrays(mx.vmap(marked, in_axes=axes)(*args))}
+    user_nums = _argnums(argnums, [0] if transform in ("grad", "value_and_grad")
+                         else range(len(flat.args)))
+    _check_argnums(user_nums, len(flat.args))
+    nums = flat.nums(user_nums)
     if transform in ("grad", "value_and_grad"):
         with events.listen(log):
-            vag = mx.value_and_grad(marked, argnums=0 if argnums is None else argnums)
-            _, grads = vag(*args)
-        return _argnums(argnums, [0]), {"gradients": flatten_arrays(grads)}
+            vag = mx.value_and_grad(_partial(marked, args, nums), argnums=list(range(len(nums))))
+            _, grads = vag(*[args[i] for i in nums])
+        return user_nums, {"gradients": flatten_arrays(grads)}
 
-    nums = _argnums(argnums, range(len(args)))
     primals = [args[i] for i in nums]
+    trees_given = any(not isinstance(flat.args[i], mx.array) for i in user_nums)
     if transform == "jvp":
+        if tangents is not None and trees_given:
+            tangents = trees.flatten(tangents, strict=False)
         tans = ([mx.ones_like(p) for p in primals] if tangents is None
                 else _as_arrays(tangents, primals, "tangents"))
         with events.listen(log):
             _, jvps = mx.jvp(_partial(marked, args, nums), primals, tans)
-        return nums, {"jvps": jvps, "tangents": tans}
+        return user_nums, {"jvps": jvps, "tangents": tans}
     # vjp and checkpoint: one cotangent per output that is not a stop_gradient;
     # a first call (not recorded) tells their shapes.
     outs = flatten_arrays(_partial(f, args, nums)(*primals))
@@ -268,20 +372,29 @@ def _run(log, fun, args, transform, argnums, cotangents, tangents, in_axes):
             else _as_arrays(cotangents, outs, "cotangents"))
     with events.listen(log):
         _, vjps = mx.vjp(_partial(marked, args, nums), primals, cots)
-    return nums, {"gradients": vjps}
+    return user_nums, {"gradients": vjps}
 
 
-def _name_primals(b, begin, args, names, transform, in_axes):
+def _check_argnums(argnums, count):
+    """argnums name the arguments (not the arrays in them): each once, and in range."""
+    for i in argnums:
+        if not isinstance(i, int) or not -count <= i < count:
+            raise ValueError(f"[viz.trace] Can't differentiate argument index {i!r}: the "
+                             f"function is called with {count} positional arguments.")
+    if len({i % count for i in argnums}) < len(argnums):
+        raise ValueError(f"[viz.trace] Duplicate argument index in argnums {argnums}.")
+
+
+def _name_primals(b, begin, leaves, names, axes):
     """Give the walk's primals (tracers or vmap placeholders) the inputs' names."""
-    position = {}
-    for i, a in enumerate(args):
-        position.setdefault(a.id(), i)
-    if transform == "vmap":
-        axes = _axes_per_arg(in_axes, len(args))
+    if axes is not None:  # vmap: one placeholder per mapped leaf
         mapped = [i for i, ax in enumerate(axes) if ax is not None]
         for p, i in zip(begin.primals, mapped):
             b.name_input(p, names[i], i)
         return
+    position = {}
+    for i, a in enumerate(leaves):
+        position.setdefault(a.id(), i)
     for p in begin.primals:
         if p.inputs() and p.inputs()[0].id() in position:  # a tracer copies its primal
             i = position[p.inputs()[0].id()]
@@ -391,9 +504,8 @@ def _axis(ax):
     return "unbatched" if ax is None else f"batch axis {ax}"
 
 
-def _vmap_notes(b, main, forward, args, in_axes, batched):
+def _vmap_notes(b, main, forward, axes, batched):
     edges = _edge_index(b)
-    axes = _axes_per_arg(in_axes, len(args))
     mapped = [ax for ax in axes if ax is not None]
     for p, ax in zip(main.begin.primals, mapped):
         node = b.node(p)
