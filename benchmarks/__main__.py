@@ -14,9 +14,9 @@ import sys
 
 from mlxref.backends import metal
 
-from . import checkpoint_memory, deep_chain, harness, mlp, per_example, seed_grad
+from . import checkpoint_memory, deep_chain, drawing_limits, harness, mlp, per_example, seed_grad
 
-WORKLOADS = ("seed", "chain", "mlp", "vmap", "checkpoint")
+WORKLOADS = ("seed", "chain", "mlp", "vmap", "checkpoint", "drawing")
 
 
 def main(argv=None):
@@ -150,6 +150,20 @@ def _describe_checkpoint(res):
 
 
 # name: (JSON key, title, run(args), disagrees(result), describe(result) -> lines)
+def _describe_drawing(res):
+    return [
+        "## Drawing limits: the drawings a lecturer found too slow, with the default limits",
+        "",
+        "Each row is one `mlxref graph` command in a child process: wall time, peak "
+        f"memory (max RSS) and exit status (2: refused in one line). Target: under "
+        f"{drawing_limits.SECONDS:g} s and {drawing_limits.MEGABYTES:g} MB each. Load average "
+        f"{res['load']:.1f} on {res['cpus']} CPUs when it ended. "
+        "`python -m benchmarks.drawing_limits` adds a column with the limits raised.",
+        "",
+        drawing_limits.table(res),
+    ]
+
+
 _WORKLOAD_TABLE = {
     "seed": ("seed_grad", "Seed gradient",
              lambda a: seed_grad.run(quick=a.quick, repeats=a.repeats),
@@ -166,6 +180,8 @@ _WORKLOAD_TABLE = {
     "checkpoint": ("checkpoint_memory", "checkpoint memory",
                    lambda a: checkpoint_memory.run(quick=a.quick),
                    lambda r: r["max_gradient_difference"] > 1e-9, _describe_checkpoint),
+    "drawing": ("drawing_limits", "Drawing limits", lambda a: drawing_limits.measure(),
+                lambda r: False, _describe_drawing),
 }
 
 

@@ -15,7 +15,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks import deep_chain, harness, mlp, per_example, seed_grad  # noqa: E402
+from benchmarks import deep_chain, drawing_limits, harness, mlp, per_example, seed_grad  # noqa: E402
 from benchmarks.scalar_graph import ClosureValue, Value  # noqa: E402
 
 TINY_CHAIN = 40  # ops: 10 steps
@@ -127,6 +127,9 @@ def test_benchmark_cli_quick_report(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(mlp, "QUICK_REPEATS", 1)
     monkeypatch.setattr(seed_grad, "QUICK_SIZES", TINY_SEED)
     monkeypatch.setattr(seed_grad, "QUICK_REPEATS", 1)
+    # One refused drawing (a budget of 1 element operation), in a child process.
+    monkeypatch.setattr(drawing_limits, "cases",
+                        lambda directory: [("x + x", ["x + x", "--at", "x=3", "--max-work", "1"])])
     path = tmp_path / "out.json"
     assert cli.main(["--quick", "--json", str(path)]) == 0
     out = capsys.readouterr().out
@@ -150,6 +153,9 @@ def test_benchmark_cli_quick_report(tmp_path, monkeypatch, capsys):
     assert data["mlp"]["sizes"] == list(TINY_MLP["sizes"])
     assert [r["n"] for r in data["seed_grad"]["rows"]] == list(TINY_SEED)
     assert "## Seed gradient" in out
+    ((title, seconds, mb, status),) = data["drawing_limits"]["rows"]
+    assert (title, status) == ("x + x", 2) and seconds > 0 and mb > 0
+    assert "## Drawing limits" in out and "| x + x |" in out
 
 
 @pytest.mark.parametrize("n", [1, 5, 50])

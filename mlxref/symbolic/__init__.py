@@ -517,13 +517,14 @@ def all_primitives():
     return sorted(found, key=lambda c: c.__name__)
 
 
-def check_all(seed=0):
-    """One Result per primitive (cases of the same primitive combined)."""
+def check_all(seed=0, primitives=None):
+    """One Result per primitive (cases of the same primitive combined): of
+    ``primitives``, or of every one (``all_primitives()``)."""
     by_primitive = {}
     for case in all_cases():
         by_primitive.setdefault(case.primitive, []).append(case)
     results = []
-    for prim in all_primitives():
+    for prim in all_primitives() if primitives is None else primitives:
         cases = by_primitive.get(prim)
         if not cases:
             results.append(Result(prim.__name__, False, False, False, "-", "no symbolic check"))
