@@ -214,8 +214,9 @@ def _trace(entry, fun, args, kwargs, num_args, captured_inputs, captured_outputs
         if captured_outputs is not None:
             outs = outs + trees.arrays(captured_outputs)
     finally:
-        if captured_inputs is not None:
-            trees.fill(captured_inputs, originals)
+        if captured_inputs is not None:  # MLX's tree_replace: the placeholders only
+            back = {p.id(): x for p, x in zip(placeholders[num_args + n_kw:], originals)}
+            trees.visit_update(captured_inputs, lambda a: back.get(a.id(), a))
     compile_dfs(entry, placeholders, outs, flat)
     if _mode[0] != "no_simplify":
         compile_simplify(entry)
