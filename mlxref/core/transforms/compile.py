@@ -475,12 +475,9 @@ def compile_replace(entry, inputs):
         return real[id(v)]
 
     for node in entry.tape:
-        args = [get(x) for x in node.inputs]
-        if entry.shapeless:
-            outs = make_arrays(node.primitive, args)
-        else:
-            outs = array._node([o.shape for o in node.outputs],
-                               [o.dtype for o in node.outputs], node.primitive, args)
+        # The primitive's output_shapes: the traced shapes again, or with
+        # shapeless, the shapes of these inputs (and their errors).
+        outs = make_arrays(node.primitive, [get(x) for x in node.inputs])
         for v, o in zip(node.outputs, outs):
             real[id(v)] = o
     return [get(v) for v in entry.outputs]
