@@ -58,7 +58,10 @@ from .ops import *  # noqa: F401,F403
 from .transforms import (  # noqa: F401,E402
     async_eval,
     checkpoint,
+    compile,
     custom_function,
+    disable_compile,
+    enable_compile,
     eval,
     grad,
     jvp,

@@ -123,6 +123,10 @@ def seed(seed):
 
 def _next_key():
     """MLX's ``KeySequence::next``: split the state key; keep one half, return the other."""
+    if not state[0].is_available():  # a placeholder of mx.compile: split lazily, as MLX
+        keys = split(state[0])
+        state[0] = keys[0]
+        return keys[1]
     words = random_words(tuple(state[0].tolist()), 4)  # split(state, 2), computed now
     state[0] = array(words[:2], _dt.uint32)
     return array(words[2:], _dt.uint32)

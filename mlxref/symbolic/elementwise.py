@@ -3,6 +3,7 @@
 from .. import core as mx
 from ..core.primitives import base as B
 from ..core.primitives import elementwise as E
+from ..core.primitives.compiled import Compiled
 from . import Case
 
 V = ((3,),)  # one input, a vector
@@ -22,7 +23,14 @@ def _divmod_both(a, b):
     return q + r * r
 
 
+def _compiled(x, y):
+    """sin(x) * y + x as one Compiled node (what mx.compile fuses it into)."""
+    tape = [(E.Sin(), [0], x.dtype), (E.Multiply(), [2, 1], x.dtype), (E.Add(), [3, 0], x.dtype)]
+    return B.make_array(Compiled(tape, [x.dtype, y.dtype], [2], [x.size, y.size]), [x, y])
+
+
 CASES = [
+    Case(Compiled, _compiled, ((3,), (3,)), note="a fused chain, as mx.compile builds it"),
     Case(B.Copy, lambda x: B.make_array(B.Copy(), [x]), V,
          note="only a transform's tracers are Copy nodes"),
     Case(B.AsType, lambda x: x.astype(mx.float32), V),

@@ -79,11 +79,37 @@ class Primitive:
         """The non-array parameters that print after the name (e.g. axes)."""
         return {}
 
+    def is_equivalent(self, other):
+        """Would ``other`` compute the same outputs from the same inputs (MLX's
+        ``is_equivalent``, which compile uses to merge nodes)? By default: the
+        same class and the same attributes, compared by value only when they
+        are plain values (numbers, strings, dtypes, tuples of them), otherwise
+        by identity, so a primitive holding a function is never merged with
+        one holding another."""
+        if type(other) is not type(self):
+            return False
+        mine, theirs = vars(self), vars(other)
+        return mine.keys() == theirs.keys() and all(
+            _same_parameter(mine[k], theirs[k]) for k in mine)
+
     def __repr__(self):
         p = self.params()
         if not p:
             return self.name
         return f"{self.name}({', '.join(f'{k}={v!r}' for k, v in p.items())})"
+
+
+_PLAIN = (bool, int, float, complex, str, type(None), _dt.Dtype)
+
+
+def _same_parameter(a, b):
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(_same_parameter(x, y) for x, y in zip(a, b))
+    return isinstance(a, _PLAIN) and a == b
 
 
 def make_arrays(primitive, inputs):

@@ -100,7 +100,11 @@ class Reshape(Primitive):
         return {"shape": self.shape}
 
     def output_shapes(self, inputs):
-        return [self.shape]
+        # Checked again here, as MLX's Reshape::output_shape: a shapeless
+        # compile replays the node on inputs of another size.
+        from ..ops.shape import _reshape_output_shape
+
+        return [_reshape_output_shape(inputs[0].size, self.shape)]
 
     def eval(self, inputs):
         return [inputs[0].data()]  # row-major order is unchanged; lists are never mutated

@@ -7,3 +7,4 @@ from .vmap import vmap  # noqa: F401
 from .checkpoint import checkpoint  # noqa: F401
 from .custom_function import custom_function  # noqa: F401
 from .eval import async_eval, eval  # noqa: F401
+from .compile import compile, disable_compile, enable_compile  # noqa: F401,A004

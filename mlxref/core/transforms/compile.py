@@ -1,0 +1,483 @@
+"""``mx.compile``: trace once per input signature, simplify, fuse, replay.
+
+Read alongside: mlx/compile.cpp (``compile``, ``compile_trace``,
+``compile_dfs``, ``compile_simplify``, ``compile_fuse``, ``compile_replace``,
+the same steps under the same names) and python/src/transforms.cpp
+(``PyCompiledFun``: the arguments' trees, constants and captured state).
+The algorithm:
+
+1. Flatten the arguments: their arrays are the inputs; their tree structure
+   and constants (ints, floats, strings, None) are part of the cache key,
+   with the inputs' shapes (only their ranks when ``shapeless``) and dtypes.
+   ``inputs=`` adds the arrays of a captured tree (read at every call).
+2. ``compile_trace``: on a cache miss, call the function on placeholders
+   (arrays with neither data nor primitive, so ``eval`` inside fails as in
+   MLX); ``outputs=`` adds the arrays of a captured tree to the outputs.
+3. ``compile_dfs``: the graph between the placeholders and the outputs as a
+   tape of ``_Node``s (mlxref's own small copy, so the traced arrays are
+   never rewired); arrays with data are constants.
+4. ``compile_simplify``: merge scalar constants of the same value and dtype,
+   drop Copy and StopGradient, and merge nodes whose primitives are
+   equivalent (``Primitive.is_equivalent``) on the same inputs.
+5. ``compile_fuse``: walking the tape from the end, gather chains of
+   elementwise primitives (and broadcasts) into one ``Compiled`` node,
+   within MLX's limits (depth 11, 24 arrays), when every consumer of a fused
+   array is in the chain (mlxref/core/primitives/compiled.py generates its code).
+6. ``compile_replace``: at every call, rebuild the tape's nodes on the real
+   inputs (lazily, as any op); ``outputs=`` trees get their new arrays.
+
+When an input is a tracer (inside grad, vjp, jvp, vmap or another compile)
+the function is simply called, as in MLX: that is how ``grad(compile(f))``
+and ``vmap(compile(f))`` work. ``disable_compile()``, ``enable_compile()`` and
+the environment variable ``MLX_DISABLE_COMPILE`` switch compilation off and on.
+"""
+
+import functools
+import math
+import os
+import struct
+
+from .. import graph
+from ..array import array
+from ..ops.common import incompatible_arguments
+from ..primitives.base import Copy, StopGradient, make_arrays
+from ..primitives.compiled import Compiled
+from . import trees
+
+_SIGNATURE = ("compile(fun: Callable[P, R], inputs: object | None = None, "
+              "outputs: object | None = None, shapeless: bool = False) -> Callable[P, R]")
+
+MAX_COMPILE_DEPTH = 11
+MAX_COMPILE_ARRAYS = 24
+
+# MLX's CompileMode: disabled, no_simplify, no_fuse, enabled.
+_MODES = ("disabled", "no_simplify", "no_fuse", "enabled")
+_mode = ["disabled" if os.environ.get("MLX_DISABLE_COMPILE") is not None else "enabled"]
+
+
+def disable_compile():
+    """``mx.disable_compile()``: compiled functions call the function as it is."""
+    _mode[0] = "disabled"
+
+
+def enable_compile():
+    """``mx.enable_compile()``: compile again (overrides ``MLX_DISABLE_COMPILE``)."""
+    _mode[0] = "enabled"
+
+
+def set_compile_mode(mode):
+    """MLX's C++ ``set_compile_mode``: one of "disabled", "no_simplify",
+    "no_fuse" (simplify but do not fuse) and "enabled"."""
+    if mode not in _MODES:
+        raise ValueError(f"[compile] Unknown compile mode {mode!r}; one of {', '.join(_MODES)}.")
+    _mode[0] = mode
+
+
+# Elementwise primitives MLX fuses (compile.cpp ``is_unary``, ``is_binary``,
+# ``is_ternary``, ``is_broadcast``), by MLX's class names, which mlxref shares.
+_FUSABLE = frozenset("""
+    Abs ArcCos ArcCosh ArcSin ArcSinh ArcTan ArcTanh AsType Ceil Cos Conjugate Cosh
+    Remainder Erf ErfInv Exp Floor Log Log1p LogicalNot Negative Round Sigmoid Sign
+    Sin Sinh Square Sqrt Tan Tanh Expm1 Real Imag BitwiseInvert
+    Add Divide Equal Greater GreaterEqual Less LessEqual LogicalAnd LogicalOr
+    LogAddExp Maximum Minimum Multiply NotEqual Power Subtract BitwiseBinary ArcTan2
+    Select Broadcast
+""".split())
+
+
+def is_fusable(primitive):
+    return type(primitive).__name__ in _FUSABLE
+
+
+def compile(fun, inputs=None, outputs=None, shapeless=False):  # noqa: A001 (MLX's name)
+    """Return ``fun`` compiled: the same outputs, from a traced, simplified and
+    fused graph that is traced once per input signature.
+
+    >>> import mlxref.core as mx
+    >>> f = mx.compile(lambda x: mx.exp(-x) * 2)
+    >>> f(mx.array([0.0, 1.0]))
+    array([2, 0.735759], dtype=float32)
+    """
+    if not callable(fun) or not isinstance(shapeless, bool):
+        optional = {k: v for k, v in (("inputs", inputs), ("outputs", outputs),
+                                      ("shapeless", shapeless)) if v not in (None, False)}
+        raise incompatible_arguments(_SIGNATURE, [fun], optional)
+    cache = []  # the entries of this compiled function (MLX keys its cache by function)
+
+    @functools.wraps(fun)
+    def compiled(*args, **kwargs):
+        if _mode[0] == "disabled":
+            return fun(*args, **kwargs)
+        flat, constants = _flatten_arguments(args, kwargs)
+        num_args = len(trees.arrays(args))
+        captured = trees.arrays(inputs) if inputs is not None else []
+        flat = flat + captured
+        if any(x.is_tracer() for x in flat):
+            return fun(*args, **kwargs)
+        entry = _find(cache, flat, shapeless, constants)
+        if entry is None:
+            entry = _Entry(shapeless, flat, constants)
+            _trace(entry, fun, args, kwargs, num_args, inputs, outputs, flat)
+            cache.append(entry)
+        results = compile_replace(entry, flat)
+        if outputs is not None:
+            trees.fill(outputs, results[entry.num_outputs:])
+        return trees.replace_arrays(entry.structure, results[: entry.num_outputs])
+
+    return compiled
+
+
+# --- 1. arguments and the cache --------------------------------------------------------
+
+
+def _flatten_arguments(args, kwargs):
+    """The arrays of ``(args, kwargs)`` and the key of everything else (MLX's
+    ``recurse`` in PyCompiledFun: structure and constants)."""
+    arrays, key = [], []
+
+    def recurse(obj):
+        if isinstance(obj, (list, tuple)):
+            key.append("[")
+            for x in obj:
+                recurse(x)
+            key.append("]")
+        elif isinstance(obj, dict):
+            key.append("{")
+            for k, v in obj.items():
+                key.append(k)
+                recurse(v)
+            key.append("}")
+        elif isinstance(obj, array):
+            arrays.append(obj)
+            key.append("a")
+        elif isinstance(obj, str):
+            key.append(("s", obj))
+        elif isinstance(obj, int):
+            key.append(("i", int(obj)))
+        elif isinstance(obj, float):
+            key.append(("f", struct.pack("d", obj)))  # bits: -0.0 and nan are keys too
+        elif obj is None:
+            key.append(None)
+        else:
+            raise ValueError(
+                "[compile] Function arguments must be trees of arrays or constants "
+                "(floats, ints, strings, or None), but received type "
+                f"{type(obj).__module__ + '.' if type(obj).__module__ != 'builtins' else ''}"
+                f"{type(obj).__qualname__}.")
+
+    recurse(args)
+    recurse(kwargs)
+    return arrays, tuple(key)
+
+
+class _Entry:
+    """One traced signature: MLX's ``CacheEntry``."""
+
+    def __init__(self, shapeless, inputs, constants):
+        self.shapeless = shapeless
+        self.shapes = [x.shape for x in inputs]
+        self.dtypes = [x.dtype for x in inputs]
+        self.constants = constants
+        self.inputs = []  # the placeholders' _Values
+        self.outputs = []  # the outputs' _Values
+        self.tape = []  # _Nodes, inputs before consumers
+        self.structure = None  # the output tree, arrays where the results go
+        self.num_outputs = 0  # arrays in it (the captured outputs follow)
+
+
+def _find(cache, inputs, shapeless, constants):
+    for entry in cache:
+        if (entry.shapeless == shapeless and entry.constants == constants
+                and len(entry.shapes) == len(inputs)
+                and all(len(s) == x.ndim and (shapeless or s == x.shape) and d is x.dtype
+                        for s, d, x in zip(entry.shapes, entry.dtypes, inputs))):
+            return entry
+    return None
+
+
+# --- 2. trace ---------------------------------------------------------------------------
+
+
+def _trace(entry, fun, args, kwargs, num_args, captured_inputs, captured_outputs, flat):
+    """``compile_trace`` then ``compile_dfs``, ``compile_simplify`` and ``compile_fuse``."""
+    placeholders = [array._placeholder(x.shape, x.dtype) for x in flat]
+    originals = trees.arrays(captured_inputs) if captured_inputs is not None else []
+    n_kw = len(trees.arrays(kwargs))
+    if captured_inputs is not None:
+        trees.fill(captured_inputs, placeholders[num_args + n_kw:])
+    try:
+        with graph.InTracing():
+            out_tree = fun(*trees.replace_arrays(args, placeholders[:num_args]),
+                           **trees.replace_arrays(kwargs, placeholders[num_args:num_args + n_kw]))
+        outs = trees.arrays(out_tree)
+        entry.structure, entry.num_outputs = out_tree, len(outs)
+        if captured_outputs is not None:
+            outs = outs + trees.arrays(captured_outputs)
+    finally:
+        if captured_inputs is not None:  # MLX's tree_replace: the placeholders only
+            back = {p.id(): x for p, x in zip(placeholders[num_args + n_kw:], originals)}
+            trees.visit_update(captured_inputs, lambda a: back.get(a.id(), a))
+    compile_dfs(entry, placeholders, outs, flat)
+    if _mode[0] != "no_simplify":
+        compile_simplify(entry)
+    if _mode[0] not in ("no_simplify", "no_fuse"):
+        compile_fuse(entry)
+
+
+# --- 3. the tape --------------------------------------------------------------------------
+
+
+class _Value:
+    """One array of the traced graph: an input (``index``), a constant
+    (``array``) or output ``position`` of ``node``."""
+
+    __slots__ = ("node", "position", "array", "index", "shape", "dtype")
+
+    def __init__(self, shape, dtype, node=None, position=0, array=None, index=None):
+        self.shape, self.dtype = shape, dtype
+        self.node, self.position, self.array, self.index = node, position, array, index
+
+
+class _Node:
+    """One primitive applied to ``inputs`` (``_Value``s), giving ``outputs``."""
+
+    __slots__ = ("primitive", "inputs", "outputs")
+
+    def __init__(self, primitive, inputs, shapes, dtypes):
+        self.primitive, self.inputs = primitive, list(inputs)
+        self.outputs = [_Value(s, d, self, i) for i, (s, d) in enumerate(zip(shapes, dtypes))]
+
+
+def compile_dfs(entry, placeholders, outs, originals):
+    """The tape of the graph behind ``outs``, from the placeholders and constants."""
+    original_ids = {x.id() for x in originals}
+    values = {}
+    for k, p in enumerate(placeholders):
+        values[p.id()] = _Value(p.shape, p.dtype, index=k)
+    entry.inputs = [values[p.id()] for p in placeholders]
+    tape = []
+    for out in outs:
+        stack = [out]
+        while stack:
+            a = stack[-1]
+            if a.id() in values:
+                stack.pop()
+                continue
+            if a.id() in original_ids:
+                raise ValueError("[compile] Attempting to compile a function with "
+                                 "uncaptured inputs is not allowed.")
+            if a.is_available() or not a.has_primitive():
+                values[a.id()] = _Value(a.shape, a.dtype, array=a)
+                stack.pop()
+                continue
+            pending = [x for x in a.inputs() if x.id() not in values]
+            if pending:
+                stack.extend(reversed(pending))
+                continue
+            stack.pop()
+            siblings = a.outputs()
+            node = _Node(a.primitive(), [values[x.id()] for x in a.inputs()],
+                         [o.shape for o in siblings], [o.dtype for o in siblings])
+            for o, v in zip(siblings, node.outputs):
+                values[o.id()] = v
+            tape.append(node)
+    entry.tape = tape
+    entry.outputs = [values[o.id()] for o in outs]
+
+
+# --- 4. simplify ---------------------------------------------------------------------------
+
+
+def _scalar_key(v):
+    """Constants of one element with the same bits and dtype are the same (MLX
+    compares the bits; repr tells -0.0 from 0.0 and keeps nan equal to nan)."""
+    if v.array is None or v.array.ndim != 0:
+        return None
+    value = v.array.data()[0]
+    if isinstance(value, float) and math.isnan(value):
+        value = "nan"
+    return (v.dtype, type(value), repr(value))
+
+
+def compile_simplify(entry):
+    """Merge equal scalar constants, drop no-ops, merge equivalent nodes."""
+    outputs = entry.outputs
+    output_ids = {id(v) for v in outputs}
+    replace = {}  # id(_Value) -> the _Value standing for it
+
+    def find(v):
+        return replace.get(id(v), v)
+
+    # Scalars of one value, no-ops, then equivalent nodes, in one pass over
+    # the tape (inputs are canonical before their consumers are looked at).
+    scalars = {}
+    seen = {}  # (primitive class, input ids) -> nodes already kept
+    tape = []
+    for node in entry.tape:
+        node.inputs = [find(x) for x in node.inputs]
+        for x in node.inputs:
+            key = _scalar_key(x)
+            if key is not None:
+                kept = scalars.setdefault(key, x)
+                if kept is not x:
+                    replace[id(x)] = kept
+        node.inputs = [find(x) for x in node.inputs]
+        if isinstance(node.primitive, (Copy, StopGradient)):
+            replace[id(node.outputs[0])] = node.inputs[0]
+            continue
+        key = (type(node.primitive), tuple(id(x) for x in node.inputs))
+        twin = next((n for n in seen.get(key, ()) if n.primitive.is_equivalent(node.primitive)
+                     and [(o.shape, o.dtype) for o in n.outputs]
+                     == [(o.shape, o.dtype) for o in node.outputs]), None)
+        if twin is not None and not any(id(o) in output_ids for o in node.outputs):
+            for o, t in zip(node.outputs, twin.outputs):
+                replace[id(o)] = t
+            continue
+        seen.setdefault(key, []).append(node)
+        tape.append(node)
+    entry.outputs = [find(v) for v in outputs]
+    entry.tape = _live(tape, entry.outputs)
+
+
+def _live(tape, outputs):
+    """The nodes of ``tape`` some output depends on, in order."""
+    needed = {id(v.node) for v in outputs if v.node is not None}
+    kept = []
+    for node in reversed(tape):
+        if id(node) in needed:
+            kept.append(node)
+            needed.update(id(x.node) for x in node.inputs if x.node is not None)
+    kept.reverse()
+    return kept
+
+
+# --- 5. fuse --------------------------------------------------------------------------------
+
+
+def _parents(tape):
+    """id(_Value) -> [(node, input position)] of the nodes reading it."""
+    parents = {}
+    for node in tape:
+        for i, x in enumerate(node.inputs):
+            parents.setdefault(id(x), []).append((node, i))
+    return parents
+
+
+def compile_fuse(entry):
+    """Replace chains of fusable nodes by one ``Compiled`` node each (MLX's
+    ``compile_fuse``: from the last node back, a chain grows through the
+    inputs of a node while every reader of the input is in the chain)."""
+    parents = _parents(entry.tape)
+    output_ids = {id(v): k for k, v in enumerate(entry.outputs)}
+    outputs = list(entry.outputs)
+    new_tape = []
+    fused = set()  # ids of the nodes already in a Compiled
+    for node in reversed(entry.tape):
+        if id(node) in fused:
+            continue
+        root = node.outputs[0]
+        cache = {}  # id(_Value) -> _Value in the chain
+        input_ids = set()
+
+        def recurse(a, depth, shape):
+            if id(a) in cache:
+                return
+            if (depth >= MAX_COMPILE_DEPTH or a.node is None or len(a.node.outputs) > 1
+                    or not is_fusable(a.node.primitive)
+                    or (id(a) in output_ids and a.shape != shape)):
+                input_ids.add(id(a))
+                return
+            if depth > 0 and not all(id(p.outputs[0]) in cache for p, _ in parents[id(a)]):
+                input_ids.add(id(a))
+                return
+            if id(a) in output_ids:
+                input_ids.add(id(a))
+            else:
+                input_ids.discard(id(a))
+            if len(input_ids) >= MAX_COMPILE_ARRAYS:
+                return
+            cache[id(a)] = a
+            for x in a.node.inputs:
+                recurse(x, depth + 1, shape)
+
+        if len(node.outputs) == 1 and type(node.primitive).__name__ != "Broadcast":
+            recurse(root, 0, root.shape)
+        if len(cache) <= 1:
+            new_tape.append(node)
+            continue
+        # Second walk: the chain in order, and its inputs.
+        chain_inputs, steps, position = [], [], {}
+
+        def recurse_tape(a):
+            if id(a) not in cache:
+                if id(a) not in position:
+                    position[id(a)] = len(chain_inputs)
+                    chain_inputs.append(a)
+                return
+            if id(a) in position:
+                return
+            for x in a.node.inputs:
+                recurse_tape(x)
+            position[id(a)] = None  # filled below
+            steps.append(a)
+
+        recurse_tape(root)
+        n = len(chain_inputs)
+        for j, a in enumerate(steps):
+            position[id(a)] = n + j
+        old_outputs = [a for a in steps[:-1] if id(a) in output_ids] + [root]
+        for a in old_outputs:
+            if a.shape != root.shape:
+                raise RuntimeError("[compile] Compilation failed. Tried to fuse "
+                                   "operations with different output shapes")
+        primitive = Compiled(
+            [(a.node.primitive, [position[id(x)] for x in a.node.inputs], a.dtype) for a in steps],
+            [x.dtype for x in chain_inputs],
+            [steps.index(a) for a in old_outputs],
+            [math.prod(x.shape) for x in chain_inputs],
+        )
+        compiled = _Node(primitive, chain_inputs, [a.shape for a in old_outputs],
+                         [a.dtype for a in old_outputs])
+        fused.update(id(a.node) for a in steps)
+        new_tape.append(compiled)
+        # The chain's inputs are read by the new node; the readers of its
+        # outputs (outside the chain) read the new node's outputs.
+        for i, x in enumerate(chain_inputs):
+            kept = [(p, k) for p, k in parents.get(id(x), ()) if id(p.outputs[0]) not in cache]
+            parents[id(x)] = kept + [(compiled, i)]
+        for old, new in zip(old_outputs, compiled.outputs):
+            for p, k in parents.pop(id(old), ()):
+                if id(p.outputs[0]) not in cache:
+                    p.inputs[k] = new
+                    parents.setdefault(id(new), []).append((p, k))
+            if id(old) in output_ids:
+                outputs[output_ids[id(old)]] = new
+                for k, v in enumerate(entry.outputs):
+                    if v is old:
+                        outputs[k] = new
+    new_tape.reverse()
+    entry.tape = new_tape
+    entry.outputs = outputs
+
+
+# --- 6. replace ---------------------------------------------------------------------------
+
+
+def compile_replace(entry, inputs):
+    """The traced tape rebuilt on the real ``inputs``: lazy arrays, as any op builds."""
+    real = {}
+    for v, x in zip(entry.inputs, inputs):
+        real[id(v)] = x
+
+    def get(v):
+        if v.array is not None:
+            return v.array
+        return real[id(v)]
+
+    for node in entry.tape:
+        # The primitive's output_shapes: the traced shapes again, or with
+        # shapeless, the shapes of these inputs (and their errors).
+        outs = make_arrays(node.primitive, [get(x) for x in node.inputs])
+        for v, o in zip(node.outputs, outs):
+            real[id(v)] = o
+    return [get(v) for v in entry.outputs]

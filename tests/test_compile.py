@@ -1,0 +1,287 @@
+"""mx.compile: tracing and its cache, simplification, fusion into generated
+Python, composition with the other transforms, captured state, errors.
+
+Values are compared with the uncompiled function bit for bit (``tolist``),
+and with real MLX where it is installed."""
+
+import importlib
+
+import pytest
+
+import mlxref.core as mx
+from mlxref.core.primitives.compiled import Compiled
+# (the package's ``compile`` is the function; the module is reached by name)
+compile_module = importlib.import_module("mlxref.core.transforms.compile")
+
+
+def _nodes(outputs):
+    """The primitives of the unevaluated graph behind ``outputs`` (each node once)."""
+    seen, found, stack = set(), [], list(outputs)
+    while stack:
+        a = stack.pop()
+        if a.id() in seen or not a.has_primitive():
+            continue
+        seen.add(a.id())
+        for o in a.outputs():
+            seen.add(o.id())
+        found.append(a.primitive())
+        stack.extend(a.inputs())
+    return found
+
+
+@pytest.fixture
+def mode():
+    yield compile_module.set_compile_mode
+    compile_module.set_compile_mode("enabled")
+
+
+def chain(x, y):
+    return mx.exp(-x) * 2 + mx.sin(y) * mx.exp(-x)
+
+
+X = [0.0, 1.0, 2.5, -3.25, 1e-3, 40.0]
+Y = [1.0, -2.0, 3.0, 0.5, -0.0, 7.0]
+
+
+def test_results_equal_uncompiled_and_mlx_bit_for_bit():
+    x, y = mx.array(X), mx.array(Y)
+    got = mx.compile(chain)(x, y)
+    assert isinstance(got.primitive(), Compiled)
+    assert got.tolist() == chain(x, y).tolist()
+    mlx = pytest.importorskip("mlx.core")
+    want = mlx.compile(lambda a, b: mlx.exp(-a) * 2 + mlx.sin(b) * mlx.exp(-a))(
+        mlx.array(X), mlx.array(Y))
+    assert got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64", "int32"])
+def test_fused_loop_rounds_as_the_unfused_ops(dtype):
+    dt = getattr(mx, dtype)
+    if dt is mx.int32:
+        def f(a, b):
+            return mx.maximum(a * b - 7, a // 3) + mx.abs(b)
+        x, y = mx.array([1, -5, 2**30, 7]), mx.array([3, 9, 4, -2])
+    else:
+        def f(a, b):
+            return mx.sigmoid(a * 3.1 + b) / (mx.sqrt(mx.abs(b)) + 1e-3) - mx.tanh(a)
+        x, y = mx.array(X, dt), mx.array(Y, dt)
+    got = mx.compile(f)(x, y)
+    assert any(isinstance(p, Compiled) for p in _nodes([got]))
+    assert got.tolist() == f(x, y).tolist()
+    assert got.dtype is f(x, y).dtype
+
+
+def test_fused_primitives_and_source_are_deterministic():
+    x, y = mx.array(X), mx.array(Y)
+    first = mx.compile(chain)(x, y).primitive()
+    second = mx.compile(chain)(x, y).primitive()
+    assert [p.name for p, _, _ in first.tape] == [
+        "Negative", "Exp", "Broadcast", "Multiply", "Sin", "Multiply", "Add"]
+    assert first.name == "CompiledNegativeExpBroadcastMultiplySinMultiplyAdd"
+    assert first.source == second.source
+    assert "for " in first.source and "def kernel(" in first.source
+    assert first.is_equivalent(second)
+
+
+def test_unfused_step_by_step_equals_fused_loop():
+    x, y = mx.array(X), mx.array(Y)
+    out = mx.compile(chain)(x, y)
+    node = out.primitive()
+    inputs = out.inputs()
+    mx.eval(*inputs)
+    assert node.eval(inputs) == node.eval_unfused(inputs)
+
+
+def test_simplify_merges_common_subexpressions_and_scalars(mode):
+    def f(x):
+        a = mx.exp(x) + 1.5
+        b = mx.exp(x) + 1.5
+        return mx.log(a) * mx.log(b) + mx.array(1.5)
+
+    x = mx.array([0.5, 2.0])
+    mode("no_simplify")
+    raw = _nodes([mx.compile(f)(x)])
+    mode("no_fuse")
+    simple = _nodes([mx.compile(f)(x)])
+    # exp, add, log each once; the three 1.5s one constant, broadcast once.
+    assert len(raw) > len(simple)
+    assert sorted(p.name for p in simple) == [
+        "Add", "Add", "Broadcast", "Exp", "Log", "Multiply"]
+    mode("enabled")
+    fused = _nodes([mx.compile(f)(x)])
+    assert [p.name for p in fused] == ["CompiledExpBroadcastAddLogMultiplyAdd"]
+    assert mx.compile(f)(x).tolist() == f(x).tolist()
+
+
+def test_noops_removed_and_non_elementwise_split_chains():
+    def f(x):
+        y = mx.stop_gradient(mx.exp(x)) * 2
+        return mx.sum(y * y, axis=0) + 1
+
+    x = mx.array([[1.0, 2.0], [3.0, 4.0]])
+    out = mx.compile(f)(x)
+    names = sorted(p.name for p in _nodes([out]))
+    assert names == ["CompiledBroadcastAdd", "CompiledExpBroadcastMultiplyMultiply", "Sum"] \
+        or names == ["Add", "CompiledExpBroadcastMultiplyMultiply", "Sum"]
+    assert "StopGradient" not in names
+    assert out.tolist() == f(x).tolist()
+
+
+def test_traced_once_per_signature():
+    calls = []
+
+    def f(x, scale, opts):
+        calls.append(1)
+        return x * scale + (1 if opts["shift"] else 0)
+
+    cf = mx.compile(f)
+    x = mx.array([1.0, 2.0])
+    for _ in range(3):
+        cf(x, 2.0, {"shift": True})
+    assert len(calls) == 1
+    cf(mx.array([5.0, 6.0]), 2.0, {"shift": True})  # same shape and dtype: cached
+    assert len(calls) == 1
+    cf(x, 3.0, {"shift": True})  # a new constant
+    cf(x, 2.0, {"shift": False})
+    cf(mx.array([1.0, 2.0, 3.0]), 2.0, {"shift": True})  # a new shape
+    cf(mx.array([1, 2]), 2.0, {"shift": True})  # a new dtype
+    assert len(calls) == 5
+    assert cf(mx.array([1.0, 2.0, 3.0]), 2.0, {"shift": True}).tolist() == [3.0, 5.0, 7.0]
+
+
+def test_shapeless_does_not_retrace_and_shape_errors_surface():
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        return mx.exp(x) * 2
+
+    cf = mx.compile(f, shapeless=True)
+    cf(mx.array([1.0, 2.0]))
+    out = cf(mx.array([1.0, 2.0, 3.0]))
+    assert len(calls) == 1
+    assert out.shape == (3,)
+    assert out.tolist() == f(mx.array([1.0, 2.0, 3.0])).tolist()
+    cf(mx.array([[1.0]]))  # a new rank retraces
+    assert len(calls) == 3
+
+    g = mx.compile(lambda x: x.reshape(2, 2), shapeless=True)
+    g(mx.array([1.0, 2.0, 3.0, 4.0]))
+    with pytest.raises(ValueError, match=r"\[reshape\] Cannot reshape array of size 3"):
+        g(mx.array([1.0, 2.0, 3.0]))
+
+
+def test_disable_enable_and_environment(monkeypatch):
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        return mx.exp(x) + 1
+
+    cf = mx.compile(f)
+    x = mx.array([1.0])
+    mx.disable_compile()
+    try:
+        cf(x)
+        cf(x)
+        assert len(calls) == 2
+        assert not isinstance(cf(x).primitive(), Compiled)
+    finally:
+        mx.enable_compile()
+    cf(x)
+    cf(x)
+    assert len(calls) == 4
+
+
+def test_composes_with_every_transform():
+    def f(x):
+        return mx.sum(mx.sin(x) * mx.exp(x) + x * x)
+
+    x = mx.array([0.5, -1.0, 2.0])
+    cf = mx.compile(f)
+    g = mx.grad(f)(x).tolist()
+    assert mx.grad(cf)(x).tolist() == g
+    assert mx.compile(mx.grad(f))(x).tolist() == g
+    assert mx.compile(mx.grad(cf))(x).tolist() == g
+    xs = mx.array([[0.5, -1.0, 2.0], [1.0, 2.0, 3.0]])
+    assert mx.vmap(cf)(xs).tolist() == mx.vmap(f)(xs).tolist()
+    assert mx.compile(mx.vmap(f))(xs).tolist() == mx.vmap(f)(xs).tolist()
+    t = mx.array([1.0, 0.0, -2.0])
+    assert mx.jvp(cf, [x], [t])[1][0].tolist() == mx.jvp(f, [x], [t])[1][0].tolist()
+    assert mx.compile(lambda a, b: mx.jvp(f, [a], [b])[1][0])(x, t).tolist() == \
+        mx.jvp(f, [x], [t])[1][0].tolist()
+    assert mx.grad(mx.checkpoint(cf))(x).tolist() == g
+
+    @mx.custom_function
+    def h(a):
+        return mx.compile(lambda b: mx.exp(b) * 3)(a)
+
+    @h.vjp
+    def h_vjp(primals, cotangent, output):
+        return cotangent * 5
+
+    assert mx.vjp(h, [x], [mx.ones_like(x)])[1][0].tolist() == [5.0, 5.0, 5.0]
+    assert h(x).tolist() == (mx.exp(x) * 3).tolist()
+
+
+def test_compiled_primitive_rules_by_unfolding():
+    x, y = mx.array(X[:3]), mx.array(Y[:3])
+    out = mx.compile(lambda a, b: mx.sin(a) * mx.exp(b) + a)(x, y)
+    node, inputs = out.primitive(), out.inputs()
+    assert isinstance(node, Compiled)
+    cot = mx.array([1.0, 2.0, 3.0])
+    got = node.vjp(inputs, [cot], [0, 1], [out])
+    want = mx.vjp(lambda a, b: mx.sin(a) * mx.exp(b) + a, [x, y], [cot])[1]
+    assert [g.tolist() for g in got] == [w.tolist() for w in want]
+    (tan,) = node.jvp(inputs, [cot], [0])
+    assert tan.tolist() == mx.jvp(lambda a: mx.sin(a) * mx.exp(y) + a, [x], [cot])[1][0].tolist()
+    batched = [mx.stack([x, y]), y]
+    (v,), axes = node.vmap(batched, [0, None])
+    assert axes == [0]
+    assert v.tolist() == (mx.sin(batched[0]) * mx.exp(y) + batched[0]).tolist()
+
+
+def test_captured_state_inputs_and_outputs():
+    state = {"w": mx.array([1.0, 2.0]), "step": mx.array(0)}
+
+    def step(x):
+        state["w"] = state["w"] - 0.5 * x
+        state["step"] = state["step"] + 1
+        return mx.sum(state["w"] * state["w"])
+
+    x = mx.array([1.0, 1.0])
+    plain = [step(x).item() for _ in range(3)] + [state["w"].tolist()]
+    state.update(w=mx.array([1.0, 2.0]), step=mx.array(0))
+    calls = []
+    cf = mx.compile(lambda x: calls.append(1) or step(x), inputs=state, outputs=state)
+    losses = [cf(x).item() for _ in range(3)] + [state["w"].tolist()]
+    assert state["step"].item() == 3
+    assert losses == plain
+    assert len(calls) == 1
+
+
+def test_randomness_with_captured_state_matches_uncompiled():
+    def f(x):
+        return x + mx.random.uniform(shape=x.shape)
+
+    x = mx.zeros((3,))
+    mx.random.seed(7)
+    plain = [f(x).tolist() for _ in range(2)]
+    mx.random.seed(7)
+    cf = mx.compile(f, inputs=mx.random.state, outputs=mx.random.state)
+    assert [cf(x).tolist() for _ in range(2)] == plain
+
+
+def test_errors_with_mlx_messages():
+    with pytest.raises(ValueError, match=r"\[compile\] Function arguments must be trees of "
+                       r"arrays or constants \(floats, ints, strings, or None\), but received "
+                       r"type object\."):
+        mx.compile(lambda x, o: x)(mx.array(1.0), object())
+    with pytest.raises(ValueError, match=r"\[eval\] Attempting to eval an array during "
+                       "function transformations like compile or vmap is not allowed."):
+        mx.compile(lambda x: mx.array(x.item()))(mx.array(1.0))
+    y = mx.array([1.0, 2.0])
+    with pytest.raises(ValueError, match="uncaptured inputs is not allowed"):
+        mx.compile(lambda x: x + y)(y)
+    with pytest.raises(TypeError, match="incompatible function arguments"):
+        mx.compile(3)
