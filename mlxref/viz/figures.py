@@ -66,6 +66,16 @@ def conv_args():
     return [mx.array([[[1.0], [2.0], [3.0], [4.0], [5.0]]]), mx.array([[[1.0], [0.0], [-1.0]]])]
 
 
+def quantized_loss(x, w_q, scales, biases):
+    """A product with 4-bit weights, summed: its gradient is chapter 13's."""
+    return mx.sum(mx.quantized_matmul(x, w_q, scales, biases, group_size=32, bits=4))
+
+
+def quantized_args():
+    w = ((mx.arange(64, dtype=mx.float32) - 24) / 20).reshape(2, 32)
+    return [mx.ones((1, 32)), *mx.quantize(w, group_size=32, bits=4)]
+
+
 def mlp_args():
     return [mx.array([[0.1, 0.2], [-0.3, 0.4], [0.5, -0.6]]), mx.array([0.0, 0.1, -0.1]),
             mx.array([[1.0, -1.0, 0.5]]), mx.array([0.2]), mx.array([1.0, 2.0]),
@@ -87,6 +97,8 @@ FIGURES = {
     "softmax_overflow": lambda: trace(naive_softmax, [mx.array([10.0, 100.0, 1000.0])],
                                       transform="graph"),
     "conv_vjp": lambda: trace(conv_loss, conv_args(), transform="grad"),
+    "quantized_grad": lambda: trace(quantized_loss, quantized_args(), transform="grad",
+                                    values=4),
 }
 
 STEPPERS = ("seed_vjp", "seed_jvp")  # figures that also get an HTML stepper

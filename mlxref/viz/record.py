@@ -50,6 +50,13 @@ FULL_NAMES = {
     "ArgReduce": "arg_reduce",
     "And": "all",
     "Or": "any",
+    "QuantizedMatmul": "quantized_matmul",
+    "GatherQMM": "gather_qmm",
+    "QQMatmul": "qqmm",
+    "GatherQQMM": "gather_qqmm",
+    "GatherMM": "gather_mm",
+    "BlockMaskedMM": "block_masked_mm",
+    "SegmentedMM": "segmented_mm",
 }
 
 # The short form used in node names (mul_3); anything not listed is the full name.
@@ -60,6 +67,7 @@ SHORT_NAMES = {
     "negative": "neg",
     "power": "pow",
     "custom_function": "custom",
+    "quantized_matmul": "qmm",
 }
 
 VALUES = 12  # arrays up to this many elements are shown whole (``values=``)
