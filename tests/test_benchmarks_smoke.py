@@ -15,7 +15,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks import deep_chain, harness, mlp, per_example, seed_grad  # noqa: E402
+from benchmarks import charlm, deep_chain, harness, mlp, per_example, seed_grad  # noqa: E402
 from benchmarks.scalar_graph import ClosureValue, Value  # noqa: E402
 
 TINY_CHAIN = 40  # ops: 10 steps
@@ -127,6 +127,9 @@ def test_benchmark_cli_quick_report(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(mlp, "QUICK_REPEATS", 1)
     monkeypatch.setattr(seed_grad, "QUICK_SIZES", TINY_SEED)
     monkeypatch.setattr(seed_grad, "QUICK_REPEATS", 1)
+    monkeypatch.setattr(charlm, "CONFIG", charlm.char_lm.TINY)
+    monkeypatch.setattr(charlm, "QUICK_SIZES", (2,))
+    monkeypatch.setattr(charlm, "QUICK_REPEATS", 1)
     path = tmp_path / "out.json"
     assert cli.main(["--quick", "--json", str(path)]) == 0
     out = capsys.readouterr().out
@@ -150,6 +153,25 @@ def test_benchmark_cli_quick_report(tmp_path, monkeypatch, capsys):
     assert data["mlp"]["sizes"] == list(TINY_MLP["sizes"])
     assert [r["n"] for r in data["seed_grad"]["rows"]] == list(TINY_SEED)
     assert "## Seed gradient" in out
+    assert "## Character-level LM step" in out
+    assert data["charlm"]["config"]["dims"] == charlm.char_lm.TINY.dims
+    assert [r["n"] for r in data["charlm"]["rows"]] == [2]
+    assert set(data["charlm"]["rows"][0]["median_s"]) == MLP_NAMES & {"mlxref", mlp.metal.label()}
+
+
+def test_charlm_columns_agree_on_a_real_step(monkeypatch):
+    import math
+
+    monkeypatch.setattr(charlm, "CONFIG", charlm.char_lm.TINY)
+    problem = charlm.make_input(2)
+    vocab_size, inputs, targets = problem
+    assert len(inputs) == 2 and len(inputs[0]) == charlm.char_lm.TINY.context
+    # raises unless mlxref reproduces its reference and MLX (if installed) matches it
+    results = harness.check_columns("charlm", problem, charlm.reference, charlm.implementations())
+    assert set(results) == MLP_NAMES & {"mlxref", mlp.metal.label()}
+    loss, *grads = results["mlxref"]
+    assert abs(loss - math.log(vocab_size)) < 0.5  # a model starting from chance
+    assert all(any(v != 0.0 for v in harness.flatten(g)) for g in grads)
 
 
 @pytest.mark.parametrize("n", [1, 5, 50])
