@@ -94,8 +94,13 @@ def test_mlxref_trains_to_mlx_numbers():
     (init, losses, final), (mlx_init, mlx_losses, mlx_final) = runs["mlxref"], runs["mlx"]
     assert sorted(init) == sorted(mlx_init)
     assert "blocks.0.attention.query_proj.weight" in init
-    for k in init:  # mx.random follows MLX's bits; normal goes through erfinv
-        assert max_difference(init[k], mlx_init[k]) <= 1e-6, k
+    # mx.random follows MLX's bits: uniform draws (the Linear layers) are equal bit
+    # for bit; normal ones (the embeddings) go through erfinv, one rounding apart.
+    for k in init:
+        if k.endswith(("tokens.weight", "positions.weight")):
+            assert max_difference(init[k], mlx_init[k]) <= 2e-7, k
+        else:
+            assert init[k] == mlx_init[k], k
     assert len(losses) == config.steps
     for step, (a, b) in enumerate(zip(losses, mlx_losses)):
         assert abs(a - b) <= 1e-5 * max(1.0, abs(b)), (step, a, b)
