@@ -14,9 +14,11 @@ import sys
 
 from mlxref.backends import metal
 
-from . import checkpoint_memory, deep_chain, drawing_limits, harness, mlp, per_example, seed_grad
+from . import (
+    charlm, checkpoint_memory, deep_chain, drawing_limits, harness, mlp, per_example, seed_grad,
+)
 
-WORKLOADS = ("seed", "chain", "mlp", "vmap", "checkpoint", "drawing")
+WORKLOADS = ("seed", "chain", "mlp", "vmap", "checkpoint", "drawing", "charlm")
 
 
 def main(argv=None):
@@ -149,6 +151,25 @@ def _describe_checkpoint(res):
     ]
 
 
+def _describe_charlm(res):
+    c = res["config"]
+    mlx = (f"; real MLX's agree with them to {charlm.FLOAT32_TOLERANCE:g} (device: {res['mlx_device']})"
+           if res["mlx_device"] else "")
+    return [
+        "## Character-level LM step: chapter 12's transformer, one AdamW step",
+        "",
+        f"`tutorials/examples/char_lm.py` with context {c['context']}, {c['dims']} dims, "
+        f"{c['heads']} heads, {c['layers']} block(s); value_and_grad of the mean cross "
+        "entropy, the AdamW update and eval, per batch size. Median of "
+        f"{res['repeats']} interleaved repeats (after one warm-up), each from a model "
+        "freshly built from the seed. mlxref's own loss and gradients are the reference "
+        "(the mlxref column's warm-up must reproduce them exactly: the run is "
+        "deterministic)" + mlx + ".",
+        "",
+        charlm.table(res),
+    ]
+
+
 # name: (JSON key, title, run(args), disagrees(result), describe(result) -> lines)
 def _describe_drawing(res):
     return [
@@ -182,6 +203,9 @@ _WORKLOAD_TABLE = {
                    lambda r: r["max_gradient_difference"] > 1e-9, _describe_checkpoint),
     "drawing": ("drawing_limits", "Drawing limits", lambda a: drawing_limits.measure(),
                 lambda r: False, _describe_drawing),
+    "charlm": ("charlm", "Character-level LM step",
+               lambda a: charlm.run(quick=a.quick, repeats=a.repeats),
+               lambda r: bool(r["errors"]), _describe_charlm),
 }
 
 

@@ -15,7 +15,9 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks import deep_chain, drawing_limits, harness, mlp, per_example, seed_grad  # noqa: E402
+from benchmarks import (  # noqa: E402
+    charlm, deep_chain, drawing_limits, harness, mlp, per_example, seed_grad,
+)
 from benchmarks.scalar_graph import ClosureValue, Value  # noqa: E402
 
 TINY_CHAIN = 40  # ops: 10 steps
@@ -130,6 +132,9 @@ def test_benchmark_cli_quick_report(tmp_path, monkeypatch, capsys):
     # One refused drawing (a budget of 1 element operation), in a child process.
     monkeypatch.setattr(drawing_limits, "cases",
                         lambda directory: [("x + x", ["x + x", "--at", "x=3", "--max-work", "1"])])
+    monkeypatch.setattr(charlm, "CONFIG", charlm.char_lm.TINY)
+    monkeypatch.setattr(charlm, "QUICK_SIZES", (2,))
+    monkeypatch.setattr(charlm, "QUICK_REPEATS", 1)
     path = tmp_path / "out.json"
     assert cli.main(["--quick", "--json", str(path)]) == 0
     out = capsys.readouterr().out
@@ -156,6 +161,25 @@ def test_benchmark_cli_quick_report(tmp_path, monkeypatch, capsys):
     ((title, seconds, mb, status),) = data["drawing_limits"]["rows"]
     assert (title, status) == ("x + x", 2) and seconds > 0 and mb > 0
     assert "## Drawing limits" in out and "| x + x |" in out
+    assert "## Character-level LM step" in out
+    assert data["charlm"]["config"]["dims"] == charlm.char_lm.TINY.dims
+    assert [r["n"] for r in data["charlm"]["rows"]] == [2]
+    assert set(data["charlm"]["rows"][0]["median_s"]) == MLP_NAMES & {"mlxref", mlp.metal.label()}
+
+
+def test_charlm_columns_agree_on_a_real_step(monkeypatch):
+    import math
+
+    monkeypatch.setattr(charlm, "CONFIG", charlm.char_lm.TINY)
+    problem = charlm.make_input(2)
+    vocab_size, inputs, targets = problem
+    assert len(inputs) == 2 and len(inputs[0]) == charlm.char_lm.TINY.context
+    # raises unless mlxref reproduces its reference and MLX (if installed) matches it
+    results = harness.check_columns("charlm", problem, charlm.reference, charlm.implementations())
+    assert set(results) == MLP_NAMES & {"mlxref", mlp.metal.label()}
+    loss, *grads = results["mlxref"]
+    assert abs(loss - math.log(vocab_size)) < 0.5  # a model starting from chance
+    assert all(any(v != 0.0 for v in harness.flatten(g)) for g in grads)
 
 
 @pytest.mark.parametrize("n", [1, 5, 50])

@@ -1,12 +1,15 @@
-"""Draw the pictures of chapter 08: the training loss and the decision boundary.
+"""Draw the pictures of chapter 08 (the training loss and the decision boundary) and 12.
 
     pip install matplotlib
-    python tutorials/plots.py [--out DIR]
+    python tutorials/plots.py [--out DIR] [--char-lm]
 
 Runs the examples of tutorials/08-training.md, read from that file, so the
 pictures are of exactly the code the chapter shows and its doctests check;
 then writes DIR/training_loss.svg and DIR/decision_boundary.svg (DIR is
-diagrams/ by default).
+diagrams/ by default). With ``--char-lm`` it instead trains chapter 12's
+longer run (``char_lm.LONG``, minutes on mlxref) on mlxref and, when it is
+installed, on real MLX, prints each one's time per step, last loss and
+sample, and writes DIR/char_lm_loss.svg with both loss curves.
 
 matplotlib is optional: nothing else in mlxref needs it, and the doctests
 run without it. Without it this script says how to install it and exits
@@ -104,6 +107,40 @@ def draw(namespace, out, plt):
     return written
 
 
+def draw_char_lm(out, plt):
+    """Chapter 12's longer run on each library; write the loss curves; return the path."""
+    sys.path.insert(0, str(HERE / "examples"))
+    import char_lm
+
+    runs = {}
+    for backend in ("mlxref", "mlx"):
+        try:
+            libs = char_lm.libraries(backend)
+        except ImportError:
+            print(f"{backend} is not installed: no curve for it", file=sys.stderr)
+            continue
+        model, vocab, losses, per_step = char_lm.run(backend, char_lm.LONG)
+        sample = char_lm.generate(libs, model, vocab, "the ", 60)
+        print(f"{backend}: {per_step * 1000:.1f} ms per step, last loss {losses[-1]:.4f}, "
+              f"sample {sample!r}")
+        runs[backend] = losses
+    out.mkdir(parents=True, exist_ok=True)
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    styles = {"mlxref": dict(color="#5e35b1", linewidth=2.6),
+              "mlx": dict(color="#e6550d", linewidth=1.0, linestyle="--")}
+    for backend, losses in runs.items():
+        ax.plot(range(len(losses)), losses, label=backend, **styles[backend])
+    ax.set_xlabel("step")
+    ax.set_ylabel("mean cross entropy")
+    c = char_lm.LONG
+    ax.set_title(f"Character LM: {c.dims} dims, context {c.context}, batch {c.batch}, "
+                 "AdamW, warm-up then cosine", fontsize=9)
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    return _save(fig, out / "char_lm_loss.svg", plt)
+
+
 def _save(fig, path, plt):
     # No date and fixed ids, so that redrawing the same figure gives the same file.
     fig.savefig(path, format="svg", metadata={"Date": None})
@@ -115,6 +152,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "diagrams",
                         help="directory for the SVGs (default: diagrams/)")
+    parser.add_argument("--char-lm", action="store_true",
+                        help="draw chapter 12's loss curves instead of chapter 08's figures")
     args = parser.parse_args(argv)
     try:
         import matplotlib
@@ -125,6 +164,9 @@ def main(argv=None):
     matplotlib.rcParams["svg.hashsalt"] = "mlxref"
     import matplotlib.pyplot as plt
 
+    if args.char_lm:
+        print(f"wrote {draw_char_lm(args.out, plt)}")
+        return 0
     namespace = run_chapter()
     for path in draw(namespace, args.out, plt):
         print(f"wrote {path}")
