@@ -409,10 +409,6 @@ class array:
         """``np.array(a)``, ``np.asarray(a)``: a new ndarray (see ``interop.to_numpy``)."""
         return interop.to_numpy(self, dtype, copy)
 
-    def __array_namespace__(self, api_version=None):
-        """The module of the array API functions: ``mlxref.core``, as MLX gives ``mlx.core``."""
-        return sys.modules[__package__]
-
     def astype(self, dtype, stream=None):
         if not isinstance(dtype, _dt.Dtype):
             raise ops.common.incompatible_arguments(
@@ -1048,38 +1044,45 @@ def _format_scalar(v, dtype):
 
 def _format_array(a):
     data = a._eval()
-    body = _format_block(data, a.shape, a.dtype)
+    body = format_elements(data, a.shape, lambda v: _format_scalar(v, a.dtype),
+                           indent=len("array("))
     return f"array({body}, dtype={a.dtype.name})"
 
 
-def _format_block(data, shape, dtype):
+def format_elements(data, shape, format_scalar, edge=_EDGE, whole=False, indent=0):
+    """The elements ``data`` (flat, row-major) of an array of ``shape`` as MLX
+    prints them: nested brackets, one line per row of the last two axes, and
+    every axis longer than ``2 * edge`` cut to its first and last ``edge``
+    items around "..." (unless ``whole``). Lines after the first are indented
+    by ``indent`` plus one space per open bracket. The drawings (viz/record.py)
+    lay out values with it too."""
     if not shape:
-        return _format_scalar(data[0], dtype)
+        return format_scalar(data[0])
 
     strides = [1] * len(shape)
     for d in range(len(shape) - 2, -1, -1):
         strides[d] = strides[d + 1] * shape[d + 1]
 
     def shown(n):
-        if n > 2 * _EDGE:
-            return list(range(_EDGE)) + [None] + list(range(n - _EDGE, n))
-        return list(range(n))
+        if whole or n <= 2 * edge:
+            return list(range(n))
+        return list(range(edge)) + [None] + list(range(n - edge, n))
 
-    def block(offset, dim):
+    def block(offset, dim):  # the lines of the sub-array at ``offset``, from axis ``dim`` on
         if dim == len(shape) - 1:
-            parts = [
-                "..." if i is None else _format_scalar(data[offset + i], dtype)
-                for i in shown(shape[dim])
-            ]
-            return "[" + ", ".join(parts) + "]"
-        indent = " " * (len("array(") + dim + 1)
-        parts = [
-            "..." if i is None else block(offset + i * strides[dim], dim + 1)
-            for i in shown(shape[dim])
-        ]
-        return "[" + (",\n" + indent).join(parts) + "]"
+            parts = ["..." if i is None else format_scalar(data[offset + i])
+                     for i in shown(shape[dim])]
+            return ["[" + ", ".join(parts) + "]"]
+        lines = []
+        for i in shown(shape[dim]):
+            if lines:
+                lines[-1] += ","
+            lines += ["..."] if i is None else block(offset + i * strides[dim], dim + 1)
+        lines[-1] += "]"
+        return ["[" + lines[0]] + [" " + line for line in lines[1:]]
 
-    return block(0, 0)
+    lines = block(0, 0)
+    return "\n".join(lines[:1] + [" " * indent + line for line in lines[1:]])
 
 
 from . import ops  # noqa: E402  (ops needs the array class defined above)

@@ -24,7 +24,7 @@ Read next: ``trace.py`` (overlays from traversal events), then ``dot.py``.
 import re
 import warnings
 
-from ..core.array import _creation_order, array as _Array
+from ..core.array import _creation_order, array as _Array, format_elements
 from ..core import graph as _graph
 from ..core.dtypes import Dtype
 from ..core.primitives.base import StopGradient
@@ -127,40 +127,16 @@ def check_values(values, who):
 
 def format_value(data, shape, limit=VALUES):
     """The elements of an array (``data`` flat, row-major) laid out as MLX prints
-    them: one line per row of a matrix, nested brackets for more dimensions.
+    them (``mlxref.core.array.format_elements``): one line per row of a matrix,
+    nested brackets for more dimensions.
 
     Up to ``limit`` elements are all shown; beyond that every axis longer than
     ``2 * EDGE`` keeps its first and last items around "...", so a (40, 50)
     matrix reads ``[[0, 1, 2, ..., 47, 48, 49],`` then six more rows and a
     "...," line. Rows after the first are indented to line up under it.
     """
-    if not shape:
-        return format_scalar(data[0])
-    edge = max(1, min(EDGE, limit // 2))
-    whole = len(data) <= limit
-    strides = [1] * len(shape)
-    for d in range(len(shape) - 2, -1, -1):
-        strides[d] = strides[d + 1] * shape[d + 1]
-
-    def items(n):
-        if whole or n <= 2 * edge:
-            return list(range(n))
-        return list(range(edge)) + [None] + list(range(n - edge, n))
-
-    def block(offset, d):  # the lines of the sub-array at ``offset`` from axis d on
-        if d == len(shape) - 1:
-            cells = ["..." if i is None else format_scalar(data[offset + i])
-                     for i in items(shape[d])]
-            return ["[" + ", ".join(cells) + "]"]
-        lines = []
-        for i in items(shape[d]):
-            if lines:
-                lines[-1] += ","
-            lines += ["..."] if i is None else block(offset + i * strides[d], d + 1)
-        lines[-1] += "]"
-        return ["[" + lines[0]] + [" " + line for line in lines[1:]]
-
-    return "\n".join(block(0, 0))
+    return format_elements(data, shape, format_scalar, edge=max(1, min(EDGE, limit // 2)),
+                           whole=len(data) <= limit)
 
 
 def preview(a, limit=VALUES):
