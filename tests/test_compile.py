@@ -285,3 +285,115 @@ def test_errors_with_mlx_messages():
         mx.compile(lambda x: x + y)(y)
     with pytest.raises(TypeError, match="incompatible function arguments"):
         mx.compile(3)
+
+
+# --- shapeless: nodes whose shapes follow the inputs at each replay ----------------------
+
+
+def _replay_on(f, first, later, mlx_f=None):
+    """``f`` compiled shapeless, traced on ``first`` and replayed on each of
+    ``later``: every result equals the uncompiled ``f`` (and real MLX's)."""
+    calls = []
+    cf = mx.compile(lambda *a: calls.append(1) or f(*a), shapeless=True)
+    cf(*first)
+    for args in later:
+        got, want = cf(*args), f(*args)
+        assert got.shape == want.shape
+        assert got.tolist() == want.tolist()
+        if mlx_f is not None:
+            mlx = pytest.importorskip("mlx.core")
+            real = mlx.compile(mlx_f(mlx), shapeless=True)(*[mlx.array(a.tolist()) for a in args])
+            assert got.tolist() == real.tolist()
+    assert len(calls) == 1  # one trace served every shape of the same ranks
+
+
+def test_shapeless_mean_counts_the_elements_at_each_replay():
+    _replay_on(lambda x: mx.mean(x, axis=-1, keepdims=True),
+               [mx.ones((1, 2))], [[mx.arange(6, dtype=mx.float32).reshape(2, 3)]],
+               lambda m: lambda x: m.mean(x, axis=-1, keepdims=True))
+    _replay_on(lambda x: mx.var(x), [mx.array([1.0, 2.0])], [[mx.array([1.0, 2.0, 4.0])]],
+               lambda m: lambda x: m.var(x))
+    # The count is a node of its own, behind stop_gradient.
+    graph_ = mx.compile(lambda x: mx.mean(x), shapeless=True)(mx.ones((3,)))
+    names = [p.name for p in _nodes([graph_])]
+    assert "NumberOfElements" in "".join(names)
+
+
+def test_shapeless_broadcasts_read_the_other_operands_shapes():
+    # x * its row sums: the sums (n, 1) broadcast against x, whatever n is.
+    _replay_on(lambda x: x * x.sum(-1, keepdims=True),
+               [mx.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])], [[mx.array([[1.0, 2.0]])]],
+               lambda m: lambda x: x * x.sum(-1, keepdims=True))
+    _replay_on(lambda x: mx.zeros_like(x) + mx.ones_like(x) * 3,
+               [mx.ones((1, 1, 4))], [[mx.ones((2, 3, 2))]])
+    # Batched matmul broadcasts its batch axes against each other's only.
+    a, b = mx.ones((2, 1, 4, 2)), mx.ones((3, 2, 5))
+    _replay_on(lambda a, b: a @ b, [a, b], [[mx.ones((3, 1, 4, 2)), mx.ones((2, 2, 5))]])
+
+
+def test_shapeless_reshape_infers_its_minus_one_again():
+    f = mx.compile(lambda x: x.reshape(x.shape[0] * x.shape[1], -1), shapeless=True)
+    assert f(mx.zeros((2, 3, 4))).shape == (6, 4)
+    assert f(mx.zeros((2, 3, 8))).shape == (6, 8)
+    with pytest.raises(ValueError, match=r"\[reshape\] Cannot reshape array of size 125 "
+                       r"into shape \(6,20\)\."):
+        f(mx.zeros((5, 5, 5)))
+
+
+def test_shapeless_gradient_follows_the_new_shapes():
+    def loss(a, b):
+        return ((a @ b) * (a @ b)).sum()
+
+    g = mx.compile(mx.grad(loss, argnums=(0, 1)), shapeless=True)
+    for sa, sb in [((2, 1, 4, 2), (3, 2, 5)), ((3, 1, 4, 2), (2, 2, 5))]:
+        a = mx.random.normal(sa, key=mx.random.key(1))
+        b = mx.random.normal(sb, key=mx.random.key(2))
+        got, want = g(a, b), mx.grad(loss, argnums=(0, 1))(a, b)
+        assert [x.shape for x in got] == [sa, sb]
+        assert [x.tolist() for x in got] == [x.tolist() for x in want]
+
+
+def test_a_shared_broadcast_is_split_into_the_chain():
+    # yy is read by the fused chain and by a sum outside it: the chain gets
+    # its own copy of the broadcast, the sum keeps the original.
+    def f(x, y, z):
+        yy = mx.broadcast_to(y, z.shape)
+        return x + yy * z, yy.sum()
+
+    x, y, z = mx.ones((4, 4)), mx.array(0.5), mx.arange(16, dtype=mx.float32).reshape(4, 4)
+    fused, total = mx.compile(f)(x, y, z)
+    assert fused.primitive().name == "CompiledBroadcastMultiplyAdd"
+    assert [a.shape for a in fused.inputs()] == [(4, 4), (), (4, 4)]
+    assert total.inputs()[0].primitive().name == "Broadcast"
+    want = f(x, y, z)
+    assert [fused.tolist(), total.item()] == [want[0].tolist(), want[1].item()]
+
+
+def test_outputs_may_be_captured_inputs_updated_in_place():
+    state = [mx.array(1.0)]
+
+    def step(y):
+        if y.dtype == mx.float32:
+            state[0] = 2 * y
+        else:
+            state[0] *= 3  # the captured placeholder itself now points at a new node
+        return y
+
+    cf = mx.compile(step, inputs=state, outputs=state)
+    for _ in range(3):
+        cf(mx.array(1.0))
+        assert state[0].item() == 2.0
+        cf(mx.array(1))
+        assert state[0].item() == 6.0
+
+
+def test_constants_of_the_trace_outlive_the_graph_they_came_from():
+    # w is lazy: its graph (a key, scalar bounds) is traced into the entry.
+    # Evaluating w afterwards must not let a kernel donate those constants'
+    # buffers, which the entry replays at every call.
+    w = mx.random.uniform(low=-1.0, high=1.0, shape=(4,), key=mx.random.key(0))
+    f = mx.compile(lambda x: mx.sin(x @ w) * 2 + 1)
+    x = mx.ones((2, 4))
+    first = f(x).tolist()
+    want = (mx.sin(x @ w) * 2 + 1).tolist()  # evaluates w's own graph
+    assert [f(x).tolist() for _ in range(2)] == [first, first] == [want, want]

@@ -306,6 +306,7 @@ _CHAINS = {
     "slices": lambda m, x, y: m.abs(m.abs(x)[:-1])[1:],
     "binary": lambda m, x, y: m.exp(x) * y + y,
     "where": lambda m, x, y: m.where(x > 0, m.abs(y), m.abs(x)),
+    "compiled": lambda m, x, y: m.compile(lambda a, b: m.sin(a) * b + 1)(x, y),
     # no donation: the input is used twice, the item size changes, a slice
     # much smaller than its buffer, a reduction
     "used_twice": lambda m, x, y: (lambda z: z + z)(m.exp(x)),

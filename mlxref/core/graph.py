@@ -28,6 +28,7 @@ import threading
 
 _tracing = contextvars.ContextVar("mlxref_tracing", default=0)
 _retain_graph = contextvars.ContextVar("mlxref_retain_graph", default=0)
+_dynamic = contextvars.ContextVar("mlxref_dynamic_tracing", default=0)
 
 
 class _Counting:
@@ -50,6 +51,18 @@ class InTracing(_Counting):
     var = _tracing
 
 
+class DynamicTracing(_Counting):
+    """Context manager: ``compile(..., shapeless=True)`` is tracing inside this
+    block (MLX's ``InTracing{dynamic=true}``). Ops then build nodes whose
+    shapes follow their inputs when the trace is replayed on other shapes:
+    broadcasts that read the other inputs' shapes, ``NumberOfElements``
+    instead of a constant count, a reshape that infers its -1 again.
+    """
+
+    __slots__ = ()
+    var = _dynamic
+
+
 class RetainGraph(_Counting):
     """Context manager: while active, ``eval`` detaches nothing.
 
@@ -63,6 +76,10 @@ class RetainGraph(_Counting):
 
 def in_tracing():
     return _tracing.get() > 0
+
+
+def in_dynamic_tracing():
+    return _dynamic.get() > 0
 
 
 def retain_graph():
@@ -401,6 +418,7 @@ def _donate(inputs, node, result):
             data is not None
             and data is not result
             and d.dtype.size == out.dtype.size
+            and out.size <= len(data)  # (a compiled chain reads smaller inputs too)
             and len(data) * d.dtype.size <= nbytes + _DONATION_EXTRA
             and _refcount(d) == _SOLE  # held by x alone
             and _refcount(data) == _SOLE  # held by d alone

@@ -1,9 +1,14 @@
 """Symbolic cases for the elementwise primitives (and Copy, AsType, StopGradient)."""
 
+import importlib
+
 from .. import core as mx
 from ..core.primitives import base as B
 from ..core.primitives import elementwise as E
 from ..core.primitives.compiled import Compiled
+
+# (the package's ``compile`` is the function; the module is reached by name)
+compile_module = importlib.import_module("..core.transforms.compile", __package__)
 from . import Case
 
 V = ((3,),)  # one input, a vector
@@ -23,6 +28,21 @@ def _divmod_both(a, b):
     return q + r * r
 
 
+def _fused(f):
+    """``f``'s graph as ``mx.compile`` fuses it (compile's own trace, simplify
+    and fuse), replayed on the case's arrays, tracers included, where a
+    compiled function would step aside and call ``f``."""
+    entries = {}
+
+    def replay(*xs):
+        key = tuple((x.shape, x.dtype) for x in xs)
+        if key not in entries:
+            entries[key] = compile_module.trace_entry(f, xs)
+        return compile_module.compile_replace(entries[key], list(xs))[0]
+
+    return replay
+
+
 def _compiled(x, y):
     """sin(x) * y + x as one Compiled node (what mx.compile fuses it into)."""
     tape = [(E.Sin(), [0], x.dtype), (E.Multiply(), [2, 1], x.dtype), (E.Add(), [3, 0], x.dtype)]
@@ -31,6 +51,10 @@ def _compiled(x, y):
 
 CASES = [
     Case(Compiled, _compiled, ((3,), (3,)), note="a fused chain, as mx.compile builds it"),
+    Case(Compiled, _fused(lambda x, y: mx.exp(-x) * y + mx.tanh(y) / (x * x + 1)), VV,
+         note="mx.compile's fusion: broadcasts, a shared subexpression"),
+    Case(Compiled, _fused(lambda x: (lambda e: e * mx.log1p(e) - mx.sigmoid(x))(mx.exp(x))),
+         V, note="mx.compile's fusion: sigmoid, a step on whole lists"),
     Case(B.Copy, lambda x: B.make_array(B.Copy(), [x]), V,
          note="only a transform's tracers are Copy nodes"),
     Case(B.AsType, lambda x: x.astype(mx.float32), V),

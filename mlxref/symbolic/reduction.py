@@ -14,6 +14,7 @@ from ..core.primitives import creation as C
 from ..core.primitives import linalg as L
 from ..core.primitives import reduction as R
 from . import Case
+from .shape import _shapeless
 
 
 def _offsets(x, values):
@@ -57,6 +58,8 @@ CASES = [
          lambda x: mx.argmin(_offsets(x, [0.0, 1.0, -1.0]), keepdims=True).astype(x.dtype),
          ((1,),), zero=True, note="argmin of the flattened array"),
     # Scan: cumsum, every direction
+    Case(R.NumberOfElements, _shapeless(lambda x: mx.mean(x, axis=-1) * mx.var(x)), ((2, 3),),
+         note="mean and var under shapeless compile: 1/n and n as nodes"),
     Case(R.Scan, lambda x: mx.cumsum(x, axis=1), ((2, 3),), note="cumsum"),
     Case(R.Scan, lambda x: mx.cumsum(x, axis=0, reverse=True), ((3, 2),),
          note="reverse cumsum"),

@@ -8,6 +8,7 @@ the cotangent, which is not the derivative of "the last one wins".
 """
 
 from .. import core as mx
+from ..core import graph
 from ..core.primitives import indexing as I
 from ..core.primitives import shape as S
 from . import Case
@@ -26,6 +27,15 @@ def _split_three(x):
     return mx.concatenate([c * b, a * a])
 
 
+def _shapeless(f):
+    """``f`` with its graph built as ``compile(..., shapeless=True)`` traces it
+    (the broadcasts then read their shapes from the other operands)."""
+    def traced(*args):
+        with graph.DynamicTracing():
+            return f(*args)
+    return traced
+
+
 def _take_vjp(x):
     # A Scatter with reduce "sum": gather's vjp, made with x as the cotangent.
     idx = mx.array([1, 0, 1])
@@ -38,6 +48,10 @@ CASES = [
     Case(S.Broadcast, lambda x: mx.broadcast_to(x, (2, 3, 2)), ((3, 1),),
          note="a new leading axis and a stretched size-1 axis"),
     Case(S.Broadcast, lambda a, b: a * b, ((2, 1), (3,))),
+    Case(S.Broadcast, _shapeless(lambda a, b: a * b), ((2, 1), (3,)),
+         note="shapeless compile's form: each operand's shape from the other"),
+    Case(S.BroadcastAxes, _shapeless(lambda a, b: a @ b), ((2, 1, 2, 2), (3, 2, 1)),
+         note="matmul's batch axes under shapeless compile"),
     Case(S.Reshape, lambda x: mx.reshape(x, (3, 2)), ((2, 3),)),
     Case(S.Flatten, lambda x: mx.flatten(x, -2, -1), ((2, 2, 2),)),
     Case(S.Unflatten, lambda x: mx.unflatten(x, 1, (2, -1)), ((2, 4),)),

@@ -21,8 +21,9 @@ from .. import dtypes as _dt
 from .. import interop
 from ..array import _fmt_shape, _int64_dtype, array
 from ..scalar import is_symbolic
-from ..primitives.base import AsType, make_array
-from ..primitives.shape import Broadcast
+from .. import graph
+from ..primitives.base import AsType, StopGradient, make_array
+from ..primitives.shape import Broadcast, BroadcastAxes
 
 SCALARS = (bool, int, float, complex)
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
@@ -238,6 +239,8 @@ def broadcast_to(a, /, shape, *, stream=None):
 def broadcast_arrays(*arrays):
     """The arrays broadcast to their common shape (MLX's ``broadcast_arrays``),
     as the elementwise ops need their inputs; the shapes are known to fit."""
+    if graph.in_dynamic_tracing():
+        return dynamic_broadcast_arrays(arrays)
     first = arrays[0].shape
     for a in arrays:  # (a loop: this runs for every elementwise op)
         if a.shape != first:
@@ -246,6 +249,28 @@ def broadcast_arrays(*arrays):
         return list(arrays)
     shape = broadcast_shapes(*[a.shape for a in arrays])
     return [a if a.shape == shape else make_array(Broadcast(shape), [a]) for a in arrays]
+
+
+def dynamic_broadcast_arrays(arrays, ignore_axes=()):
+    """MLX's ``broadcast_arrays`` while ``compile(..., shapeless=True)`` traces:
+    every array becomes a node whose shape is read from all of them again at
+    each replay (``Broadcast`` with the others as extra inputs, or
+    ``BroadcastAxes`` when ``ignore_axes`` keep their own sizes), the others
+    behind a StopGradient, so only the first input gets a cotangent."""
+    arrays = list(arrays)
+    if len(arrays) <= 1:
+        return arrays
+    shapes_only = [make_array(StopGradient(), [a]) for a in arrays]
+    primitive = BroadcastAxes(ignore_axes) if ignore_axes else None
+    out = []
+    for i, a in enumerate(arrays):
+        others = shapes_only[:i] + shapes_only[i + 1:]
+        if primitive is None:
+            shape = broadcast_shapes(*[x.shape for x in arrays])
+            out.append(make_array(Broadcast(shape), [a] + others))
+        else:
+            out.append(make_array(primitive, [a] + others))
+    return out
 
 
 _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python (or made at run time)

@@ -24,6 +24,7 @@ from ..primitives.creation import Arange, Full, arange_size
 from .common import (
     INT32_MAX,
     astype,
+    broadcast_arrays,
     broadcast_shapes,
     broadcast_to,
     incompatible_arguments,
@@ -127,7 +128,9 @@ def _full(shape, vals):
 
 
 def _full_like(a, vals):
-    return make_array(Full(), [broadcast_to(vals, a.shape)])
+    """MLX's ``full_like``: ``vals`` broadcast against ``a`` (under shapeless
+    compile, against its shape at each replay), then a Full node."""
+    return make_array(Full(), [broadcast_arrays(a, vals)[1]])
 
 
 def full(shape, vals, dtype=None, *, stream=None):
@@ -191,8 +194,8 @@ def full_like(a, /, vals, dtype=None, *, stream=None):
         raise incompatible_arguments(sig, (a, vals), {"dtype": dtype} if dtype else None)
     dtype = dtype or a.dtype
     vals = scalar_or_array(check_scalar_or_array(vals), dtype)
-    shape = broadcast_shapes(a.shape, vals.shape)  # MLX broadcasts both (and so checks them)
-    return _full(shape, astype(vals, dtype))
+    broadcast_shapes(a.shape, vals.shape)  # MLX broadcasts both (and so checks them)
+    return _full_like(a, astype(vals, dtype))
 
 
 # --- arange and linspace -----------------------------------------------------------------

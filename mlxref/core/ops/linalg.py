@@ -17,10 +17,12 @@ primitive then only multiplies two arrays of equal batch shape.
 import math
 
 from .. import dtypes as _dt
+from .. import graph
 from ..array import _fmt_shape, array
 from ..primitives.base import make_array
 from ..primitives.linalg import AddMM, Inverse, Matmul
-from .common import astype, broadcast_shapes, broadcast_to, incompatible_arguments
+from .common import (astype, broadcast_shapes, broadcast_to, dynamic_broadcast_arrays,
+                     incompatible_arguments)
 from .creation import check_scalar_or_array
 from .elementwise import add, conjugate, maximum, minimum, multiply
 from .reduction import sum as _sum
@@ -83,14 +85,16 @@ def matmul(a, b, /, *, stream=None):
     if y.dtype is not out_type:
         y = astype(y, out_type)
 
-    if a_ndim > 2 and b_ndim <= 2:
+    if a_ndim > 2 and b_ndim <= 2 and not graph.in_dynamic_tracing():
         # A stack of matrices times one matrix: one tall matrix product, so
         # the matrix is not copied for every batch (MLX: flatten / unflatten).
         rows = x.shape[:-1]
         x = flatten(x, 0, -2)
         out = reshape(make_array(Matmul(), [x, y]), rows + (y.shape[-1],))
     else:
-        if a_ndim > 2 or b_ndim > 2:
+        if (a_ndim > 2 or b_ndim > 2) and graph.in_dynamic_tracing():
+            x, y = dynamic_broadcast_arrays([x, y], (-2, -1))
+        elif a_ndim > 2 or b_ndim > 2:
             batch = broadcast_shapes(x.shape[:-2], y.shape[:-2])
             x = broadcast_to(x, batch + x.shape[-2:])
             y = broadcast_to(y, batch + y.shape[-2:])

@@ -29,6 +29,7 @@ import builtins
 import math
 
 from .. import dtypes as _dt
+from .. import graph
 import copy
 
 from ..array import array
@@ -233,6 +234,9 @@ def _number_of_elements(a, axes, inverted, dtype):
 
     1 / 0 is inf here, as in C++, so the mean of nothing is 0 * inf = nan.
     """
+    if graph.in_dynamic_tracing():  # counted again at every replay
+        axes = [ax % a.ndim for ax in axes]
+        return stop_gradient(make_array(P.NumberOfElements(axes, inverted, dtype), [a]))
     count = float(math.prod(a.shape[ax] for ax in axes))
     if inverted:
         count = 1.0 / count if count else float("inf")

@@ -42,6 +42,7 @@ class Compiled(Primitive):
     ``input_sizes`` say which inputs hold one element (read once)."""
 
     moves_elements = True  # each step rounds its own results in the loop
+    donates = True  # MLX's compiled kernels reuse a donatable input (graph._donate)
 
     def __init__(self, tape, input_dtypes, outputs, input_sizes):
         self.tape = list(tape)
@@ -76,7 +77,9 @@ class Compiled(Primitive):
         # MLX's: the broadcast of the inputs' shapes; mlxref also counts the
         # targets of the fused broadcasts (a chain may start with one).
         shapes = [x.shape for x in inputs]
-        shapes += [p.shape for p, _, _ in self.tape if type(p) is Broadcast]
+        # (A broadcast with several inputs, from a shapeless trace, takes its
+        # shape from them: they are among the inputs.)
+        shapes += [p.shape for p, refs, _ in self.tape if type(p) is Broadcast and len(refs) == 1]
         nd = max((len(s) for s in shapes), default=0)
         out = [0] * nd
         for s in shapes:

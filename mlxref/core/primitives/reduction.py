@@ -413,8 +413,8 @@ class Reduce(Primitive):
         if self.kind in ("and", "or"):
             return [ops.zeros_like(x)]
         cot = _with_reduced_axes(cotangents[0], self.axes, self.keepdims)
-        if self.kind == "sum":
-            return [ops.broadcast_to(cot, x.shape)]
+        if self.kind == "sum":  # (against x itself, so a shapeless compile replays it)
+            return [ops.broadcast_arrays(cot, x)[0]]
         if self.kind == "prod":
             return [ops.multiply(_exclusive_prod(x, self.axes), cot)]
         out = _with_reduced_axes(outputs[0], self.axes, self.keepdims)
@@ -652,6 +652,47 @@ def _scan_init(reduce_type, dtype):
 def _scan_window(x, axis, start, stop):
     """``x[..., start:stop, ...]`` on ``axis``."""
     return x[(slice(None),) * axis + (slice(start, stop),)]
+
+
+class NumberOfElements(Primitive):
+    """The number of elements along ``axes`` of the input (or its inverse), as
+    a 0-d array of ``dtype``: ``mean`` and ``var`` divide by it.
+
+    MLX's ``NumberOfElements``: the ops build it only while
+    ``compile(..., shapeless=True)`` traces, behind a StopGradient, so a
+    replay on another shape counts again (otherwise the count is a constant).
+    It reads its input's shape, never its elements: the derivatives are zero.
+    """
+
+    def __init__(self, axes, inverted, dtype):
+        self.axes, self.inverted, self.dtype = tuple(axes), inverted, dtype
+
+    def params(self):
+        return {"axes": self.axes, "inverted": self.inverted, "dtype": self.dtype.name}
+
+    def output_shapes(self, inputs):
+        return [()]
+
+    def output_dtypes(self, inputs):
+        return [self.dtype]
+
+    def eval(self, inputs):
+        count = float(math.prod(inputs[0].shape[ax] for ax in self.axes))
+        if self.inverted:
+            count = 1.0 / count if count else float("inf")  # as C++'s 1.0 / 0
+        return [[count]]
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        return [ops.zeros_like(primals[0])]
+
+    def jvp(self, primals, tangents, argnums):
+        return [ops.zeros((), self.dtype)]
+
+    def vmap(self, inputs, axes):
+        # The count of one example: its axes, past the batch axis (MLX's rule).
+        (x,), (ax,) = inputs, axes
+        shifted = self.axes if ax is None else _shift_axes(self.axes, ax)
+        return [make_array(NumberOfElements(shifted, self.inverted, self.dtype), [x])], [None]
 
 
 class Scan(Primitive):

@@ -34,6 +34,13 @@ class Broadcast(Primitive):
     the broadcast added in front and over the axes it stretched from size 1
     (kept, with size 1), which gives exactly the input's shape. No other rule
     repeats it.
+
+    Under ``compile(..., shapeless=True)`` (MLX's dynamic tracing) the ops
+    broadcast with the other operands as extra inputs, each behind a
+    StopGradient: the output shape is then theirs and the first input's
+    broadcast together, read again whenever the trace is replayed on new
+    shapes. Those inputs lend only their shapes (``BroadcastAxes`` holds the
+    rules for that form).
     """
 
     view = True  # MLX's broadcast is a view of its input's buffer (stride 0)
@@ -46,21 +53,18 @@ class Broadcast(Primitive):
         return {"shape": self.shape}
 
     def output_shapes(self, inputs):
+        if len(inputs) > 1:  # shapeless compile's form: the operands' common shape
+            return BroadcastAxes(()).output_shapes(inputs)
+        if ops.broadcast_shapes(inputs[0].shape, self.shape) != self.shape:
+            raise ValueError("[Broadcast] Unable to infer broadcast shape")
         return [self.shape]
 
     def eval(self, inputs):
-        (x,) = inputs
-        lead = len(self.shape) - x.ndim
-        if self.shape[lead:] == x.shape:  # only new leading axes: repeat the list
-            return [x.data() * math.prod(self.shape[:lead])]
-        in_strides = row_major_strides(x.shape)
-        strides = [0] * lead + [
-            0 if n == 1 and m != 1 else s
-            for n, m, s in zip(x.shape, self.shape[lead:], in_strides)
-        ]
-        return [gather_strided(x.data(), self.shape, strides)]
+        return [broadcast_data(inputs[0], self.output_shapes(inputs)[0])]
 
     def vjp(self, primals, cotangents, argnums, outputs):
+        if len(primals) > 1:
+            return BroadcastAxes(()).vjp(primals, cotangents, argnums, outputs)
         # Unbroadcasting (MLX: ``broadcast_vjp``). Every output element copied
         # from one input element, so that element's cotangent is the sum of
         # the cotangents of all its copies.
@@ -74,9 +78,13 @@ class Broadcast(Primitive):
         # END TASK 4.3
 
     def jvp(self, primals, tangents, argnums):
+        if len(primals) > 1:
+            return BroadcastAxes(()).jvp(primals, tangents, argnums)
         return [ops.broadcast_to(tangents[0], self.shape)]
 
     def vmap(self, inputs, axes):
+        if len(inputs) > 1:
+            return BroadcastAxes(()).vmap(inputs, axes)
         # The example's axes are right-aligned in ``shape``: the batch axis
         # stays where it is, shifted by the axes the broadcast adds in front.
         (x,), (ax,) = inputs, axes
@@ -86,6 +94,84 @@ class Broadcast(Primitive):
         out_ax = ax + lead
         shape = self.shape[:out_ax] + (x.shape[ax],) + self.shape[out_ax:]
         return [ops.broadcast_to(x, shape)], [out_ax]
+
+
+def broadcast_data(x, shape):
+    """The elements of ``x`` broadcast to ``shape`` (repeated along new leading
+    axes, stride 0 along its size-1 axes), in row-major order."""
+    lead = len(shape) - x.ndim
+    if shape[lead:] == x.shape:  # only new leading axes: repeat the list
+        return x.data() * math.prod(shape[:lead])
+    strides = [0] * lead + [
+        0 if n == 1 and m != 1 else s
+        for n, m, s in zip(x.shape, shape[lead:], row_major_strides(x.shape))
+    ]
+    return gather_strided(x.data(), shape, strides)
+
+
+class BroadcastAxes(Primitive):
+    """The first input broadcast against the others, except on ``ignore_axes``
+    (negative: counted from the end), where it keeps its own sizes.
+
+    Built only while ``compile(..., shapeless=True)`` traces (MLX's
+    ``BroadcastAxes``, and ``Broadcast`` with several inputs, which defers its
+    rules here): the inputs after the first come through a StopGradient and
+    lend only their shapes, so the output shape follows the inputs whenever
+    the trace is replayed. Matmul broadcasts its batch axes this way,
+    ignoring the two matrix axes.
+    """
+
+    view = True
+    moves_elements = True
+
+    def __init__(self, ignore_axes):
+        self.ignore_axes = tuple(ignore_axes)
+
+    def params(self):
+        return {"ignore_axes": self.ignore_axes}
+
+    def output_shapes(self, inputs):
+        shape = ()
+        for x in inputs:
+            kept = list(x.shape)
+            for ax in reversed(self.ignore_axes):
+                del kept[x.ndim + ax]
+            shape = ops.broadcast_shapes(shape, tuple(kept))
+        shape = list(shape)
+        dims = len(self.ignore_axes) + len(shape)
+        for ax in self.ignore_axes:
+            shape.insert(dims + ax, inputs[0].shape[ax])
+        return [tuple(shape)]
+
+    def eval(self, inputs):
+        return [broadcast_data(inputs[0], self.output_shapes(inputs)[0])]
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        # The first input's cotangent is Broadcast's (summed over what was
+        # broadcast); the others lent only their shapes.
+        (unbroadcast,) = Broadcast(cotangents[0].shape).vjp(
+            primals[:1], cotangents, [0], outputs)
+        return [unbroadcast if i == 0 else ops.zeros_like(primals[i]) for i in argnums]
+
+    def jvp(self, primals, tangents, argnums):
+        t = tangents[argnums.index(0)] if 0 in argnums else ops.zeros_like(primals[0])
+        return [make_array(self, [t] + list(primals[1:]))]
+
+    def vmap(self, inputs, axes):
+        # Every batched input gets the batch axis first, in front of as many
+        # axes as the widest example has; unbatched inputs stay right-aligned.
+        ndim = 1 + max(x.ndim - (ax is not None) for x, ax in zip(inputs, axes))
+        moved = []
+        for x, ax in zip(inputs, axes):
+            if ax is not None:
+                extra = ndim - x.ndim
+                if extra:
+                    x = ops.expand_dims(x, list(range(extra)))
+                    ax += extra
+                x = ops.moveaxis(x, ax, 0)
+            moved.append(x)
+        batched = any(ax is not None for ax in axes)
+        return [make_array(self, moved)], [0 if batched else None]
 
 
 class Reshape(Primitive):

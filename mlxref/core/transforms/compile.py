@@ -13,6 +13,10 @@ The algorithm:
 2. ``compile_trace``: on a cache miss, call the function on placeholders
    (arrays with neither data nor primitive, so ``eval`` inside fails as in
    MLX); ``outputs=`` adds the arrays of a captured tree to the outputs.
+   With ``shapeless`` the call runs under ``graph.DynamicTracing`` (MLX's
+   dynamic tracing), so the ops build nodes that read their shapes from their
+   inputs again at every replay (see ``ops.common.dynamic_broadcast_arrays``
+   and ``NumberOfElements``). ``trace_entry`` is steps 1 to 5 in one call.
 3. ``compile_dfs``: the graph between the placeholders and the outputs as a
    tape of ``_Node``s (mlxref's own small copy, so the traced arrays are
    never rewired); arrays with data are constants.
@@ -22,7 +26,9 @@ The algorithm:
 5. ``compile_fuse``: walking the tape from the end, gather chains of
    elementwise primitives (and broadcasts) into one ``Compiled`` node,
    within MLX's limits (depth 11, 24 arrays), when every consumer of a fused
-   array is in the chain (mlxref/core/primitives/compiled.py generates its code).
+   array is in the chain; a broadcast also read outside it is split, the
+   chain getting its own copy (mlxref/core/primitives/compiled.py generates
+   the chain's code).
 6. ``compile_replace``: at every call, rebuild the tape's nodes on the real
    inputs (lazily, as any op); ``outputs=`` trees get their new arrays.
 
@@ -32,6 +38,7 @@ and ``vmap(compile(f))`` work. ``disable_compile()``, ``enable_compile()`` and
 the environment variable ``MLX_DISABLE_COMPILE`` switch compilation off and on.
 """
 
+import contextlib
 import functools
 import math
 import os
@@ -109,15 +116,12 @@ def compile(fun, inputs=None, outputs=None, shapeless=False):  # noqa: A001 (MLX
         if _mode[0] == "disabled":
             return fun(*args, **kwargs)
         flat, constants = _flatten_arguments(args, kwargs)
-        num_args = len(trees.arrays(args))
-        captured = trees.arrays(inputs) if inputs is not None else []
-        flat = flat + captured
+        flat = flat + (trees.arrays(inputs) if inputs is not None else [])
         if any(x.is_tracer() for x in flat):
             return fun(*args, **kwargs)
         entry = _find(cache, flat, shapeless, constants)
         if entry is None:
-            entry = _Entry(shapeless, flat, constants)
-            _trace(entry, fun, args, kwargs, num_args, inputs, outputs, flat)
+            entry = trace_entry(fun, args, kwargs, shapeless, inputs, outputs)
             cache.append(entry)
         results = compile_replace(entry, flat)
         if outputs is not None:
@@ -125,6 +129,19 @@ def compile(fun, inputs=None, outputs=None, shapeless=False):  # noqa: A001 (MLX
         return trees.replace_arrays(entry.structure, results[: entry.num_outputs])
 
     return compiled
+
+
+def trace_entry(fun, args, kwargs=None, shapeless=False, inputs=None, outputs=None):
+    """What a compiled function does on a cache miss: ``fun`` traced on
+    placeholders like ``args`` (and the captured ``inputs``), simplified and
+    fused, as one cache entry. ``compile_replace(entry, arrays)`` replays it
+    on the arrays of ``(args, kwargs)`` followed by those of ``inputs``."""
+    kwargs = {} if kwargs is None else kwargs
+    flat, constants = _flatten_arguments(args, kwargs)
+    flat = flat + (trees.arrays(inputs) if inputs is not None else [])
+    entry = _Entry(shapeless, flat, constants)
+    _trace(entry, fun, args, kwargs, len(trees.arrays(args)), inputs, outputs, flat)
+    return entry
 
 
 # --- 1. arguments and the cache --------------------------------------------------------
@@ -201,12 +218,16 @@ def _find(cache, inputs, shapeless, constants):
 def _trace(entry, fun, args, kwargs, num_args, captured_inputs, captured_outputs, flat):
     """``compile_trace`` then ``compile_dfs``, ``compile_simplify`` and ``compile_fuse``."""
     placeholders = [array._placeholder(x.shape, x.dtype) for x in flat]
+    # Their ids now: the function may update a captured one in place
+    # (``state[0] *= 2`` points the handle at a new node).
+    placeholder_ids = [p.id() for p in placeholders]
     originals = trees.arrays(captured_inputs) if captured_inputs is not None else []
     n_kw = len(trees.arrays(kwargs))
     if captured_inputs is not None:
         trees.fill(captured_inputs, placeholders[num_args + n_kw:])
     try:
-        with graph.InTracing():
+        with graph.InTracing(), (graph.DynamicTracing() if entry.shapeless
+                                 else contextlib.nullcontext()):
             out_tree = fun(*trees.replace_arrays(args, placeholders[:num_args]),
                            **trees.replace_arrays(kwargs, placeholders[num_args:num_args + n_kw]))
         outs = trees.arrays(out_tree)
@@ -215,9 +236,9 @@ def _trace(entry, fun, args, kwargs, num_args, captured_inputs, captured_outputs
             outs = outs + trees.arrays(captured_outputs)
     finally:
         if captured_inputs is not None:  # MLX's tree_replace: the placeholders only
-            back = {p.id(): x for p, x in zip(placeholders[num_args + n_kw:], originals)}
+            back = {i: x for i, x in zip(placeholder_ids[num_args + n_kw:], originals)}
             trees.visit_update(captured_inputs, lambda a: back.get(a.id(), a))
-    compile_dfs(entry, placeholders, outs, flat)
+    compile_dfs(entry, placeholders, placeholder_ids, outs, flat)
     if _mode[0] != "no_simplify":
         compile_simplify(entry)
     if _mode[0] not in ("no_simplify", "no_fuse"):
@@ -248,13 +269,14 @@ class _Node:
         self.outputs = [_Value(s, d, self, i) for i, (s, d) in enumerate(zip(shapes, dtypes))]
 
 
-def compile_dfs(entry, placeholders, outs, originals):
-    """The tape of the graph behind ``outs``, from the placeholders and constants."""
+def compile_dfs(entry, placeholders, placeholder_ids, outs, originals):
+    """The tape of the graph behind ``outs``, from the placeholders (known by
+    the ids they had when the trace began) and constants."""
     original_ids = {x.id() for x in originals}
     values = {}
-    for k, p in enumerate(placeholders):
-        values[p.id()] = _Value(p.shape, p.dtype, index=k)
-    entry.inputs = [values[p.id()] for p in placeholders]
+    for k, (p, i) in enumerate(zip(placeholders, placeholder_ids)):
+        values[i] = _Value(p.shape, p.dtype, index=k)
+    entry.inputs = [values[i] for i in placeholder_ids]
     tape = []
     for out in outs:
         stack = [out]
@@ -267,7 +289,9 @@ def compile_dfs(entry, placeholders, outs, originals):
                 raise ValueError("[compile] Attempting to compile a function with "
                                  "uncaptured inputs is not allowed.")
             if a.is_available() or not a.has_primitive():
-                values[a.id()] = _Value(a.shape, a.dtype, array=a)
+                # A handle of the entry's own: the constant is in use for as
+                # long as the entry lives, so no kernel may donate its buffer.
+                values[a.id()] = _Value(a.shape, a.dtype, array=a._handle())
                 stack.pop()
                 continue
             pending = [x for x in a.inputs() if x.id() not in values]
@@ -363,6 +387,22 @@ def _parents(tape):
     return parents
 
 
+def _split_one(a, parents, cache):
+    """A copy of ``a``'s node, read by ``a``'s readers in the chain (``cache``)
+    in its place; the readers outside the chain keep ``a``."""
+    node = a.node
+    twin = _Node(node.primitive, node.inputs, [a.shape], [a.dtype])
+    b = twin.outputs[0]
+    inside = [(p, k) for p, k in parents[id(a)] if id(p.outputs[0]) in cache]
+    parents[id(a)] = [(p, k) for p, k in parents[id(a)] if id(p.outputs[0]) not in cache]
+    for p, k in inside:
+        p.inputs[k] = b
+    parents[id(b)] = inside
+    for k, x in enumerate(twin.inputs):
+        parents[id(x)].append((twin, k))
+    return b
+
+
 def compile_fuse(entry):
     """Replace chains of fusable nodes by one ``Compiled`` node each (MLX's
     ``compile_fuse``: from the last node back, a chain grows through the
@@ -388,7 +428,13 @@ def compile_fuse(entry):
                 input_ids.add(id(a))
                 return
             if depth > 0 and not all(id(p.outputs[0]) in cache for p, _ in parents[id(a)]):
-                input_ids.add(id(a))
+                # Read outside the chain too. A broadcast is cheap to repeat:
+                # the chain gets its own copy (MLX's ``split_one``).
+                if (type(a.node.primitive).__name__ == "Broadcast"
+                        and len(input_ids) < MAX_COMPILE_ARRAYS):
+                    recurse(_split_one(a, parents, cache), depth, shape)
+                else:
+                    input_ids.add(id(a))
                 return
             if id(a) in output_ids:
                 input_ids.add(id(a))
