@@ -7,17 +7,27 @@ Read before: mlxref/core/transforms/compile.py, which decides what is fused.
 
 MLX writes the source of one C++ or Metal kernel that computes the whole
 chain in a single loop over the elements. mlxref writes the source of one
-Python function (``Compiled.source``): one ``for`` loop over the elements in
-which each step calls the fused primitive's own scalar rule (``numeric``, or
-``numeric_complex`` for complex64) and rounds the result as its dtype holds
-it (``Dtype.cast``), which is what the unfused ``eval`` followed by
-``Dtype.store`` does element by element, so the results are the same bits.
-A step whose float32 result comes from a list kernel (``float32_kernel``),
-and any other fused primitive (AsType, Select, ...), runs on whole lists
-between two loops, through its own ``eval``. Broadcasts are not steps: every
-input is read at the output's shape (an input of one element is read once,
-before the loop). The source names only the fused primitives' rules, never
-any user text, and is the same text for the same chain.
+Python function (``Compiled.source``) that computes the chain step by step,
+one pass over the elements per step: a list comprehension of the fused
+primitive's own scalar rule (``numeric``, written inline where the primitive
+gives it as an ``expression``, such as ``x0 * x1``; ``numeric_complex`` for
+complex64), whose list the dtype's store rounds in C (``Dtype.store``), as
+the unfused ``eval`` followed by ``Dtype.store`` does, so the results are the
+same bits. A step whose float32 result comes from a list kernel
+(``float32_kernel``), and any other fused primitive (AsType, Select, ...),
+runs its own ``eval`` on the lists. Broadcasts are not steps: every input is
+read at the output's shape (an input of one element is read once, as a
+name). Each step's list is let go after its last reader. The source names
+only the fused primitives' rules, never any user text, and is the same text
+for the same chain.
+
+Why passes rather than one loop: a float32 result must be rounded after
+every step, and rounding floats one at a time (``Dtype.cast``) costs over
+ten times what rounding them as a list does (``struct`` packs a whole list
+at once), so one loop rounding per element ran slower than the unfused
+ops. What fusion saves in Python is the graph's work per node and a call
+per element where a rule is written inline: benchmarks/compile_gelu.py
+measures how little that is next to the passes themselves.
 
 MLX's ``Compiled`` throws for vjp, jvp and vmap (compile steps aside when
 its inputs are tracers, so the rules are never needed there). mlxref's
@@ -41,7 +51,7 @@ class Compiled(Primitive):
     are the steps whose results are the node's outputs, in order;
     ``input_sizes`` say which inputs hold one element (read once)."""
 
-    moves_elements = True  # each step rounds its own results in the loop
+    moves_elements = True  # each step rounds its own results in its pass
 
     def __init__(self, tape, input_dtypes, outputs, input_sizes):
         self.tape = list(tape)
@@ -114,7 +124,7 @@ class Compiled(Primitive):
 
     def eval_unfused(self, inputs):
         """The chain evaluated step by step with each primitive's own ``eval``
-        (SymPy elements, and the check that the fused loop is exact)."""
+        (SymPy elements, and the check that the generated code is exact)."""
         from .. import graph
 
         outputs = make_arrays(self, inputs)  # a throwaway node: only its shape is used
@@ -218,108 +228,95 @@ class _Elements:
 def _generate(compiled, scalars):
     """The source of ``kernel(n, *inputs)`` and the namespace it runs in.
 
-    Each value gets a name: ``in<k>`` for input k (a list, or its one element
-    when ``scalars[k]``) and ``t<j>`` for step j's list; inside a loop, ``x<k>``
-    and ``v<j>`` are the current elements. Scalar steps run in loops; a step
-    without a scalar rule ends the loop, runs on lists, and the next loop starts.
+    ``in<k>`` is input k: a list, or its one element when ``scalars[k]``.
+    Each step j makes ``t<j>``, the list of its results, in one pass over
+    its operands' lists, whose current elements are ``x<k>`` (input k) and
+    ``v<i>`` (step i): a list comprehension of the step's rule (inlined as
+    ``expression`` where the primitive gives one, else a call of ``f<j>``),
+    which the dtype's store (``r<j>``) rounds as a whole list, in C. A step
+    without a scalar rule runs its primitive's ``eval`` on the lists
+    (``s<j>``). A step's list is let go (``del``) after its last reader.
     """
     n_inputs, tape = compiled.n_inputs, compiled.tape
-    namespace = {}
-    kinds = []
-    for primitive, refs, _ in tape:
-        if type(primitive) is Broadcast:
-            kinds.append("alias")
-        elif _scalar_rule(primitive, _dtype_of(compiled, refs[0])) is None:
-            kinds.append("list")
-        else:
-            kinds.append("scalar")
-    # Who reads each step's result, to know which loop values become lists.
-    readers = {}
-    for j, (_, refs, _) in enumerate(tape):
-        for r in refs:
-            readers.setdefault(r, []).append(j)
-    outputs = {n_inputs + o for o in compiled.outputs}
 
     def root(r):  # through the broadcasts, which alias their input
-        while r >= n_inputs and kinds[r - n_inputs] == "alias":
+        while r >= n_inputs and type(tape[r - n_inputs][0]) is Broadcast:
             r = tape[r - n_inputs][1][0]
         return r
-
-    segments = []  # [kind, [step indices]]
-    for j, kind in enumerate(kinds):
-        if kind == "alias":
-            continue
-        if kind == "scalar" and segments and segments[-1][0] == "loop":
-            segments[-1][1].append(j)
-        else:
-            segments.append(["loop" if kind == "scalar" else "list", [j]])
-
-    lines = [f"def kernel(n, {', '.join(f'in{k}' for k in range(n_inputs))}):"]
-    lines.append(f'    """{compiled.name}: {len(tape)} steps."""')
-    as_list = {}  # ref -> name of its list
 
     def list_name(r):
         r = root(r)
         if r < n_inputs:
             return f"[in{r}] * n" if scalars[r] else f"in{r}"
-        return as_list[r]
+        return f"t{r - n_inputs}"
 
-    for s, (kind, steps) in enumerate(segments):
-        if kind == "list":
-            (j,) = steps
-            primitive, refs, dtype = tape[j]
+    def element_name(r):
+        r = root(r)
+        if r < n_inputs:
+            return f"in{r}" if scalars[r] else f"x{r}"
+        return f"v{r - n_inputs}"
+
+    last_reader = {}  # a step's value -> the last step that reads it
+    for j, (primitive, refs, _) in enumerate(tape):
+        if type(primitive) is not Broadcast:
+            for r in refs:
+                last_reader[root(r)] = j
+    outputs = {root(n_inputs + o) for o in compiled.outputs}
+
+    namespace = {}
+    lines = [f"def kernel(n, {', '.join(f'in{k}' for k in range(n_inputs))}):",
+             f'    """{compiled.name}: {len(tape)} steps."""']
+    for j, (primitive, refs, dtype) in enumerate(tape):
+        if type(primitive) is Broadcast:
+            continue
+        dtype_in = _dtype_of(compiled, refs[0])
+        rule = _scalar_rule(primitive, dtype_in)
+        if rule is None:
             namespace[f"s{j}"] = functools.partial(
                 _list_step, primitive, dtype, [_dtype_of(compiled, r) for r in refs])
             lines.append(f"    t{j} = s{j}({', '.join(list_name(r) for r in refs)})")
-            as_list[n_inputs + j] = f"t{j}"
-            continue
-        in_loop = {n_inputs + j for j in steps}
-        later = set(range(steps[-1] + 1, len(tape)))
-        kept = [j for j in steps
-                if n_inputs + j in outputs
-                or any(root_reader in later for root_reader in _readers_through(
-                    readers, kinds, tape, n_inputs, n_inputs + j))]
-        # The lists the loop walks, and the values it reads once.
-        walked, names = [], {}
-        for j in steps:
-            for r in tape[j][1]:
-                r = root(r)
-                if r in in_loop or r in names:
-                    continue
-                if r < n_inputs and scalars[r]:
-                    names[r] = f"in{r}"
-                else:
-                    names[r] = f"x{r}" if r < n_inputs else f"w{r - n_inputs}"
-                    walked.append(r)
-        for j in kept:
-            lines.append(f"    t{j} = []")
-            lines.append(f"    a{j} = t{j}.append")
-        if walked:
-            targets = ", ".join(names[r] for r in walked)
-            lists = ", ".join(list_name(r) for r in walked)
-            if len(walked) == 1:
-                lines.append(f"    for {targets} in {lists}:")
-            else:
-                lines.append(f"    for {targets} in zip({lists}):")
         else:
-            lines.append("    for _ in range(n):")
-        for j in steps:
-            primitive, refs, dtype = tape[j]
-            dtype_in = _dtype_of(compiled, refs[0])
-            namespace[f"f{j}"] = _scalar_rule(primitive, dtype_in)
-            args = ", ".join(f"v{root(r) - n_inputs}" if root(r) in in_loop else names[root(r)]
-                             for r in refs)
-            if primitive.moves_elements:
-                lines.append(f"        v{j} = f{j}({args})")
+            namespace[f"f{j}"] = rule
+            if not primitive.moves_elements:
+                namespace[f"r{j}"] = dtype.store
+            args = [element_name(r) for r in refs]
+            walked = list(dict.fromkeys(root(r) for r in refs
+                                        if not (root(r) < n_inputs and scalars[root(r)])))
+            call = f"f{j}({', '.join(args)})"
+            inline = primitive.expression if rule is primitive.numeric else None
+            if inline is None:
+                lines.append(f"    t{j} = {_pass(primitive, j, call, walked, element_name, list_name)}")
+            elif primitive.expression_raises:
+                lines += [
+                    "    try:",
+                    f"        t{j} = "
+                    f"{_pass(primitive, j, inline.format(*args), walked, element_name, list_name)}",
+                    "    except ZeroDivisionError:  # the rule's IEEE result instead",
+                    f"        t{j} = {_pass(primitive, j, call, walked, element_name, list_name)}",
+                ]
             else:
-                namespace[f"c{j}"] = dtype.cast
-                lines.append(f"        v{j} = c{j}(f{j}({args}))")
-        for j in kept:
-            lines.append(f"        a{j}(v{j})")
-            as_list[n_inputs + j] = f"t{j}"
+                lines.append(
+                    f"    t{j} = {_pass(primitive, j, inline.format(*args), walked, element_name, list_name)}")
+        dead = [f"t{r - n_inputs}" for r, last in sorted(last_reader.items())
+                if last == j and r >= n_inputs and r not in outputs]
+        if dead:
+            lines.append(f"    del {', '.join(dead)}")
     results = ", ".join(list_name(n_inputs + o) for o in compiled.outputs)
     lines.append(f"    return [{results}]")
     return "\n".join(lines) + "\n", namespace
+
+
+def _pass(primitive, j, expression, walked, element_name, list_name):
+    """One step's pass: ``expression`` over the ``walked`` lists, stored as its dtype holds it."""
+    if not walked:  # every operand is one element: one result, repeated
+        comprehension = f"[{expression}] * n"
+    elif len(walked) == 1:
+        comprehension = f"[{expression} for {element_name(walked[0])} in {list_name(walked[0])}]"
+    else:
+        targets = ", ".join(element_name(r) for r in walked)
+        lists = ", ".join(list_name(r) for r in walked)
+        comprehension = f"[{expression} for {targets} in zip({lists})]"
+    return comprehension if primitive.moves_elements else f"r{j}({comprehension})"
 
 
 def _dtype_of(compiled, r):
@@ -327,14 +324,3 @@ def _dtype_of(compiled, r):
     if r < compiled.n_inputs:
         return compiled.input_dtypes[r]
     return compiled.tape[r - compiled.n_inputs][2]
-
-
-def _readers_through(readers, kinds, tape, n_inputs, r):
-    """The steps that read value ``r``, looking through broadcasts of it."""
-    out = []
-    for j in readers.get(r, ()):
-        if kinds[j] == "alias":
-            out.extend(_readers_through(readers, kinds, tape, n_inputs, n_inputs + j))
-        else:
-            out.append(j)
-    return out
