@@ -199,8 +199,6 @@ def test_seed_gradient_columns_agree_with_the_closed_form(n):
 
 @pytest.mark.parametrize("n", [1, 40])
 def test_gelu_columns_agree_with_the_closed_form_and_compile_changes_no_bit(n):
-    import math
-
     results = compile_gelu.check(n)  # raises unless every column equals the reference
     assert {"mlxref", compile_gelu.COMPILED} <= set(results)
     assert results["mlxref"] == results[compile_gelu.COMPILED]  # bit for bit
