@@ -6,28 +6,27 @@ mlx/backend/common/compiled.cpp (the source of the kernel MLX generates).
 Read before: mlxref/core/transforms/compile.py, which decides what is fused.
 
 MLX writes the source of one C++ or Metal kernel that computes the whole
-chain in a single loop over the elements. mlxref writes the source of one
-Python function (``Compiled.source``) that computes the chain step by step,
-one pass over the elements per step: a list comprehension of the fused
-primitive's own scalar rule (``numeric``, written inline where the primitive
-gives it as an ``expression``, such as ``x0 * x1``; ``numeric_complex`` for
-complex64), whose list the dtype's store rounds in C (``Dtype.store``), as
-the unfused ``eval`` followed by ``Dtype.store`` does, so the results are the
-same bits. A step whose float32 result comes from a list kernel
-(``float32_kernel``), and any other fused primitive (AsType, Select, ...),
-runs its own ``eval`` on the lists. Broadcasts are not steps: every input is
-read at the output's shape (an input of one element is read once, as a
-name). Each step's list is let go after its last reader. The source names
+chain in a single loop over the elements. So does mlxref, in Python
+(``Compiled.source``): one ``for`` loop over the elements in which each step
+applies the fused primitive's own scalar rule (``numeric``, written inline
+where the primitive gives it as an ``expression``, such as ``x0 * x1``;
+``numeric_complex`` for complex64) and rounds the result as its dtype holds
+it: a float32 through a one-element ``array("f")`` (storing into it is C's
+float cast, which is what ``Dtype.store`` does to a whole list), any other
+dtype through ``Dtype.cast``. That is what the unfused ``eval`` followed by
+``Dtype.store`` does element by element, so the results are the same bits.
+A step whose float32 result comes from a list kernel (``float32_kernel``),
+and any other fused primitive (AsType, Select, ...), runs its own ``eval``
+on whole lists between two loops. Broadcasts are not steps: every input is
+read at the output's shape (an input of one element is read as a name, and
+steps of such inputs are computed once, before the loop). The source names
 only the fused primitives' rules, never any user text, and is the same text
 for the same chain.
 
-Why passes rather than one loop: a float32 result must be rounded after
-every step, and rounding floats one at a time (``Dtype.cast``) costs over
-ten times what rounding them as a list does (``struct`` packs a whole list
-at once), so one loop rounding per element ran slower than the unfused
-ops. What fusion saves in Python is the graph's work per node and a call
-per element where a rule is written inline: benchmarks/compile_gelu.py
-measures how little that is next to the passes themselves.
+What the loop saves in Python is little: the graph's work per node, the
+intermediate lists, and a call per element where a rule is written inline.
+Every float32 step still rounds each element, which costs about what a
+list pass does (benchmarks/compile_gelu.py measures it).
 
 MLX's ``Compiled`` throws for vjp, jvp and vmap (compile steps aside when
 its inputs are tracers, so the rules are never needed there). mlxref's
@@ -35,6 +34,7 @@ unfolds the chain into its primitives' nodes (``unfold``) and applies the
 transform to them, so a ``Compiled`` node composes with every transform.
 """
 
+import array as _pyarray
 import functools
 
 from .. import dtypes as _dt
@@ -229,13 +229,18 @@ def _generate(compiled, scalars):
     """The source of ``kernel(n, *inputs)`` and the namespace it runs in.
 
     ``in<k>`` is input k: a list, or its one element when ``scalars[k]``.
-    Each step j makes ``t<j>``, the list of its results, in one pass over
-    its operands' lists, whose current elements are ``x<k>`` (input k) and
-    ``v<i>`` (step i): a list comprehension of the step's rule (inlined as
-    ``expression`` where the primitive gives one, else a call of ``f<j>``),
-    which the dtype's store (``r<j>``) rounds as a whole list, in C. A step
-    without a scalar rule runs its primitive's ``eval`` on the lists
-    (``s<j>``). A step's list is let go (``del``) after its last reader.
+    Steps with a scalar rule run in one loop over the elements: in it,
+    ``x<k>`` is input k's current element and ``v<j>`` step j's, computed by
+    the rule (written inline where the primitive gives its ``expression``,
+    else a call of ``f<j>``) and rounded as its dtype holds it: float32
+    through the one-element ``array("f")`` ``f32`` (C's float cast, what the
+    dtype's store does to a list), other dtypes by ``Dtype.cast`` (``c<j>``).
+    A step whose operands all have one element is computed once, before the
+    loop. A step without a scalar rule ends the loop and runs its
+    primitive's ``eval`` on whole lists (``s<j>``); the next loop walks its
+    list (``w<j>`` is its current element). The values read after their
+    loop are gathered into lists ``t<j>``, let go (``del``) after their last
+    reader.
     """
     n_inputs, tape = compiled.n_inputs, compiled.tape
 
@@ -244,61 +249,85 @@ def _generate(compiled, scalars):
             r = tape[r - n_inputs][1][0]
         return r
 
+    # Each step: "skip" (a broadcast), "list" (eval on lists), "once" (one
+    # element, before its loop) or "loop".
+    kinds, once = [], {r for r in range(n_inputs) if scalars[r]}
+    for primitive, refs, _ in tape:
+        j = len(kinds)
+        if type(primitive) is Broadcast:
+            kinds.append("skip")
+        elif _scalar_rule(primitive, _dtype_of(compiled, refs[0])) is None:
+            kinds.append("list")
+        elif all(root(r) in once for r in refs):
+            kinds.append("once")
+            once.add(n_inputs + j)
+        else:
+            kinds.append("loop")
+    segments = []  # ["loop", [steps]] or ["list", [step]]
+    for j, kind in enumerate(kinds):
+        if kind == "skip":
+            continue
+        if kind in ("loop", "once") and segments and segments[-1][0] == "loop":
+            segments[-1][1].append(j)
+        else:
+            segments.append(["loop" if kind != "list" else "list", [j]])
+    seg_of = {j: k for k, (_, steps) in enumerate(segments) for j in steps}
+    outputs = {root(n_inputs + o) for o in compiled.outputs}
+    # A loop value outside its loop is a list (once-values stay names).
+    read_later = set(outputs)
+    last_reader = {}  # a list -> the segment that reads it last
+    for j, kind in enumerate(kinds):
+        if kind == "skip":
+            continue
+        for r in map(root, tape[j][1]):
+            if r >= n_inputs and seg_of[r - n_inputs] != seg_of[j]:
+                read_later.add(r)
+            last_reader[r] = max(last_reader.get(r, -1), seg_of[j])
+
     def list_name(r):
         r = root(r)
-        if r < n_inputs:
-            return f"[in{r}] * n" if scalars[r] else f"in{r}"
-        return f"t{r - n_inputs}"
-
-    def element_name(r):
-        r = root(r)
-        if r < n_inputs:
-            return f"in{r}" if scalars[r] else f"x{r}"
-        return f"v{r - n_inputs}"
-
-    last_reader = {}  # a step's value -> the last step that reads it
-    for j, (primitive, refs, _) in enumerate(tape):
-        if type(primitive) is not Broadcast:
-            for r in refs:
-                last_reader[root(r)] = j
-    outputs = {root(n_inputs + o) for o in compiled.outputs}
+        if r in once:
+            return f"[{_value_name(r, n_inputs)}] * n"
+        return f"in{r}" if r < n_inputs else f"t{r - n_inputs}"
 
     namespace = {}
     lines = [f"def kernel(n, {', '.join(f'in{k}' for k in range(n_inputs))}):",
              f'    """{compiled.name}: {len(tape)} steps."""']
-    for j, (primitive, refs, dtype) in enumerate(tape):
-        if type(primitive) is Broadcast:
-            continue
-        dtype_in = _dtype_of(compiled, refs[0])
-        rule = _scalar_rule(primitive, dtype_in)
-        if rule is None:
+    if any(dtype is _dt.float32 and not primitive.moves_elements and kinds[j] in ("loop", "once")
+           for j, (primitive, _, dtype) in enumerate(tape)):
+        namespace["array"] = _pyarray.array
+        lines.append('    f32 = array("f", [0.0])  # a float32 slot: storing rounds, as C does')
+    for k, (kind, steps) in enumerate(segments):
+        if kind == "list":
+            (j,) = steps
+            primitive, refs, dtype = tape[j]
             namespace[f"s{j}"] = functools.partial(
                 _list_step, primitive, dtype, [_dtype_of(compiled, r) for r in refs])
             lines.append(f"    t{j} = s{j}({', '.join(list_name(r) for r in refs)})")
         else:
-            namespace[f"f{j}"] = rule
-            if not primitive.moves_elements:
-                namespace[f"r{j}"] = dtype.store
-            args = [element_name(r) for r in refs]
-            walked = list(dict.fromkeys(root(r) for r in refs
-                                        if not (root(r) < n_inputs and scalars[root(r)])))
-            call = f"f{j}({', '.join(args)})"
-            inline = primitive.expression if rule is primitive.numeric else None
-            if inline is None:
-                lines.append(f"    t{j} = {_pass(primitive, j, call, walked, element_name, list_name)}")
-            elif primitive.expression_raises:
-                lines += [
-                    "    try:",
-                    f"        t{j} = "
-                    f"{_pass(primitive, j, inline.format(*args), walked, element_name, list_name)}",
-                    "    except ZeroDivisionError:  # the rule's IEEE result instead",
-                    f"        t{j} = {_pass(primitive, j, call, walked, element_name, list_name)}",
-                ]
-            else:
-                lines.append(
-                    f"    t{j} = {_pass(primitive, j, inline.format(*args), walked, element_name, list_name)}")
+            before = [j for j in steps if kinds[j] == "once"]
+            inside = [j for j in steps if kinds[j] == "loop"]
+            for j in before:
+                lines += _step_lines(compiled, j, root, namespace, "    ")
+            kept = [j for j in inside if n_inputs + j in read_later]
+            for j in kept:
+                lines.append(f"    t{j} = []")
+                lines.append(f"    a{j} = t{j}.append")
+            walked = list(dict.fromkeys(
+                r for j in inside for r in map(root, tape[j][1])
+                if r not in once and not (r >= n_inputs and seg_of[r - n_inputs] == k)))
+            if inside:
+                names = ", ".join(_value_name(r, n_inputs, walked=True) for r in walked)
+                lists = ", ".join(list_name(r) for r in walked)
+                lines.append(f"    for {names} in {lists}:" if len(walked) == 1
+                             else f"    for {names} in zip({lists}):")
+                for j in inside:
+                    lines += _step_lines(compiled, j, root, namespace, "        ", walked)
+                for j in kept:
+                    lines.append(f"        a{j}(v{j})")
         dead = [f"t{r - n_inputs}" for r, last in sorted(last_reader.items())
-                if last == j and r >= n_inputs and r not in outputs]
+                if last == k and r >= n_inputs and r not in outputs and r not in once
+                and (kinds[r - n_inputs] == "list" or r in read_later)]
         if dead:
             lines.append(f"    del {', '.join(dead)}")
     results = ", ".join(list_name(n_inputs + o) for o in compiled.outputs)
@@ -306,17 +335,39 @@ def _generate(compiled, scalars):
     return "\n".join(lines) + "\n", namespace
 
 
-def _pass(primitive, j, expression, walked, element_name, list_name):
-    """One step's pass: ``expression`` over the ``walked`` lists, stored as its dtype holds it."""
-    if not walked:  # every operand is one element: one result, repeated
-        comprehension = f"[{expression}] * n"
-    elif len(walked) == 1:
-        comprehension = f"[{expression} for {element_name(walked[0])} in {list_name(walked[0])}]"
+def _value_name(r, n_inputs, walked=False):
+    """The name of value ``r``'s element: ``in<k>`` (an input of one element),
+    ``x<k>`` (input k walked by a loop), ``v<j>`` (step j, in its loop or
+    computed once), ``w<j>`` (step j's list, walked by a later loop)."""
+    if r < n_inputs:
+        return f"x{r}" if walked else f"in{r}"
+    return f"w{r - n_inputs}" if walked else f"v{r - n_inputs}"
+
+
+def _step_lines(compiled, j, root, namespace, indent, walked=()):
+    """Step ``j`` on the current elements: ``v<j> = ...``, rounded to its dtype."""
+    n_inputs = compiled.n_inputs
+    primitive, refs, dtype = compiled.tape[j]
+    rule = _scalar_rule(primitive, _dtype_of(compiled, refs[0]))
+    namespace[f"f{j}"] = rule
+    args = [_value_name(root(r), n_inputs, walked=root(r) in walked) for r in refs]
+    call = f"f{j}({', '.join(args)})"
+    inline = primitive.expression if rule is primitive.numeric else None
+    value = call if inline is None else inline.format(*args)
+    if primitive.moves_elements:
+        target, rounding = f"v{j}", []
+    elif dtype is _dt.float32:
+        target, rounding = "f32[0]", [f"v{j} = f32[0]"]
     else:
-        targets = ", ".join(element_name(r) for r in walked)
-        lists = ", ".join(list_name(r) for r in walked)
-        comprehension = f"[{expression} for {targets} in zip({lists})]"
-    return comprehension if primitive.moves_elements else f"r{j}({comprehension})"
+        namespace[f"c{j}"] = dtype.cast
+        target, rounding = f"v{j}", [f"v{j} = c{j}(v{j})"]
+    if inline is not None and primitive.expression_raises:
+        lines = ["try:", f"    {target} = {value}",
+                 "except ZeroDivisionError:  # the rule's IEEE result instead",
+                 f"    {target} = {call}"]
+    else:
+        lines = [f"{target} = {value}"]
+    return [indent + line for line in lines + rounding]
 
 
 def _dtype_of(compiled, r):
