@@ -1,7 +1,7 @@
 """mlxref's benchmark suite: ``python -m benchmarks`` (or ``make bench``).
 
 Workloads, each checked against a hand-written pure-Python reference
-before any number is reported (``--only seed|chain|mlp|vmap|checkpoint``):
+before any number is reported (``--only seed|chain|mlp|vmap|checkpoint|drawing|charlm|gelu``):
 
 - ``seed_grad``: the gradient of ``sum(sin(x) * exp(x))`` over n = 10 to
   10,000 elements: mlxref, hand-written lists, a micrograd-style Value graph
@@ -17,7 +17,10 @@ before any number is reported (``--only seed|chain|mlp|vmap|checkpoint``):
   10 to 1,000, against ``grad`` in a Python loop, hand-written lists, a
   micrograd-style Value graph per example and MLX's ``vmap(grad)``;
 - ``checkpoint_memory``: peak memory of a gradient with and without
-  checkpoint, in mlxref and in MLX.
+  checkpoint, in mlxref and in MLX;
+- ``compile_gelu``: ``value_and_grad`` of ``sum(gelu(x))`` over 100k
+  elements, uncompiled and under ``mx.compile`` (which must agree bit for
+  bit), and real MLX compiled, with the speedup compile gives.
 
 Each table of times has ratios to mlxref and a scaling table (how each
 column's time grows from one size to the next); ``--json PATH`` writes the

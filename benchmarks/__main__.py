@@ -15,10 +15,11 @@ import sys
 from mlxref.backends import metal
 
 from . import (
-    charlm, checkpoint_memory, deep_chain, drawing_limits, harness, mlp, per_example, seed_grad,
+    charlm, checkpoint_memory, compile_gelu, deep_chain, drawing_limits, harness, mlp, per_example,
+    seed_grad,
 )
 
-WORKLOADS = ("seed", "chain", "mlp", "vmap", "checkpoint", "drawing", "charlm")
+WORKLOADS = ("seed", "chain", "mlp", "vmap", "checkpoint", "drawing", "charlm", "gelu")
 
 
 def main(argv=None):
@@ -170,6 +171,21 @@ def _describe_charlm(res):
     ]
 
 
+def _describe_gelu(res):
+    return [
+        "## Compile: value_and_grad of sum(gelu(x)), gelu(x) = x * (1 + erf(x / sqrt(2))) / 2",
+        "",
+        "x evenly spaced in [-4, 4] (float32); `mlxref` is unfused, `mlxref compile` is "
+        "`mx.compile(mx.value_and_grad(loss))` (traced in the warm-up), and real MLX's "
+        f"column compiles the same way. Median of {res['repeats']} interleaved repeats "
+        "(after one warm-up). Every column's value and gradient equal the hand-written "
+        f"double-precision reference to {compile_gelu.FLOAT32_TOLERANCE:g}, and the "
+        "compiled mlxref column equals the uncompiled one bit for bit.",
+        "",
+        compile_gelu.table(res),
+    ]
+
+
 # name: (JSON key, title, run(args), disagrees(result), describe(result) -> lines)
 def _describe_drawing(res):
     return [
@@ -206,6 +222,9 @@ _WORKLOAD_TABLE = {
     "charlm": ("charlm", "Character-level LM step",
                lambda a: charlm.run(quick=a.quick, repeats=a.repeats),
                lambda r: bool(r["errors"]), _describe_charlm),
+    "gelu": ("compile_gelu", "Compile: gelu",
+             lambda a: compile_gelu.run(quick=a.quick, repeats=a.repeats),
+             lambda r: bool(r["errors"]), _describe_gelu),
 }
 
 

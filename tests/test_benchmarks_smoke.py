@@ -16,7 +16,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from benchmarks import (  # noqa: E402
-    charlm, deep_chain, drawing_limits, harness, mlp, per_example, seed_grad,
+    charlm, compile_gelu, deep_chain, drawing_limits, harness, mlp, per_example, seed_grad,
 )
 from benchmarks.scalar_graph import ClosureValue, Value  # noqa: E402
 
@@ -135,6 +135,8 @@ def test_benchmark_cli_quick_report(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(charlm, "CONFIG", charlm.char_lm.TINY)
     monkeypatch.setattr(charlm, "QUICK_SIZES", (2,))
     monkeypatch.setattr(charlm, "QUICK_REPEATS", 1)
+    monkeypatch.setattr(compile_gelu, "QUICK_SIZES", (30,))
+    monkeypatch.setattr(compile_gelu, "QUICK_REPEATS", 1)
     path = tmp_path / "out.json"
     assert cli.main(["--quick", "--json", str(path)]) == 0
     out = capsys.readouterr().out
@@ -165,6 +167,8 @@ def test_benchmark_cli_quick_report(tmp_path, monkeypatch, capsys):
     assert data["charlm"]["config"]["dims"] == charlm.char_lm.TINY.dims
     assert [r["n"] for r in data["charlm"]["rows"]] == [2]
     assert set(data["charlm"]["rows"][0]["median_s"]) == MLP_NAMES & {"mlxref", mlp.metal.label()}
+    assert "## Compile: value_and_grad of sum(gelu(x))" in out and "target 2x" in out
+    assert list(data["compile_gelu"]["speedup"]) == ["30"]
 
 
 def test_charlm_columns_agree_on_a_real_step(monkeypatch):
@@ -191,6 +195,38 @@ def test_seed_gradient_columns_agree_with_the_closed_form(n):
     x = seed_grad.make_input(n)
     want = [math.exp(v) * (math.sin(v) + math.cos(v)) for v in x]
     assert harness.max_error(results["lists"], want) <= 1e-12
+
+
+@pytest.mark.parametrize("n", [1, 40])
+def test_gelu_columns_agree_with_the_closed_form_and_compile_changes_no_bit(n):
+    results = compile_gelu.check(n)  # raises unless every column equals the reference
+    assert {"mlxref", compile_gelu.COMPILED} <= set(results)
+    assert results["mlxref"] == results[compile_gelu.COMPILED]  # bit for bit
+    # The reference against central differences of its own value, in double.
+    x = compile_gelu.make_input(n)
+    h = 1e-6
+    for i in range(0, n, 7):
+        up, down = list(x), list(x)
+        up[i] += h
+        down[i] -= h
+        slope = (compile_gelu.reference(up)[0] - compile_gelu.reference(down)[0]) / (2 * h)
+        assert abs(slope - compile_gelu.reference(x)[1][i]) < 1e-6
+    if n > 1:  # gelu' goes from about 0 at -4 to about 1 at 4
+        assert abs(results["mlxref"][1][0]) < 1e-3 and abs(results["mlxref"][1][-1] - 1) < 1e-3
+
+
+def test_gelu_check_exact_raises_when_compile_changes_a_bit(monkeypatch):
+    # A compiled column fed 1 + 2**-23 for 1.0 (one element, one ulp): the
+    # benchmark must refuse to time it.
+    step = compile_gelu.step
+
+    def nudged(lib, compiled):
+        run = step(lib, compiled)
+        return (lambda a: run(a + lib.array([0.0] * 5 + [2.0**-23] + [0.0] * 3))) if compiled else run
+
+    monkeypatch.setattr(compile_gelu, "step", nudged)
+    with pytest.raises(harness.Mismatch, match="compiled mlxref differs from uncompiled"):
+        compile_gelu.check_exact(9)
 
 
 @pytest.mark.parametrize("batch", [1, 3, 17])

@@ -5,6 +5,8 @@ Values are compared with the uncompiled function bit for bit (``tolist``),
 and with real MLX where it is installed."""
 
 import importlib
+import itertools
+import math
 
 import pytest
 
@@ -71,6 +73,17 @@ def test_fused_loop_rounds_as_the_unfused_ops(dtype):
     assert got.dtype is f(x, y).dtype
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64"])
+def test_fused_loop_rounds_extremes_as_the_unfused_ops(dtype):
+    # Overflow to inf, subnormals, nan and -0.0 through the float32 slot
+    # (and each other dtype's cast), bit for bit as unfused.
+    def f(x):
+        return (x * x) * 10 - x / 3 + mx.sin(x)
+
+    x = mx.array([1e30, -1e30, 3e38, 1e-40, -0.0, math.nan, 1.5, 7e-46], getattr(mx, dtype))
+    assert repr(mx.compile(f)(x).tolist()) == repr(f(x).tolist())
+
+
 def test_fused_primitives_and_source_are_deterministic():
     x, y = mx.array(X), mx.array(Y)
     first = mx.compile(chain)(x, y).primitive()
@@ -81,6 +94,119 @@ def test_fused_primitives_and_source_are_deterministic():
     assert first.source == second.source
     assert "for " in first.source and "def kernel(" in first.source
     assert first.is_equivalent(second)
+
+
+def test_generated_source_is_one_loop_with_rules_inline():
+    x, y = mx.array(X), mx.array(Y)
+    lines = mx.compile(chain)(x, y).primitive().source.splitlines()
+    # Exp runs on whole lists (its float32 kernel), so it ends the first loop;
+    # the second loop walks its list (w1) beside y's elements (x2).
+    assert "    t1 = s1(t0)" in lines
+    assert "    for w1, x2 in zip(t1, in2):" in lines
+    # Negative, Multiply and Add written out, Sin called; each result rounded
+    # to float32 through the slot; the 2 (one element) read as it is.
+    for line in ["        f32[0] = -x0", "        f32[0] = w1 * in1", "        f32[0] = f4(x2)",
+                 "        f32[0] = v3 + v5", "        v6 = f32[0]"]:
+        assert line in lines
+    # Only what a later loop or the caller reads becomes a list; lists are
+    # let go after their last reader.
+    assert [ln for ln in lines if ln.endswith(" = []")] == ["    t0 = []", "    t6 = []"]
+    let_go = [name for line in lines if line.startswith("    del ")
+              for name in line[8:].split(", ")]
+    assert sorted(let_go) == ["t0", "t1"]
+
+
+def _expression_value(primitive, *args):
+    names = [f"a{i}" for i in range(len(args))]
+    return eval(primitive.expression.format(*names), dict(zip(names, args)))
+
+
+def _same(a, b):
+    if isinstance(a, float) and isinstance(b, float):
+        return repr(a) == repr(b)  # nan equals nan, -0.0 differs from 0.0
+    return type(a) is type(b) and a == b
+
+
+@pytest.mark.parametrize("name", ["Negative", "Square", "Add", "Subtract", "Multiply", "Divide"])
+def test_inline_expressions_give_the_numeric_rules_results(name):
+    from mlxref.core.primitives import elementwise
+
+    primitive = getattr(elementwise, name)()
+    assert primitive.expression is not None
+    values = [0.0, -0.0, 1.5, -3.25, 1e-45, 3.4e38, math.inf, -math.inf, math.nan,
+              0, 7, -2**31, 2**63, True, False]
+    arity = 1 if isinstance(primitive, elementwise.Unary) else 2
+    raised = False
+    for args in itertools.product(values, repeat=arity):
+        want = primitive.numeric(*args)
+        try:
+            got = _expression_value(primitive, *args)
+        except ZeroDivisionError:
+            raised = True
+            continue
+        assert _same(got, want), (name, args, got, want)
+    assert raised == primitive.expression_raises
+
+
+def test_division_by_zero_in_a_fused_chain_gives_ieee_results():
+    def f(a, b):
+        return (a / b + 1) * (b / a)
+
+    a = [1.0, 0.0, -1.0, 3.0, -0.0, 2.5]
+    b = [0.0, 0.0, -0.0, -0.0, 2.0, 0.5]
+    got = mx.compile(f)(mx.array(a), mx.array(b))
+    assert any(isinstance(p, Compiled) for p in _nodes([got]))
+    assert "except ZeroDivisionError" in _nodes([got])[0].source
+    want = f(mx.array(a), mx.array(b)).tolist()
+    assert repr(got.tolist()) == repr(want)
+    mlx = pytest.importorskip("mlx.core")
+    assert repr(got.tolist()) == repr(mlx.compile(f)(mlx.array(a), mlx.array(b)).tolist())
+
+
+def test_complex_chain_with_zero_divisors_equals_unfused_and_mlx():
+    def f(a, b):
+        return a * b + a / b - a
+
+    a, b = [1 + 2j, 0j, 3 - 1j], [0j, 0j, 2 + 0.5j]
+    got = mx.compile(f)(mx.array(a), mx.array(b))
+    assert repr(got.tolist()) == repr(f(mx.array(a), mx.array(b)).tolist())
+    mlx = pytest.importorskip("mlx.core")
+    assert repr(got.tolist()) == repr(mlx.compile(f)(mlx.array(a), mlx.array(b)).tolist())
+
+
+def test_a_step_of_one_element_inputs_is_computed_once_and_repeated():
+    def f(a, b, c, lib=mx):
+        return lib.sqrt(a * b) + c / a
+
+    a, b, c = mx.array(2.0), mx.array(0.75), mx.array([1.0, 0.0, -1.0, 3.0])
+    got = mx.compile(f)(a, b, c)
+    lines = got.primitive().source.splitlines()
+    # a * b and its sqrt come before the loop, which reads them as names.
+    assert lines.index("    f32[0] = in0 * in1") < lines.index("    for x2 in in2:")
+    assert "        f32[0] = v1 + v4" in lines
+    assert got.tolist() == f(a, b, c).tolist()
+    mlx = pytest.importorskip("mlx.core")
+    want = mlx.compile(lambda *xs: f(*xs, lib=mlx))(
+        mlx.array(2.0), mlx.array(0.75), mlx.array([1.0, 0.0, -1.0, 3.0]))
+    assert got.tolist() == want.tolist()
+
+
+def test_gelu_value_and_grad_compiled_equals_uncompiled():
+    # The benchmark's workload (benchmarks/compile_gelu.py), small: erf's
+    # float32 kernel runs on lists between the fused steps.
+    def loss(x):
+        return mx.sum(x * (1 + mx.erf(x / math.sqrt(2))) / 2)
+
+    x = mx.array([-4.0 + 8.0 * i / 200 for i in range(201)])
+    fn = mx.value_and_grad(loss)
+    value, grad = mx.compile(fn)(x)
+    assert any(isinstance(p, Compiled) for p in _nodes([grad]))
+    want_value, want_grad = fn(x)
+    assert value.item() == want_value.item() and grad.tolist() == want_grad.tolist()
+    mlx = pytest.importorskip("mlx.core")
+    gelu = mlx.compile(lambda v: v * (1 + mlx.erf(v / math.sqrt(2))) / 2)
+    assert mx.compile(lambda v: v * (1 + mx.erf(v / math.sqrt(2))) / 2)(x).tolist() \
+        == gelu(mlx.array(x.tolist())).tolist()
 
 
 def test_unfused_step_by_step_equals_fused_loop():
@@ -397,3 +523,25 @@ def test_constants_of_the_trace_outlive_the_graph_they_came_from():
     first = f(x).tolist()
     want = (mx.sin(x @ w) * 2 + 1).tolist()  # evaluates w's own graph
     assert [f(x).tolist() for _ in range(2)] == [first, first] == [want, want]
+
+
+def test_a_compiled_call_lets_go_of_its_arguments_at_once():
+    # Without the cycle collector (paused while mlxref evaluates), nothing of
+    # a call may keep the caller's arrays alive: else their buffers could not
+    # be donated, as they are in MLX.
+    import gc
+    import weakref
+
+    f = mx.compile(lambda a, b: mx.sin(a) * b + 1)
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(2):  # the trace, then the cached entry
+            x, y = mx.ones((8,)), mx.ones((8,))
+            refs = [weakref.ref(x), weakref.ref(y)]
+            out = f(x, y)
+            del x, y, out
+            assert [r() for r in refs] == [None, None]
+    finally:
+        if was:
+            gc.enable()

@@ -343,3 +343,37 @@ def test_no_donation_inside_a_transform():
 
     g = mx.grad(f)(mx.array([0.0, 1.0]))
     assert mx.allclose(g, 2 * mx.exp(2 * mx.array([0.0, 1.0]))).item()
+
+
+@pytest.mark.parametrize("transform", ["grad", "vjp", "jvp", "vmap", "checkpoint"])
+def test_no_transform_keeps_its_arguments_alive(transform):
+    # (compile: tests/test_compile.py, through its trace and its cache)
+    # The cycle collector is paused while mlxref evaluates, so a reference
+    # cycle made by a transform (a recursive closure over its arguments)
+    # would keep the caller's arrays, and their buffers, alive: no donation,
+    # and a peak memory MLX does not have.
+    import gc
+    import weakref
+
+    def f(a):
+        return (mx.sin(a) * 2).sum()
+
+    run = {
+        "grad": lambda x: mx.grad(f)(x),
+        "vjp": lambda x: mx.vjp(f, [x], [mx.array(1.0)])[1][0],
+        "jvp": lambda x: mx.jvp(f, [x], [mx.ones_like(x)])[1][0],
+        "vmap": lambda x: mx.vmap(f)(x),
+        "checkpoint": lambda x: mx.grad(mx.checkpoint(f))(x),
+    }[transform]
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        x = mx.ones((3, 2))
+        ref = weakref.ref(x)
+        out = run(x)
+        mx.eval(out)
+        del x, out
+        assert ref() is None
+    finally:
+        if was:
+            gc.enable()

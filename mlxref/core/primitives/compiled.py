@@ -6,18 +6,27 @@ mlx/backend/common/compiled.cpp (the source of the kernel MLX generates).
 Read before: mlxref/core/transforms/compile.py, which decides what is fused.
 
 MLX writes the source of one C++ or Metal kernel that computes the whole
-chain in a single loop over the elements. mlxref writes the source of one
-Python function (``Compiled.source``): one ``for`` loop over the elements in
-which each step calls the fused primitive's own scalar rule (``numeric``, or
+chain in a single loop over the elements. So does mlxref, in Python
+(``Compiled.source``): one ``for`` loop over the elements in which each step
+applies the fused primitive's own scalar rule (``numeric``, written inline
+where the primitive gives it as an ``expression``, such as ``x0 * x1``;
 ``numeric_complex`` for complex64) and rounds the result as its dtype holds
-it (``Dtype.cast``), which is what the unfused ``eval`` followed by
+it: a float32 through a one-element ``array("f")`` (storing into it is C's
+float cast, which is what ``Dtype.store`` does to a whole list), any other
+dtype through ``Dtype.cast``. That is what the unfused ``eval`` followed by
 ``Dtype.store`` does element by element, so the results are the same bits.
 A step whose float32 result comes from a list kernel (``float32_kernel``),
-and any other fused primitive (AsType, Select, ...), runs on whole lists
-between two loops, through its own ``eval``. Broadcasts are not steps: every
-input is read at the output's shape (an input of one element is read once,
-before the loop). The source names only the fused primitives' rules, never
-any user text, and is the same text for the same chain.
+and any other fused primitive (AsType, Select, ...), runs its own ``eval``
+on whole lists between two loops. Broadcasts are not steps: every input is
+read at the output's shape (an input of one element is read as a name, and
+steps of such inputs are computed once, before the loop). The source names
+only the fused primitives' rules, never any user text, and is the same text
+for the same chain.
+
+What the loop saves in Python is little: the graph's work per node, the
+intermediate lists, and a call per element where a rule is written inline.
+Every float32 step still rounds each element, which costs about what a
+list pass does (benchmarks/compile_gelu.py measures it).
 
 MLX's ``Compiled`` throws for vjp, jvp and vmap (compile steps aside when
 its inputs are tracers, so the rules are never needed there). mlxref's
@@ -25,6 +34,7 @@ unfolds the chain into its primitives' nodes (``unfold``) and applies the
 transform to them, so a ``Compiled`` node composes with every transform.
 """
 
+import array as _pyarray
 import functools
 
 from .. import dtypes as _dt
@@ -117,7 +127,7 @@ class Compiled(Primitive):
 
     def eval_unfused(self, inputs):
         """The chain evaluated step by step with each primitive's own ``eval``
-        (SymPy elements, and the check that the fused loop is exact)."""
+        (SymPy elements, and the check that the generated code is exact)."""
         from .. import graph
 
         outputs = make_arrays(self, inputs)  # a throwaway node: only its shape is used
@@ -221,108 +231,146 @@ class _Elements:
 def _generate(compiled, scalars):
     """The source of ``kernel(n, *inputs)`` and the namespace it runs in.
 
-    Each value gets a name: ``in<k>`` for input k (a list, or its one element
-    when ``scalars[k]``) and ``t<j>`` for step j's list; inside a loop, ``x<k>``
-    and ``v<j>`` are the current elements. Scalar steps run in loops; a step
-    without a scalar rule ends the loop, runs on lists, and the next loop starts.
+    ``in<k>`` is input k: a list, or its one element when ``scalars[k]``.
+    Steps with a scalar rule run in one loop over the elements: in it,
+    ``x<k>`` is input k's current element and ``v<j>`` step j's, computed by
+    the rule (written inline where the primitive gives its ``expression``,
+    else a call of ``f<j>``) and rounded as its dtype holds it: float32
+    through the one-element ``array("f")`` ``f32`` (C's float cast, what the
+    dtype's store does to a list), other dtypes by ``Dtype.cast`` (``c<j>``).
+    A step whose operands all have one element is computed once, before the
+    loop. A step without a scalar rule ends the loop and runs its
+    primitive's ``eval`` on whole lists (``s<j>``); the next loop walks its
+    list (``w<j>`` is its current element). The values read after their
+    loop are gathered into lists ``t<j>``, let go (``del``) after their last
+    reader.
     """
     n_inputs, tape = compiled.n_inputs, compiled.tape
-    namespace = {}
-    kinds = []
-    for primitive, refs, _ in tape:
-        if type(primitive) is Broadcast:
-            kinds.append("alias")
-        elif _scalar_rule(primitive, _dtype_of(compiled, refs[0])) is None:
-            kinds.append("list")
-        else:
-            kinds.append("scalar")
-    # Who reads each step's result, to know which loop values become lists.
-    readers = {}
-    for j, (_, refs, _) in enumerate(tape):
-        for r in refs:
-            readers.setdefault(r, []).append(j)
-    outputs = {n_inputs + o for o in compiled.outputs}
 
     def root(r):  # through the broadcasts, which alias their input
-        while r >= n_inputs and kinds[r - n_inputs] == "alias":
+        while r >= n_inputs and type(tape[r - n_inputs][0]) is Broadcast:
             r = tape[r - n_inputs][1][0]
         return r
 
-    segments = []  # [kind, [step indices]]
+    # Each step: "skip" (a broadcast), "list" (eval on lists), "once" (one
+    # element, before its loop) or "loop".
+    kinds, once = [], {r for r in range(n_inputs) if scalars[r]}
+    for primitive, refs, _ in tape:
+        j = len(kinds)
+        if type(primitive) is Broadcast:
+            kinds.append("skip")
+        elif _scalar_rule(primitive, _dtype_of(compiled, refs[0])) is None:
+            kinds.append("list")
+        elif all(root(r) in once for r in refs):
+            kinds.append("once")
+            once.add(n_inputs + j)
+        else:
+            kinds.append("loop")
+    segments = []  # ["loop", [steps]] or ["list", [step]]
     for j, kind in enumerate(kinds):
-        if kind == "alias":
+        if kind == "skip":
             continue
-        if kind == "scalar" and segments and segments[-1][0] == "loop":
+        if kind in ("loop", "once") and segments and segments[-1][0] == "loop":
             segments[-1][1].append(j)
         else:
-            segments.append(["loop" if kind == "scalar" else "list", [j]])
-
-    lines = [f"def kernel(n, {', '.join(f'in{k}' for k in range(n_inputs))}):"]
-    lines.append(f'    """{compiled.name}: {len(tape)} steps."""')
-    as_list = {}  # ref -> name of its list
+            segments.append(["loop" if kind != "list" else "list", [j]])
+    seg_of = {j: k for k, (_, steps) in enumerate(segments) for j in steps}
+    outputs = {root(n_inputs + o) for o in compiled.outputs}
+    # A loop value outside its loop is a list (once-values stay names).
+    read_later = set(outputs)
+    last_reader = {}  # a list -> the segment that reads it last
+    for j, kind in enumerate(kinds):
+        if kind == "skip":
+            continue
+        for r in map(root, tape[j][1]):
+            if r >= n_inputs and seg_of[r - n_inputs] != seg_of[j]:
+                read_later.add(r)
+            last_reader[r] = max(last_reader.get(r, -1), seg_of[j])
 
     def list_name(r):
         r = root(r)
-        if r < n_inputs:
-            return f"[in{r}] * n" if scalars[r] else f"in{r}"
-        return as_list[r]
+        if r in once:
+            return f"[{_value_name(r, n_inputs)}] * n"
+        return f"in{r}" if r < n_inputs else f"t{r - n_inputs}"
 
-    for s, (kind, steps) in enumerate(segments):
+    namespace = {}
+    lines = [f"def kernel(n, {', '.join(f'in{k}' for k in range(n_inputs))}):",
+             f'    """{compiled.name}: {len(tape)} steps."""']
+    if any(dtype is _dt.float32 and not primitive.moves_elements and kinds[j] in ("loop", "once")
+           for j, (primitive, _, dtype) in enumerate(tape)):
+        namespace["array"] = _pyarray.array
+        lines.append('    f32 = array("f", [0.0])  # a float32 slot: storing rounds, as C does')
+    for k, (kind, steps) in enumerate(segments):
         if kind == "list":
             (j,) = steps
             primitive, refs, dtype = tape[j]
             namespace[f"s{j}"] = functools.partial(
                 _list_step, primitive, dtype, [_dtype_of(compiled, r) for r in refs])
             lines.append(f"    t{j} = s{j}({', '.join(list_name(r) for r in refs)})")
-            as_list[n_inputs + j] = f"t{j}"
-            continue
-        in_loop = {n_inputs + j for j in steps}
-        later = set(range(steps[-1] + 1, len(tape)))
-        kept = [j for j in steps
-                if n_inputs + j in outputs
-                or any(root_reader in later for root_reader in _readers_through(
-                    readers, kinds, tape, n_inputs, n_inputs + j))]
-        # The lists the loop walks, and the values it reads once.
-        walked, names = [], {}
-        for j in steps:
-            for r in tape[j][1]:
-                r = root(r)
-                if r in in_loop or r in names:
-                    continue
-                if r < n_inputs and scalars[r]:
-                    names[r] = f"in{r}"
-                else:
-                    names[r] = f"x{r}" if r < n_inputs else f"w{r - n_inputs}"
-                    walked.append(r)
-        for j in kept:
-            lines.append(f"    t{j} = []")
-            lines.append(f"    a{j} = t{j}.append")
-        if walked:
-            targets = ", ".join(names[r] for r in walked)
-            lists = ", ".join(list_name(r) for r in walked)
-            if len(walked) == 1:
-                lines.append(f"    for {targets} in {lists}:")
-            else:
-                lines.append(f"    for {targets} in zip({lists}):")
         else:
-            lines.append("    for _ in range(n):")
-        for j in steps:
-            primitive, refs, dtype = tape[j]
-            dtype_in = _dtype_of(compiled, refs[0])
-            namespace[f"f{j}"] = _scalar_rule(primitive, dtype_in)
-            args = ", ".join(f"v{root(r) - n_inputs}" if root(r) in in_loop else names[root(r)]
-                             for r in refs)
-            if primitive.moves_elements:
-                lines.append(f"        v{j} = f{j}({args})")
-            else:
-                namespace[f"c{j}"] = dtype.cast
-                lines.append(f"        v{j} = c{j}(f{j}({args}))")
-        for j in kept:
-            lines.append(f"        a{j}(v{j})")
-            as_list[n_inputs + j] = f"t{j}"
+            before = [j for j in steps if kinds[j] == "once"]
+            inside = [j for j in steps if kinds[j] == "loop"]
+            for j in before:
+                lines += _step_lines(compiled, j, root, namespace, "    ")
+            kept = [j for j in inside if n_inputs + j in read_later]
+            for j in kept:
+                lines.append(f"    t{j} = []")
+                lines.append(f"    a{j} = t{j}.append")
+            walked = list(dict.fromkeys(
+                r for j in inside for r in map(root, tape[j][1])
+                if r not in once and not (r >= n_inputs and seg_of[r - n_inputs] == k)))
+            if inside:
+                names = ", ".join(_value_name(r, n_inputs, walked=True) for r in walked)
+                lists = ", ".join(list_name(r) for r in walked)
+                lines.append(f"    for {names} in {lists}:" if len(walked) == 1
+                             else f"    for {names} in zip({lists}):")
+                for j in inside:
+                    lines += _step_lines(compiled, j, root, namespace, "        ", walked)
+                for j in kept:
+                    lines.append(f"        a{j}(v{j})")
+        dead = [f"t{r - n_inputs}" for r, last in sorted(last_reader.items())
+                if last == k and r >= n_inputs and r not in outputs and r not in once
+                and (kinds[r - n_inputs] == "list" or r in read_later)]
+        if dead:
+            lines.append(f"    del {', '.join(dead)}")
     results = ", ".join(list_name(n_inputs + o) for o in compiled.outputs)
     lines.append(f"    return [{results}]")
     return "\n".join(lines) + "\n", namespace
+
+
+def _value_name(r, n_inputs, walked=False):
+    """The name of value ``r``'s element: ``in<k>`` (an input of one element),
+    ``x<k>`` (input k walked by a loop), ``v<j>`` (step j, in its loop or
+    computed once), ``w<j>`` (step j's list, walked by a later loop)."""
+    if r < n_inputs:
+        return f"x{r}" if walked else f"in{r}"
+    return f"w{r - n_inputs}" if walked else f"v{r - n_inputs}"
+
+
+def _step_lines(compiled, j, root, namespace, indent, walked=()):
+    """Step ``j`` on the current elements: ``v<j> = ...``, rounded to its dtype."""
+    n_inputs = compiled.n_inputs
+    primitive, refs, dtype = compiled.tape[j]
+    rule = _scalar_rule(primitive, _dtype_of(compiled, refs[0]))
+    namespace[f"f{j}"] = rule
+    args = [_value_name(root(r), n_inputs, walked=root(r) in walked) for r in refs]
+    call = f"f{j}({', '.join(args)})"
+    inline = primitive.expression if rule is primitive.numeric else None
+    value = call if inline is None else inline.format(*args)
+    if primitive.moves_elements:
+        target, rounding = f"v{j}", []
+    elif dtype is _dt.float32:
+        target, rounding = "f32[0]", [f"v{j} = f32[0]"]
+    else:
+        namespace[f"c{j}"] = dtype.cast
+        target, rounding = f"v{j}", [f"v{j} = c{j}(v{j})"]
+    if inline is not None and primitive.expression_raises:
+        lines = ["try:", f"    {target} = {value}",
+                 "except ZeroDivisionError:  # the rule's IEEE result instead",
+                 f"    {target} = {call}"]
+    else:
+        lines = [f"{target} = {value}"]
+    return [indent + line for line in lines + rounding]
 
 
 def _dtype_of(compiled, r):
@@ -330,14 +378,3 @@ def _dtype_of(compiled, r):
     if r < compiled.n_inputs:
         return compiled.input_dtypes[r]
     return compiled.tape[r - compiled.n_inputs][2]
-
-
-def _readers_through(readers, kinds, tape, n_inputs, r):
-    """The steps that read value ``r``, looking through broadcasts of it."""
-    out = []
-    for j in readers.get(r, ()):
-        if kinds[j] == "alias":
-            out.extend(_readers_through(readers, kinds, tape, n_inputs, n_inputs + j))
-        else:
-            out.append(j)
-    return out

@@ -84,6 +84,10 @@ class Unary(Primitive):
     # float32, float16 or bfloat16 elements, where they are not ``numeric``'s.
     float32_kernel = None
     numeric_complex = None  # the forward rule on complex64 elements, if MLX has one
+    # Or ``numeric`` as a Python expression of ``{0}``, which ``Compiled``
+    # writes inline into its generated code (see ``expression`` in Binary).
+    expression = None
+    expression_raises = False
 
     def derivative(self, x, out):
         raise NotImplementedError
@@ -139,6 +143,12 @@ class Binary(Primitive):
     numeric_lists = None  # or ``numeric`` over whole lists, for speed (Maximum, Minimum)
     float32_kernel = None  # or ``float32_kernel(a, b, dtype)``, as Unary's
     numeric_complex = None  # the forward rule on complex64 elements, if MLX has one
+    # Or ``numeric`` as a Python expression of ``{0}`` and ``{1}``: what
+    # ``Compiled`` writes inline into its generated code, saving a call per
+    # element. It gives ``numeric``'s results where it does not raise; where
+    # it raises ZeroDivisionError (Divide's ``/``), ``numeric`` is used.
+    expression = None
+    expression_raises = False  # True: the generated code falls back to ``numeric``
 
     def partial(self, i, a, b, out):
         """d out / d a (``i`` = 0) or d out / d b (``i`` = 1), elementwise."""
@@ -520,6 +530,7 @@ class Abs(Unary):
 
 class Negative(Unary):
     numeric = numeric_complex = symbolic = staticmethod(operator.neg)
+    expression = "-{0}"
 
     def vjp(self, primals, cotangents, argnums, outputs):
         return [ops.negative(cotangents[0])]
@@ -550,6 +561,7 @@ class Square(Unary):
     numeric = staticmethod(lambda x: x * x)
     numeric_complex = staticmethod(lambda z: _complex_mul(z, z))
     symbolic = numeric  # the same on SymPy expressions
+    expression = "{0} * {0}"
 
     def derivative(self, x, out):
         return ops.multiply(2, x)
@@ -982,6 +994,7 @@ class Imag(Unary):
 
 class Add(Binary):
     numeric = numeric_complex = symbolic = staticmethod(operator.add)
+    expression = "{0} + {1}"
 
     def vjp(self, primals, cotangents, argnums, outputs):
         return [cotangents[0] for _ in argnums]
@@ -992,6 +1005,7 @@ class Add(Binary):
 
 class Subtract(Binary):
     numeric = numeric_complex = symbolic = staticmethod(operator.sub)
+    expression = "{0} - {1}"
 
     def vjp(self, primals, cotangents, argnums, outputs):
         cot = cotangents[0]
@@ -1005,6 +1019,7 @@ class Subtract(Binary):
 class Multiply(Binary):
     numeric = symbolic = staticmethod(operator.mul)
     numeric_complex = staticmethod(_complex_mul)
+    expression = "{0} * {1}"
 
     def partial(self, i, a, b, out):
         # BEGIN TASK 2.3: multiply and divide partials
@@ -1013,6 +1028,9 @@ class Multiply(Binary):
 
 
 class Divide(Binary):
+    expression = "{0} / {1}"  # x / 0 raises: numeric gives IEEE's inf or nan
+    expression_raises = True
+
     @staticmethod
     def numeric(a, b):
         try:

@@ -151,40 +151,43 @@ def _flatten_arguments(args, kwargs):
     """The arrays of ``(args, kwargs)`` and the key of everything else (MLX's
     ``recurse`` in PyCompiledFun: structure and constants)."""
     arrays, key = [], []
-
-    def recurse(obj):
-        if isinstance(obj, (list, tuple)):
-            key.append("[")
-            for x in obj:
-                recurse(x)
-            key.append("]")
-        elif isinstance(obj, dict):
-            key.append("{")
-            for k, v in obj.items():
-                key.append(k)
-                recurse(v)
-            key.append("}")
-        elif isinstance(obj, array):
-            arrays.append(obj)
-            key.append("a")
-        elif isinstance(obj, str):
-            key.append(("s", obj))
-        elif isinstance(obj, int):
-            key.append(("i", int(obj)))
-        elif isinstance(obj, float):
-            key.append(("f", struct.pack("d", obj)))  # bits: -0.0 and nan are keys too
-        elif obj is None:
-            key.append(None)
-        else:
-            raise ValueError(
-                "[compile] Function arguments must be trees of arrays or constants "
-                "(floats, ints, strings, or None), but received type "
-                f"{type(obj).__module__ + '.' if type(obj).__module__ != 'builtins' else ''}"
-                f"{type(obj).__qualname__}.")
-
-    recurse(args)
-    recurse(kwargs)
+    _flatten_into(args, arrays, key)
+    _flatten_into(kwargs, arrays, key)
     return arrays, tuple(key)
+
+
+def _flatten_into(obj, arrays, key):
+    # (A module function, not a closure: a recursive closure is a reference
+    # cycle, which would keep the caller's arrays alive until the cycle
+    # collector runs, and so keep their buffers from being donated.)
+    if isinstance(obj, (list, tuple)):
+        key.append("[")
+        for x in obj:
+            _flatten_into(x, arrays, key)
+        key.append("]")
+    elif isinstance(obj, dict):
+        key.append("{")
+        for k, v in obj.items():
+            key.append(k)
+            _flatten_into(v, arrays, key)
+        key.append("}")
+    elif isinstance(obj, array):
+        arrays.append(obj)
+        key.append("a")
+    elif isinstance(obj, str):
+        key.append(("s", obj))
+    elif isinstance(obj, int):
+        key.append(("i", int(obj)))
+    elif isinstance(obj, float):
+        key.append(("f", struct.pack("d", obj)))  # bits: -0.0 and nan are keys too
+    elif obj is None:
+        key.append(None)
+    else:
+        raise ValueError(
+            "[compile] Function arguments must be trees of arrays or constants "
+            "(floats, ints, strings, or None), but received type "
+            f"{type(obj).__module__ + '.' if type(obj).__module__ != 'builtins' else ''}"
+            f"{type(obj).__qualname__}.")
 
 
 class _Entry:

@@ -209,5 +209,8 @@ def axes_for(prefix, tree, single=None):
             for pi, ti in zip(p, t):
                 walk(pi, ti)
 
-    walk(prefix, tree)
+    try:
+        walk(prefix, tree)
+    finally:
+        del walk  # a recursive closure is a cycle: it would hold the tree's arrays
     return out
