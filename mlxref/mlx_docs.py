@@ -21,6 +21,8 @@ MLX code that runs, and is counted apart.
 Needs real MLX (the ``metal`` extra). The last line reads
 ``mlx-docs: S same, D different of N blocks that run on MLX (F do not run on MLX here)``.
 A block that times itself (``timeit``) is compared with its numbers masked.
+MLX seeds its random generator from the clock; the runner seeds it (and
+mlxref's) with 0 before each page, so the pages' random numbers compare.
 """
 
 from __future__ import annotations
@@ -128,6 +130,9 @@ def run_blocks(blocks):
     """Each block's output, running them in order in one namespace."""
     namespace = {"__name__": "__main__"}
     exec("import mlx.core as mx", namespace)  # the docs' convention, from the quick start on
+    # MLX seeds its generator from the clock: both runs start from one seed,
+    # so a page's random numbers can be compared.
+    exec("mx.random.seed(0)", namespace)
     return [
         "".join(_run_one(s, "single" if b["prompts"] else "exec", namespace) for s in b["code"])
         for b in blocks
