@@ -8,6 +8,9 @@ rebuilds it (a primitive added later without one fails here)."""
 import io
 import json
 import os
+import subprocess
+import sys
+import textwrap
 
 import pytest
 
@@ -276,6 +279,28 @@ def test_the_same_function_gives_the_same_bytes(tmp_path):
     header = json.loads(files[0])
     assert (header["format"], header["version"], header["mlxref_version"]) == \
         ("mlxref.export", 1, mx.__version__)
+
+
+SCRIPT = textwrap.dedent("""
+    import sys
+    import mlxref.core as mx
+    extra = [mx.random.normal((5,)) for _ in range(int(sys.argv[2]))]  # other ids
+    w = mx.random.normal((3, 3), key=mx.random.key(1))
+    mx.eval(w)
+
+    def f(x, y=None):
+        return mx.softmax(x @ w, axis=-1) + y, mx.sort(x, axis=0)
+
+    mx.export_function(sys.argv[1], f, mx.ones((2, 3)), y=mx.zeros((2, 3)))
+""")
+
+
+def test_the_bytes_do_not_depend_on_the_process(tmp_path):
+    files = [tmp_path / "a.mlxfn", tmp_path / "b.mlxfn"]
+    for extra, path in enumerate(files):
+        subprocess.run([sys.executable, "-c", SCRIPT, str(path), str(3 * extra)], check=True,
+                       env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert files[0].read_bytes() == files[1].read_bytes()
 
 
 def test_metadata(tmp_path):

@@ -64,7 +64,6 @@ from .transforms import (  # noqa: F401,E402
     enable_compile,
     eval,
     export_function,
-    export_to_dot,
     exporter,
     grad,
     import_function,
@@ -73,6 +72,7 @@ from .transforms import (  # noqa: F401,E402
     vjp,
     vmap,
 )
+from .graph_utils import export_to_dot  # noqa: F401,E402
 from .device import (  # noqa: F401,E402
     Device,
     DeviceType,

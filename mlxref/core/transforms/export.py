@@ -1,9 +1,10 @@
-"""``mx.export_function``, ``mx.exporter``, ``mx.import_function``, ``mx.export_to_dot``.
+"""``mx.export_function``, ``mx.exporter`` and ``mx.import_function``.
 
 Read alongside: mlx/export.cpp (``FunctionExporter``, ``FunctionTable``,
 ``ImportedFunction``, ``PrimitiveFactory``: the same steps under the same
 names), mlx/export.h (the callback's dictionaries) and python/src/export.cpp
-(``validate_and_extract_inputs``: how the arrays may be passed). Tracing is
+(``validate_and_extract_inputs``: how the arrays may be passed);
+``mx.export_to_dot`` is in ../graph_utils.py, as in MLX. Tracing is
 compile's (compile.py): placeholders for the inputs, ``compile_dfs`` for the
 tape, ``compile_simplify`` (no fusion, as in MLX), and an imported trace is
 replayed with ``compile_replace``. A primitive is written as its class name
@@ -43,6 +44,7 @@ gives byte-identical files:
 differently; ``import_function`` refuses any other version.
 """
 
+import copy
 import json
 import os
 
@@ -50,6 +52,7 @@ from ... import __version__
 from .. import dtypes as _dt
 from .. import graph
 from ..array import array
+from ..graph_utils import node_name
 from ..primitives.base import Primitive
 from .compile import (
     _Entry,
@@ -204,7 +207,7 @@ class FunctionExporter:
         placeholders = [array._placeholder(x.shape, x.dtype) for x in inputs]
         # The function gets new handles: an in-place ``x += y`` there rebinds
         # its handle, not the placeholder the tape starts from (as in MLX).
-        handles = [p._handle() for p in placeholders]
+        handles = [copy.copy(p) for p in placeholders]
         with graph.InTracing():
             outs = _call_flat(self._fun, handles[:len(args)],
                               dict(zip(keys, handles[len(args):])))
@@ -261,7 +264,7 @@ class FunctionExporter:
         names = {}
 
         def name(v):
-            return names.setdefault(id(v), _letters(len(names)))
+            return names.setdefault(id(v), node_name(len(names)))
 
         def data(values):
             return [(name(v), v.shape, v.dtype) for v in values]
@@ -284,16 +287,6 @@ class FunctionExporter:
                             "outputs": data(node.outputs),
                             "name": _primitive_name(node.primitive),
                             "arguments": node.primitive.mlx_state()})
-
-
-def _letters(n):
-    """MLX's NodeNamer names: A, B, ..., Z, BA, BB, ..."""
-    letters = ""
-    while True:
-        letters = chr(ord("A") + n % 26) + letters
-        n //= 26
-        if n == 0:
-            return letters
 
 
 def _primitive_name(primitive):
@@ -544,24 +537,3 @@ def _primitive_class(name):
     if cls is None or name in _NOT_EXPORTABLE:
         raise ValueError(f"[import_function] Unable to deserialize primitive {name}")
     return cls
-
-
-# --- DOT ------------------------------------------------------------------------------------------
-
-
-def export_to_dot(file, *args, **kwargs):
-    """Write the graph behind the arrays ``args`` as Graphviz DOT to ``file``
-    (a path or an object with ``write``); ``kwargs`` name arrays of the graph
-    (``x=x``), which are drawn as its inputs. The text is mlxref.viz's drawing
-    (``viz.draw(args, names=kwargs).to_dot()``)."""
-    from ... import viz  # viz sits above core: imported when asked for
-
-    if not isinstance(file, (str, os.PathLike)) and not hasattr(file, "write"):
-        raise ValueError("[export_to_dot] Accepts file-like objects or strings "
-                         "to be used as filenames.")
-    text = viz.draw(list(args), names=kwargs or None).to_dot()
-    if hasattr(file, "write"):
-        file.write(text)
-    else:
-        with open(file, "w", encoding="utf-8") as f:
-            f.write(text)
