@@ -397,7 +397,7 @@ def test_a_file_written_by_real_mlx(tmp_path):
     mlx = pytest.importorskip("mlx.core")
     path = tmp_path / "real.mlxfn"
     mlx.export_function(str(path), lambda x: mlx.sin(x), mlx.array([1.0]))
-    check_refused(path, "MLX's binary format")
+    check_refused(path, f"was written by MLX {mlx.__version__} in MLX's binary format")
 
 
 # --- DOT ---------------------------------------------------------------------------------------

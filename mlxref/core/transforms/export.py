@@ -442,6 +442,11 @@ def import_function(file, return_metadata=False):
             raw = f.read()
     except OSError as e:
         raise RuntimeError(f"[import_function] Failed to open {path}") from e
+    version = _mlx_binary_version(raw)
+    if version is not None:
+        raise ValueError(f"[import_function] {path} was written by MLX {version} in MLX's "
+                         "binary format, which mlxref does not read; mlxref reads the JSON "
+                         "files its own export_function writes.")
     try:
         doc = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
@@ -464,6 +469,19 @@ def import_function(file, return_metadata=False):
                          f"{type(e).__name__}: {e}") from None
     fun = ImportedFunction(table, metadata, path)
     return (fun, metadata) if return_metadata else fun
+
+
+def _mlx_binary_version(raw):
+    """The MLX version heading a file in MLX's binary format (a little-endian
+    64-bit length, then the version string), or None."""
+    if len(raw) < 8:
+        return None
+    n = int.from_bytes(raw[:8], "little")
+    version = raw[8:8 + n].decode("ascii", "replace") if 0 < n < 64 else ""
+    parts = version.split(".")
+    if len(parts) >= 3 and all(part[:1].isdigit() for part in parts):
+        return version
+    return None
 
 
 def _read(doc):
