@@ -457,6 +457,17 @@ def test_shapeless_broadcasts_read_the_other_operands_shapes():
     _replay_on(lambda a, b: a @ b, [a, b], [[mx.ones((3, 1, 4, 2)), mx.ones((2, 2, 5))]])
 
 
+def test_a_shapeless_replay_that_breaks_a_matmul_raises():
+    # x.size is read in Python: the ones keep the traced length. MLX's
+    # replay reads past the end of the shorter operand; mlxref refuses.
+    f = mx.compile(lambda x: x.reshape(-1) @ mx.ones((x.size,)), shapeless=True)
+    assert f(mx.ones((2, 3))).item() == 6.0
+    with pytest.raises(ValueError, match=r"\[matmul\] Last dimension of first input with "
+                       r"shape \(1,20\) must match second to last dimension of second input "
+                       r"with shape \(6,1\)\."):
+        f(mx.ones((4, 5)))
+
+
 def test_shapeless_reshape_infers_its_minus_one_again():
     f = mx.compile(lambda x: x.reshape(x.shape[0] * x.shape[1], -1), shapeless=True)
     assert f(mx.zeros((2, 3, 4))).shape == (6, 4)

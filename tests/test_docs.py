@@ -14,6 +14,8 @@ MODULES = [
     "mlxref.core.transforms.vjp",
     "mlxref.core.transforms.jvp",
     "mlxref.core.transforms.grad",
+    "mlxref.core.transforms.export",
+    "mlxref.core.graph_utils",
 ]
 
 

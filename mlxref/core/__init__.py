@@ -63,12 +63,16 @@ from .transforms import (  # noqa: F401,E402
     disable_compile,
     enable_compile,
     eval,
+    export_function,
+    exporter,
     grad,
+    import_function,
     jvp,
     value_and_grad,
     vjp,
     vmap,
 )
+from .graph_utils import export_to_dot  # noqa: F401,E402
 from .device import (  # noqa: F401,E402
     Device,
     DeviceType,

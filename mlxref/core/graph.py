@@ -45,22 +45,30 @@ class _Counting:
 
 
 class InTracing(_Counting):
-    """Context manager: a transform is tracing a function inside this block."""
+    """Context manager: a transform is tracing a function inside this block.
 
-    __slots__ = ()
-    var = _tracing
-
-
-class DynamicTracing(_Counting):
-    """Context manager: ``compile(..., shapeless=True)`` is tracing inside this
-    block (MLX's ``InTracing{dynamic=true}``). Ops then build nodes whose
-    shapes follow their inputs when the trace is replayed on other shapes:
-    broadcasts that read the other inputs' shapes, ``NumberOfElements``
-    instead of a constant count, a reshape that infers its -1 again.
+    ``InTracing(dynamic=True)`` (MLX's ``InTracing{dynamic}``): a shapeless
+    compile or export is tracing. Ops then build nodes whose shapes follow
+    their inputs when the trace is replayed on other shapes: broadcasts that
+    read the other operands' shapes, ``NumberOfElements`` instead of a
+    constant count, a reshape that infers its -1 again.
     """
 
-    __slots__ = ()
-    var = _dynamic
+    __slots__ = ("dynamic", "_dynamic_token")
+    var = _tracing
+
+    def __init__(self, dynamic=False):
+        self.dynamic = dynamic
+
+    def __enter__(self):
+        super().__enter__()
+        if self.dynamic:
+            self._dynamic_token = _dynamic.set(_dynamic.get() + 1)
+
+    def __exit__(self, exc_type, exc, traceback):
+        if self.dynamic:
+            _dynamic.reset(self._dynamic_token)
+        super().__exit__(exc_type, exc, traceback)
 
 
 class RetainGraph(_Counting):

@@ -31,7 +31,7 @@ def _shapeless(f):
     """``f`` with its graph built as ``compile(..., shapeless=True)`` traces it
     (the broadcasts then read their shapes from the other operands)."""
     def traced(*args):
-        with graph.DynamicTracing():
+        with graph.InTracing(dynamic=True):
             return f(*args)
     return traced
 

@@ -26,6 +26,7 @@ closed by importing the ``ops`` package as a module, used only at call time.
 """
 
 import array as _pyarray
+import inspect
 import math
 
 from .. import dtypes as _dt
@@ -79,6 +80,26 @@ class Primitive:
         """The non-array parameters that print after the name (e.g. axes)."""
         return {}
 
+    def state(self):
+        """MLX's ``Primitive::state``: what rebuilds this primitive, as
+        ``{constructor argument: value}``, read from the attributes named as
+        the constructor's arguments (``type(self)(**p.state())`` is an
+        equivalent primitive). ``mx.export_function`` writes it and
+        ``from_state`` rebuilds from it; a class whose attributes are named
+        otherwise overrides this."""
+        return {name: getattr(self, name) for name in constructor_arguments(type(self))}
+
+    @classmethod
+    def from_state(cls, state):
+        """The primitive with the constructor arguments ``state`` (``state()``'s inverse)."""
+        return cls(**state)
+
+    def mlx_state(self):
+        """The state as MLX's export callback lists it (``"arguments"``): the
+        values of ``state()`` in order; a class whose MLX state is an enum
+        overrides this."""
+        return list(self.state().values())
+
     def is_equivalent(self, other):
         """Would ``other`` compute the same outputs from the same inputs (MLX's
         ``is_equivalent``, which compile uses to merge nodes)? By default: the
@@ -97,6 +118,14 @@ class Primitive:
         if not p:
             return self.name
         return f"{self.name}({', '.join(f'{k}={v!r}' for k, v in p.items())})"
+
+
+def constructor_arguments(cls):
+    """The names of ``cls``'s constructor arguments (none when it has no ``__init__``)."""
+    if cls.__init__ is object.__init__:
+        return []
+    return [name for name, p in inspect.signature(cls.__init__).parameters.items()
+            if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
 
 
 _PLAIN = (bool, int, float, complex, str, type(None), _dt.Dtype)

@@ -642,6 +642,9 @@ class Log(Unary):
     def params(self):
         return {"base": self.base}
 
+    def mlx_state(self):
+        return [("2", "10", "e").index(self.base)]  # MLX's enum Log::Base {two, ten, e}
+
     def numeric(self, x):
         if not x > 0:
             return -inf if x == 0 else nan

@@ -30,7 +30,7 @@ from operator import mul
 
 from .. import dtypes as _dt
 from .. import ops
-from ..array import array
+from ..array import _fmt_shape, array
 from .base import FLOAT32_SAFE, Primitive, batch_size, make_array, move_batch_axis, norm, rounding
 
 
@@ -72,6 +72,13 @@ class Matmul(Primitive):
 
     def output_shapes(self, inputs):
         a, b = inputs
+        if a.shape[-1] != b.shape[-2]:
+            # Only a shapeless compile's replay gets here (the op checks
+            # first); MLX's kernel then reads past the end of its inputs.
+            raise ValueError(
+                f"[matmul] Last dimension of first input with shape {_fmt_shape(a.shape)} "
+                "must match second to last dimension of second input with shape "
+                f"{_fmt_shape(b.shape)}.")
         return [a.shape[:-1] + b.shape[-1:]]
 
     def vjp(self, primals, cotangents, argnums, outputs):

@@ -8,3 +8,4 @@ from .checkpoint import checkpoint  # noqa: F401
 from .custom_function import custom_function  # noqa: F401
 from .eval import async_eval, eval  # noqa: F401
 from .compile import compile, disable_compile, enable_compile  # noqa: F401,A004
+from .export import export_function, exporter, import_function  # noqa: F401

@@ -13,8 +13,8 @@ The algorithm:
 2. ``compile_trace``: on a cache miss, call the function on placeholders
    (arrays with neither data nor primitive, so ``eval`` inside fails as in
    MLX); ``outputs=`` adds the arrays of a captured tree to the outputs.
-   With ``shapeless`` the call runs under ``graph.DynamicTracing`` (MLX's
-   dynamic tracing), so the ops build nodes that read their shapes from their
+   With ``shapeless`` the call runs under ``graph.InTracing(dynamic=True)``
+   (MLX's dynamic tracing), so the ops build nodes that read their shapes from their
    inputs again at every replay (see ``ops.common.dynamic_broadcast_arrays``
    and ``NumberOfElements``). ``trace_entry`` is steps 1 to 5 in one call.
 3. ``compile_dfs``: the graph between the placeholders and the outputs as a
@@ -38,7 +38,7 @@ and ``vmap(compile(f))`` work. ``disable_compile()``, ``enable_compile()`` and
 the environment variable ``MLX_DISABLE_COMPILE`` switch compilation off and on.
 """
 
-import contextlib
+import copy
 import functools
 import math
 import os
@@ -229,8 +229,7 @@ def _trace(entry, fun, args, kwargs, num_args, captured_inputs, captured_outputs
     if captured_inputs is not None:
         trees.fill(captured_inputs, placeholders[num_args + n_kw:])
     try:
-        with graph.InTracing(), (graph.DynamicTracing() if entry.shapeless
-                                 else contextlib.nullcontext()):
+        with graph.InTracing(dynamic=entry.shapeless):
             out_tree = fun(*trees.replace_arrays(args, placeholders[:num_args]),
                            **trees.replace_arrays(kwargs, placeholders[num_args:num_args + n_kw]))
         outs = trees.arrays(out_tree)
@@ -294,7 +293,7 @@ def compile_dfs(entry, placeholders, placeholder_ids, outs, originals):
             if a.is_available() or not a.has_primitive():
                 # A handle of the entry's own: the constant is in use for as
                 # long as the entry lives, so no kernel may donate its buffer.
-                values[a.id()] = _Value(a.shape, a.dtype, array=a._handle())
+                values[a.id()] = _Value(a.shape, a.dtype, array=copy.copy(a))
                 stack.pop()
                 continue
             pending = [x for x in a.inputs() if x.id() not in values]
