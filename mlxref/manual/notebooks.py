@@ -1,7 +1,8 @@
 """The tutorial chapters as Jupyter notebooks, executed, with their figures inline.
 
 The Markdown chapters (tutorials/NN-*.md) stay the single source. Each
-```python block with ``>>>`` prompts becomes one code cell: the prompts'
+```python block with ``>>>`` prompts becomes one code cell (other blocks,
+shell commands among them, stay text in the prose): the prompts'
 statements without the expected output (the kernel prints its own). A
 statement marked ``doctest: +SKIP`` is left out; a block whose expected
 output is a ``Traceback`` is tagged ``raises-exception``, so the notebook
@@ -19,7 +20,7 @@ import mimetypes
 import pathlib
 import re
 
-FENCE = re.compile(r"^```python\n(.*?)^```\n", re.M | re.S)
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n", re.M | re.S)
 IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)\s]+)\)")
 
 
@@ -44,9 +45,9 @@ def doctest_to_code(block):
 def chapter_text(path):
     """The chapter's Markdown with its doctest blocks turned into code."""
     def replace(m):
-        if ">>>" not in m.group(1):
-            return "```text\n" + m.group(1) + "```\n"
-        code, raises = doctest_to_code(m.group(1))
+        if m.group(1) != "python" or ">>>" not in m.group(2):  # shell commands, listings
+            return "```text\n" + m.group(2) + "```\n"
+        code, raises = doctest_to_code(m.group(2))
         meta = ' tags=["raises-exception"]' if raises else ""
         return f"```python{meta}\n{code}\n```\n"
     return FENCE.sub(replace, pathlib.Path(path).read_text(encoding="utf-8"))
