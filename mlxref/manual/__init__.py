@@ -145,7 +145,11 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         index = build(args.out, notebooks=not args.no_notebooks)
-    except (MissingEntry, RuntimeError, ImportError) as e:
+    except ImportError as e:
+        print(f"mlxref manual: error: {e}: the manual needs the docs extra "
+              "(pip install -e '.[docs]', Python 3.11 or later)", file=sys.stderr)
+        return 2
+    except (MissingEntry, RuntimeError) as e:
         print(f"mlxref manual: error: {e}", file=sys.stderr)
         return 2
     print(f"the manual: {index}")
