@@ -23,7 +23,7 @@ import pathlib
 import shutil
 import sys
 
-from . import catalogue, links, pages
+from . import catalogue, links, pages, rules
 
 ROOT = links.ROOT
 SOURCES = ROOT / "tutorials" / "manual"
@@ -64,7 +64,7 @@ def generate(src, primitives=None, verdicts=None, mlx_src=None):
     if verdicts is None:
         verdicts = {r.primitive: r for r in symbolic.check_all(primitives=prims)}
     mlx_lines = links.mlx_lines(mlx_src)
-    by_case = pages.rules.cases_by_primitive()
+    by_case = rules.cases_by_primitive()
     (src / "families" / "walks").mkdir(parents=True)
     written, source_files = {}, []
     known = {pages.op_label(op.name) for op in ops} | {pages.prim_label(p) for p in prims}
