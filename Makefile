@@ -7,19 +7,21 @@ VENV   := .venv
 VPY    := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
+# The `docs` extra (Sphinx, MyST, jupytext, nbclient, ipykernel) is in every set:
+# `make docs` builds the manual and tests/test_manual.py checks it.
 # Real MLX (the `metal` extra) only where it ships a wheel:
 # Linux x86_64 (CPU build) and macOS arm64 (Metal).
 UNAME_S := $(shell uname -s)
 UNAME_M := $(shell uname -m)
 ifeq ($(UNAME_S)-$(UNAME_M),Linux-x86_64)
-EXTRAS := dev,metal
+EXTRAS := dev,docs,metal
 else ifeq ($(UNAME_S)-$(UNAME_M),Darwin-arm64)
-EXTRAS := dev,metal
+EXTRAS := dev,docs,metal
 else
-EXTRAS := dev
+EXTRAS := dev,docs
 endif
 
-.PHONY: venv dot demo diagrams test bench clean
+.PHONY: venv dot demo diagrams test docs bench clean
 
 venv: $(STAMP)
 
@@ -55,6 +57,11 @@ diagrams: venv dot
 
 test: venv dot
 	$(VPY) -m pytest -p no:cacheprovider -n auto
+
+# The manual: build/docs/index.html (static HTML, offline) and the tutorials as
+# executed notebooks in build/notebooks/ (mlxref/manual/__init__.py).
+docs: venv dot
+	$(VPY) -m mlxref.manual --out build
 
 bench: venv
 	@if test -d benchmarks; then $(VPY) -m benchmarks; else echo "no benchmarks yet"; fi

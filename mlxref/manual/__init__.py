@@ -1,0 +1,156 @@
+"""The mlxref manual: every op and primitive with its rules typeset from the code.
+
+    python -m mlxref.manual [--out build] [--no-notebooks]   (what ``make docs`` runs)
+
+``build`` assembles a Sphinx source tree in ``build/manual-src``: the
+hand-written pages and ``conf.py`` from ``tutorials/manual/``, and the pages
+``pages.py`` generates from the code. Then Sphinx with MyST turns it into
+static HTML in ``build/docs`` (warnings are errors; no script, font or style
+is fetched at view time: formulas are MathML), and the tutorial chapters
+become executed notebooks in ``build/notebooks``. Needs the ``docs`` extra
+(Sphinx, MyST, jupytext, nbclient, ipykernel) and Graphviz's ``dot``.
+
+``check_coverage`` fails the build when an op or a primitive would have no
+entry, or a primitive no check case to show its rules from. The modules,
+in reading order: ``catalogue.py`` (what is listed), ``rules.py`` (the
+formulas), ``links.py`` (code and MLX links), ``pages.py`` (the pages),
+``notebooks.py``.
+"""
+
+import argparse
+import importlib
+import pathlib
+import shutil
+import sys
+
+from . import catalogue, links, pages, rules
+
+ROOT = links.ROOT
+SOURCES = ROOT / "tutorials" / "manual"
+
+
+class MissingEntry(ValueError):
+    pass
+
+
+def check_coverage(ops, prims, written):
+    """Raise MissingEntry naming what has no entry: an op or a primitive not on
+    any written page (``written``: {family: page text}), or a primitive no
+    symbolic case uses (its rules could not be shown)."""
+    text = "\n".join(written.values())
+    missing = [f"op {op.name}" for op in ops if f"({pages.op_label(op.name)})=" not in text]
+    missing += [f"primitive {p.__name__}" for p in prims
+                if f"({pages.prim_label(p)})=" not in text]
+    missing += [f"primitive {n} (no check case: add one in mlxref/symbolic/)"
+                for n in catalogue.missing_cases(prims)]
+    if missing:
+        raise MissingEntry("the manual has no entry for " + ", ".join(missing))
+
+
+def generate(src, primitives=None, verdicts=None, mlx_src=None):
+    """Write the Sphinx source tree into ``src``. ``primitives``: only these
+    and the ops that build them (all by default: the whole manual). ``verdicts``:
+    check-rules' results by name (default: run check-rules on them)."""
+    from .. import cli, symbolic
+
+    src = pathlib.Path(src)
+    if src.exists():
+        shutil.rmtree(src)
+    shutil.copytree(SOURCES, src)
+    ops, prims = catalogue.public_ops(), catalogue.primitives()
+    if primitives is not None:  # these primitives, and the ops that build one of them
+        ops = [op for op in ops if set(op.primitives) & set(primitives)]
+        prims = [p for p in prims if p in primitives]
+    if verdicts is None:
+        verdicts = {r.primitive: r for r in symbolic.check_all(primitives=prims)}
+    mlx_lines = links.mlx_lines(mlx_src)
+    by_case = rules.cases_by_primitive()
+    (src / "families" / "walks").mkdir(parents=True)
+    written, source_files = {}, []
+    known = {pages.op_label(op.name) for op in ops} | {pages.prim_label(p) for p in prims}
+    for family, (fops, fprims) in catalogue.families(ops, prims).items():
+        walks = {}
+        for p in fprims:
+            svg = src / "families" / "walks" / f"{p.__name__}.svg"
+            if p in by_case and pages.walk_drawing(by_case[p][0], svg):
+                walks[p] = f"walks/{p.__name__}.svg"
+            source_files += [s[2] for s in links.rule_sources(p)]
+        written[family] = pages.family_page(family, fops, fprims, verdicts, mlx_lines, walks,
+                                             known)
+        (src / "families" / f"{family}.md").write_text(written[family], encoding="utf-8")
+    check_coverage(ops, prims, written)
+    _index(src / "families" / "index.md", "Op families", sorted(written))
+    names = [m.stem for m in sorted((ROOT / "mlxref/core/transforms").glob("*.py"))
+             if m.stem != "__init__"]
+    (src / "transforms").mkdir()
+    for name in names:
+        module = importlib.import_module(f"mlxref.core.transforms.{name}")
+        (src / "transforms" / f"{name}.md").write_text(pages.transform_page(name, module),
+                                                      encoding="utf-8")
+    _index(src / "transforms" / "index.md", "Transforms", names)
+    (src / "api").mkdir()
+    for name in pages.PACKAGES:
+        module = importlib.import_module(f"mlxref.{name}")
+        (src / "api" / f"{name}.md").write_text(pages.package_page(module), encoding="utf-8")
+    _index(src / "api" / "index.md", "nn, optimizers, utils, testing", list(pages.PACKAGES))
+    (src / "cli.md").write_text(pages.cli_page(cli._build_parser()), encoding="utf-8")
+    (src / "differs.md").write_text(pages.differs_page(ROOT / "README.md"), encoding="utf-8")
+    _stamp_hand_written(src)
+    links.write_source_pages(src / "_extra", source_files, pages.stamp().strip("*"))
+    return ops, prims
+
+
+def _index(path, title, entries):
+    toc = "\n".join(entries)
+    path.write_text(f"# {title}\n\n{pages.stamp()}\n\n```{{toctree}}\n:maxdepth: 1\n\n{toc}\n```\n",
+                    encoding="utf-8")
+
+
+def _stamp_hand_written(src):
+    """Put the version line under the title of each page copied from tutorials/manual."""
+    for page in sorted(SOURCES.glob("*.md")):
+        target = src / page.name
+        title, _, rest = target.read_text(encoding="utf-8").partition("\n")
+        target.write_text(f"{title}\n\n{pages.stamp()}\n{rest}", encoding="utf-8")
+
+
+def sphinx(src, out):
+    """Sphinx's HTML build, warnings as errors; raises on failure."""
+    from sphinx.cmd.build import build_main
+
+    status = build_main(["-W", "--keep-going", "-q", "-b", "html", "-d",
+                         str(pathlib.Path(out).parent / "manual-doctrees"), str(src), str(out)])
+    if status:
+        raise RuntimeError(f"sphinx-build failed ({status}): see the warnings above")
+
+
+def build(out="build", notebooks=True, primitives=None, verdicts=None):
+    out = pathlib.Path(out)
+    generate(out / "manual-src", primitives, verdicts)
+    sphinx(out / "manual-src", out / "docs")
+    if notebooks:
+        from . import notebooks as nbs
+
+        chapters = sorted((ROOT / "tutorials").glob("[0-9][0-9]-*.md"))
+        nbs.write_notebooks(chapters, out / "notebooks", ROOT)
+    return out / "docs" / "index.html"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m mlxref.manual",
+                                     description="Build the mlxref manual (make docs).")
+    parser.add_argument("--out", default="build", help="the build directory (default: build)")
+    parser.add_argument("--no-notebooks", action="store_true",
+                        help="skip writing and executing the tutorial notebooks")
+    args = parser.parse_args(argv)
+    try:
+        index = build(args.out, notebooks=not args.no_notebooks)
+    except ImportError as e:
+        print(f"mlxref manual: error: {e}: the manual needs the docs extra "
+              "(pip install -e '.[docs]', Python 3.11 or later)", file=sys.stderr)
+        return 2
+    except (MissingEntry, RuntimeError) as e:
+        print(f"mlxref manual: error: {e}", file=sys.stderr)
+        return 2
+    print(f"the manual: {index}")
+    return 0

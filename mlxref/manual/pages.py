@@ -1,0 +1,258 @@
+"""The manual's generated pages, written as MyST Markdown into the Sphinx source tree.
+
+- ``families/<family>.md``: one page per op family (``catalogue.families``):
+  each op's signature, docstring, MLX link and the primitives it builds; then
+  each primitive's docstring, check-rules verdict and method, the formulas of
+  its rules (``rules.py``), links to its code (``links.py``), and a drawing
+  of the vjp walk of its check case (``mlxref.viz``).
+- ``transforms/<module>.md``: a transform's module docstring and the MLX
+  function it mirrors.
+- ``api/<package>.md``: ``nn``, ``optimizers``, ``utils``, ``testing``: the
+  package docstring, then each public name's signature and docstring.
+- ``cli.md``: the ``--help`` of every command, from ``cli._build_parser()``.
+- ``differs.md``: the README's "Where mlxref differs from MLX", taken from
+  the README when the manual is built.
+
+Raw HTML (formulas, links) sits in MyST HTML blocks: one block per line run,
+no blank line inside. Every page's second line says what it was built from
+(``stamp``).
+
+Read next: ``notebooks.py``.
+"""
+
+import html
+import inspect
+import math
+import pathlib
+import re
+
+from .. import __version__
+from .. import core as mx
+from . import catalogue, links, rules
+
+# The transforms' modules, and the MLX functions they mirror (mlx/transforms.cpp
+# unless said; python/src/transforms.cpp binds them).
+TRANSFORMS = {
+    "vjp": ("mx.vjp", "mlx/transforms.cpp vjp"),
+    "jvp": ("mx.jvp", "mlx/transforms.cpp jvp"),
+    "grad": ("mx.grad, mx.value_and_grad", "mlx/transforms.cpp value_and_grad"),
+    "vmap": ("mx.vmap", "mlx/transforms.cpp vmap_trace, vmap_replace"),
+    "custom_function": ("mx.custom_function", "mlx/transforms.cpp custom_function"),
+    "checkpoint": ("mx.checkpoint", "mlx/transforms.cpp checkpoint"),
+    "compile": ("mx.compile", "mlx/compile.cpp compile"),
+    "eval": ("mx.eval, mx.async_eval", "mlx/transforms.cpp eval_impl"),
+    "tape": ("(the tape search)", "mlx/transforms.cpp vjp (the DFS over the graph)"),
+    "trees": ("(argument trees)", "python/src/trees.cpp"),
+    "events": ("(announcing walk steps)", "none: mlxref's drawings"),
+}
+PACKAGES = ("nn", "optimizers", "utils", "testing")
+
+
+def stamp():
+    return (f"*Built from mlxref {__version__} against MLX {links.MLX_VERSION} "
+            f"(source commit {links.MLX_COMMIT[:12]}).*")
+
+
+def _page(title, body):
+    return f"# {title}\n\n{stamp()}\n\n{body.rstrip()}\n"
+
+
+def _text_block(text):
+    fence = "````" if "```" in text else "```"
+    return f"{fence}text\n{text.rstrip()}\n{fence}\n"
+
+
+def _html(markup):
+    """One MyST HTML block (its lines must not be blank)."""
+    return "\n".join(line for line in markup.splitlines() if line.strip()) + "\n"
+
+
+def _doc(obj):
+    return inspect.getdoc(obj) or ""
+
+
+def _signature(name, function):
+    try:
+        return f"{name}{inspect.signature(function)}"
+    except (TypeError, ValueError):
+        return name
+
+
+def op_label(name):
+    return "op-" + name.replace(".", "-").replace("_", "-").lower()
+
+
+def prim_label(prim):
+    return "prim-" + prim.__name__.lower()
+
+
+# --- op families -------------------------------------------------------------------------
+
+
+def family_page(family, ops, prims, verdicts, mlx_lines, walks, known):
+    """The page of one family. ``verdicts``: {name: symbolic.Result};
+    ``walks``: {primitive: image path relative to the page, or None};
+    ``known``: the labels of the entries in the manual (links go to those)."""
+    parts = []
+    if ops:
+        parts.append("## Ops\n")
+        for op in ops:
+            parts.append(_op_entry(op, known))
+    if prims:
+        parts.append("## Primitives\n")
+        by_case = rules.cases_by_primitive()
+        for prim in prims:
+            parts.append(_prim_entry(prim, by_case.get(prim, []), verdicts.get(prim.__name__),
+                                     mlx_lines, walks.get(prim)))
+    return _page(f"The {family} family", "\n".join(parts))
+
+
+def _ref(text, label, known):
+    return f"[{text}](#{label})" if label in known else f"`{text}`"
+
+
+def _op_entry(op, known):
+    out = [f"({op_label(op.name)})=", f"### `{op.name}`\n",
+           _text_block(_signature("mx." + op.name, op.function))]
+    doc = _doc(op.function)
+    out.append(_text_block(doc) if doc else "(no docstring: MLX's page says what it does)\n")
+    out.append(f"MLX's documentation: <{op.mlx_url}>\n")
+    if op.primitives:
+        out.append("Builds: " + ", ".join(_ref(p.__name__, prim_label(p), known)
+                                          for p in op.primitives) + "\n")
+    elif op.composes:
+        out.append("Builds no primitive of its own; composes: "
+                   + ", ".join(_ref(n, op_label(n), known) for n in op.composes) + "\n")
+    else:
+        out.append("Builds no node (it returns or converts its input as it is).\n")
+    return "\n".join(out)
+
+
+def _prim_entry(prim, cases, verdict, mlx_lines, walk):
+    out = [f"({prim_label(prim)})=", f"### {prim.__name__}\n"]
+    doc = inspect.getdoc(prim) if "__doc__" in vars(prim) and prim.__doc__ else ""
+    if doc:
+        out.append(_text_block(doc))
+    if verdict is not None:
+        marks = " ".join(f"{k} {'ok' if getattr(verdict, k) else 'FAIL'}"
+                         for k in ("forward", "vjp", "jvp", "vmap"))
+        out.append(f"check-rules: **{'pass' if verdict.ok else 'FAIL'}** ({marks}); "
+                   f"method: {verdict.method}; {verdict.cases} case(s).\n")
+    source = "".join(
+        f'<li><code>{name}</code>: <a class="source" href="../{links.source_page(path)}#L{a}">'
+        f"{html.escape(path)} lines {a}&#8211;{b}</a> ({owner}"
+        f"{', the default: not implemented' if default else ''})</li>"
+        for name, owner, path, a, b, default in links.rule_sources(prim))
+    mlx = ", ".join(f'<a href="{html.escape(url)}">{html.escape(label)}</a>'
+                    for label, url in links.mlx_links(prim.__name__, mlx_lines))
+    out.append(_html(f"<p>The rules in mlxref:</p><ul>{source}</ul>"
+                     f"<p>In MLX (primitives.cpp): {mlx}</p>"))
+    if cases:
+        case = cases[0]
+        out.append("The check case's program, on inputs of shapes "
+                   f"{', '.join(str(tuple(s)) for s in case.shapes)} ({case.domain}):\n")
+        out.append(_text_block(_case_source(case)))
+        out.append(_formulas(case))
+    if walk:
+        out.append(f"![The vjp walk of the check case's program]({walk})\n")
+    return "\n".join(out)
+
+
+def _case_source(case):
+    try:
+        text = inspect.getsource(case.build).strip()
+    except (OSError, TypeError):
+        text = repr(case.build)
+    return text + (f"\n# {case.note}" if case.note else "")
+
+
+def _formulas(case):
+    f = rules.formulas(case)
+    if f is None:
+        return ("An iterative algorithm: its rules cannot run on symbols, so "
+                "check-rules checks them at high-precision points and no formula is shown.\n")
+    blocks = ['<div class="formulas">']
+    for key, title in (("forward", "forward"), ("vjp", "vjp (cotangents u)"),
+                       ("jvp", "jvp (tangents t)"), ("vmap", "vmap (a batch of two, axis 0)")):
+        blocks.append(f'<p class="rule">{title}</p>')
+        blocks.extend(rules.math_block(*item) for item in f[key])
+    blocks.append("</div>")
+    return _html("\n".join(blocks))
+
+
+def walk_drawing(case, path):
+    """Draw the vjp walk of ``case``'s program on numbers into ``path`` (SVG);
+    False if the program has no vjp (MLX gives none) or cannot be drawn."""
+    from .. import viz
+
+    lo, hi = (0.25, 0.75) if case.domain != "above_one" else (1.25, 1.75)
+    inputs = []
+    for k, shape in enumerate(case.shapes):
+        n = math.prod(shape)
+        values = [lo + (hi - lo) * ((7 * i + 3 * k) % 11) / 10 for i in range(n)]
+        dtype = mx.complex64 if case.domain == "complex" else mx.float32
+        inputs.append(mx.array(values, dtype).reshape(shape))
+    try:
+        drawing = viz.trace(case.build, inputs, transform="vjp", values=4)
+        drawing.render(str(path), "svg")
+    except Exception:  # noqa: BLE001 - no vjp (MLX's "Not implemented"), or no Graphviz
+        return False
+    return True
+
+
+# --- transforms, packages, CLI, differences ----------------------------------------------
+
+
+def transform_page(name, module):
+    public, mirrors = TRANSFORMS.get(name, ("", ""))
+    body = [f"The module `{module.__name__}` ({public}); in MLX: {mirrors}.\n",
+            _text_block(_doc(module))]
+    for fname in sorted(vars(module)):
+        value = getattr(module, fname)
+        if (inspect.isfunction(value) and value.__module__ == module.__name__
+                and not fname.startswith("_")):
+            body.append(f"## `{fname}`\n")
+            body.append(_text_block(_signature(fname, value) + "\n\n" + _doc(value)))
+            if hasattr(mx, fname):
+                body.append(f"MLX's documentation: <{catalogue.MLX_DOCS.format(fname)}>\n")
+    return _page(f"The {name} transform", "\n".join(body))
+
+
+def package_page(module):
+    body = [_text_block(_doc(module))]
+    names = getattr(module, "__all__", None) or [n for n in dir(module) if not n.startswith("_")]
+    for name in sorted(names):
+        value = getattr(module, name)
+        if not (inspect.isfunction(value) or inspect.isclass(value)):
+            continue
+        body.append(f"## `{name}`\n")
+        body.append(_text_block(_signature(name, value) + "\n\n" + _doc(value)))
+    return _page(f"{module.__name__}", "\n".join(body))
+
+
+def cli_page(parser):
+    """Every command's help, from argparse."""
+    body = []
+    for path, sub in _parsers(parser, [parser.prog]):
+        body.append(f"## `{' '.join(path)}`\n")
+        body.append(_text_block(sub.format_help()))
+    return _page("The command line", "\n".join(body))
+
+
+def _parsers(parser, path):
+    yield path, parser
+    for action in parser._subparsers._group_actions if parser._subparsers else []:
+        for name, sub in action.choices.items():
+            yield from _parsers(sub, path + [name])
+
+
+def differs_page(readme):
+    """The README's section "Where mlxref differs from MLX", its relative links
+    made plain text (they point into the checkout, not the manual)."""
+    text = pathlib.Path(readme).read_text(encoding="utf-8")
+    m = re.search(r"^## Where mlxref differs from MLX\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    if not m:
+        raise ValueError("README.md has no section '## Where mlxref differs from MLX'")
+    section = re.sub(r"\[([^\]]+)\]\((?!https?:)[^)]+\)", r"\1", m.group(1))
+    return _page("Where mlxref differs from MLX",
+                 "Taken from the README when the manual was built.\n\n" + section)

@@ -1,0 +1,273 @@
+"""The manual (mlxref/manual/): it builds, covers every op and primitive, stays offline.
+
+One Sphinx build per session (``manual`` fixture): the manual of a few
+primitives and the ops that build them, with warnings as errors, and every
+other page (transforms, nn, optimizers, utils, testing, the CLI, the
+differences from MLX). ``make docs`` builds the same pages for every
+primitive; what that costs is in the README ("The manual"). Coverage is
+checked on the whole code: every op real MLX has and mlxref implements has
+an entry, every primitive has a check case to show its rules from, and a
+primitive added without one fails the coverage check. One tutorial chapter
+runs as a notebook. Headless Chromium (where it is installed) shows an op
+page's formulas typeset as MathML (subscripts lowered) and its drawing, and
+a transform page.
+"""
+
+import fcntl
+import gc
+import importlib
+import os
+import inspect
+import pathlib
+import re
+import shutil
+
+import pytest
+
+pytest.importorskip("sphinx")
+pytest.importorskip("myst_parser")
+
+import mlxref.core as mx  # noqa: E402
+from mlxref import manual  # noqa: E402
+from mlxref.core.primitives.base import Primitive  # noqa: E402
+from mlxref.core.primitives.elementwise import Sin  # noqa: E402
+from mlxref.core.primitives.linalg import Matmul  # noqa: E402
+from mlxref.manual import catalogue, links, pages  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SOME = [Sin, Matmul]
+
+
+@pytest.fixture(scope="session")
+def manual_build(tmp_path_factory):
+    """Built once per run: pytest-xdist's workers share one build, under a lock."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    out = shared / "manual"
+    with open(shared / "manual.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        index = out / "docs" / "index.html"
+        if not index.is_file():
+            index = manual.build(out, notebooks=False, primitives=SOME)
+    return out, index
+
+
+def _html(out):
+    return sorted((out / "docs").rglob("*.html"))
+
+
+def test_the_manual_builds_with_warnings_as_errors(manual_build):
+    out, index = manual_build
+    assert index.is_file()
+    for page in ("families/elementwise", "families/linalg", "transforms/vjp", "api/nn",
+                 "cli", "differs"):
+        assert (out / "docs" / f"{page}.html").is_file(), page
+
+
+def test_a_warning_fails_the_build(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text('extensions = ["myst_parser"]\n')
+    (src / "index.md").write_text("# Title\n\n[a link to nothing](#no-such-label)\n")
+    with pytest.raises(RuntimeError, match="sphinx-build failed"):
+        manual.sphinx(src, tmp_path / "out")
+
+
+def test_an_op_page_shows_rules_as_mathml_with_links_and_a_drawing(manual_build):
+    out, _ = manual_build
+    page = (out / "docs" / "families" / "elementwise.html").read_text(encoding="utf-8")
+    assert 'id="op-sin"' in page and 'id="prim-sin"' in page
+    assert "mlx.core.sin.html" in page
+    # sin's rules, as the engine computed them on symbols: cos(a0) in the vjp and jvp
+    rules = page[page.index('id="prim-sin"'):]
+    maths = re.findall(r"<math.*?</math>", rules, re.S)
+    assert len(maths) >= 4  # forward, vjp, jvp, vmap
+    assert "<mi>vjp a</mi>" in maths[1] and "<mi>cos</mi>" in maths[1]
+    assert "<mi>jvp f</mi>" in maths[2] and "<mi>cos</mi>" in maths[2]
+    # the drawing of the vjp walk is an SVG file in the build (drawn by Graphviz's dot)
+    if shutil.which("dot"):
+        (img,) = re.findall(r'<img[^>]+src="([^"]+Sin[^"]*\.svg)"', page)
+        assert (out / "docs" / "families" / img).resolve().is_file()
+    # every source link lands on a line that exists, on the rule's first line
+    for href in set(re.findall(r'class="source" href="([^"]+)"', page)):
+        path, line = href.split("#L")
+        source = (out / "docs" / "families" / path).resolve().read_text(encoding="utf-8")
+        assert f'id="L{line}"' in source, href
+    start = next(s for s in links.rule_sources(Sin) if s[0] == "derivative")[3]
+    assert f"elementwise.html#L{start}" in rules
+    src_line = (ROOT / "mlxref/core/primitives/elementwise.py").read_text().splitlines()[start - 1]
+    assert "def derivative" in src_line
+    # MLX's primitives.cpp at the commit of the reference notes
+    assert f"blob/{links.MLX_COMMIT}/mlx/primitives.cpp" in rules
+
+
+def test_every_page_says_what_it_was_built_from(manual_build):
+    out, _ = manual_build
+    stamp = f"Built from mlxref {mx.__version__} against MLX {links.MLX_VERSION}"
+    pages_ = [p for p in _html(out) if p.name not in ("genindex.html", "search.html")
+              and "source" not in p.parts]
+    assert len(pages_) > 20
+    for page in pages_:
+        assert stamp in page.read_text(encoding="utf-8"), page
+
+
+def test_the_pages_fetch_nothing_at_view_time(manual_build):
+    out, _ = manual_build
+    remote = re.compile(r"""<(script|link|img|iframe|source)\b[^>]*\b(src|href)=["']?(https?:)?//""",
+                        re.I)
+    for page in _html(out):
+        text = page.read_text(encoding="utf-8")
+        assert not remote.search(text), page
+        assert "mathjax" not in text.lower(), page
+    for style in (out / "docs" / "_static").rglob("*.css"):
+        text = style.read_text(encoding="utf-8")
+        assert not re.search(r"url\(\s*['\"]?(https?:)?//|@import|@font-face", text), style
+
+
+def test_every_public_op_of_mlx_that_mlxref_has_is_listed():
+    mlx = pytest.importorskip("mlx.core")
+    listed = {op.name for op in catalogue.public_ops()}
+    expected = set()
+    for space, mlx_module, ours in [("", mlx, mx)] + [
+            (f"{n}.", getattr(mlx, n), getattr(mx, n)) for n in catalogue.NAMESPACES]:
+        for name in dir(mlx_module):
+            theirs = getattr(mlx_module, name)
+            if (name.startswith("_") or type(theirs).__name__ != "nb_func"
+                    or not callable(getattr(ours, name, None))):
+                continue
+            if space or getattr(ours, name).__module__.startswith("mlxref.core.ops"):
+                expected.add(space + name)
+    assert len(expected) > 200
+    assert expected - listed == set()
+
+
+def test_every_primitive_has_a_check_case_and_an_entry(manual_build):
+    prims = catalogue.primitives()
+    defined = set()  # every concrete Primitive class in mlxref/core/primitives/*.py
+    for path in (ROOT / "mlxref" / "core" / "primitives").glob("*.py"):
+        module = importlib.import_module(f"mlxref.core.primitives.{path.stem}")
+        defined |= {v for v in vars(module).values() if inspect.isclass(v)
+                    and issubclass(v, Primitive) and v.__module__ == module.__name__
+                    and not v.__dict__.get("abstract", False) and v is not Primitive}
+    assert set(prims) == defined
+    assert catalogue.missing_cases(prims) == []
+    out, _ = manual_build
+    written = {p.stem: p.read_text(encoding="utf-8")
+               for p in (out / "manual-src" / "families").glob("*.md")}
+    ops = [op for op in catalogue.public_ops() if set(op.primitives) & set(SOME)]
+    manual.check_coverage(ops, SOME, written)  # the pages built hold all of them
+
+
+def test_a_primitive_added_without_an_entry_fails():
+    class Dummy(Primitive):
+        def eval(self, inputs):
+            return [list(inputs[0].data())]
+
+    try:
+        assert Dummy in catalogue.primitives()  # a new primitive is seen by the build
+        with pytest.raises(manual.MissingEntry, match="primitive Dummy"):
+            manual.check_coverage([], [Dummy], {"elementwise": "(prim-sin)=\n"})
+        # a page entry is not enough: its rules need a check case
+        with pytest.raises(manual.MissingEntry, match=r"Dummy \(no check case"):
+            manual.check_coverage([], [Dummy], {"x": f"({pages.prim_label(Dummy)})=\n"})
+    finally:
+        del Dummy
+        gc.collect()
+    assert "Dummy" not in {p.__name__ for p in catalogue.primitives()}
+
+
+def test_the_cli_page_is_argparse_help():
+    from mlxref import cli
+
+    page = pages.cli_page(cli._build_parser())
+    for command in ("demo", "diagrams", "check-rules", "graph", "assignment grade"):
+        assert f"## `mlxref {command}`" in page
+    assert "--max-nodes" in page
+
+
+def test_a_tutorial_chapter_runs_as_a_notebook(tmp_path):
+    pytest.importorskip("jupytext")
+    pytest.importorskip("nbclient")
+    from mlxref.manual import notebooks
+
+    (path,) = notebooks.write_notebooks([ROOT / "tutorials" / "04-jvp.md"], tmp_path, ROOT)
+    import nbformat
+
+    nb = nbformat.read(str(path), as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert len(code) > 3
+    errors = [o for c in code for o in c.outputs if o.output_type == "error"
+              and "raises-exception" not in c.metadata.get("tags", [])]
+    assert errors == []
+    assert all(c.execution_count for c in code)
+    # the chapter's figures are inline: attachments, not paths into the checkout
+    attached = [c for c in nb.cells if c.cell_type == "markdown" and c.get("attachments")]
+    assert attached and "image/svg+xml" in next(iter(attached[0]["attachments"].values()))
+
+
+# --- two pages in headless Chromium ------------------------------------------------
+
+CHECK = """<script>
+window.addEventListener("load", function () {
+  var maths = document.querySelectorAll("math"), subs = document.querySelectorAll("msub");
+  var lowered = Array.prototype.filter.call(subs, function (s) {
+    var base = s.children[0].getBoundingClientRect(), sub = s.children[1].getBoundingClientRect();
+    return sub.bottom > base.bottom && sub.top > base.top;  // typeset as a subscript
+  });
+  var images = Array.prototype.filter.call(document.images, function (i) {
+    return /\\.svg$/.test(i.getAttribute("src")) && i.complete && i.naturalWidth > 0;
+  });
+  var out = document.createElement("pre");
+  out.id = "results";
+  out.textContent = JSON.stringify({
+    math: maths.length,
+    mathml: Array.prototype.every.call(maths, function (m) {
+      return m instanceof MathMLElement && m.getBoundingClientRect().width > 0; }),
+    subscripts: subs.length, lowered: lowered.length, svgs: images.length,
+    sources: document.querySelectorAll("a.source").length});
+  document.body.appendChild(out);
+});
+</script>"""
+
+
+def _in_chromium(page, tmp_path, screenshot=False):
+    import json
+    import subprocess
+
+    chromium = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")
+                     if shutil.which(n)), None)
+    if chromium is None:
+        pytest.skip("no Chromium here")
+    probe = page.with_name("_probe_" + page.name)
+    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", CHECK + "</body>"),
+                     encoding="utf-8")
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1200,2000"]
+    dom = subprocess.run([chromium, *flags, "--dump-dom", probe.as_uri()],
+                         capture_output=True, text=True, timeout=120).stdout
+    shot = tmp_path / "page.png"
+    if screenshot:
+        subprocess.run([chromium, *flags, f"--screenshot={shot}", probe.as_uri()],
+                       capture_output=True, timeout=120)
+    probe.unlink()
+    (results,) = re.findall(r'<pre id="results">(.*?)</pre>', dom, re.S)
+    return json.loads(results.replace("&quot;", '"')), shot
+
+
+def test_chromium_draws_an_op_page_formulas_as_mathml_and_its_drawing(manual_build, tmp_path):
+    out, _ = manual_build
+    got, shot = _in_chromium(out / "docs" / "families" / "elementwise.html", tmp_path,
+                             screenshot=True)
+    assert got["math"] >= 4 and got["mathml"]
+    assert got["subscripts"] > 0 and got["lowered"] == got["subscripts"]
+    assert got["svgs"] >= (1 if shutil.which("dot") else 0) and got["sources"] >= 5
+    assert shot.stat().st_size > 10_000  # a screenshot with something on it
+
+
+def test_chromium_draws_a_transform_page(manual_build, tmp_path):
+    out, _ = manual_build
+    page = out / "docs" / "transforms" / "vjp.html"
+    got, _ = _in_chromium(page, tmp_path)
+    assert got["math"] == 0 and got["mathml"]  # prose and code: nothing to typeset
+    assert "mlx/transforms.cpp vjp" in page.read_text(encoding="utf-8")
