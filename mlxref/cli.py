@@ -647,7 +647,8 @@ def _build_parser() -> argparse.ArgumentParser:
     graph.add_argument("-o", "--output", metavar="OUT", help="the file to write")
     graph.add_argument("--steps", metavar="DIR", help="also write one SVG frame per step into DIR")
     graph.add_argument("--collapse", action="store_true",
-                       help="fold custom functions and checkpoints into one node each")
+                       help="fold custom functions, checkpoints and Compiled boxes into one "
+                       "node each")
     defaults = viz.Limits()
     graph.add_argument("--max-nodes", type=int, metavar="N",
                        help="draw at most N nodes, with a summary node for the rest (default: "

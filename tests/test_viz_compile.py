@@ -189,7 +189,7 @@ def test_cli_text_and_dot_are_byte_identical_across_runs(capsys):
         first = run(capsys, *EXPR, "--format", output_format)
         assert first[0] == 0 and first[2] == "", first
         assert run(capsys, *EXPR, "--format", output_format) == first
-    status, out, _ = run(capsys, *EXPR)
+    _, out, _ = run(capsys, *EXPR)
     x = mx.array([0.5, -1.0])
     count = len(_nodes([mx.exp(-x) * 2 + mx.sin(x) * mx.exp(-x)]))
     assert out.startswith(f"# compile of f(x)\n# traced (compile_dfs): {count} nodes\n")

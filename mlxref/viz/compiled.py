@@ -35,12 +35,17 @@ Read next: ``shrink.py`` (``collapse`` folds each Compiled box into one node).
 from ..core import graph as _engine
 from ..core.array import array as _Array
 from ..core.primitives.compiled import Compiled
-from ..core.transforms.compile import (
-    _Entry, compile_dfs, compile_fuse, compile_replace, compile_simplify
-)
 from ..core.transforms import trees
+from ..core.transforms.compile import (
+    _Entry,
+    compile_dfs,
+    compile_fuse,
+    compile_replace,
+    compile_simplify,
+)
 from . import record
 from .model import Edge, Graph, Node
+
 
 class Stage:
     """The tape after one step: ``nodes`` are ``(node, its inputs then)``;
