@@ -146,7 +146,8 @@ def _report_leaks(copy, run):
 
 # --- mlxref graph ------------------------------------------------------------------------
 
-GRAPH_TRANSFORMS = ("graph", "vjp", "jvp", "grad", "value_and_grad", "vmap", "checkpoint")
+GRAPH_TRANSFORMS = ("graph", "vjp", "jvp", "grad", "value_and_grad", "vmap", "checkpoint",
+                    "compile")
 GRAPH_FORMATS = ("text", "dot", "svg", "png", "pdf", "html")
 # -o's suffix, when --format is not given: each format's own, and these two.
 _SUFFIXES = {**{f: f for f in GRAPH_FORMATS}, "txt": "text", "gv": "dot"}
@@ -627,7 +628,8 @@ def _build_parser() -> argparse.ArgumentParser:
     graph.add_argument("--shape", action="append", default=[], metavar="NAME=DIMS",
                        help="an input of random normal values (seeded: the same on every run), e.g. x=2,3")
     graph.add_argument("--transform", choices=GRAPH_TRANSFORMS, default="graph",
-                       help="what to draw (default: graph, the function's own graph)")
+                       help="what to draw (default: graph, the function's own graph; "
+                       "compile: the graph mx.compile traced, simplified and fused)")
     graph.add_argument("--wrt", action="append", default=[], metavar="NAME",
                        help="the input to differentiate; repeat for several (default: the first "
                        "for grad and value_and_grad, all of them for vjp, jvp and checkpoint)")
@@ -645,7 +647,8 @@ def _build_parser() -> argparse.ArgumentParser:
     graph.add_argument("-o", "--output", metavar="OUT", help="the file to write")
     graph.add_argument("--steps", metavar="DIR", help="also write one SVG frame per step into DIR")
     graph.add_argument("--collapse", action="store_true",
-                       help="fold custom functions and checkpoints into one node each")
+                       help="fold custom functions, checkpoints and Compiled boxes into one "
+                       "node each")
     defaults = viz.Limits()
     graph.add_argument("--max-nodes", type=int, metavar="N",
                        help="draw at most N nodes, with a summary node for the rest (default: "

@@ -27,7 +27,9 @@ Two ways in:
   inputs named by path (``layers.0.weight``).
 - ``trace(fun, args, transform=...)``: run a transform and record its walk
   (``"graph"``, ``"vjp"``, ``"jvp"``, ``"grad"``, ``"value_and_grad"``,
-  ``"vmap"`` or ``"checkpoint"``: the vjp of ``mx.checkpoint(fun)``). The
+  ``"vmap"``, ``"checkpoint"``: the vjp of ``mx.checkpoint(fun)``, or
+  ``"compile"``: the graph ``mx.compile`` traced, simplified and fused, side
+  by side, with each Compiled node's generated source). The
   arguments may be trees or models, as for the transforms; the trace leaves
   no history behind in the arrays it evaluated.
 
@@ -47,7 +49,8 @@ them with ``with viz.limits(max_work=10**8, timeout=60): ...``.
 
 The package, one concern per module, in reading order: ``model.py`` (the
 small graph model), ``record.py`` (arrays to model, names, clusters),
-``trace.py`` (transforms and their events to overlays), ``shrink.py``
+``trace.py`` (transforms and their events to overlays), ``compiled.py``
+(compile's stages), ``shrink.py``
 (collapse, max_nodes), ``dot.py`` (DOT text), ``text.py`` (the listing),
 ``budget.py`` (the limits), ``render.py`` (the dot binary, files),
 ``stepper.py`` (the HTML page that steps through a walk, following the
@@ -150,7 +153,8 @@ class Drawing:
             _render.dot_fallback(path, self.to_dot())
         elif format == "html":
             shown = self.for_dot()
-            _render.write(path, _stepper.html_page(shown.title, shown.frames(), shown.captions()))
+            _render.write(path, _stepper.html_page(shown.title, shown.frames(), shown.captions(),
+                                                   shown.graph.sources))
         else:
             _render.write(path, _render.run_dot(self.for_dot().to_dot(), format))
         return path
@@ -257,6 +261,10 @@ def trace(fun, args, transform="graph", argnums=None, cotangents=None, tangents=
     - ``"vmap"``: the batch axis of every node (``in_axes`` as ``mx.vmap``).
     - ``"checkpoint"``: the vjp of ``mx.checkpoint(fun)``, with the region its
       backward pass recomputes marked.
+    - ``"compile"``: ``mx.compile(fun)``'s graph as traced, simplified and
+      fused, side by side; each Compiled node a box of the primitives it
+      fused, its generated source after the listing and under the HTML
+      drawing (``collapse`` folds each box into one node).
 
     ``names`` are display names for the inputs (default: ``fun``'s parameter
     names). ``collapse`` folds custom functions, checkpoints and recomputed

@@ -22,6 +22,8 @@ mean, in the same words for every transform:
 - purple is the backward graph a grad built (each node says which vjp step
   made it), the gradients, and (dotted) the forward values it reads;
 - a stop_gradient's input edge is a dashed black cut: no derivative crosses it;
+- compile's stages are grey boxes side by side, and each Compiled node a
+  slate box around the primitives it fused;
 - nodes the walk never looks at are greyed; in a frame, the node being
   visited has a thick border (and the SVG class ``visiting``, which the HTML
   stepper scrolls to) and backward nodes not built yet are invisible (they
@@ -29,7 +31,7 @@ mean, in the same words for every transform:
 
 The layout options (``Graph.layout``): ``rankdir`` "TB" (default) or "LR",
 ``size`` (inches) and ``dpi``. The forward graph is placed before the backward
-graph: left of it in TB, above it in LR.
+graph, and compile's stages in order: left of it in TB, above it in LR.
 
 Read next: ``text.py`` (the same graph as a listing), ``render.py``.
 """
@@ -73,6 +75,8 @@ CLUSTER_LOOKS = {
     "backward": ("#faf7fd", "#9575cd", "#5e35b1", "rounded,filled"),
     "custom": ("#fffdf3", "#c9a227", "#8d6e00", "rounded,dashed,filled"),
     "recompute": ("#efebe9", "#6d4c41", "#4e342e", "rounded,filled"),
+    "stage": (None, "#90a4ae", "#455a64", "rounded"),  # a step of compile: as forward
+    "fused": ("#eef3f8", "#37474f", "#263238", "rounded,filled"),
 }
 
 # What each look means, in the same words in every drawing (and in the README).
@@ -85,6 +89,7 @@ LEGEND = {
                 "gradients, and dotted: a forward value it reads",
     "recompute": "brown box: recomputed by the backward pass",
     "custom": "gold box: custom_function or checkpoint",
+    "fused": "slate box: one Compiled node of compile, the primitives it fused",
     "input": "green: inputs",
     "constant": "grey notes: constants",
     "output": "orange, double border: outputs",
@@ -94,7 +99,7 @@ LEGEND = {
     "fold": "pink 3-D box: folded nodes",
     "summary": "dashed grey: nodes left out",
 }
-WALK_ITEMS = ("vjp", "jvp", "vmap", "backward", "recompute", "custom")
+WALK_ITEMS = ("vjp", "jvp", "vmap", "backward", "recompute", "custom", "fused")
 
 
 def legend(graph):
@@ -171,7 +176,7 @@ def describe(node):
 def node_label(node, notes, colour, fill):
     """An HTML-like label: a one-column table, one row per line."""
     small = '<FONT POINT-SIZE="9">'
-    rows = [f"<B>{html(node.name)}</B>"]
+    rows = [f"<B>{html(node.shown)}</B>"]
     if node.kind == "fold":
         rows += [html(node.tags[0]), html(describe(node))]
     elif node.kind == "summary":
@@ -374,12 +379,14 @@ def _edge(g, tail, head, attrs):
 
 
 def _order_parts(g, graph):
-    """The forward graph before the backward graph (left of it in TB, above it
-    in LR). Graphviz orders clusters to cut crossings, which put the backward
-    graph first in some drawings; an edge between two nodes of one rank is
-    kept in order, though, so two invisible anchors in a rank of their own,
-    "(forward)" then "(backward)", each lead to its part's sources."""
-    sources = {}
+    """The parts in order: the forward graph before the backward graph (left
+    of it in TB, above it in LR), compile's traced, simplified and fused
+    graphs one after the other. Graphviz orders clusters to cut crossings,
+    which put the backward graph first in some drawings; an edge between two
+    nodes of one rank is kept in order, though, so invisible anchors in a rank
+    of their own, "(forward)" then "(backward)", each lead to its part's
+    sources."""
+    sources = {}  # part -> its nodes that nothing feeds, parts in order of their nodes
     fed = {id(e.dst) for e in graph.edges if e.style != "cross"}
     for node in graph.nodes:
         if node.kind != "summary" and id(node) not in fed:
@@ -388,12 +395,14 @@ def _order_parts(g, graph):
         return
     hidden = [("style", "invis"), ("shape", "point"), ("width", "0"), ("height", "0"),
               ("label", "")]
+    parts = list(sources)
     with g.subgraph() as rank:
         rank.attr(rank="same")
-        for part in ("forward", "backward"):
+        for part in parts:
             rank.node(f"({part})", _attributes=hidden)
-        rank.edge("(forward)", "(backward)", _attributes=[("style", "invis")])
-    for part in ("forward", "backward"):
+        for before, after in zip(parts, parts[1:]):
+            rank.edge(f"({before})", f"({after})", _attributes=[("style", "invis")])
+    for part in parts:
         for node in sources[part]:
             g.edge(f"({part})", node.name, _attributes=[("style", "invis"), ("weight", "0")])
 

@@ -76,6 +76,12 @@ def quantized_args():
     return [mx.ones((1, 32)), *mx.quantize(w, group_size=32, bits=4)]
 
 
+def tanh_by_hand(x):
+    """tanh from its definition, summed: compile merges the repeated exps and
+    negatives, then fuses the elementwise rest into one Compiled (chapter 14)."""
+    return mx.sum((mx.exp(x) - mx.exp(-x)) / (mx.exp(x) + mx.exp(-x)))
+
+
 def mlp_args():
     return [mx.array([[0.1, 0.2], [-0.3, 0.4], [0.5, -0.6]]), mx.array([0.0, 0.1, -0.1]),
             mx.array([[1.0, -1.0, 0.5]]), mx.array([0.2]), mx.array([1.0, 2.0]),
@@ -99,6 +105,8 @@ FIGURES = {
     "conv_vjp": lambda: trace(conv_loss, conv_args(), transform="grad"),
     "quantized_grad": lambda: trace(quantized_loss, quantized_args(), transform="grad",
                                     values=4),
+    "compile_tanh": lambda: trace(tanh_by_hand, [mx.array([-1.0, 0.0, 0.5, 2.0])],
+                                  transform="compile"),
 }
 
 STEPPERS = ("seed_vjp", "seed_jvp")  # figures that also get an HTML stepper

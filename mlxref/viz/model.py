@@ -19,11 +19,15 @@ class Node:
     """One array (or, after shrinking, a fold or the summary of hidden nodes).
 
     ``kind``: "input", "constant", "op", "fold" (a folded region) or "summary".
-    ``part``: "forward", or "backward" for the graph a vjp walk built.
+    ``part``: "forward", or "backward" for the graph a vjp walk built, or the
+    stage of ``mx.compile`` it belongs to ("traced", "simplified", "fused").
+    ``label``: the name shown, where it differs from ``name`` (the DOT id): a
+    node of a compile stage shows its traced name in every stage.
     """
 
     name: str
     kind: str
+    label: str = ""
     uid: int = 0
     op: str = ""  # the primitive's full name, e.g. "multiply"
     params: str = ""  # e.g. "axes=(0,), keepdims=False"
@@ -45,6 +49,11 @@ class Node:
     tags: list = field(default_factory=list)  # extra words for the listing
     array: object = None  # the recorded array; writers never touch it
 
+    @property
+    def shown(self):
+        """The name the writers print."""
+        return self.label or self.name
+
 
 @dataclass(eq=False)
 class Edge:
@@ -63,7 +72,8 @@ class Edge:
 
 @dataclass(eq=False)
 class Cluster:
-    """A box around nodes: "forward", "backward", "custom" or "recompute"."""
+    """A box around nodes: "forward", "backward", "custom", "recompute", or for
+    compile, "stage" (one step's graph) and "fused" (one Compiled node's steps)."""
 
     key: str  # the DOT subgraph id, starting with "cluster_"
     kind: str
@@ -72,6 +82,13 @@ class Cluster:
     anchor: str = ""  # the name of the node it is about (e.g. the checkpoint node)
     parent: object = None
     members: set = field(default_factory=set)  # ids of Nodes, used while building
+
+    @property
+    def heading(self):
+        """The label on one line: its first line, then the others run together
+        (a Compiled's name is cut between primitive names, not at spaces)."""
+        first, _, rest = self.label.partition("\n")
+        return f"{first} {rest.replace(chr(10), '')}" if rest else first
 
 
 @dataclass(eq=False)
@@ -95,11 +112,12 @@ class Graph:
     """Everything a writer needs."""
 
     title: str
-    mode: str  # "graph", "vjp", "jvp", "vmap", "grad", "value_and_grad", "checkpoint"
+    mode: str  # "graph", "vjp", "jvp", "vmap", "grad", "value_and_grad", "checkpoint", "compile"
     nodes: list = field(default_factory=list)  # in creation order
     edges: list = field(default_factory=list)  # by consumer, then argument index
     clusters: list = field(default_factory=list)
     steps: list = field(default_factory=list)  # StepInfo, in visit order
     results: list = field(default_factory=list)  # [(label, Node, text)] e.g. gradients
+    sources: list = field(default_factory=list)  # [(heading, text)]: generated code shown
     hidden: int = 0  # nodes left out by max_nodes (counted in the summary node)
     layout: dict = field(default_factory=dict)  # rankdir, size, dpi (see dot.py)

@@ -414,7 +414,8 @@ def custom_label(node):
 def resolve_clusters(graph, specs):
     """Nest the clusters by containment and give each node its innermost one.
 
-    ``specs`` are ``(kind, anchor, label, nodes)``. A node in several clusters
+    ``specs`` are ``(kind, anchor, label, nodes)``; the anchor is a Node, a
+    name, or None. A node in several clusters
     belongs to the smallest; a cluster's parent is the smallest larger cluster
     holding all of its nodes. Empty clusters are dropped.
     """
@@ -424,8 +425,9 @@ def resolve_clusters(graph, specs):
         if not nodes:
             continue
         first = min(nodes, key=lambda n: n.uid)
-        key = f"cluster_{kind}" if anchor is None else f"cluster_{kind}_{anchor.name}"
-        c = Cluster(key=key, kind=kind, anchor="" if anchor is None else anchor.name,
+        anchor = "" if anchor is None else anchor if isinstance(anchor, str) else anchor.name
+        key = f"cluster_{kind}" + (f"_{anchor}" if anchor else "")
+        c = Cluster(key=key, kind=kind, anchor=anchor,
                     label=label() if callable(label) else label,
                     order=first.uid, members={id(n) for n in nodes})
         clusters.append(c)

@@ -5,7 +5,7 @@ a node is called the same in the full and in the shrunk drawing.
 
 - ``collapse``: each outermost custom_function or checkpoint cluster becomes
   its CustomTransforms node alone ("12 nodes folded"), and each region a vjp
-  rule recomputed becomes one "fold" node.
+  rule recomputed, and each Compiled node's box (compile), one "fold" node.
 - ``max_nodes``: keep the outputs, then the nodes the walk visited (those
   with walk notes, in step order), then the inputs, then the nodes nearest
   the outputs (breadth-first, in argument order); everything else is one
@@ -32,7 +32,7 @@ def _inside(cluster, ancestor):
 
 
 def collapse(graph):
-    folding = ("custom", "recompute")
+    folding = ("custom", "recompute", "fused")
     folded = [c for c in graph.clusters
               if c.kind in folding
               and not any(_inside(c.parent, d) for d in graph.clusters if d.kind in folding)]
@@ -41,6 +41,12 @@ def collapse(graph):
         if c.kind == "custom":
             keep = [n for n in members if n.custom and n.cluster is c]
             rep = keep[0]
+        elif c.kind == "fused":  # compile's stage "fused": the Compiled node itself
+            rep = Node(name=f"{members[0].part}.{c.anchor}", label=c.anchor, kind="fold",
+                       uid=members[0].uid, op="compiled", part=members[0].part)
+            rep.tags.append(c.heading)
+            rep.output = any(n.output for n in members)
+            keep = [rep]
         else:
             rep = Node(name=f"recomputed_{c.anchor}", kind="fold", uid=members[0].uid,
                        op="recomputed", part=members[0].part,

@@ -22,6 +22,9 @@ The page opens fitted to the window, but never below 75% of the drawing's size
 nor above 100%: a big graph (a two-layer MLP's grad) opens at 75%, readable,
 and the page scrolls to each node.
 
+Under the drawing, the page shows the generated source of each Compiled node
+of a compile drawing, in a ``<pre>``.
+
 This is the last module; ``__init__.py`` puts them together as ``Drawing``.
 """
 
@@ -49,6 +52,8 @@ body.no-steps #steps { display: none; }
 .frame { display: none; }
 .frame.current { display: block; }
 .frame svg { display: block; }
+.source h2 { font-size: 1em; margin: 1.5em 0 0.4em; }
+.source pre { background: #f5f7f8; border: 1px solid #cfd8dc; padding: 0.6em; margin: 0; }
 """
 
 SCRIPT = """\
@@ -208,13 +213,17 @@ CONTROLS = """\
 </header>"""
 
 
-def html_page(title, frames, captions):
-    """The stepper page; ``frames`` are DOT texts, one per step, ``captions`` one line each."""
+def html_page(title, frames, captions, sources=()):
+    """The stepper page; ``frames`` are DOT texts, one per step, ``captions`` one line each;
+    ``sources`` ``(heading, text)`` pairs shown under the drawing (compile's generated code)."""
     entries = "\n".join(f'<li><button type="button">{html.escape(caption)}</button></li>'
                         for caption in captions)
     shown = "\n".join(f'<div class="frame" id="frame-{i}" data-caption="{html.escape(caption)}">\n'
                       f"{inline_svg(dot_text)}</div>"
                       for i, (dot_text, caption) in enumerate(zip(frames, captions)))
+    shown += "".join(f'\n<section class="source">\n<h2>{html.escape(heading)}</h2>\n'
+                     f"<pre><code>{html.escape(text)}</code></pre>\n</section>"
+                     for heading, text in sources)
     return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f"<title>{html.escape(title)}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n"
             f'{CONTROLS}\n<nav id="steps" aria-label="steps">\n<ol>\n{entries}\n</ol>\n</nav>\n'

@@ -16,7 +16,10 @@ its later rows are comment lines lined up under the first, e.g.
 and in the walk's one-line steps the rows follow each other. It prints in any terminal and diffs in a
 test. After the nodes comes the walk: for vjp each step's cotangent and what
 it sends to each input (``[1] exp_2 += 0.47943``: argument 1), for jvp the
-tangents coming in and going out, for vmap the batch axes.
+tangents coming in and going out, for vmap the batch axes. A compile drawing
+lists its three stages one after the other (each binds its names once), a
+Compiled node's steps under a ``# compiled_1, ...`` line, then the generated
+source of each Compiled (``Graph.sources``).
 
 Read next: ``render.py``.
 """
@@ -37,7 +40,7 @@ def node_line(node, operands):
     if node.kind == "summary":
         return f"# … {node.folded} more nodes"
     if node.kind == "fold":
-        return f"{node.name} = {' '.join(['recomputed'] + operands)}  # {node.tags[0]}; " \
+        return f"{node.shown} = {' '.join([node.op] + operands)}  # {node.tags[0]}; " \
                f"{describe(node)}"
     op = node.op if node.kind == "op" else node.kind
     if node.params:
@@ -66,7 +69,7 @@ def node_line(node, operands):
              if t == "unbatched" or t.endswith("(in_axes)")]
     if tags:
         comment += "; " + ", ".join(tags)
-    return hang(f"{node.name} = {' '.join(words)}  # {comment}", "#")
+    return hang(f"{node.shown} = {' '.join(words)}  # {comment}", "#")
 
 
 def to_text(graph):
@@ -74,17 +77,10 @@ def to_text(graph):
     for e in graph.edges:
         producers.setdefault(id(e.dst), []).append(e)
     lines = [f"# {graph.title}"]
-    part = None
-    split = any(n.part == "backward" for n in graph.nodes)
-    for node in graph.nodes:  # the forward graph first, then the backward graph
-        if split and node.kind != "summary" and node.part != part:
-            part = node.part
-            lines.append(PARTS[part])
-        operands = [e.src.name if e.src.kind != "summary" else "…"
-                    for e in producers.get(id(node), ())]
-        lines.append(node_line(node, operands))
-    outputs = [n.name for n in graph.nodes if n.output and n.part == "forward"]
-    lines.append(f"outputs: {' '.join(outputs)}")
+    if graph.mode == "compile":
+        lines += stage_lines(graph, producers)
+    else:
+        lines += part_lines(graph, producers)
     if graph.steps:
         lines.append("")
         lines.append(HEADINGS[graph.steps[0].kind])
@@ -93,8 +89,56 @@ def to_text(graph):
     if graph.results:
         lines.append("")
         for label, node, text in graph.results:
-            lines.append(hang(f"{label} {node.name}: {text}", " "))
+            lines.append(hang(f"{label} {node.shown}: {text}", " "))
+    for heading, text in graph.sources:
+        lines += ["", f"# {heading}", text.rstrip("\n")]
     return "\n".join(lines) + "\n"
+
+
+def operands_of(node, producers):
+    return [e.src.shown if e.src.kind != "summary" else "…" for e in producers.get(id(node), ())]
+
+
+def part_lines(graph, producers):
+    """The nodes, the forward graph first, then the backward graph; the outputs."""
+    lines = []
+    part = None
+    split = any(n.part == "backward" for n in graph.nodes)
+    for node in graph.nodes:
+        if split and node.kind != "summary" and node.part != part:
+            part = node.part
+            lines.append(PARTS[part])
+        lines.append(node_line(node, operands_of(node, producers)))
+    outputs = [n.shown for n in graph.nodes if n.output and n.part == "forward"]
+    lines.append(f"outputs: {' '.join(outputs)}")
+    return lines
+
+
+def stage_lines(graph, producers):
+    """compile's stages one after the other, each under its box's label and
+    with its outputs; a Compiled node's steps under a line naming it."""
+    lines = []
+    stage = fused = None
+
+    def outputs():
+        shown = [n.shown for n in graph.nodes if n.output and n.part == stage]
+        lines.append(f"outputs: {' '.join(shown)}")
+
+    for node in graph.nodes:
+        if node.kind != "summary" and node.part != stage:
+            if stage is not None:
+                outputs()
+            stage, fused = node.part, None
+            box = next((c for c in graph.clusters if c.kind == "stage" and c.anchor == stage),
+                       None)
+            lines.append(f"# {box.label if box is not None else stage}")
+        if node.cluster is not None and node.cluster.kind == "fused" and node.cluster is not fused:
+            fused = node.cluster
+            lines.append(f"# {fused.heading}")
+        lines.append(node_line(node, operands_of(node, producers)))
+    if stage is not None:
+        outputs()
+    return lines
 
 
 def hang(text, lead):
@@ -113,12 +157,12 @@ def one_line(text):
 
 
 def step_line(step):
-    names = ", ".join(n.name for n in step.nodes if n is not None)
+    names = ", ".join(n.shown for n in step.nodes if n is not None)
     if step.kind == "vjp":
-        sent = "  ".join(f"[{e.index}] {e.src.name} += {one_line(t)}"
+        sent = "  ".join(f"[{e.index}] {e.src.shown} += {one_line(t)}"
                          for e, t in step.contributions)
         got = ", ".join(one_line(t) for t in step.at_nodes)
         return f"  {step.number:>3}. {names}  cotangent {got}  ->  {sent or '(nothing)'}"
-    got = "  ".join(f"[{e.index}] {e.src.name} {one_line(t)}" for e, t in step.contributions)
+    got = "  ".join(f"[{e.index}] {e.src.shown} {one_line(t)}" for e, t in step.contributions)
     out = ", ".join(one_line(t) for t in step.at_nodes)
     return f"  {step.number:>3}. {names}  {got or '(no input)'}  ->  {out}"

@@ -18,6 +18,8 @@ traversal events of ``mlxref/core/transforms/events.py``:
    cluster. Then every value that can be is evaluated, and each step becomes
    notes on nodes and edges (see ``model.py``).
 
+``"compile"`` makes no walk: ``compiled.py`` draws compile's stages instead.
+
 The arguments may be trees, as for the transforms (lists, tuples, dicts,
 nested, and ``nn`` modules, whose parameters are swapped in for the call):
 the transform sees their arrays as flat arguments (``_Args``), each drawn as
@@ -26,21 +28,21 @@ an input named by its path (``params.w``, ``model.layers.0.weight``).
 nothing; afterwards the arrays the trace evaluated are detached, as
 ``mx.eval`` would, so the trace leaves no history behind.
 
-Read next: ``shrink.py``, then ``dot.py``.
+Read next: ``compiled.py``, ``shrink.py``, then ``dot.py``.
 """
 
 import inspect
 
 from .. import core as mx
 from ..core.transforms import events
-from . import record
+from . import compiled, record
 from ..core.primitives.base import StopGradient
 from .model import StepInfo
 from ..core.transforms.trees import arrays as flatten_arrays
 from .record import Builder, evaluate, preview
 from ..core.transforms import trees
 
-TRANSFORMS = ("graph", "vjp", "jvp", "grad", "value_and_grad", "vmap", "checkpoint")
+TRANSFORMS = ("graph", "vjp", "jvp", "grad", "value_and_grad", "vmap", "checkpoint", "compile")
 WALK_KIND = {"vjp": "vjp", "checkpoint": "vjp", "grad": "vjp", "value_and_grad": "vjp",
              "jvp": "jvp", "vmap": "vmap"}
 BACKWARD = ("grad", "value_and_grad", "checkpoint")
@@ -266,6 +268,12 @@ def trace(fun, args, transform="graph", argnums=None, cotangents=None, tangents=
     arg_names = input_names(fun, args, names)
     flat = _Args(fun, args, arg_names)
     start = record.next_id()
+    if transform == "compile":  # no walk: compile's stages (compiled.py)
+        shown = [n for n in arg_names if n]
+        graph, computed = compiled.trace(flat.call, flat.leaves, flat.names,
+                                         title or _title(transform, fun, arg_names, None, shown),
+                                         values)
+        return _leave_no_history(graph, computed, start)
     log = _Log()
     with record.recording():  # fun may print: that must not cut the graph to draw
         user_nums, results = _run(log, flat, transform, argnums, cotangents, tangents, in_axes)

@@ -132,15 +132,15 @@ def compile(fun, inputs=None, outputs=None, shapeless=False):  # noqa: A001 (MLX
 
 
 def trace_entry(fun, args, kwargs=None, shapeless=False, inputs=None, outputs=None):
-    """What a compiled function does on a cache miss: ``fun`` traced on
-    placeholders like ``args`` (and the captured ``inputs``), simplified and
-    fused, as one cache entry. ``compile_replace(entry, arrays)`` replays it
-    on the arrays of ``(args, kwargs)`` followed by those of ``inputs``."""
-    kwargs = {} if kwargs is None else kwargs
-    flat, constants = _flatten_arguments(args, kwargs)
-    flat = flat + (trees.arrays(inputs) if inputs is not None else [])
-    entry = _Entry(shapeless, flat, constants)
-    _trace(entry, fun, args, kwargs, len(trees.arrays(args)), inputs, outputs, flat)
+    """What a compiled function does on a cache miss: ``compile_trace``, then
+    ``compile_simplify`` and ``compile_fuse`` (as the compile mode allows).
+    ``compile_replace(entry, arrays)`` replays the entry on the arrays of
+    ``(args, kwargs)`` followed by those of ``inputs``."""
+    entry = compile_trace(fun, args, kwargs, shapeless, inputs, outputs)
+    if _mode[0] != "no_simplify":
+        compile_simplify(entry)
+    if _mode[0] not in ("no_simplify", "no_fuse"):
+        compile_fuse(entry)
     return entry
 
 
@@ -218,18 +218,27 @@ def _find(cache, inputs, shapeless, constants):
 # --- 2. trace ---------------------------------------------------------------------------
 
 
-def _trace(entry, fun, args, kwargs, num_args, captured_inputs, captured_outputs, flat):
-    """``compile_trace`` then ``compile_dfs``, ``compile_simplify`` and ``compile_fuse``."""
+def compile_trace(fun, args, kwargs=None, shapeless=False, captured_inputs=None,
+                  captured_outputs=None):
+    """Steps 1 to 3: ``fun`` called on placeholders like the arrays of
+    ``(args, kwargs)`` and of the captured inputs, and the graph it built
+    between them and its outputs as a new cache entry's tape (``compile_dfs``),
+    not yet simplified or fused. (mlxref.viz draws the steps one by one.)"""
+    kwargs = {} if kwargs is None else kwargs
+    flat, constants = _flatten_arguments(args, kwargs)
+    originals = trees.arrays(captured_inputs) if captured_inputs is not None else []
+    flat = flat + originals
+    entry = _Entry(shapeless, flat, constants)
     placeholders = [array._placeholder(x.shape, x.dtype) for x in flat]
     # Their ids now: the function may update a captured one in place
     # (``state[0] *= 2`` points the handle at a new node).
     placeholder_ids = [p.id() for p in placeholders]
-    originals = trees.arrays(captured_inputs) if captured_inputs is not None else []
+    num_args = len(trees.arrays(args))
     n_kw = len(trees.arrays(kwargs))
     if captured_inputs is not None:
         trees.fill(captured_inputs, placeholders[num_args + n_kw:])
     try:
-        with graph.InTracing(dynamic=entry.shapeless):
+        with graph.InTracing(dynamic=shapeless):
             out_tree = fun(*trees.replace_arrays(args, placeholders[:num_args]),
                            **trees.replace_arrays(kwargs, placeholders[num_args:num_args + n_kw]))
         outs = trees.arrays(out_tree)
@@ -241,10 +250,7 @@ def _trace(entry, fun, args, kwargs, num_args, captured_inputs, captured_outputs
             back = {i: x for i, x in zip(placeholder_ids[num_args + n_kw:], originals)}
             trees.visit_update(captured_inputs, lambda a: back.get(a.id(), a))
     compile_dfs(entry, placeholders, placeholder_ids, outs, flat)
-    if _mode[0] != "no_simplify":
-        compile_simplify(entry)
-    if _mode[0] not in ("no_simplify", "no_fuse"):
-        compile_fuse(entry)
+    return entry
 
 
 # --- 3. the tape --------------------------------------------------------------------------
