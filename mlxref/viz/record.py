@@ -78,6 +78,8 @@ PARAMS_WIDTH = 40
 def op_name(primitive):
     """The full, lower-case name of a primitive: "multiply", "sum", "checkpoint"."""
     name = primitive.name
+    if name.startswith("Compiled"):  # MLX's name lists the fused primitives: a parameter here
+        return "compiled"
     return FULL_NAMES.get(name, name.lower())
 
 

@@ -68,7 +68,7 @@ class Compiled(Primitive):
         return "Compiled" + "".join(p.name for p, _, _ in self.tape)
 
     def params(self):
-        return {}
+        return {"kernel": self.name}  # (how a drawing tells one fused chain from another)
 
     def is_equivalent(self, other):
         """MLX's rule: the same primitives, equivalent one by one, fed the same way."""
