@@ -133,3 +133,26 @@ def both(build):
             build(mlxref_core)
         return None
     return build(mlxref_core), theirs
+
+
+def computed_once(tmp_path_factory, name, compute):
+    """``compute()``'s result (JSON data), computed once per test run: under
+    pytest-xdist each worker sets up a module-scoped fixture of its own, so
+    an expensive one (a grading run, say) would run on every worker that
+    gets one of its tests. The first worker computes and writes it to the
+    run's shared temporary directory, under a lock; the others wait and
+    read it."""
+    import fcntl
+    import json
+    import os
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # shared by the workers of one run
+    path = root / f"{name}.json"
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not path.is_file():
+            path.write_text(json.dumps(compute()))
+        return json.loads(path.read_text())
+
