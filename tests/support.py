@@ -1,5 +1,6 @@
 """Shared helpers for the test suite: comparing against values and against real MLX."""
 
+import gc
 import math
 import re
 from fractions import Fraction
@@ -156,3 +157,17 @@ def computed_once(tmp_path_factory, name, compute):
             path.write_text(json.dumps(compute()))
         return json.loads(path.read_text())
 
+
+@pytest.fixture(scope="module")
+def frozen_heap():
+    """Everything the worker's earlier tests left is moved out of the cycle
+    collector's reach for one test file (after a full collection, so no
+    garbage is kept): a ``gc.collect()`` in that file's tests then walks only
+    what the file made. Late in a pytest-xdist worker's run the heap is large
+    and one full collection takes seconds: once per file, not once per test.
+    A file uses it with ``pytestmark = pytest.mark.usefixtures("frozen_heap")``
+    and ``from support import frozen_heap``."""
+    gc.collect()
+    gc.freeze()
+    yield
+    gc.unfreeze()
