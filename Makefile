@@ -54,7 +54,7 @@ diagrams: venv dot
 	$(VPY) -m mlxref diagrams -o diagrams
 
 test: venv dot
-	$(VPY) -m pytest -p no:cacheprovider -n auto --dist loadgroup
+	$(VPY) -m pytest -p no:cacheprovider -n auto
 
 bench: venv
 	@if test -d benchmarks; then $(VPY) -m benchmarks; else echo "no benchmarks yet"; fi

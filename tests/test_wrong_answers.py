@@ -26,9 +26,6 @@ from support import computed_once
 from test_grader import submit, table
 
 ROOT = assignment.project_root()
-# One worker takes this file's tests under ``--dist loadgroup`` (make test): the
-# others need not wait for its grading (computed_once).
-pytestmark = pytest.mark.xdist_group("wrong_answers")
 
 # kind -> (task, {function: the region's new body}, what the failure must say)
 WRONG = {
