@@ -1,5 +1,6 @@
 """Shared helpers for the test suite: comparing against values and against real MLX."""
 
+import gc
 import math
 import re
 from fractions import Fraction
@@ -133,3 +134,40 @@ def both(build):
             build(mlxref_core)
         return None
     return build(mlxref_core), theirs
+
+
+def computed_once(tmp_path_factory, name, compute):
+    """``compute()``'s result (JSON data), computed once per test run: under
+    pytest-xdist each worker sets up a module-scoped fixture of its own, so
+    an expensive one (a grading run, say) would run on every worker that
+    gets one of its tests. The first worker computes and writes it to the
+    run's shared temporary directory, under a lock; the others wait and
+    read it."""
+    import fcntl
+    import json
+    import os
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # shared by the workers of one run
+    path = root / f"{name}.json"
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not path.is_file():
+            path.write_text(json.dumps(compute()))
+        return json.loads(path.read_text())
+
+
+@pytest.fixture(scope="module")
+def frozen_heap():
+    """Everything the worker's earlier tests left is moved out of the cycle
+    collector's reach for one test file (after a full collection, so no
+    garbage is kept): a ``gc.collect()`` in that file's tests then walks only
+    what the file made. Late in a pytest-xdist worker's run the heap is large
+    and one full collection takes seconds: once per file, not once per test.
+    A file uses it with ``pytestmark = pytest.mark.usefixtures("frozen_heap")``
+    and ``from support import frozen_heap``."""
+    gc.collect()
+    gc.freeze()
+    yield
+    gc.unfreeze()

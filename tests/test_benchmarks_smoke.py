@@ -7,7 +7,6 @@ so neither the benchmark code nor the references can rot unnoticed. The list-
 based MLP reference is itself checked against central differences of its loss.
 """
 
-import gc
 import os
 import sys
 
@@ -19,22 +18,18 @@ from benchmarks import (  # noqa: E402
     charlm, compile_gelu, deep_chain, drawing_limits, harness, mlp, per_example, seed_grad,
 )
 from benchmarks.scalar_graph import ClosureValue, Value  # noqa: E402
+from support import frozen_heap  # noqa: E402, F401  (the fixture)
 
 TINY_CHAIN = 40  # ops: 10 steps
 TINY_MLP = {"sizes": (2, 3, 4, 1), "batch": 5, "seed": 1}
 TINY_SEED = (2, 20)
 
 
-@pytest.fixture(autouse=True)
-def _frozen_heap():
-    """The harness runs a full collection before every measurement. In the
-    suite's process the heap holds everything earlier tests left, and each
-    collection walked all of it (47 s for the quick report, 1 s alone):
-    objects from before the test are moved out of the collector's reach."""
-    gc.collect()
-    gc.freeze()
-    yield
-    gc.unfreeze()
+# The harness runs a full collection before every measurement. In the suite's
+# process the heap holds everything earlier tests left, and each collection
+# walked all of it (47 s for the quick report, 1 s alone): frozen_heap moves it
+# out of the collector's reach while this file runs.
+pytestmark = pytest.mark.usefixtures("frozen_heap")
 
 
 def test_deep_chain_matches_the_float_reference():

@@ -16,7 +16,11 @@ import mlxref.core as mx
 from mlxref.core import graph
 from mlxref.core.primitives import elementwise as P
 from mlxref.core.primitives.base import AsType
-from support import ids, needs_mlx, real_mx
+from support import frozen_heap, ids, needs_mlx, real_mx  # noqa: F401  (the fixture)
+
+# gc_paused collects before each measurement: frozen_heap keeps that collection to
+# what this file made.
+pytestmark = pytest.mark.usefixtures("frozen_heap")
 
 
 @pytest.fixture

@@ -24,6 +24,7 @@ from mlxref.core import graph
 from mlxref.core.primitives.elementwise import Unary
 from support import (assert_array, assert_same_as_mlx, assert_same_error, error_of, needs_mlx,
                      real_mx)
+from support import frozen_heap  # noqa: F401  (the fixture)
 
 BOTH = [pytest.param(mx, id="mlxref"), pytest.param(real_mx, id="mlx", marks=needs_mlx)]
 
@@ -33,8 +34,9 @@ def raises(exc, msg):
 
 
 @pytest.fixture
-def gc_paused():
-    """Keep the cycle collector from freeing other tests' arrays mid-measurement."""
+def gc_paused(frozen_heap):
+    """Keep the cycle collector from freeing other tests' arrays mid-measurement
+    (frozen_heap: the collection before it walks only this file's objects)."""
     gc.collect()
     with graph.cycle_collector_paused():
         yield

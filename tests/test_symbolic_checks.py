@@ -15,6 +15,7 @@ from mlxref import cli, symbolic
 from mlxref.core.primitives import elementwise as E
 from mlxref.core.primitives.base import Primitive, make_array
 from mlxref.symbolic import Case, Result, check_case
+from support import frozen_heap  # noqa: F401  (the fixture)
 
 V = ((3,),)
 
@@ -70,7 +71,7 @@ def test_every_concrete_primitive_in_the_primitive_modules_is_listed():
 
 
 @pytest.fixture
-def orphan_primitive():
+def orphan_primitive(frozen_heap):
     """A Primitive subclass with no Case; removed (and checked gone) afterwards."""
 
     class Orphan(Primitive):

@@ -1,29 +1,29 @@
 """Wrong answers of the usual kinds fail their task, with a message that says what is wrong.
 
-Each wrong answer is written into its task's region of a student copy made
-by ``mlxref assignment make`` (the other regions keep the reference's code,
-as a grade splices one task into the reference), the hidden tests are put
-back, and the task's visible and hidden tests run with pytest in a
-subprocess, as a grader runs them. The kinds: a sign error, a missing
-unbroadcast, the wrong axis, the wrong dtype, returning the cotangent,
-ignoring argnums and the naive logsumexp. The wrong dtype passes every
-visible test: only the hidden ones catch it.
+Each wrong answer is written into its task's region of a submission (the
+reference's files with that region's code replaced: tests/test_grader.py's
+``submit``) and graded by ``mlxref assignment grade`` (mlxref/grader.py)
+against this checkout: the task's visible and hidden tests, in the grader's
+child process. The kinds: a sign error, a missing unbroadcast, the wrong
+axis, the wrong dtype, returning the cotangent, ignoring argnums and the
+naive logsumexp. The wrong dtype passes every visible test: only the hidden
+ones catch it.
 
-Two copies hold the answers (two answers to one task cannot share a copy),
-so the suite runs pytest twice, not once per answer.
+One grading serves two sets of checks: each kind's own message (the values,
+the shape or the dtype it got wrong), and what the grader shows of any
+failing task: the values or the student's lines, never the reference's
+answer. Two submissions hold the answers (two answers to one task cannot
+share one), so the suite grades twice: one child process per task graded,
+once per test run however many pytest-xdist workers share the tests.
 """
 
-import os
 import re
-import shutil
-import subprocess
-import sys
-import textwrap
-import xml.etree.ElementTree as ET
 
 import pytest
 
-from mlxref import assignment
+from mlxref import assignment, grader
+from support import computed_once
+from test_grader import submit, table
 
 ROOT = assignment.project_root()
 
@@ -65,70 +65,37 @@ COPIES = [["the naive logsumexp", "returning the cotangent", "a sign error",
           ["ignoring argnums", "the wrong dtype"]]
 
 
-def _splice(copy, task, bodies):
-    """Write ``bodies`` (function -> code) into the task's regions of ``copy``."""
-    regions = {r.function: r for r in assignment.tasks(assignment.find_regions(copy))[task][1]}
-    for function, body in bodies.items():
-        r = regions[function]
-        path = copy / r.path
-        lines = path.read_text().split("\n")
-        code = [r.indent + line for line in textwrap.dedent(body).strip("\n").split("\n")]
-        lines[r.begin : r.end - 1] = code
-        path.write_text("\n".join(lines))
-        regions = {q.function: q for q in
-                   assignment.tasks(assignment.find_regions(copy))[task][1]}
+@pytest.fixture(scope="module")
+def grades(tmp_path_factory):
+    """[(kinds, {task: the grader's result}, collection errors)], one per
+    submission, graded once per test run (not once per xdist worker)."""
+    def grade_all():
+        out = []
+        for kinds in COPIES:
+            bodies = {(WRONG[k][0], function): code
+                      for k in kinds for function, code in WRONG[k][1].items()}
+            sub = submit(tmp_path_factory.mktemp("wrong") / "sub", ROOT, bodies)
+            results, errors = grader.grade(sub, ",".join(WRONG[k][0] for k in kinds),
+                                           reference=ROOT, timeout=120)
+            out.append((kinds, results, errors))
+        return out
 
-
-def _run(copy, tasks):
-    """Run the tasks' visible and hidden tests in ``copy``: {test id: failure message or None}."""
-    report = copy / "report.xml"
-    hidden = sorted(f"tests/hidden/test_hidden_{t.split('.')[0]}.py" for t in set(tasks))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env["PYTHONPATH"] = str(copy)
-    r = subprocess.run(
-        [sys.executable, "-m", "pytest", "tests/test_tasks.py", *hidden, "-q",
-         "-m", " or ".join(assignment.marker(t) for t in sorted(set(tasks))),
-         "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:randomly",
-         f"--junitxml={report}", "-o", "junit_family=xunit1"],
-        cwd=copy, env=env, capture_output=True, text=True, timeout=600,
-    )
-    assert report.is_file(), r.stdout + r.stderr
-    results = {}
-    for case in ET.parse(report).getroot().iter("testcase"):
-        failure = case.find("failure")
-        if failure is None:
-            failure = case.find("error")
-        name = f"{case.get('classname')}.{case.get('name')}"
-        results[name] = None if failure is None else (failure.get("message", "") + "\n"
-                                                      + (failure.text or ""))
-    return results
+    return computed_once(tmp_path_factory, "wrong_answers", grade_all)
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+def graded(grades):
     """{kind of wrong answer: {test id: failure message or None}} of its task."""
-    out = {}
-    for kinds in COPIES:
-        copy = tmp_path_factory.mktemp("wrong") / "copy"
-        assignment.make("1.1", copy, check_leaks=False)  # the other regions: the reference's
-        shutil.copytree(ROOT / "tests" / "hidden", copy / "tests" / "hidden")
-        for kind in kinds:
-            task, bodies, _ = WRONG[kind]
-            _splice(copy, task, bodies)
-        results = _run(copy, [WRONG[k][0] for k in kinds])
-        for kind in kinds:
-            name = "TestHidden" + WRONG[kind][0].replace(".", "_")
-            visible = "TestTask" + WRONG[kind][0].replace(".", "_")
-            out[kind] = {t: m for t, m in results.items()
-                         if t.split(".")[-2] in (name, visible)}
-    return out
+    return {kind: {r["name"]: None if r["passed"] else (r["message"] or "")
+                   for r in results[WRONG[kind][0]]["results"]}
+            for kinds, results, _ in grades for kind in kinds}
 
 
 @pytest.mark.parametrize("kind", sorted(WRONG))
 def test_a_wrong_answer_fails_with_a_helpful_message(graded, kind):
     task, _, patterns = WRONG[kind]
     results = graded[kind]
-    hidden = [t for t in results if "TestHidden" in t]
+    hidden = [t for t in results if t.startswith(grader.HIDDEN + "/")]
     assert hidden, f"task {task} ran no hidden tests"
     failures = "\n".join(m for m in results.values() if m)
     assert failures, f"{kind} (task {task}) passed every test"
@@ -139,6 +106,32 @@ def test_a_wrong_answer_fails_with_a_helpful_message(graded, kind):
 
 def test_the_wrong_dtype_passes_the_visible_tests(graded):
     results = graded["the wrong dtype"]
-    visible = {t: m for t, m in results.items() if "TestTask" in t}
+    visible = {t: m for t, m in results.items() if not t.startswith(grader.HIDDEN + "/")}
     assert visible and all(m is None for m in visible.values()), visible
-    assert any(m for t, m in results.items() if "TestHidden" in t)
+    assert any(m for t, m in results.items() if t.startswith(grader.HIDDEN + "/"))
+
+
+def test_a_failing_task_shows_the_values_or_the_students_lines_never_the_answer(grades):
+    """What the grader prints of each failing task: the values or the
+    student's line, and the student's code, never the reference's answer.
+    (tests/test_grader.py tests the grader on a throwaway reference; this is
+    the real one, with its own tests.)"""
+    for kinds, results, errors in grades:
+        assert errors == []
+        assert list(results) == [WRONG[k][0] for k in kinds]
+        for task_id, r in results.items():
+            assert not r["passed"] and r["failures"] > 0, (task_id, r)
+            text = "\n".join(r["messages"])
+            assert ("expected" in text and "received" in text) or "in your code:" in text, text
+            (yours,) = [m for m in r["messages"] if m.startswith("your code:")]
+            # The student's regions hold their answer and, in a region they
+            # left alone, the reference's lines: those are theirs to see.
+            theirs = {line.split(" | ", 1)[1].strip() for line in yours.split("\n")
+                      if " | " in line}
+            assert "return" in " ".join(theirs), yours
+            for reference_region in table(ROOT)[task_id][1]:
+                answer = (ROOT / reference_region.path).read_text().split("\n")[
+                    reference_region.begin: reference_region.end - 1]
+                for line in answer:
+                    if len(line.strip()) > 12 and line.strip() not in theirs:
+                        assert line.strip() not in text, (task_id, line)

@@ -139,8 +139,20 @@ def _exact(expr):
     return expr.xreplace({f: _exact_float(f) for f in floats})
 
 
+# _exact_float's answers, by the Float's value and precision: the rules use a few
+# constants in thousands of elements, and each nsimplify takes a tenth of a second.
+_EXACT_FLOATS = {}
+
+
 def _exact_float(f):
     """The shortest exact number among plain, pi, log(2) and log(10) forms of ``f``."""
+    key = (f._mpf_, f._prec)
+    if key not in _EXACT_FLOATS:
+        _EXACT_FLOATS[key] = _nsimplest(f)
+    return _EXACT_FLOATS[key]
+
+
+def _nsimplest(f):
     candidates = [sympy.nsimplify(f)] + [
         sympy.nsimplify(f, [c]) for c in (sympy.pi, sympy.log(2), sympy.log(10))
     ]
