@@ -25,6 +25,7 @@ float32's range, where they decide the result: ``[3e38, 3e38, -3e38] @ [1, 1,
 1]`` is inf in MLX, and ``[1e20, -1e20] @ [1e20, 1e20]`` nan.
 """
 
+import array as _pyarray
 import math
 from operator import mul
 
@@ -54,8 +55,22 @@ def _float32(v):
 
 def _dot_float32(row, col):
     """``row · col`` as MLX's CPU kernel forms it: each product rounded to
-    float32, then added left to right into a float32 accumulator."""
-    return dot(row, col, _float32)
+    float32, then added left to right into a float32 accumulator.
+
+    ``dot(row, col, _float32)``, without a call per step: ``array("f")``
+    rounds the products in C, and each partial sum is stored into a
+    one-element ``array("f")`` (C's float cast, the same rounding) and read
+    back. SymPy elements take ``dot`` itself."""
+    try:
+        products = _pyarray.array("f", map(mul, row, col))
+    except TypeError:  # SymPy expressions
+        return dot(row, col, _float32)
+    cell = _pyarray.array("f", (0.0,))
+    acc = 0
+    for p in products:
+        cell[0] = acc + p
+        acc = cell[0]
+    return acc
 
 
 def float32_steps(dtype, a_data, b_data):
