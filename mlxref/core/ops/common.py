@@ -261,16 +261,12 @@ def dynamic_broadcast_arrays(arrays, ignore_axes=()):
     if len(arrays) <= 1:
         return arrays
     shapes_only = [make_array(StopGradient(), [a]) for a in arrays]
-    primitive = BroadcastAxes(ignore_axes) if ignore_axes else None
-    out = []
-    for i, a in enumerate(arrays):
-        others = shapes_only[:i] + shapes_only[i + 1:]
-        if primitive is None:
-            shape = broadcast_shapes(*[x.shape for x in arrays])
-            out.append(make_array(Broadcast(shape), [a] + others))
-        else:
-            out.append(make_array(primitive, [a] + others))
-    return out
+    if ignore_axes:
+        primitive = BroadcastAxes(ignore_axes)
+    else:
+        primitive = Broadcast(broadcast_shapes(*[x.shape for x in arrays]))
+    return [make_array(primitive, [a] + shapes_only[:i] + shapes_only[i + 1:])
+            for i, a in enumerate(arrays)]
 
 
 _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python (or made at run time)

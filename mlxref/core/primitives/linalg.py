@@ -32,6 +32,7 @@ from operator import mul
 from .. import dtypes as _dt
 from .. import ops
 from ..array import _fmt_shape, array
+from .reduction import _sum_float32
 from .base import FLOAT32_SAFE, Primitive, batch_size, make_array, move_batch_axis, norm, rounding
 
 
@@ -58,19 +59,13 @@ def _dot_float32(row, col):
     float32, then added left to right into a float32 accumulator.
 
     ``dot(row, col, _float32)``, without a call per step: ``array("f")``
-    rounds the products in C, and each partial sum is stored into a
-    one-element ``array("f")`` (C's float cast, the same rounding) and read
-    back. SymPy elements take ``dot`` itself."""
+    rounds the products in C, and the float32 sum of a reduction adds them
+    (``reduction._sum_float32``). SymPy elements take ``dot`` itself."""
     try:
         products = _pyarray.array("f", map(mul, row, col))
     except TypeError:  # SymPy expressions
         return dot(row, col, _float32)
-    cell = _pyarray.array("f", (0.0,))
-    acc = 0
-    for p in products:
-        cell[0] = acc + p
-        acc = cell[0]
-    return acc
+    return _sum_float32(products)
 
 
 def float32_steps(dtype, a_data, b_data):

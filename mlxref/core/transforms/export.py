@@ -5,8 +5,8 @@ Read alongside: mlx/export.cpp (``FunctionExporter``, ``FunctionTable``,
 names), mlx/export.h (the callback's dictionaries) and python/src/export.cpp
 (``validate_and_extract_inputs``: how the arrays may be passed);
 ``mx.export_to_dot`` is in ../graph_utils.py, as in MLX. Tracing is
-compile's (compile.py): placeholders for the inputs, ``compile_dfs`` for the
-tape, ``compile_simplify`` (no fusion, as in MLX), and an imported trace is
+compile's (compile.py): ``compile_trace`` (placeholders for the inputs,
+``compile_dfs`` for the tape), ``compile_simplify`` (no fusion, as in MLX), and an imported trace is
 replayed with ``compile_replace``. A primitive is written as its class name
 and ``Primitive.state()`` (primitives/base.py) and rebuilt by that class's
 ``from_state``.
@@ -44,13 +44,11 @@ gives byte-identical files:
 differently; ``import_function`` refuses any other version.
 """
 
-import copy
 import json
 import os
 
 from ... import __version__
 from .. import dtypes as _dt
-from .. import graph
 from ..array import array
 from ..graph_utils import node_name
 from ..primitives.base import Primitive
@@ -58,9 +56,9 @@ from .compile import (
     _Entry,
     _Node,
     _Value,
-    compile_dfs,
     compile_replace,
     compile_simplify,
+    compile_trace,
 )
 
 FORMAT = "mlxref.export"
@@ -105,13 +103,9 @@ def validate_and_extract_inputs(args, kwargs, prefix):
     return args_, dict(kwargs_)
 
 
-def _call_flat(fun, args, kwargs):
-    outputs = fun(*args, **kwargs)
-    if isinstance(outputs, array):
-        return [outputs]
-    if _is_arrays(outputs):
-        return list(outputs)
-    raise ValueError("[export_function] Outputs can be either a single array, "
+def _check_outputs(outputs):
+    if not (isinstance(outputs, array) or _is_arrays(outputs)):
+        raise ValueError("[export_function] Outputs can be either a single array, "
                      "a tuple, or a list of arrays.")
 
 
@@ -202,16 +196,11 @@ class FunctionExporter:
             raise RuntimeError("[export_function] Attempting to export a function twice with "
                                "the same signature is not allowed.")
         keys = sorted(kwargs)
-        inputs = list(args) + [kwargs[k] for k in keys]
-        entry = _Entry(self._table.shapeless, inputs, ())
-        placeholders = [array._placeholder(x.shape, x.dtype) for x in inputs]
-        # The function gets new handles: an in-place ``x += y`` there rebinds
-        # its handle, not the placeholder the tape starts from (as in MLX).
-        handles = [copy.copy(p) for p in placeholders]
-        with graph.InTracing(dynamic=self._table.shapeless):
-            outs = _call_flat(self._fun, handles[:len(args)],
-                              dict(zip(keys, handles[len(args):])))
-        compile_dfs(entry, placeholders, [p.id() for p in placeholders], outs, inputs)
+        # compile's trace (keyword arrays after the positional ones, by name),
+        # simplified but not fused, as MLX's export.
+        entry = compile_trace(self._fun, tuple(args), {k: kwargs[k] for k in keys},
+                              self._table.shapeless)
+        _check_outputs(entry.structure)
         compile_simplify(entry)
         self._table.functions.append(_Function(keys, entry))
         if self._callback is not None:
