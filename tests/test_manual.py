@@ -185,6 +185,39 @@ def test_the_cli_page_is_argparse_help():
     assert "--max-nodes" in page
 
 
+def test_a_docstring_reads_as_prose_with_its_code_kept():
+    doc = ("Sums ``a * b`` over *batch, keeping __dims__ and <dtype> [0, 1].\n"
+           "# not a heading\n\n"
+           ">>> 1 + 1\n2\n\n    {\"indented\": \"kept *as* it is\"}\n\nAfter.")
+    text = pages._prose(doc)
+    lines = text.splitlines()
+    # code spans untouched; markup characters outside them escaped
+    assert lines[0] == ("Sums ``a * b`` over \\*batch, keeping \\_\\_dims\\_\\_ and "
+                        "\\<dtype> \\[0, 1\\].")
+    assert lines[1] == "\\# not a heading"
+    # the example is a Python block, the indented block is left as Markdown's code block
+    assert lines[3:7] == ["```python", ">>> 1 + 1", "2", "```"]
+    assert '    {"indented": "kept *as* it is"}' in lines and lines[-1] == "After."
+
+
+def test_a_transform_page_links_its_code_and_mlx_functions(manual_build):
+    out, _ = manual_build
+    page = (out / "docs" / "transforms" / "vjp.html").read_text(encoding="utf-8")
+    # the algorithm's steps are typeset as a list, not shown as raw text
+    assert re.search(r"<ol[^>]*>\s*<li><p>Copy each primal", page)
+    (href,) = set(re.findall(r'href="([^"]*vjp.html#L\d+)"', page))
+    path, line = href.split("#L")
+    source = (out / "docs" / "transforms" / path).resolve().read_text(encoding="utf-8")
+    assert re.search(rf'id="L{line}"><a [^>]*>\s*{line}</a>  def vjp\(', source)
+    mlx_text = links.mlx_file("mlx/transforms.cpp")
+    if mlx_text is None:
+        pytest.skip("no clone of MLX here: the links go to the file")
+    (line,) = re.findall(r'href="[^"]*/blob/[0-9a-f]{40}/mlx/transforms.cpp#L(\d+)"', page)
+    assert re.match(r"^\S.* vjp\($", mlx_text.splitlines()[int(line) - 1])
+    with pytest.raises(ValueError, match="no_such_function is not defined in MLX"):
+        links.mlx_definitions("mlx/transforms.cpp", ["no_such_function"])
+
+
 def test_a_tutorial_chapter_runs_as_a_notebook(tmp_path):
     pytest.importorskip("jupytext")
     pytest.importorskip("nbclient")

@@ -82,12 +82,16 @@ def generate(src, primitives=None, verdicts=None, mlx_src=None):
     _index(src / "families" / "index.md", "Op families", sorted(written))
     names = [m.stem for m in sorted((ROOT / "mlxref/core/transforms").glob("*.py"))
              if m.stem != "__init__"]
+    if set(names) != set(pages.TRANSFORMS):
+        raise MissingEntry("the manual's transforms (pages.TRANSFORMS) are not the modules of "
+                           f"mlxref/core/transforms: {sorted(set(names) ^ set(pages.TRANSFORMS))}")
     (src / "transforms").mkdir()
-    for name in names:
+    for name in pages.TRANSFORMS:
         module = importlib.import_module(f"mlxref.core.transforms.{name}")
-        (src / "transforms" / f"{name}.md").write_text(pages.transform_page(name, module),
-                                                      encoding="utf-8")
-    _index(src / "transforms" / "index.md", "Transforms", names)
+        (src / "transforms" / f"{name}.md").write_text(
+            pages.transform_page(name, module, mlx_src), encoding="utf-8")
+    source_files += pages.transform_sources()
+    _index(src / "transforms" / "index.md", "Transforms", list(pages.TRANSFORMS))
     (src / "api").mkdir()
     for name in pages.PACKAGES:
         module = importlib.import_module(f"mlxref.{name}")

@@ -27,7 +27,8 @@ from ..core.primitives.base import Primitive
 
 MLX_COMMIT = "846d176227a0ac13d2667e58d2bb68b322109ab0"
 MLX_VERSION = "0.32.4"  # what the tests compare with (real MLX, the metal extra)
-MLX_FILE = "https://github.com/ml-explore/mlx/blob/{}/mlx/primitives.cpp".format(MLX_COMMIT)
+MLX_BLOB = "https://github.com/ml-explore/mlx/blob/{}/{}"
+MLX_FILE = MLX_BLOB.format(MLX_COMMIT, "mlx/primitives.cpp")
 DEFAULT_MLX_SRC = "/work/.mirror/ml-explore+mlx/repo"
 RULES = ("eval", "vjp", "jvp", "vmap")
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
@@ -41,14 +42,19 @@ def rule_sources(prim):
     out = []
     for name in RULES + tuple(own):
         owner = next(c for c in prim.__mro__ if name in vars(c))
-        function = inspect.unwrap(vars(owner)[name])
+        function = vars(owner)[name]
         if isinstance(function, (staticmethod, classmethod)):
             function = function.__func__
-        lines, start = inspect.getsourcelines(function)
-        path = pathlib.Path(inspect.getsourcefile(function)).resolve().relative_to(ROOT)
-        out.append((name, owner.__name__, path.as_posix(), start, start + len(lines) - 1,
-                    owner is Primitive))
+        out.append((name, owner.__name__, *source_lines(function), owner is Primitive))
     return out
+
+
+def source_lines(obj):
+    """(path relative to the checkout, first line, last line) of a function or class."""
+    obj = inspect.unwrap(obj)
+    lines, start = inspect.getsourcelines(obj)
+    path = pathlib.Path(inspect.getsourcefile(obj)).resolve().relative_to(ROOT)
+    return path.as_posix(), start, start + len(lines) - 1
 
 
 def source_page(path):
@@ -75,20 +81,43 @@ def write_source_pages(out_dir, paths, title):
             f"<pre>{body}</pre>\n</body></html>\n", encoding="utf-8")
 
 
-def mlx_lines(src=None):
-    """{"Sin::vjp": line} from MLX's primitives.cpp at MLX_COMMIT, or {} without a clone."""
+def mlx_file(path, src=None):
+    """The text of MLX's ``path`` at MLX_COMMIT, or None without a clone."""
     src = src or os.environ.get("MLXREF_MLX_SRC", DEFAULT_MLX_SRC)
     try:
-        text = subprocess.run(["git", "-C", src, "show", f"{MLX_COMMIT}:mlx/primitives.cpp"],
+        return subprocess.run(["git", "-C", src, "show", f"{MLX_COMMIT}:{path}"],
                               capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
-        return {}
+        return None
+
+
+def mlx_lines(src=None):
+    """{"Sin::vjp": line} from MLX's primitives.cpp at MLX_COMMIT, or {} without a clone."""
     found = {}
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate((mlx_file("mlx/primitives.cpp", src) or "").splitlines(), 1):
         m = re.match(r"^[\w:<>, ]*?\b(\w+)::(vjp|jvp|vmap)\(", line)
         if m:
             found.setdefault(f"{m.group(1)}::{m.group(2)}", n)
     return found
+
+
+def mlx_definitions(path, names, src=None):
+    """[(label, url)]: where each of ``names`` is first defined in MLX's ``path``
+    (a line at column 0 that opens its parameter list); the file without a clone."""
+    url = MLX_BLOB.format(MLX_COMMIT, path)
+    text = mlx_file(path, src)
+    if text is None:
+        return [(f"{path} {', '.join(names)}", url)]
+    lines = text.splitlines()
+    out = []
+    for name in names:
+        pattern = re.compile(rf"^(?:[^\s/#].*?[\s:*&>])?{re.escape(name)}\(")
+        n = next((n for n, line in enumerate(lines, 1)
+                  if pattern.match(line) and not line.rstrip().endswith(";")), None)
+        if n is None:
+            raise ValueError(f"the manual: {name} is not defined in MLX's {path}")
+        out.append((f"{path} {name}", f"{url}#L{n}"))
+    return out
 
 
 def mlx_links(name, lines):

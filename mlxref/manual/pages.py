@@ -5,14 +5,16 @@
   each primitive's docstring, check-rules verdict and method, the formulas of
   its rules (``rules.py``), links to its code (``links.py``), and a drawing
   of the vjp walk of its check case (``mlxref.viz``).
-- ``transforms/<module>.md``: a transform's module docstring and the MLX
-  function it mirrors.
+- ``transforms/<module>.md``: a transform's module docstring (the
+  algorithm's steps), links to the MLX functions it mirrors (``TRANSFORMS``)
+  and to its own source, and each public function or class in source order.
 - ``api/<package>.md``: ``nn``, ``optimizers``, ``utils``, ``testing``: the
   package docstring, then each public name's signature and docstring.
 - ``cli.md``: the ``--help`` of every command, from ``cli._build_parser()``.
 - ``differs.md``: the README's "Where mlxref differs from MLX", taken from
   the README when the manual is built.
 
+Docstrings are shown as prose (``_prose``: Markdown, their ``code`` kept).
 Raw HTML (formulas, links) sits in MyST HTML blocks: one block per line run,
 no blank line inside. Every page's second line says what it was built from
 (``stamp``).
@@ -21,6 +23,7 @@ Read next: ``notebooks.py``.
 """
 
 import html
+import importlib
 import inspect
 import math
 import pathlib
@@ -30,20 +33,27 @@ from .. import __version__
 from .. import core as mx
 from . import catalogue, links, rules
 
-# The transforms' modules, and the MLX functions they mirror (mlx/transforms.cpp
-# unless said; python/src/transforms.cpp binds them).
+# The transforms' modules: the public names each one defines, and the MLX
+# functions it mirrors ({file: [functions]}; python/src/transforms.cpp binds
+# those of mlx/transforms.cpp).
 TRANSFORMS = {
-    "vjp": ("mx.vjp", "mlx/transforms.cpp vjp"),
-    "jvp": ("mx.jvp", "mlx/transforms.cpp jvp"),
-    "grad": ("mx.grad, mx.value_and_grad", "mlx/transforms.cpp value_and_grad"),
-    "vmap": ("mx.vmap", "mlx/transforms.cpp vmap_trace, vmap_replace"),
-    "custom_function": ("mx.custom_function", "mlx/transforms.cpp custom_function"),
-    "checkpoint": ("mx.checkpoint", "mlx/transforms.cpp checkpoint"),
-    "compile": ("mx.compile", "mlx/compile.cpp compile"),
-    "eval": ("mx.eval, mx.async_eval", "mlx/transforms.cpp eval_impl"),
-    "tape": ("(the tape search)", "mlx/transforms.cpp vjp (the DFS over the graph)"),
-    "trees": ("(argument trees)", "python/src/trees.cpp"),
-    "events": ("(announcing walk steps)", "none: mlxref's drawings"),
+    "vjp": ("mx.vjp", {"mlx/transforms.cpp": ["vjp"]}),
+    "jvp": ("mx.jvp", {"mlx/transforms.cpp": ["jvp"]}),
+    "grad": ("mx.grad, mx.value_and_grad", {"mlx/transforms.cpp": ["value_and_grad"]}),
+    "vmap": ("mx.vmap", {"mlx/transforms.cpp": ["vmap", "vmap_trace", "vmap_replace"]}),
+    "custom_function": ("mx.custom_function",
+                        {"mlx/transforms.cpp": ["custom_function", "custom_vjp"]}),
+    "checkpoint": ("mx.checkpoint", {"mlx/transforms.cpp": ["checkpoint"]}),
+    "compile": ("mx.compile", {"mlx/compile.cpp": ["compile", "compile_trace", "compile_dfs",
+                                                   "compile_simplify", "compile_fuse",
+                                                   "compile_replace"]}),
+    "export": ("mx.export_function, mx.exporter, mx.import_function",
+               {"mlx/export.cpp": ["exporter", "export_function", "import_function"]}),
+    "eval": ("mx.eval, mx.async_eval", {"mlx/transforms.cpp": ["eval_impl", "eval",
+                                                               "async_eval"]}),
+    "tape": ("the tape search", {"mlx/transforms.cpp": ["vjp"]}),
+    "trees": ("argument trees", {"python/src/trees.cpp": ["tree_flatten", "tree_unflatten"]}),
+    "events": ("announcing walk steps for the drawings; MLX has none", {}),
 }
 PACKAGES = ("nn", "optimizers", "utils", "testing")
 
@@ -60,6 +70,41 @@ def _page(title, body):
 def _text_block(text):
     fence = "````" if "```" in text else "```"
     return f"{fence}text\n{text.rstrip()}\n{fence}\n"
+
+
+def _code_block(text):
+    return f"```python\n{text.rstrip()}\n```\n"
+
+
+_CODE_SPAN = re.compile(r"(``.+?``|`[^`]+`)")
+_MARKUP = re.compile(r"([\\*_<\[\]])")
+
+
+def _prose(doc):
+    """A docstring as MyST Markdown, so it reads as the prose it is: its
+    ``code`` spans stay code, its ``>>>`` examples and indented blocks become
+    code blocks, and the characters Markdown would read as markup (``*``,
+    ``_``, ``<``, brackets, a leading ``#``) are escaped everywhere else."""
+    out, example, indented, previous = [], False, False, ""
+    for line in doc.splitlines():
+        if line.startswith(">>>") and not example:
+            out.append("```python")
+            example = True
+        elif example and not line.strip():
+            out.append("```")
+            example = False
+        indented = (line.startswith("    ") and (indented or not previous.strip())
+                    or indented and not line.strip())
+        if example or indented:
+            out.append(line)
+        else:
+            escaped = "".join(part if _CODE_SPAN.fullmatch(part) else _MARKUP.sub(r"\\\1", part)
+                              for part in _CODE_SPAN.split(line))
+            out.append(re.sub(r"^(\s*)#", r"\1\\#", escaped))
+        previous = line
+    if example:
+        out.append("```")
+    return "\n".join(out).rstrip() + "\n"
 
 
 def _html(markup):
@@ -203,30 +248,55 @@ def walk_drawing(case, path):
 # --- transforms, packages, CLI, differences ----------------------------------------------
 
 
-def transform_page(name, module):
-    public, mirrors = TRANSFORMS.get(name, ("", ""))
-    body = [f"The module `{module.__name__}` ({public}); in MLX: {mirrors}.\n",
-            _text_block(_doc(module))]
-    for fname in sorted(vars(module)):
-        value = getattr(module, fname)
-        if (inspect.isfunction(value) and value.__module__ == module.__name__
-                and not fname.startswith("_")):
-            body.append(f"## `{fname}`\n")
-            body.append(_text_block(_signature(fname, value) + "\n\n" + _doc(value)))
-            if hasattr(mx, fname):
-                body.append(f"MLX's documentation: <{catalogue.MLX_DOCS.format(fname)}>\n")
+def transform_page(name, module, mlx_src=None):
+    """A transform's module: its docstring (the algorithm's steps), the MLX
+    functions it mirrors, and each public function or class in source order,
+    linked to its lines."""
+    public, mirrors = TRANSFORMS[name]
+    path, _, _ = links.source_lines(module)
+    mlx = ", ".join(f'<a href="{html.escape(url)}">{html.escape(label)}</a>'
+                    for file, names in mirrors.items()
+                    for label, url in links.mlx_definitions(file, names, mlx_src))
+    body = [_html(f"<p>The module <code>{module.__name__}</code> ({html.escape(public)}): "
+                  f'<a class="source" href="../{links.source_page(path)}">{path}</a>. '
+                  f"In MLX: {mlx or 'none'}.</p>"),
+            _prose(_doc(module))]
+    defined = [v for n, v in vars(module).items() if not n.startswith("_")
+               and (inspect.isfunction(v) or inspect.isclass(v))
+               and v.__module__ == module.__name__]
+    for value in sorted(defined, key=lambda v: links.source_lines(v)[1]):
+        body.append(_definition(value.__name__, value))
+        if hasattr(mx, value.__name__):
+            body.append(f"MLX's documentation: <{catalogue.MLX_DOCS.format(value.__name__)}>\n")
     return _page(f"The {name} transform", "\n".join(body))
 
 
+def transform_sources():
+    """The transforms' modules, as paths relative to the checkout (for their source pages)."""
+    return [links.source_lines(importlib.import_module(f"mlxref.core.transforms.{name}"))[0]
+            for name in TRANSFORMS]
+
+
+def _definition(name, value):
+    """A function's or class's heading, signature, source link and docstring."""
+    path, start, end = links.source_lines(value)
+    return "\n".join([
+        f"## `{name}`\n", _code_block(_signature(name, value)),
+        _html(f'<p><a class="source" href="../{links.source_page(path)}#L{start}">'
+              f"{path} lines {start}&#8211;{end}</a></p>"),
+        _prose(_doc(value))])
+
+
 def package_page(module):
-    body = [_text_block(_doc(module))]
+    body = [_prose(_doc(module))]
     names = getattr(module, "__all__", None) or [n for n in dir(module) if not n.startswith("_")]
     for name in sorted(names):
         value = getattr(module, name)
         if not (inspect.isfunction(value) or inspect.isclass(value)):
             continue
         body.append(f"## `{name}`\n")
-        body.append(_text_block(_signature(name, value) + "\n\n" + _doc(value)))
+        body.append(_code_block(_signature(name, value)))
+        body.append(_prose(_doc(value)))
     return _page(f"{module.__name__}", "\n".join(body))
 
 
