@@ -22,6 +22,8 @@ no blank line inside. Every page's second line says what it was built from
 Read next: ``notebooks.py``.
 """
 
+import ast
+import functools
 import html
 import importlib
 import inspect
@@ -196,7 +198,7 @@ def _prim_entry(prim, cases, verdict, mlx_lines, walk):
         case = cases[0]
         out.append("The check case's program, on inputs of shapes "
                    f"{', '.join(str(tuple(s)) for s in case.shapes)} ({case.domain}):\n")
-        out.append(_text_block(_case_source(case)))
+        out.append(_code_block(_case_source(case)))
         out.append(_formulas(case))
     if walk:
         out.append(f"![The vjp walk of the check case's program]({walk})\n")
@@ -204,11 +206,26 @@ def _prim_entry(prim, cases, verdict, mlx_lines, walk):
 
 
 def _case_source(case):
-    try:
-        text = inspect.getsource(case.build).strip()
-    except (OSError, TypeError):
-        text = repr(case.build)
-    return text + (f"\n# {case.note}" if case.note else "")
+    """The case's program as written: the text of its lambda (not the whole
+    line that holds it), or the public op it is (``mx.sin``)."""
+    build, note = case.build, (f"  # {case.note}" if case.note else "")
+    if build.__name__ != "<lambda>":
+        names = {op.function: op.name for op in catalogue.public_ops()}
+        return (f"mx.{names[build]}" if build in names else build.__qualname__) + note
+    path, line = inspect.getsourcefile(build), build.__code__.co_firstlineno
+    text, tree = _parsed(path)
+    arguments = build.__code__.co_varnames[:build.__code__.co_argcount]
+    found = [node for node in ast.walk(tree) if isinstance(node, ast.Lambda)
+             and node.lineno == line and tuple(a.arg for a in node.args.args) == arguments]
+    if len(found) != 1:  # two lambdas alike on one line: the line itself
+        return inspect.getsource(build).strip() + note
+    return " ".join(ast.get_source_segment(text, found[0]).split()) + note
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed(path):
+    text = pathlib.Path(path).read_text(encoding="utf-8")
+    return text, ast.parse(text)
 
 
 def _formulas(case):
