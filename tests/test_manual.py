@@ -186,17 +186,18 @@ def test_the_cli_page_is_argparse_help():
 
 
 def test_a_docstring_reads_as_prose_with_its_code_kept():
-    doc = ("Sums ``a * b`` over *batch, keeping __dims__ and <dtype> [0, 1].\n"
+    doc = ("Sums ``a * b`` over *batch, keeping __dims__ and <dtype> [0, 1] with ``x *\n"
+           "y_z``.\n"
            "# not a heading\n\n"
            ">>> 1 + 1\n2\n\n    {\"indented\": \"kept *as* it is\"}\n\nAfter.")
     text = pages._prose(doc)
     lines = text.splitlines()
     # code spans untouched; markup characters outside them escaped
     assert lines[0] == ("Sums ``a * b`` over \\*batch, keeping \\_\\_dims\\_\\_ and "
-                        "\\<dtype> \\[0, 1\\].")
-    assert lines[1] == "\\# not a heading"
+                        "\\<dtype> \\[0, 1\\] with ``x *")
+    assert lines[1:3] == ["y_z``.", "\\# not a heading"]  # a span over a line break is kept
     # the example is a Python block, the indented block is left as Markdown's code block
-    assert lines[3:7] == ["```python", ">>> 1 + 1", "2", "```"]
+    assert lines[4:8] == ["```python", ">>> 1 + 1", "2", "```"]
     assert '    {"indented": "kept *as* it is"}' in lines and lines[-1] == "After."
 
 

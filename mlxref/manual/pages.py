@@ -78,7 +78,7 @@ def _code_block(text):
     return f"```python\n{text.rstrip()}\n```\n"
 
 
-_CODE_SPAN = re.compile(r"(``.+?``|`[^`]+`)")
+_CODE_SPAN = re.compile(r"(``.+?``|`[^`]+`)", re.S)
 _MARKUP = re.compile(r"([\\*_<\[\]])")
 
 
@@ -87,26 +87,32 @@ def _prose(doc):
     ``code`` spans stay code, its ``>>>`` examples and indented blocks become
     code blocks, and the characters Markdown would read as markup (``*``,
     ``_``, ``<``, brackets, a leading ``#``) are escaped everywhere else."""
-    out, example, indented, previous = [], False, False, ""
+    out, prose, example, indented, previous = [], [], False, False, ""
     for line in doc.splitlines():
         if line.startswith(">>>") and not example:
-            out.append("```python")
-            example = True
+            out.extend(_escaped(prose) + ["```python"])
+            prose, example = [], True
         elif example and not line.strip():
             out.append("```")
             example = False
         indented = (line.startswith("    ") and (indented or not previous.strip())
                     or indented and not line.strip())
         if example or indented:
-            out.append(line)
+            out.extend(_escaped(prose) + [line])
+            prose = []
         else:
-            escaped = "".join(part if _CODE_SPAN.fullmatch(part) else _MARKUP.sub(r"\\\1", part)
-                              for part in _CODE_SPAN.split(line))
-            out.append(re.sub(r"^(\s*)#", r"\1\\#", escaped))
+            prose.append(line)
         previous = line
-    if example:
-        out.append("```")
+    out.extend(_escaped(prose) + (["```"] if example else []))
     return "\n".join(out).rstrip() + "\n"
+
+
+def _escaped(lines):
+    """Prose lines with Markdown's markup escaped outside their code spans
+    (which may run over a line break)."""
+    text = "".join(part if _CODE_SPAN.fullmatch(part) else _MARKUP.sub(r"\\\1", part)
+                   for part in _CODE_SPAN.split("\n".join(lines)))
+    return re.sub(r"^(\s*)#", r"\1\\#", text, flags=re.M).split("\n") if lines else []
 
 
 def _html(markup):
