@@ -7,7 +7,11 @@ differences from MLX). ``make docs`` builds the same pages for every
 primitive; what that costs is in the README ("The manual"). Coverage is
 checked on the whole code: every op real MLX has and mlxref implements has
 an entry, every primitive has a check case to show its rules from, and a
-primitive added without one fails the coverage check. One tutorial chapter
+primitive added without one fails the coverage check. Every op is drawn
+(the vjp walk of its sample call, with the gradients real MLX computes,
+known differences aside) or has a stated reason real MLX confirms; the
+factorizations' formulas, on named outputs, are checked against an
+independent SymPy product and against the rule on numbers. One tutorial chapter
 runs as a notebook. Headless Chromium (where it is installed) shows an op
 page's formulas typeset as MathML (subscripts lowered) and its drawing, and
 a transform page.
@@ -21,6 +25,7 @@ import inspect
 import pathlib
 import re
 import shutil
+import warnings
 
 import pytest
 
@@ -84,10 +89,16 @@ def test_an_op_page_shows_rules_as_mathml_with_links_and_a_drawing(manual_build)
     assert len(maths) >= 4  # forward, vjp, jvp, vmap
     assert "<mi>vjp a</mi>" in maths[1] and "<mi>cos</mi>" in maths[1]
     assert "<mi>jvp f</mi>" in maths[2] and "<mi>cos</mi>" in maths[2]
-    # the drawing of the vjp walk is an SVG file in the build (drawn by Graphviz's dot)
+    # under a reader's names: u_0 the cotangent, da_0 the tangent, a_0^(1) a batch's 2nd example
+    assert "<msub><mi>u</mi><mi>0</mi></msub>" in maths[1] and "<mi>ua</mi>" not in maths[1]
+    assert "<msub><mi>da</mi><mi>0</mi></msub>" in maths[2]
+    assert "<msubsup><mi>a</mi><mi>0</mi><mi>(1)</mi></msubsup>" in maths[3]
+    # the drawing of sin's vjp walk is an SVG file in the build (drawn by Graphviz's dot);
+    # the primitive Sin points to it rather than drawing its own
     if shutil.which("dot"):
-        (img,) = re.findall(r'<img[^>]+src="([^"]+Sin[^"]*\.svg)"', page)
+        (img,) = re.findall(r'<img[^>]+src="([^"]+op-sin\.svg)"', page)
         assert (out / "docs" / "families" / img).resolve().is_file()
+        assert 'href="#op-sin"' in rules
     # every source link lands on a line that exists, on the rule's first line
     for href in set(re.findall(r'class="source" href="([^"]+)"', page)):
         path, line = href.split("#L")
@@ -99,6 +110,208 @@ def test_an_op_page_shows_rules_as_mathml_with_links_and_a_drawing(manual_build)
     assert "def derivative" in src_line
     # MLX's primitives.cpp at the commit of the reference notes
     assert f"blob/{links.MLX_COMMIT}/mlx/primitives.cpp" in rules
+
+
+# --- each op's vjp walk, and the factorizations' formulas ---------------------------
+
+
+def _flat(result):
+    return list(result) if isinstance(result, (list, tuple)) else [result]
+
+
+def _inexact(dtype):
+    return "float" in str(dtype) or "complex" in str(dtype)
+
+
+# Ops whose drawn gradients differ from MLX's, and why.
+MLX_DIFFERS = {
+    "divmod": "the remainder has its derivative (README: divmod)",
+    "full": "MLX's Full::vjp multiplies by the fill value (primitives.creation.Full)",
+    "full_like": "the same Full (README: full_like's gradient reaches the fill value)",
+    "from_dlpack": "MLX's copy cuts the graph (the gradient is 0); mlxref's keeps it",
+}
+# Ops MLX has no vjp for and mlxref has (README: the linear algebra, SegmentedMM's vjp;
+# MLX's solve fails on the gather of LU's row order, where mlxref stops the gradient).
+MLX_HAS_NO_VJP = {
+    "linalg.cholesky_inv", "linalg.eigh", "linalg.eigvalsh", "linalg.inv", "linalg.lu",
+    "linalg.lu_factor", "linalg.pinv", "linalg.qr", "linalg.solve", "linalg.solve_triangular",
+    "linalg.svd", "linalg.tri_inv", "segmented_mm"}
+
+
+def _vjp(m, sample, outputs):
+    """The vjp of the sample call in ``m`` with the cotangents the drawings use: 1, 2, 3..."""
+    cots = [m.array([1 + i for i in range(o.size)], o.dtype).reshape(o.shape) for o in outputs]
+    grads = m.vjp(lambda *xs: sample.call(m, *xs), sample.inputs(m), cots)[1]
+    m.eval(grads)
+    return grads
+
+
+def test_every_op_is_drawn_or_says_why_and_mlx_agrees_with_the_reason():
+    mlx = pytest.importorskip("mlx.core")
+    np = pytest.importorskip("numpy")
+    drawn, reasons, confirmed, no_vjp_in_mlx, differ = set(), {}, set(), set(), set()
+    for op in catalogue.public_ops():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            drawing, reason = pages.op_walk(op)
+        assert (drawing is None) != (reason is None), op.name
+        if drawing is not None:
+            drawn.add(op.name)
+            assert len(drawing.graph.nodes) <= pages.LOOK["max_nodes"] + 1, op.name
+        else:
+            reasons[op.name] = reason
+        if op.name in catalogue.NOT_DRAWN:
+            continue
+        sample = catalogue.sample(op)
+        try:
+            catalogue.resolve(mlx, op.name)
+        except AttributeError:
+            continue  # mlxref's own name for one of MLX's (dynamic_slice)
+        # real MLX takes the same call and computes the same shapes and dtypes
+        ours_out = _flat(sample.call(mx, *sample.inputs(mx)))
+        their_out = _flat(sample.call(mlx, *sample.inputs(mlx)))
+        assert [tuple(o.shape) for o in ours_out] == [tuple(o.shape) for o in their_out], op.name
+        assert [str(o.dtype).rsplit(".")[-1] for o in ours_out] == [
+            str(o.dtype).rsplit(".")[-1] for o in their_out], op.name
+        if drawing is not None:
+            # the gradients drawn are MLX's, where MLX has a vjp
+            grads = _vjp(mx, sample, ours_out)
+            try:
+                theirs_grads = _vjp(mlx, sample, their_out)
+            except ValueError:
+                no_vjp_in_mlx.add(op.name)
+                continue
+            if not all(np.allclose(np.array(g.tolist(), dtype=complex),
+                                   np.array(h.tolist(), dtype=complex),
+                                   rtol=1e-3, atol=1e-4, equal_nan=True)
+                       for g, h in zip(grads, theirs_grads)):
+                differ.add(op.name)
+            continue
+        # ... and says the same about why there is no walk
+        if "integer arrays only" in reason:
+            assert sample.integers or not sample.shapes
+            if sample.integers:
+                float_inputs = catalogue.Sample(sample.shapes, sample.call).inputs(mlx)
+                with pytest.raises((ValueError, RuntimeError, TypeError)):
+                    mlx.eval(sample.call(mlx, *float_inputs))
+        elif reason.startswith("returns "):
+            assert not any(_inexact(o.dtype) for o in their_out), op.name
+        else:
+            assert "has no vjp" in reason, (op.name, reason)
+            with pytest.raises(ValueError, match="Not implemented"):
+                inputs = sample.inputs(mlx)
+                mlx.vjp(lambda *xs: sample.call(mlx, *xs), inputs,
+                        [mlx.ones_like(o) for o in their_out])
+        confirmed.add(op.name)
+    # where the drawn gradients are not MLX's, it is a known difference
+    assert differ == set(MLX_DIFFERS), differ
+    assert no_vjp_in_mlx == MLX_HAS_NO_VJP, no_vjp_in_mlx
+    # the ops left without a drawing are exactly those with a stated reason:
+    # NOT_DRAWN's, or one real MLX confirmed above
+    without = {op.name for op in catalogue.public_ops()} - drawn
+    assert without == set(reasons) == set(catalogue.NOT_DRAWN) | confirmed
+    for name in ("sin", "matmul", "sort", "conv2d", "linalg.svd", "logsumexp", "softmax", "std",
+                 "linalg.norm", "take", "fast.rope"):
+        assert name in drawn, name
+    for name in ("argmax", "equal", "zeros", "random.key", "bitwise_and", "linalg.cholesky",
+                 "linalg.eig"):
+        assert name in reasons, name
+
+
+def test_an_op_no_call_works_for_fails_by_name():
+    op = catalogue.Op("nothing_works", lambda a, b: (_ for _ in ()).throw(ValueError("no")))
+    with pytest.raises(catalogue.NoSample, match="op nothing_works"):
+        pages.op_walk(op)
+
+
+def test_the_sample_calls_read_as_a_reader_writes_them():
+    ops = {op.name: op for op in catalogue.public_ops()}
+    assert catalogue.sample(ops["conv2d"]).text("conv2d") == "mx.conv2d(x, w)"
+    assert catalogue.sample(ops["sin"]).text("sin") == "mx.sin(a)"
+    assert catalogue.sample(ops["random.uniform"]).text("random.uniform") == (
+        "mx.random.uniform(low, high, (2,), key=mx.random.key(7))")
+
+
+def test_op_drawings_are_byte_identical_across_runs(tmp_path):
+    if not shutil.which("dot"):
+        pytest.skip("no Graphviz here")
+    ops = [op for op in catalogue.public_ops() if op.name in ("std", "conv2d")]
+    runs = []
+    for run in range(2):
+        walks = pages.draw_walks(ops, [], tmp_path / f"run{run}" / "walks")
+        runs.append({name: (tmp_path / f"run{run}" / w.image).read_bytes()
+                     for name, w in walks.items()})
+    assert runs[0] == runs[1] and len(runs[0]) == 2
+    assert all(len(svg) < 60_000 for svg in runs[0].values())
+
+
+def test_svd_singular_values_vjp_is_u1_diag_g_v1t_in_the_named_outputs():
+    import sympy
+
+    from mlxref.core.primitives.factorizations import SVD
+    from mlxref.manual import rules
+    from mlxref.symbolic.factorizations import CASES
+
+    case = next(c for c in CASES if c.primitive is SVD and c.note == "singular values only")
+    eval_before = SVD.eval
+    f = rules.formulas(case)
+    assert SVD.eval is eval_before  # the real forward is back
+    (label, shape, elements) = f["vjp"][0]
+    assert shape == (3, 2)
+    # independently: U1 diag(g) V1^T from the same symbols (V's element [j, k] is Vjk)
+    U = sympy.Matrix(3, 2, lambda i, k: sympy.Symbol(f"U{i}{k}", real=True))
+    V = sympy.Matrix(2, 2, lambda j, k: sympy.Symbol(f"V{j}{k}", real=True))
+    g = sympy.diag(*[sympy.Symbol(f"ua{k}", real=True) for k in range(2)])
+    expected = U * g * V.T
+    assert [sympy.expand(e) for e in elements] == [sympy.expand(e) for e in expected]
+    assert [str(e) for e in f["forward"][0][2]] == ["s0", "s1"]
+
+
+def test_the_named_rules_are_the_rules_that_run_on_numbers():
+    """The SVD's full vjp written on named U, s, V, given a matrix's own factors,
+    is mlxref's vjp of that matrix."""
+    import sympy
+
+    from mlxref.core.primitives.factorizations import SVD
+    from mlxref.manual import rules
+    from mlxref.symbolic.factorizations import CASES
+
+    case = next(c for c in CASES if c.primitive is SVD and c.shapes == ((2, 2),))
+    (_, _, elements) = rules.formulas(case)["vjp"][0]
+    a = mx.array([[0.9, 0.3], [0.2, 0.5]], mx.float64)
+    u, s, vt = mx.linalg.svd(a)
+    cot = mx.array([0.1 * (k + 1) for k in range(10)], mx.float64)
+    (numeric,) = mx.vjp(case.build, [a], [cot])[1]
+    values = {sympy.Symbol(f"ua{k}", real=True): cot.tolist()[k] for k in range(10)}
+    for i in range(2):
+        for j in range(2):
+            values[sympy.Symbol(f"U{i}{j}", real=True)] = u.tolist()[i][j]
+            values[sympy.Symbol(f"V{j}{i}", real=True)] = vt.tolist()[i][j]
+        values[sympy.Symbol(f"s{i}", positive=True)] = s.tolist()[i]
+    got = [float(e.subs(values)) for e in elements]
+    assert got == pytest.approx(numeric.reshape(-1).tolist(), rel=1e-9, abs=1e-12)
+
+
+def test_every_points_case_shows_formulas_or_says_why():
+    from mlxref import symbolic
+    from mlxref.manual import rules
+
+    points = [c for c in symbolic.all_cases() if c.points]
+    assert {c.primitive.__name__ for c in points} >= {"SVD", "QRF", "Eigh", "Eig"}
+    for case in points:
+        f = rules.formulas(case)
+        if case.primitive not in rules.NAMED:
+            assert f is None and "no formula is shown" in pages._formulas(case)
+            continue
+        assert f is not None and f["forward"][0][1] is not None, case.note
+        if case.raises:
+            assert f["vjp"][0][1] is None and "Not implemented" in f["vjp"][0][2]
+        else:
+            assert all(shape is not None for _, shape, _ in f["vjp"] + f["jvp"] + f["vmap"])
+    svd = [c for c in points if c.primitive.__name__ == "SVD"]
+    entry = pages._prim_entry(svd[0].primitive, svd, None, {}, None)
+    assert entry.count("The check case's program") == len(svd) == 3
+    assert "named, not computed" in entry and entry.count("<math") == 12  # 4 rules each
 
 
 def test_every_page_says_what_it_was_built_from(manual_build):

@@ -11,7 +11,9 @@ become executed notebooks in ``build/notebooks``. Needs the ``docs`` extra
 (Sphinx, MyST, jupytext, nbclient, ipykernel) and Graphviz's ``dot``.
 
 ``check_coverage`` fails the build when an op or a primitive would have no
-entry, or a primitive no check case to show its rules from. The modules,
+entry, or a primitive no check case to show its rules from; so does an op
+with neither a drawing of its vjp walk nor a stated reason for having none
+(``pages.draw_walks``). The modules,
 in reading order: ``catalogue.py`` (what is listed), ``rules.py`` (the
 formulas), ``links.py`` (code and MLX links), ``pages.py`` (the pages),
 ``notebooks.py``.
@@ -23,7 +25,7 @@ import pathlib
 import shutil
 import sys
 
-from . import catalogue, links, pages, rules
+from . import catalogue, links, pages
 
 ROOT = links.ROOT
 SOURCES = ROOT / "tutorials" / "manual"
@@ -64,16 +66,14 @@ def generate(src, primitives=None, verdicts=None, mlx_src=None):
     if verdicts is None:
         verdicts = {r.primitive: r for r in symbolic.check_all(primitives=prims)}
     mlx_lines = links.mlx_lines(mlx_src)
-    by_case = rules.cases_by_primitive()
-    (src / "families" / "walks").mkdir(parents=True)
+    try:
+        walks = pages.draw_walks(ops, prims, src / "families" / "walks")
+    except catalogue.NoSample as e:  # an op with neither a drawing nor a reason
+        raise MissingEntry(f"the manual has no drawing for {e}") from None
     written, source_files = {}, []
     known = {pages.op_label(op.name) for op in ops} | {pages.prim_label(p) for p in prims}
     for family, (fops, fprims) in catalogue.families(ops, prims).items():
-        walks = {}
         for p in fprims:
-            svg = src / "families" / "walks" / f"{p.__name__}.svg"
-            if p in by_case and pages.walk_drawing(by_case[p][0], svg):
-                walks[p] = f"walks/{p.__name__}.svg"
             source_files += [s[2] for s in links.rule_sources(p)]
         written[family] = pages.family_page(family, fops, fprims, verdicts, mlx_lines, walks,
                                              known)

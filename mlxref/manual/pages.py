@@ -1,10 +1,14 @@
 """The manual's generated pages, written as MyST Markdown into the Sphinx source tree.
 
 - ``families/<family>.md``: one page per op family (``catalogue.families``):
-  each op's signature, docstring, MLX link and the primitives it builds; then
-  each primitive's docstring, check-rules verdict and method, the formulas of
-  its rules (``rules.py``), links to its code (``links.py``), and a drawing
-  of the vjp walk of its check case (``mlxref.viz``).
+  each op's signature, docstring, MLX link, the primitives it builds and a
+  drawing of the vjp walk of a small call of it (``op_walk``: the call is
+  ``catalogue.sample``'s, drawn by ``mlxref.viz``), or the one line saying
+  why it has none; then each primitive's docstring, check-rules verdict and
+  method, the formulas of its rules (``rules.py``; every case of a
+  factorization), links to its code (``links.py``), and its vjp walk: a link
+  to the op drawing that shows it, or, for a primitive no op drawing shows,
+  the walk of its check case (``draw_walks``).
 - ``transforms/<module>.md``: a transform's module docstring (the
   algorithm's steps), links to the MLX functions it mirrors (``TRANSFORMS``)
   and to its own source, and each public function or class in source order.
@@ -30,9 +34,12 @@ import inspect
 import math
 import pathlib
 import re
+import types
+from dataclasses import dataclass
 
 from .. import __version__
 from .. import core as mx
+from ..core.primitives.base import StopGradient
 from . import catalogue, links, rules
 
 # The transforms' modules: the public names each one defines, and the MLX
@@ -142,15 +149,27 @@ def prim_label(prim):
 # --- op families -------------------------------------------------------------------------
 
 
+@dataclass
+class Walk:
+    """What an entry shows of a vjp walk: a drawing (``image``, relative to the
+    page, and the ``call`` drawn), or the ``reason`` there is none, or, for a
+    primitive, the op whose drawing shows it (``shown_at``)."""
+
+    image: str = None
+    call: str = ""
+    reason: str = None
+    shown_at: str = None
+
+
 def family_page(family, ops, prims, verdicts, mlx_lines, walks, known):
     """The page of one family. ``verdicts``: {name: symbolic.Result};
-    ``walks``: {primitive: image path relative to the page, or None};
+    ``walks``: {op name or primitive: Walk};
     ``known``: the labels of the entries in the manual (links go to those)."""
     parts = []
     if ops:
         parts.append("## Ops\n")
         for op in ops:
-            parts.append(_op_entry(op, known))
+            parts.append(_op_entry(op, known, walks.get(op.name)))
     if prims:
         parts.append("## Primitives\n")
         by_case = rules.cases_by_primitive()
@@ -164,11 +183,11 @@ def _ref(text, label, known):
     return f"[{text}](#{label})" if label in known else f"`{text}`"
 
 
-def _op_entry(op, known):
+def _op_entry(op, known, walk=None):
     out = [f"({op_label(op.name)})=", f"### `{op.name}`\n",
-           _text_block(_signature("mx." + op.name, op.function))]
+           _code_block(_signature("mx." + op.name, op.function))]
     doc = _doc(op.function)
-    out.append(_text_block(doc) if doc else "(no docstring: MLX's page says what it does)\n")
+    out.append(_prose(doc) if doc else "(no docstring: MLX's page says what it does)\n")
     out.append(f"MLX's documentation: <{op.mlx_url}>\n")
     if op.primitives:
         out.append("Builds: " + ", ".join(_ref(p.__name__, prim_label(p), known)
@@ -178,6 +197,11 @@ def _op_entry(op, known):
                    + ", ".join(_ref(n, op_label(n), known) for n in op.composes) + "\n")
     else:
         out.append("Builds no node (it returns or converts its input as it is).\n")
+    if walk is not None and walk.image:
+        out.append(f"The vjp walk of `{walk.call}` (cotangents 1, 2, 3...; drawn by "
+                   f"`mlxref.viz.trace`):\n\n![The vjp walk of {op.name}]({walk.image})\n")
+    elif walk is not None and walk.reason:
+        out.append(f"No vjp walk is drawn: `mx.{op.name}` {walk.reason}.\n")
     return "\n".join(out)
 
 
@@ -185,7 +209,7 @@ def _prim_entry(prim, cases, verdict, mlx_lines, walk):
     out = [f"({prim_label(prim)})=", f"### {prim.__name__}\n"]
     doc = inspect.getdoc(prim) if "__doc__" in vars(prim) and prim.__doc__ else ""
     if doc:
-        out.append(_text_block(doc))
+        out.append(_prose(doc))
     if verdict is not None:
         marks = " ".join(f"{k} {'ok' if getattr(verdict, k) else 'FAIL'}"
                          for k in ("forward", "vjp", "jvp", "vmap"))
@@ -200,21 +224,45 @@ def _prim_entry(prim, cases, verdict, mlx_lines, walk):
                     for label, url in links.mlx_links(prim.__name__, mlx_lines))
     out.append(_html(f"<p>The rules in mlxref:</p><ul>{source}</ul>"
                      f"<p>In MLX (primitives.cpp): {mlx}</p>"))
-    if cases:
-        case = cases[0]
+    if cases and cases[0].points and prim in rules.NAMED:
+        out.append(_html(
+            f'<p class="named">An iterative algorithm cannot run on symbols: in the formulas '
+            f"below the outputs of {prim.__name__} are <em>named, not computed</em>: "
+            f"{rules.NAMED[prim][1]}. The vjp, jvp and vmap rules are mlxref's code run on "
+            "those names, so the formulas are the rules written in terms of the "
+            "factorization's outputs (check-rules checks them at high-precision points).</p>"))
+    # A factorization's cases each show other outputs (S only; U, S, Vt...): all are
+    # shown. Otherwise the first case's formulas, after the programs of all of them.
+    shown = cases if cases and cases[0].points else cases[:1]
+    if len(cases) > len(shown):
+        out.append(f"check-rules runs {len(cases)} programs:\n")
+        out.append(_code_block("\n".join(_case_source(c, shapes=True) for c in cases)))
+        out.append("The formulas of the first, run on symbols:\n")
+        out.append(_formulas(cases[0]))
+        shown = []
+    for case in shown:
         out.append("The check case's program, on inputs of shapes "
                    f"{', '.join(str(tuple(s)) for s in case.shapes)} ({case.domain}):\n")
         out.append(_code_block(_case_source(case)))
         out.append(_formulas(case))
-    if walk:
-        out.append(f"![The vjp walk of the check case's program]({walk})\n")
+    if walk is not None and walk.image:
+        out.append(f"![The vjp walk of the check case's program]({walk.image})\n")
+    elif walk is not None and walk.shown_at:
+        out.append(f"Its vjp walk in a call: the drawing of "
+                   f"[{walk.shown_at}](#{op_label(walk.shown_at)}).\n")
+    elif walk is not None and walk.reason:
+        out.append(f"No drawing of the check case's vjp walk ({walk.reason}).\n")
     return "\n".join(out)
 
 
-def _case_source(case):
+def _case_source(case, shapes=False):
     """The case's program as written: the text of its lambda (not the whole
-    line that holds it), or the public op it is (``mx.sin``)."""
-    build, note = case.build, (f"  # {case.note}" if case.note else "")
+    line that holds it), or the public op it is (``mx.sin``); its note, and
+    with ``shapes`` its inputs' shapes, as a comment."""
+    said = ([case.note] if case.note else []) + (
+        [f"inputs {', '.join(str(tuple(x)) for x in case.shapes)}"
+         + ("" if case.domain == "real" else f" ({case.domain})")] if shapes else [])
+    build, note = case.build, (f"  # {'; '.join(said)}" if said else "")
     if build.__name__ != "<lambda>":
         names = {op.function: op.name for op in catalogue.public_ops()}
         return (f"mx.{names[build]}" if build in names else build.__qualname__) + note
@@ -234,23 +282,125 @@ def _parsed(path):
     return text, ast.parse(text)
 
 
+# What each formula is, and its symbols (rules.shown_name prints them so).
+RULE_TITLES = (
+    ("forward", "forward: f of the inputs' elements a<sub>i</sub>, b<sub>i</sub> "
+                "(row-major order)"),
+    ("vjp", "vjp: u<sub>i</sub> is the cotangent of f's element i"),
+    ("jvp", "jvp: da<sub>i</sub> is the tangent of a<sub>i</sub>"),
+    ("vmap", "vmap over a batch of two examples, a<sub>i</sub><sup>(0)</sup> and "
+             "a<sub>i</sub><sup>(1)</sup>, stacked on axis 0"),
+)
+
+
 def _formulas(case):
     f = rules.formulas(case)
     if f is None:
         return ("An iterative algorithm: its rules cannot run on symbols, so "
                 "check-rules checks them at high-precision points and no formula is shown.\n")
     blocks = ['<div class="formulas">']
-    for key, title in (("forward", "forward"), ("vjp", "vjp (cotangents u)"),
-                       ("jvp", "jvp (tangents t)"), ("vmap", "vmap (a batch of two, axis 0)")):
+    for key, title in RULE_TITLES:
         blocks.append(f'<p class="rule">{title}</p>')
         blocks.extend(rules.math_block(*item) for item in f[key])
     blocks.append("</div>")
     return _html("\n".join(blocks))
 
 
+# The look of every drawing in the manual: small arrays shown whole, larger ones
+# summarised (values=4); at most 40 nodes (a larger walk is drawn collapsed);
+# at most 8 inches wide and 12 high (half the op drawings are 6 x 4 as they are).
+LOOK = {"values": 4, "max_nodes": 40, "size": (8, 12)}
+NO_VJP = "[Primitive::vjp] Not implemented"  # MLX's message for a rule it lacks
+
+
+def op_walk(op):
+    """``(drawing, None)``: the vjp walk of ``op``'s sample call
+    (``catalogue.sample``) as a ``viz.Drawing``; or ``(None, reason)``: why
+    it has none (``catalogue.NOT_DRAWN``, integer inputs, a result that is not
+    floating, a vjp MLX does not have). Raises NoSample (or the error of the
+    drawing) for an op with neither: the build must not skip it silently."""
+    from .. import viz
+
+    if op.name in catalogue.NOT_DRAWN:
+        return None, catalogue.NOT_DRAWN[op.name]
+    sample = catalogue.sample(op)
+    inputs = sample.inputs(mx)
+    if sample.integers or not inputs:
+        return None, "takes integer arrays only, so there is nothing to differentiate"
+    outputs = viz.flatten_arrays(sample.call(mx, *inputs))
+    if not any(mx.issubdtype(o.dtype, mx.inexact) for o in outputs):
+        kinds = ", ".join(sorted({str(o.dtype).rsplit(".", 1)[-1] for o in outputs}))
+        return None, f"returns {kinds}, which is not differentiable"
+    # Cotangents 1, 2, 3... (not ones): a sort or a matmul shows where each one goes;
+    # one for each output that is not a stop_gradient, as viz.trace takes them.
+    cotangents = [mx.array([1 + i for i in range(o.size)], o.dtype).reshape(o.shape)
+                  for o in outputs if not isinstance(o.primitive(), StopGradient)]
+    try:
+        drawing = viz.trace(lambda *xs: sample.call(mx, *xs), inputs, transform="vjp",
+                            cotangents=cotangents, names=sample.input_names(),
+                            title=f"vjp of mx.{op.name}", **LOOK)
+    except ValueError as e:
+        if NO_VJP not in str(e):
+            raise
+        return None, f"has no vjp, as in MLX ({e})"
+    return drawing, None
+
+
+def draw_walks(ops, prims, directory):
+    """{op name or primitive: Walk}, the drawings written into ``directory``
+    (the page's ``walks/``): each op's vjp walk (``op_walk``). A primitive
+    that some op's drawing shows points to one (of its own family first, then
+    the smallest); another gets the vjp walk of its first check case."""
+    directory = pathlib.Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    walks, showing = {}, {}
+    for op in ops:
+        drawing, reason = op_walk(op)
+        if drawing is None:
+            walks[op.name] = Walk(reason=reason)
+            continue
+        name = f"{op_label(op.name)}.svg"
+        image = f"{directory.name}/{name}" if _render(drawing, directory / name) else None
+        walks[op.name] = Walk(image, catalogue.sample(op).text(op.name))
+        for p in drawn_primitives(drawing, prims):
+            showing.setdefault(p, []).append((len(drawing.graph.nodes), op))
+    by_case = rules.cases_by_primitive()
+    for p in prims:
+        if p in showing:
+            _, op = min(showing[p], key=lambda c: (c[1].family != catalogue.family_of(p), c[0],
+                                                   c[1].name))
+            walks[p] = Walk(shown_at=op.name)
+        elif p in by_case:
+            name = f"{p.__name__}.svg"
+            reason = walk_drawing(by_case[p][0], directory / name)
+            walks[p] = Walk(reason=reason) if reason else Walk(f"{directory.name}/{name}")
+    return walks
+
+
+def _render(drawing, path):
+    """Write the drawing as SVG; False without Graphviz's ``dot``."""
+    from .. import viz
+
+    try:
+        drawing.render(str(path), "svg")
+    except viz.GraphvizMissing:
+        return False
+    return True
+
+
+def drawn_primitives(drawing, prims):
+    """Those of ``prims`` whose nodes the forward graph of ``drawing`` shows
+    (a node is named by its primitive's class, as ``viz`` names it; a class
+    that names its instances otherwise is not found, and keeps its own drawing)."""
+    from ..viz import record
+
+    shown = {n.op for n in drawing.graph.nodes if n.kind == "op" and n.part == "forward"}
+    return {p for p in prims if record.op_name(types.SimpleNamespace(name=p.__name__)) in shown}
+
+
 def walk_drawing(case, path):
     """Draw the vjp walk of ``case``'s program on numbers into ``path`` (SVG);
-    False if the program has no vjp (MLX gives none) or cannot be drawn."""
+    None, or the reason it has none (its error: MLX's "Not implemented")."""
     from .. import viz
 
     lo, hi = (0.25, 0.75) if case.domain != "above_one" else (1.25, 1.75)
@@ -261,11 +411,10 @@ def walk_drawing(case, path):
         dtype = mx.complex64 if case.domain == "complex" else mx.float32
         inputs.append(mx.array(values, dtype).reshape(shape))
     try:
-        drawing = viz.trace(case.build, inputs, transform="vjp", values=4)
-        drawing.render(str(path), "svg")
-    except Exception:  # noqa: BLE001 - no vjp (MLX's "Not implemented"), or no Graphviz
-        return False
-    return True
+        drawing = viz.trace(case.build, inputs, transform="vjp", **LOOK)
+    except ValueError as e:  # no vjp (MLX's "Not implemented")
+        return str(e)
+    return None if _render(drawing, path) else "no Graphviz here"
 
 
 # --- transforms, packages, CLI, differences ----------------------------------------------

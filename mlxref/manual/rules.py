@@ -4,26 +4,36 @@ The formulas come out of the code that runs, the way ``mlxref check-rules``
 gets them (``mlxref.symbolic``): the first case of the primitive fills its
 inputs with symbols (``a0, a1, ...`` for the first input, ``b0...`` for the
 second), runs the case's program, then ``mx.vjp`` with cotangent symbols
-``u0, u1...`` and ``mx.jvp`` with tangent symbols ``ta0, ta1...``, and
+``ua0, ua1...`` and ``mx.jvp`` with tangent symbols ``ta0, ta1...``, and
 ``mx.vmap`` over a batch of two examples (symbols ``v0a0...`` and
 ``v1a0...``, every input batched on axis 0). The results are the element
 lists the engine computed, printed by ``sympy.printing.mathml`` in
 presentation markup: browsers draw it with no script, font or network.
+The symbols are printed under a reader's names (``shown_name``): u₀ for a
+cotangent, da₀ for a tangent, a₀⁽¹⁾ for the second example of a batch.
 
 A case of an iterative algorithm ("high-precision points": a factorization)
-cannot run on symbols; its page says so and shows no formulas.
+cannot run on symbols. For the manual's display only, ``named_outputs()``
+replaces the forward of each factorization by one that names its outputs
+with fresh symbols (``U00, s0, V00...``; ``NAMED`` says which): the vjp, jvp
+and vmap rules that then run on them are the real ones, so the formulas are
+the rules written in terms of the factors. A primitive missing from
+``NAMED`` shows no formulas (``formulas`` returns None).
 
 Read next: ``links.py`` (where the rules' code is).
 """
 
+import contextlib
 import html
 import math
+import re
 
 import sympy
 from sympy.printing.mathml import mathml
 
 from .. import core as mx
 from .. import symbolic
+from ..core.primitives import factorizations as F
 
 SHOWN = 6  # elements shown of a longer list
 LONGEST = 600  # characters of an expression's text beyond which it is not typeset
@@ -36,12 +46,99 @@ def cases_by_primitive():
     return out
 
 
+# --- the factorizations' outputs, named --------------------------------------------------
+
+
+def _matrix(name, rows, cols, prefix, transpose=False, keep=lambda i, j: True, **assume):
+    """The elements of a rows x cols matrix of symbols ``name{i}{j}`` (``{j}{i}``
+    when ``transpose``: Vt's elements are V's), zero where ``keep`` says."""
+    return [sympy.Symbol(f"{prefix}{name}{j}{i}" if transpose else f"{prefix}{name}{i}{j}",
+                         **assume) if keep(i, j) else 0
+            for i in range(rows) for j in range(cols)]
+
+
+def _vector(name, n, prefix, **assume):
+    return [sympy.Symbol(f"{prefix}{name}{i}", **assume) for i in range(n)]
+
+
+def _named_svd(p, m, n, prefix):
+    s = _vector("s", min(m, n), prefix, positive=True)
+    if not p.compute_uv:
+        return [s]
+    return [_matrix("U", m, m, prefix, real=True), s,
+            _matrix("V", n, n, prefix, transpose=True, real=True)]
+
+
+def _named_qr(p, m, n, prefix):
+    k = min(m, n)
+    return [_matrix("Q", m, k, prefix, real=True),
+            _matrix("R", k, n, prefix, keep=lambda i, j: j >= i, real=True)]
+
+
+def _named_eigh(p, m, n, prefix):
+    w = _vector("w", n, prefix, real=True)
+    return [w, _matrix("V", n, n, prefix, real=True)] if p.compute_eigenvectors else [w]
+
+
+def _named_eig(p, m, n, prefix):
+    w = _vector("w", n, prefix)
+    return [w, _matrix("V", n, n, prefix)] if p.compute_eigenvectors else [w]
+
+
+# primitive: (its outputs as symbols for one m x n matrix, what the symbols are)
+NAMED = {
+    F.SVD: (_named_svd, "U<sub>ij</sub> the elements of U, s<sub>i</sub> the singular "
+                        "values, V<sub>ij</sub> those of V (Vt's element [i, j] is "
+                        "V<sub>ji</sub>)"),
+    F.QRF: (_named_qr, "Q<sub>ij</sub> the elements of Q, R<sub>ij</sub> those of R "
+                       "(zero below its diagonal)"),
+    F.Eigh: (_named_eigh, "w<sub>i</sub> the eigenvalues, V<sub>ij</sub> the elements of "
+                          "the eigenvectors' matrix V (column j: the eigenvector of "
+                          "w<sub>j</sub>)"),
+    F.Eig: (_named_eig, "w<sub>i</sub> the (complex) eigenvalues, V<sub>ij</sub> the "
+                        "eigenvectors' elements"),
+}
+
+
+@contextlib.contextmanager
+def named_outputs():
+    """Within it, the primitives of ``NAMED`` compute nothing: each output
+    element is a fresh symbol (``U01``; ``v1U01`` for the second matrix of a
+    batch). For the manual's display only: the rules' code is untouched."""
+    def named_eval(self, inputs):
+        (a,) = inputs
+        m, n = a.shape[-2:]
+        count = math.prod(a.shape[:-2])
+        outputs = None
+        for b in range(count):
+            parts = NAMED[type(self)][0](self, m, n, f"v{b}" if count > 1 else "")
+            outputs = parts if outputs is None else [o + x for o, x in zip(outputs, parts)]
+        return outputs
+
+    saved = {p: p.__dict__["eval"] for p in NAMED}
+    try:
+        for p in NAMED:
+            p.eval = named_eval
+        yield
+    finally:
+        for p, evaluate in saved.items():
+            p.eval = evaluate
+
+
 def formulas(case):
     """{"inputs", "forward", "vjp", "jvp", "vmap"} for a case, each a list of
-    (label, shape, elements); ``None`` for a "high-precision points" case.
-    A rule MLX does not have is (label, None, message)."""
+    (label, shape, elements); a "high-precision points" case runs on its
+    primitive's named outputs (``named_outputs``), and is ``None`` when
+    ``NAMED`` does not have it. A rule MLX does not have is (label, None, message)."""
     if case.points:
-        return None
+        if case.primitive not in NAMED:
+            return None
+        with named_outputs():
+            return _formulas(case, exact=True)
+    return _formulas(case)
+
+
+def _formulas(case, exact=False):
     dtype = symbolic._input_dtype(case.domain)
     xs, parts = symbolic._inputs("", case.shapes, case.domain)
     inputs = [symbolic._sym_array(s, shape, dtype) for s, shape in zip(xs, case.shapes)]
@@ -49,7 +146,7 @@ def formulas(case):
     out = case.build(*inputs)
     result = {
         "inputs": [(names[k], shape, xs[k]) for k, shape in enumerate(case.shapes)],
-        "forward": [("f", out.shape, _elements(out))],
+        "forward": [("f", out.shape, _elements(out, exact))],
     }
     complex_out = out.dtype is mx.complex64
     (cot,) = symbolic._symbols("u", [out.shape], {"real": True})
@@ -62,21 +159,21 @@ def formulas(case):
                                     [sympy.Symbol(f"t{x}") for x in group], shape, dtype)
                 for group, shape in zip(xs, case.shapes)]
     result["vjp"] = _rule(lambda: mx.vjp(case.build, inputs, [cotangent])[1],
-                          [f"vjp {names[k]}" for k in range(len(inputs))])
-    result["jvp"] = _rule(lambda: mx.jvp(case.build, inputs, tangents)[1], ["jvp f"])
-    result["vmap"] = _vmap(case, dtype)
+                          [f"vjp {names[k]}" for k in range(len(inputs))], exact)
+    result["jvp"] = _rule(lambda: mx.jvp(case.build, inputs, tangents)[1], ["jvp f"], exact)
+    result["vmap"] = _vmap(case, dtype, exact)
     return result
 
 
-def _rule(run, labels):
+def _rule(run, labels, exact):
     try:
         arrays = run()
     except ValueError as e:  # MLX has no such rule: its message
         return [(labels[0], None, str(e))]
-    return [(label, a.shape, _elements(a)) for label, a in zip(labels, arrays)]
+    return [(label, a.shape, _elements(a, exact)) for label, a in zip(labels, arrays)]
 
 
-def _vmap(case, dtype):
+def _vmap(case, dtype, exact):
     examples = [[symbolic._sym_array(s, shape, dtype) for s, shape in
                  zip(symbolic._inputs(f"v{b}", case.shapes, case.domain)[0], case.shapes)]
                 for b in range(2)]
@@ -85,12 +182,15 @@ def _vmap(case, dtype):
         out = mx.vmap(case.build)(*batched)
     except ValueError as e:
         return [("vmap f", None, str(e))]
-    return [("vmap f", out.shape, _elements(out))]
+    return [("vmap f", out.shape, _elements(out, exact))]
 
 
-def _elements(a):
-    """The elements the engine computed, as they are (check-rules' ``_elements``
-    also makes float constants exact, which is slow and changes nothing shown)."""
+def _elements(a, exact=False):
+    """The elements the engine computed, as they are; ``exact``: with float
+    constants made exact (check-rules' ``_elements``: ``1.0*U00`` reads ``U00``),
+    which is slow on the many elements of other cases and changes little there."""
+    if exact:
+        return symbolic._elements(a)
     mx.eval(a)
     return [sympy.sympify(symbolic._number(v)) for v in a.data()]
 
@@ -113,8 +213,32 @@ def math_block(label, shape, elements):
             f"{body}{shape_text}</mrow></math>")
 
 
+def shown_name(name):
+    """The name a symbol is printed under: the engine's names are made for
+    check-rules (``ua0``, ``ta0``, ``v1a0``); the page writes the cotangent of
+    f's element i as u_i, the tangent of a_i as da_i, and a_i of a batch's
+    example b as a_i^(b)."""
+    m = re.fullmatch(r"v(\d)(.+)", name)
+    if m:
+        return f"{shown_name(m.group(2))}__({m.group(1)})"
+    m = re.fullmatch(r"([uw])[a-h](\d+)", name)
+    if m:
+        return m.group(1) + m.group(2)
+    m = re.fullmatch(r"t(.+)", name)
+    return "d" + m.group(1) if m else name
+
+
+def _shown(expr):
+    names = {str(s) for s in expr.free_symbols}
+    renames = {s: sympy.Symbol(shown_name(s.name), **s.assumptions0)
+               for s in expr.free_symbols if isinstance(s, sympy.Symbol)}
+    if len({r.name for r in renames.values()} | (names - {s.name for s in renames})) < len(names):
+        return expr  # two names would print alike: keep the engine's
+    return expr.xreplace(renames)
+
+
 def _mathml(expr):
-    expr = sympy.sympify(expr)
+    expr = _shown(sympy.sympify(expr))
     text = str(expr)
     if len(text) > LONGEST:
         ops = sympy.count_ops(expr)
