@@ -34,15 +34,17 @@ def _padded(x):
 _QQ = ("a constant node (x is rounded to the fp4 grid: piecewise constant; MLX's rules "
        "do not run on the CPU), so its own rules never run")
 _NOTE = "MLX defines no vjp or jvp for it; symbols go through as to_fp8(x), compared at a point"
-_FOLDER = []  # one temporary folder per process, removed at exit by its finalizer
-
-
 def _loaded():
-    """Three constants, as a lazy ``Load`` node of a .npy file."""
-    if not _FOLDER:
-        _FOLDER.append(tempfile.TemporaryDirectory(prefix="mlxref-symbolic-"))
-    path = os.path.join(_FOLDER[0].name, "constants.npy")
-    mx.save(path, mx.array([0.5, -2.0, 3.0]))
+    """Three constants, as a lazy ``Load`` node of a .npy file. The file's path
+    is the same in every process (the manual's drawing of this case shows it,
+    and drawings are byte-identical across builds); each process writes it
+    whole and renames it into place, so processes reading it never see half
+    a file, and the few bytes stay in the temporary folder."""
+    path = os.path.join(tempfile.gettempdir(), "mlxref-symbolic-constants.npy")
+    if not os.path.exists(path):
+        mine = f"{path}.{os.getpid()}.npy"
+        mx.save(mine, mx.array([0.5, -2.0, 3.0]))
+        os.replace(mine, path)
     return mx.load(path)
 
 
