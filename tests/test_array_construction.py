@@ -267,6 +267,16 @@ def test_from_dlpack_as_in_mlx(name):
     _same(_DLPACK[name])
 
 
+@needs_mlx
+def test_from_dlpack_of_an_array_is_a_leaf_off_the_graph_as_in_mlx():
+    def grads(m):
+        x = m.array([1.0, 2.0])
+        return [m.grad(lambda x: (m.from_dlpack(x) * x).sum())(x).tolist(),
+                m.grad(lambda x: m.from_dlpack(x).sum())(x).tolist()]
+
+    assert grads(mx) == grads(real_mx) == [[1.0, 2.0], [0.0, 0.0]]
+
+
 def test_from_dlpack_copies_so_later_writes_are_not_seen():
     x = np.arange(3, dtype=np.float32)
     y = mx.from_dlpack(x)

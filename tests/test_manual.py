@@ -128,7 +128,6 @@ MLX_DIFFERS = {
     "divmod": "the remainder has its derivative (README: divmod)",
     "full": "MLX's Full::vjp multiplies by the fill value (primitives.creation.Full)",
     "full_like": "the same Full (README: full_like's gradient reaches the fill value)",
-    "from_dlpack": "MLX's copy cuts the graph (the gradient is 0); mlxref's keeps it",
 }
 # Ops MLX has no vjp for and mlxref has (README: the linear algebra, SegmentedMM's vjp;
 # MLX's solve fails on the gather of LU's row order, where mlxref stops the gradient).

@@ -408,7 +408,9 @@ _FROM_DLPACK = "from_dlpack(x: DLPackCompatible, /, *, copy: bool | None = None)
 
 
 def from_dlpack(x, /, *, copy=None):
-    """``mx.from_dlpack``: an array with ``x``'s values, always a copy.
+    """``mx.from_dlpack``: an array with ``x``'s values, always a copy. Of an
+    mlx array, the copy is a new leaf, as MLX's is: it evaluates ``x`` and a
+    gradient does not flow back through it.
 
     MLX adopts a CPU buffer where it can; mlxref's elements live in a Python
     list, so it copies, and ``copy=False`` gets the error MLX's CPU build
@@ -442,4 +444,6 @@ def from_dlpack(x, /, *, copy=None):
         raise ValueError("Cannot convert DLPack arrays with negative strides to mlx array.")
     if copy is False:
         raise ValueError("[convert] Cannot import a CPU array without a copy.")
+    if isinstance(x, array):  # MLX reads the evaluated buffer: a new leaf, off the graph
+        return array._from_data(list(x._eval()), x.shape, x.dtype)
     return array(x)
