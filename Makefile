@@ -51,9 +51,12 @@ dot:
 
 # Headless Chromium: tests/test_manual.py opens three pages of the manual in it
 # (under `make test` a missing Chromium fails those tests instead of skipping them).
-CHROMIUM_NAMES := chromium chromium-browser google-chrome google-chrome-stable
+# The names are those tests/test_manual.py's CHROMIUMS looks for (on macOS, the apps').
+CHROMIUM_NAMES := chromium chromium-browser google-chrome google-chrome-stable \
+  /Applications/Chromium.app/Contents/MacOS/Chromium \
+  "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome"
 chromium:
-	@for n in $(CHROMIUM_NAMES); do command -v $$n >/dev/null 2>&1 && exit 0; done; \
+	@for n in $(CHROMIUM_NAMES); do command -v "$$n" >/dev/null 2>&1 && exit 0; done; \
 	msg="mlxref: please install Chromium or Google Chrome (make test opens the manual in it): https://www.chromium.org/getting-involved/download-chromium/"; \
 	if command -v apt-get >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" -eq 0 ]; then sudo=""; \
@@ -65,7 +68,7 @@ chromium:
 	elif [ "$$(uname -s)" = Darwin ] && command -v brew >/dev/null 2>&1; then \
 	  brew install --cask chromium; \
 	else echo "$$msg" >&2; exit 1; fi; \
-	for n in $(CHROMIUM_NAMES); do command -v $$n >/dev/null 2>&1 && exit 0; done; \
+	for n in $(CHROMIUM_NAMES); do command -v "$$n" >/dev/null 2>&1 && exit 0; done; \
 	echo "$$msg" >&2; exit 1
 
 demo: venv dot

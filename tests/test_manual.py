@@ -219,12 +219,17 @@ window.addEventListener("load", function () {
 </script>"""
 
 
+# the names the Makefile's `chromium` target looks for (macOS: the apps' binaries)
+CHROMIUMS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable",
+             "/Applications/Chromium.app/Contents/MacOS/Chromium",
+             "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome")
+
+
 def _in_chromium(page, tmp_path, screenshot=False, check=CHECK):
     import json
     import subprocess
 
-    chromium = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")
-                     if shutil.which(n)), None)
+    chromium = next((shutil.which(n) for n in CHROMIUMS if shutil.which(n)), None)
     if chromium is None:  # `make test` installs it (its `chromium` target) and says so
         if os.environ.get("MLXREF_NEED_CHROMIUM"):
             pytest.fail("no Chromium here, and make test needs one: run `make chromium`")
