@@ -144,13 +144,14 @@ def build(out="build", notebooks=True, primitives=None, verdicts=None):
     if chapters:
         written = nbs.write_notebooks(chapters, out / "notebooks", ROOT)
         (src / "_extra" / "notebooks").mkdir(parents=True, exist_ok=True)
+        built = {p.stem for p in written}
         for ipynb in written:
             shutil.copy(ipynb, src / "_extra" / "notebooks" / ipynb.name)
-            nbs.write_page(ipynb, src / "_extra" / "notebooks" / (ipynb.stem + ".html"))
+            nbs.write_page(ipynb, src / "_extra" / "notebooks" / (ipynb.stem + ".html"), built)
         code = [f for chapter in chapters for f in nbs.code_links(chapter)]
         links.write_source_pages(src / "_extra", code, pages.stamp().strip("*"))
         (src / "tutorials.md").write_text(
-            nbs.tutorials_page(CHAPTERS, {p.stem for p in written}), encoding="utf-8")
+            nbs.tutorials_page(CHAPTERS, built), encoding="utf-8")
     sphinx(src, out / "docs")
     return out / "docs" / "index.html"
 

@@ -50,7 +50,7 @@ from . import links, pages
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n", re.M | re.S)
 IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)\s]+)\)")
 CHAPTER_LINK = re.compile(r"\]\((\d\d-[\w-]+)\.md(#[^)\s]*)?\)")
-CODE_LINK = re.compile(r"\]\(([\w./-]+\.py)(#[^)\s]*)?\)")
+LINK = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(([^)\s]+)\)")  # [text](target)
 OPTIONS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE  # tests/test_tutorials.py's
 SETUP = ('# Show every statement\'s value as repr() at the >>> prompt does, and an error\n'
          '# as its last line, as the chapter does\n'
@@ -241,10 +241,10 @@ code{background:#f2f2ee;padding:0 .2em}
 def code_links(chapter):
     """The checkout's Python files the chapter links to, relative to the checkout."""
     base, found = pathlib.Path(chapter).parent, []
-    for m in CODE_LINK.finditer(pathlib.Path(chapter).read_text(encoding="utf-8")):
-        target = (base / m.group(1)).resolve()
-        if target.is_file() and target.is_relative_to(links.ROOT):
-            found.append(target.relative_to(links.ROOT).as_posix())
+    for bang, _, target in LINK.findall(pathlib.Path(chapter).read_text(encoding="utf-8")):
+        path = (base / target.partition("#")[0]).resolve()
+        if not bang and path.suffix == ".py" and path.is_file() and path.is_relative_to(links.ROOT):
+            found.append(path.relative_to(links.ROOT).as_posix())
     return found
 
 
@@ -255,28 +255,39 @@ def _exporter():  # one for the build: its templates compile once
     return HTMLExporter(template_name="basic")
 
 
-def write_page(ipynb, target, chapter_dir=links.ROOT / "tutorials"):
+def _page_link(m, chapter_dir, built):
+    """A Markdown link of a chapter, as the notebook's page in the manual has it."""
+    bang, text, target = m.groups()
+    if bang or re.match(r"[a-z][a-z0-9+.-]*:|#", target):  # figures, web addresses, anchors
+        return m.group(0)
+    file, _, anchor = target.partition("#")
+    chapter = re.fullmatch(r"(\d\d-[\w-]+)\.ipynb", file)
+    if chapter:
+        if chapter.group(1) not in built:
+            return text
+        return f"[{text}]({chapter.group(1)}.html{'#' + anchor if anchor else ''})"
+    path = (chapter_dir / file).resolve()
+    if path.suffix == ".py" and path.is_file() and path.is_relative_to(links.ROOT):
+        return f"[{text}](../{links.source_page(path.relative_to(links.ROOT).as_posix())})"
+    return text  # a file of the checkout the manual does not carry
+
+
+def write_page(ipynb, target, built=None, chapter_dir=links.ROOT / "tutorials"):
     """``target``: the executed notebook ``ipynb`` as one offline HTML page of the manual,
     placed one level below the manual's index (``notebooks/<chapter>.html``). Links to
-    other chapters go to their pages, links to the checkout's Python files (relative to
-    ``chapter_dir``) to the manual's source pages (``links.source_page``: the build
-    writes those of ``code_links``)."""
+    the other chapters in ``built`` (stems; default all) go to their pages, links to the
+    checkout's Python files (relative to ``chapter_dir``) to the manual's source pages
+    (``links.source_page``: the build writes those of ``code_links``); other links to
+    the checkout's files become their text."""
     import nbformat
     from pygments.formatters import HtmlFormatter
 
     ipynb, target = pathlib.Path(ipynb), pathlib.Path(target)
+    built = {p.stem for p in chapter_dir.glob("[0-9][0-9]-*.md")} if built is None else built
     nb = copy.deepcopy(nbformat.read(str(ipynb), as_version=4))
-    def to_source(m):
-        target = (chapter_dir / m.group(1)).resolve()
-        if not (target.is_file() and target.is_relative_to(links.ROOT)):
-            return m.group(0)
-        page = links.source_page(target.relative_to(links.ROOT).as_posix())
-        return f"](../{page}{m.group(2) or ''})"
-
-    for cell in nb.cells:  # other chapters: their pages; code: the manual's source pages
+    for cell in nb.cells:
         if cell.cell_type == "markdown":
-            cell.source = re.sub(r"\]\((\d\d-[\w-]+)\.ipynb", r"](\1.html", cell.source)
-            cell.source = CODE_LINK.sub(to_source, cell.source)
+            cell.source = LINK.sub(lambda m: _page_link(m, chapter_dir, built), cell.source)
     body, _ = _exporter().from_notebook_node(nb)
     title = next((c.source.splitlines()[0].lstrip("# ") for c in nb.cells
                   if c.cell_type == "markdown" and c.source.startswith("# ")), ipynb.stem)
