@@ -13,24 +13,29 @@ attachments, so the notebook shows them anywhere; links to other chapters
 point at their notebooks. A first Markdown cell says what the notebook
 needs (mlxref importable; the checkout's root as the working directory
 where a chapter imports from ``tutorials/``), and a first code cell makes
-every expression statement show its ``repr``, as the prompts do.
-``jupytext`` turns the text into a notebook and ``nbclient`` runs it in a
-fresh kernel, from the checkout's root.
+every expression statement show its ``repr`` and an error only its last
+line, as the prompts do. ``jupytext`` turns the text into a notebook and
+``nbclient`` runs it in a fresh kernel, from the checkout's root. The
+notebook is the same on every build: cells numbered, no timings, streams
+joined (``tidy``).
 
 ``mismatches`` compares what each cell printed with what the chapter says
 it prints, as doctest does (the same ``OutputChecker`` and flags as
 tests/test_tutorials.py: ELLIPSIS, NORMALIZE_WHITESPACE; the exception
 line of a cell that raises; stderr is not compared, doctest does not see
 it either). The tests run every chapter this way, once: that run is the
-chapter's doctest.
+chapter's doctest. A kernel costs about 1.1 s of CPU to start and import
+mlxref, before the chapter runs.
 
 ``write_page`` renders an executed notebook to one offline HTML page of the
 manual with nbconvert's ``basic`` template (cells and outputs, no script)
 inside a page of our own: its style sheet inline, the manual's version
-stamp, links back to the manual and to the ``.ipynb``. Attachments become
-``data:`` images and SVG outputs inline ``<svg>``; nothing is fetched at
-view time (no MathJax, require.js or fonts, which the lab and classic
-templates load). ``tutorials_page`` is the manual's "Tutorials" page.
+stamp, links back to the manual and to the ``.ipynb``; links to chapters go
+to their pages, links to code to the manual's source pages (``links.py``).
+Attachments and SVG outputs become ``data:`` images; nothing is fetched at
+view time (no MathJax, require.js or fonts, which nbconvert's lab and
+classic templates load). ``tutorials_page`` is the manual's "Tutorials"
+page.
 
 Read next: ``__init__.py`` (``build``).
 """
