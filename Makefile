@@ -7,7 +7,7 @@ VENV   := .venv
 VPY    := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-# The `docs` extra (Sphinx, MyST, jupytext, nbclient, ipykernel) is in every set:
+# The `docs` extra (Sphinx, MyST, jupytext, nbclient, ipykernel, nbconvert) is in every set:
 # `make docs` builds the manual and tests/test_manual.py checks it.
 # Real MLX (the `metal` extra) only where it ships a wheel:
 # Linux x86_64 (CPU build) and macOS arm64 (Metal).
@@ -21,7 +21,7 @@ else
 EXTRAS := dev,docs
 endif
 
-.PHONY: venv dot demo diagrams test docs bench clean
+.PHONY: venv dot chromium demo diagrams test docs bench clean
 
 venv: $(STAMP)
 
@@ -49,17 +49,39 @@ dot:
 	else echo "$$msg" >&2; exit 1; fi; \
 	command -v dot >/dev/null 2>&1 || { echo "$$msg" >&2; exit 1; }
 
+# Headless Chromium: tests/test_manual.py opens three pages of the manual in it
+# (under `make test` a missing Chromium fails those tests instead of skipping them).
+# The names are those tests/test_manual.py's CHROMIUMS looks for (on macOS, the apps').
+CHROMIUM_NAMES := chromium chromium-browser google-chrome google-chrome-stable \
+  /Applications/Chromium.app/Contents/MacOS/Chromium \
+  "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome"
+chromium:
+	@for n in $(CHROMIUM_NAMES); do command -v "$$n" >/dev/null 2>&1 && exit 0; done; \
+	msg="mlxref: please install Chromium or Google Chrome (make test opens the manual in it): https://www.chromium.org/getting-involved/download-chromium/"; \
+	if command -v apt-get >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" -eq 0 ]; then sudo=""; \
+	  elif command -v sudo >/dev/null 2>&1; then sudo="sudo"; \
+	  else echo "$$msg" >&2; exit 1; fi; \
+	  echo "mlxref: installing Chromium with apt-get"; \
+	  $$sudo apt-get update -qq && \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	elif [ "$$(uname -s)" = Darwin ] && command -v brew >/dev/null 2>&1; then \
+	  brew install --cask chromium; \
+	else echo "$$msg" >&2; exit 1; fi; \
+	for n in $(CHROMIUM_NAMES); do command -v "$$n" >/dev/null 2>&1 && exit 0; done; \
+	echo "$$msg" >&2; exit 1
+
 demo: venv dot
 	$(VPY) -m mlxref demo --out diagrams
 
 diagrams: venv dot
 	$(VPY) -m mlxref diagrams -o diagrams
 
-test: venv dot
-	$(VPY) -m pytest -p no:cacheprovider -n auto
+test: venv dot chromium
+	MLXREF_NEED_CHROMIUM=1 $(VPY) -m pytest -p no:cacheprovider -n auto
 
 # The manual: build/docs/index.html (static HTML, offline) and the tutorials as
-# executed notebooks in build/notebooks/ (mlxref/manual/__init__.py).
+# executed notebooks in build/notebooks/, rendered into the manual (mlxref/manual/__init__.py).
 docs: venv dot
 	$(VPY) -m mlxref.manual --out build
 

@@ -1,6 +1,7 @@
 """Shared helpers for the test suite: comparing against values and against real MLX."""
 
 import gc
+import importlib.util
 import math
 import re
 from fractions import Fraction
@@ -171,3 +172,11 @@ def frozen_heap():
     gc.freeze()
     yield
     gc.unfreeze()
+
+
+def chapters_run_as_notebooks():
+    """Whether the docs extra is here, so tests/test_manual.py runs each numbered chapter
+    as a notebook and checks its outputs as doctest does: that run is the chapter's
+    doctest, and tests/test_tutorials.py runs doctest on the other files only."""
+    return all(importlib.util.find_spec(m) for m in
+               ("sphinx", "myst_parser", "jupytext", "nbclient", "ipykernel", "nbconvert"))

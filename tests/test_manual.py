@@ -11,14 +11,22 @@ primitive added without one fails the coverage check. Every op is drawn
 (the vjp walk of its sample call, with the gradients real MLX computes,
 known differences aside) or has a stated reason real MLX confirms; the
 factorizations' formulas, on named outputs, are checked against an
-independent SymPy product and against the rule on numbers. One tutorial chapter
-runs as a notebook. Headless Chromium (where it is installed) shows an op
-page's formulas typeset as MathML (subscripts lowered) and its drawing, and
-a transform page.
+independent SymPy product and against the rule on numbers. The session's build
+renders one tutorial chapter (04) as a notebook page; every chapter runs as
+a notebook in its own kernel, its outputs checked as doctest checks them
+(that run is the chapter's doctest: tests/test_tutorials.py leaves the
+numbered chapters to it). Headless Chromium shows an op page's formulas
+typeset as MathML (subscripts lowered) and its drawing, a transform page,
+and a chapter's notebook page with its code, outputs and figure. ``make
+test`` installs Chromium (the Makefile's ``chromium`` target) and sets
+MLXREF_NEED_CHROMIUM, so there a missing Chromium fails those tests; other
+runs skip them without one.
 """
 
+import base64
 import fcntl
 import gc
+import html
 import importlib
 import os
 import inspect
@@ -41,6 +49,7 @@ from mlxref.manual import catalogue, links, pages  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SOME = [Sin, Matmul]
+JVP = ROOT / "tutorials" / "04-jvp.md"  # the one chapter the session's build renders
 
 
 @pytest.fixture(scope="session")
@@ -53,12 +62,12 @@ def manual_build(tmp_path_factory):
         fcntl.flock(lock, fcntl.LOCK_EX)
         index = out / "docs" / "index.html"
         if not index.is_file():
-            index = manual.build(out, notebooks=False, primitives=SOME)
+            index = manual.build(out, notebooks=[JVP], primitives=SOME)
     return out, index
 
 
-def _html(out):
-    return sorted((out / "docs").rglob("*.html"))
+def _html(out):  # not the Chromium tests' probes, which come and go
+    return sorted(p for p in (out / "docs").rglob("*.html") if not p.name.startswith("_probe_"))
 
 
 def test_the_manual_builds_with_warnings_as_errors(manual_build):
@@ -431,27 +440,7 @@ def test_a_transform_page_links_its_code_and_mlx_functions(manual_build):
         links.mlx_definitions("mlx/transforms.cpp", ["no_such_function"])
 
 
-def test_a_tutorial_chapter_runs_as_a_notebook(tmp_path):
-    pytest.importorskip("jupytext")
-    pytest.importorskip("nbclient")
-    from mlxref.manual import notebooks
-
-    (path,) = notebooks.write_notebooks([ROOT / "tutorials" / "04-jvp.md"], tmp_path, ROOT)
-    import nbformat
-
-    nb = nbformat.read(str(path), as_version=4)
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    assert len(code) > 3
-    errors = [o for c in code for o in c.outputs if o.output_type == "error"
-              and "raises-exception" not in c.metadata.get("tags", [])]
-    assert errors == []
-    assert all(c.execution_count for c in code)
-    # the chapter's figures are inline: attachments, not paths into the checkout
-    attached = [c for c in nb.cells if c.cell_type == "markdown" and c.get("attachments")]
-    assert attached and "image/svg+xml" in next(iter(attached[0]["attachments"].values()))
-
-
-# --- two pages in headless Chromium ------------------------------------------------
+# --- three pages in headless Chromium ------------------------------------------------
 
 CHECK = """<script>
 window.addEventListener("load", function () {
@@ -476,16 +465,23 @@ window.addEventListener("load", function () {
 </script>"""
 
 
-def _in_chromium(page, tmp_path, screenshot=False):
+# the names the Makefile's `chromium` target looks for (macOS: the apps' binaries)
+CHROMIUMS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable",
+             "/Applications/Chromium.app/Contents/MacOS/Chromium",
+             "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome")
+
+
+def _in_chromium(page, tmp_path, screenshot=False, check=CHECK):
     import json
     import subprocess
 
-    chromium = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")
-                     if shutil.which(n)), None)
-    if chromium is None:
+    chromium = next((shutil.which(n) for n in CHROMIUMS if shutil.which(n)), None)
+    if chromium is None:  # `make test` installs it (its `chromium` target) and says so
+        if os.environ.get("MLXREF_NEED_CHROMIUM"):
+            pytest.fail("no Chromium here, and make test needs one: run `make chromium`")
         pytest.skip("no Chromium here")
     probe = page.with_name("_probe_" + page.name)
-    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", CHECK + "</body>"),
+    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", check + "</body>"),
                      encoding="utf-8")
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
              "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -498,7 +494,7 @@ def _in_chromium(page, tmp_path, screenshot=False):
                        capture_output=True, timeout=120)
     probe.unlink()
     (results,) = re.findall(r'<pre id="results">(.*?)</pre>', dom, re.S)
-    return json.loads(results.replace("&quot;", '"')), shot
+    return json.loads(html.unescape(results)), shot
 
 
 def test_chromium_draws_an_op_page_formulas_as_mathml_and_its_drawing(manual_build, tmp_path):
@@ -517,3 +513,215 @@ def test_chromium_draws_a_transform_page(manual_build, tmp_path):
     got, _ = _in_chromium(page, tmp_path)
     assert got["math"] == 0 and got["mathml"]  # prose and code: nothing to typeset
     assert "mlx/transforms.cpp vjp" in page.read_text(encoding="utf-8")
+
+
+# --- the tutorials as notebooks, and as pages of the manual ------------------------
+
+CHAPTERS = sorted((ROOT / "tutorials").glob("[0-9][0-9]-*.md"))
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=[p.stem for p in CHAPTERS])
+def test_every_chapter_runs_as_a_notebook_printing_what_it_says(chapter, request):
+    """The chapter's doctest, as a notebook in its own kernel (tests/test_tutorials.py
+    leaves the numbered chapters to this test where it runs)."""
+    import nbformat
+    from support import chapters_run_as_notebooks
+
+    if not chapters_run_as_notebooks():
+        pytest.skip("no docs extra: tests/test_tutorials.py runs this chapter's doctest")
+    from mlxref.manual import notebooks
+
+    _, cells = notebooks.chapter(chapter)
+    assert cells, f"{chapter.name} has no doctest examples"
+    if chapter == JVP:  # the session's build ran this one (manual.build, as make docs does)
+        out, _ = request.getfixturevalue("manual_build")
+        nb = nbformat.read(str(out / "notebooks" / "04-jvp.ipynb"), as_version=4)
+    else:  # an error outside a raises-exception cell raises here
+        nb = notebooks.execute(notebooks.notebook(chapter), ROOT)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(c.execution_count for c in code)
+    raised = [c for c in code if any(o.output_type == "error" for o in c.outputs)]
+    assert all("raises-exception" in c.metadata.get("tags", []) for c in raised)
+    assert notebooks.mismatches(nb, cells) == []
+
+
+def test_the_output_check_catches_wrong_values_and_exceptions():
+    """``mismatches`` on outputs made here, as a kernel would send them (no kernel run)."""
+    import nbformat
+    from mlxref.manual import notebooks
+
+    block = (">>> x = 2\n>>> x + 1\n3\n>>> print('a'); x\na\n2\n"
+             ">>> int('z')\nTraceback (most recent call last):\n  ...\n"
+             "ValueError: invalid literal for int() with base 10: 'z'\n>>> x * 2\n4\n")
+    cells = notebooks.doctest_cells(block)
+    assert [c.exc_msg is not None for c in cells] == [True, False]  # cut after the raise
+    assert cells[1].code == "x * 2"
+
+    def run(first, error, last):
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(notebooks.SETUP)] + [
+            nbformat.v4.new_code_cell(c.code) for c in cells])
+        nb.cells[1].outputs = [
+            nbformat.v4.new_output("execute_result", data={"text/plain": first[0]}),
+            nbformat.v4.new_output("stream", name="stdout", text=first[1]),
+            nbformat.v4.new_output("stream", name="stderr", text="a warning\n"),
+            nbformat.v4.new_output("execute_result", data={"text/plain": "2"})] + (
+            [nbformat.v4.new_output("error", ename=error[0], evalue=error[1], traceback=[])]
+            if error else [])
+        nb.cells[2].outputs = [nbformat.v4.new_output("execute_result",
+                                                      data={"text/plain": last})]
+        return [code for code, _, _ in notebooks.mismatches(nb, cells)]
+
+    right = ("ValueError", "invalid literal for int() with base 10: 'z'")
+    assert run(("3", "a\n"), right, "4") == []
+    assert run(("4", "a\n"), right, "4") == [cells[0].code]  # a wrong value
+    assert run(("3", "b\n"), right, "4") == [cells[0].code]  # a wrong print
+    assert run(("3", "a\n"), None, "4") == [cells[0].code]  # no exception
+    assert run(("3", "a\n"), ("TypeError", right[1]), "4") == [cells[0].code]
+    assert run(("3", "a\n"), right, "5") == [cells[1].code]
+
+
+def test_a_notebook_is_the_same_on_every_build():
+    import nbformat
+    from mlxref.manual import notebooks
+
+    assert nbformat.writes(notebooks.notebook(JVP)) == nbformat.writes(notebooks.notebook(JVP))
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1); print(2)")])
+    nb.cells[0].outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="1\n"),
+        nbformat.v4.new_output("stream", name="stdout", text="2\n"),
+        nbformat.v4.new_output("stream", name="stderr", text="/tmp/ipykernel_4242/12.py:1: W\n"),
+        nbformat.v4.new_output("execute_result", data={"text/plain": "3"}),
+        nbformat.v4.new_output("stream", name="stdout", text="4\n")]
+    outputs = notebooks.tidy(nb).cells[0].outputs
+    assert [o.get("text") for o in outputs] == ["1\n2\n", "/tmp/ipykernel_/12.py:1: W\n",
+                                                None, "4\n"]
+
+
+def test_a_notebook_says_what_it_needs_and_carries_its_figures(tmp_path):
+    import nbformat
+    from mlxref.manual import notebooks
+
+    nb = notebooks.notebook(JVP)
+    assert nb.cells[0].cell_type == "markdown" and "pip install -e ." in nb.cells[0].source
+    assert "checkout's root" not in nb.cells[0].source  # 04 reads no file of the checkout
+    assert "checkout's root" in notebooks.notebook(ROOT / "tutorials" / "12-char-lm.md"
+                                                   ).cells[0].source
+    # opened away from the checkout, the figure is still there: an attachment, the file's bytes
+    path = tmp_path / "04-jvp.ipynb"
+    nbformat.write(nb, str(path))
+    nb = nbformat.read(str(path), as_version=4)
+    (cell,) = [c for c in nb.cells if c.get("attachments")]
+    assert "](attachment:seed_jvp.svg)" in cell.source and "](../diagrams" not in cell.source
+    data = cell.attachments["seed_jvp.svg"]["image/svg+xml"]
+    assert base64.b64decode(data) == (ROOT / "diagrams" / "seed_jvp.svg").read_bytes()
+    assert "](03-vjp-and-grad.ipynb)" in "".join(c.source for c in nb.cells)
+
+
+def test_the_tutorials_page_links_each_rendered_chapter(manual_build, tmp_path):
+    out, _ = manual_build
+    page = (out / "docs" / "tutorials.html").read_text(encoding="utf-8")
+    links_ = re.findall(r'href="(notebooks/[^"]+)"', page)
+    assert links_ == ["notebooks/04-jvp.html", "notebooks/04-jvp.ipynb"]
+    for link in links_:
+        assert (out / "docs" / link).is_file()
+    for chapter in CHAPTERS:
+        assert html.escape(chapter.read_text(encoding="utf-8").partition("\n")[0][2:]) in page
+    html_ = (out / "docs" / "notebooks" / "04-jvp.html").read_text(encoding="utf-8")
+    assert 'href="../index.html"' in html_ and 'href="04-jvp.ipynb"' in html_
+    # the code the chapter links to: the manual's source pages, written for it; the
+    # other chapters were not built here: their links are text (make docs builds them all)
+    assert "source/mlxref.core.transforms.jvp.html" in html_
+    assert "03-vjp-and-grad.html" not in html_ and "chapter\n03</a>" not in html_
+    for href in re.findall(r'href="([^"#]+)', html_):
+        if not re.match(r"[a-z]+:", href):
+            assert (out / "docs" / "notebooks" / href).resolve().is_file(), href
+    # in a build of every chapter, a link to another chapter goes to its page
+    from mlxref.manual import notebooks
+
+    every = notebooks.write_page(out / "notebooks" / "04-jvp.ipynb", tmp_path / "04-jvp.html")
+    assert 'href="03-vjp-and-grad.html"' in every.read_text(encoding="utf-8")
+    assert "tutorials" in (out / "docs" / "index.html").read_text(encoding="utf-8")
+
+
+def test_without_notebooks_the_tutorials_page_says_so_and_builds(tmp_path):
+    from mlxref.manual import notebooks
+
+    src = tmp_path / "src"
+    shutil.copytree(manual.SOURCES, src)  # conf.py, _static
+    (src / "_extra").mkdir()
+    (src / "index.md").write_text("# The manual\n\n```{toctree}\n\ntutorials\n```\n")
+    page = notebooks.tutorials_page(CHAPTERS)
+    assert "--no-notebooks" in page and "href" not in page
+    (src / "tutorials.md").write_text(page, encoding="utf-8")
+    manual.sphinx(src, tmp_path / "out")  # warnings are errors
+    built = (tmp_path / "out" / "tutorials.html").read_text(encoding="utf-8")
+    assert built.count("<li>") >= len(CHAPTERS)
+
+
+NOTEBOOK_CHECK = """<script>
+window.addEventListener("load", function () {
+  function drawn(e) { var r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; }
+  var code = document.querySelectorAll("div.code_cell");
+  var out = document.createElement("pre");
+  out.id = "results";
+  out.textContent = JSON.stringify({
+    code: code.length,
+    inputs: Array.prototype.filter.call(code, function (c) {
+      var i = c.querySelector("div.input_area"); return i && drawn(i); }).length,
+    outputs: Array.prototype.filter.call(document.querySelectorAll("div.output_area"), function (o) {
+      return drawn(o) && o.textContent.trim().length > 0; }).length,
+    images: document.images.length,
+    images_drawn: Array.prototype.filter.call(document.images, function (i) {
+      return i.complete && i.naturalWidth > 0 && drawn(i); }).length,
+    text: document.body.textContent});
+  document.body.appendChild(out);
+});
+</script>"""
+
+
+def test_chromium_draws_a_chapter_notebook_with_its_outputs_and_figure(manual_build, tmp_path):
+    import nbformat
+
+    out, _ = manual_build
+    page = out / "docs" / "notebooks" / "04-jvp.html"
+    got, shot = _in_chromium(page, tmp_path, screenshot=True, check=NOTEBOOK_CHECK)
+    nb = nbformat.read(str(out / "docs" / "notebooks" / "04-jvp.ipynb"), as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert got["code"] == got["inputs"] == len(code)  # every code cell, its code shown
+    assert got["outputs"] == sum(1 for c in code for _ in c.outputs) > 5
+    assert got["images"] == got["images_drawn"] == 1  # the jvp walk, from its attachment
+    printed = [o.text for c in code for o in c.outputs if o.output_type == "stream"]
+    assert printed and all(line in got["text"] for t in printed for line in t.splitlines())
+    assert f"Built from mlxref {mx.__version__}" in got["text"]
+    assert shot.stat().st_size > 50_000  # a screenshot with something on it
+
+
+def test_a_notebook_page_draws_svg_outputs(tmp_path):
+    """A cell whose value is a drawing (``viz.Drawing``'s SVG output) is drawn in the page,
+    from a ``data:`` image (nbconvert's way: the SVG's ids stay apart from the page's)."""
+    import nbformat
+    from mlxref import viz
+    from mlxref.manual import notebooks
+
+    if not shutil.which("dot"):
+        pytest.skip("no Graphviz dot: a drawing has no SVG output")
+    drawing = viz.trace(lambda x: mx.sin(x) * mx.exp(x), [mx.array(0.5)])
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("drawing")])
+    nb.cells[0].outputs = [nbformat.v4.new_output(
+        "execute_result", data=drawing._repr_mimebundle_(), execution_count=1)]
+    nbformat.write(nb, str(tmp_path / "d.ipynb"))
+    page = notebooks.write_page(tmp_path / "d.ipynb", tmp_path / "d.html")
+    text = page.read_text(encoding="utf-8")
+    (data,) = re.findall(r'<img [^>]*src="data:image/svg\+xml;base64,([^"]+)"', text)
+    assert base64.b64decode(data).decode("utf-8") == drawing._repr_svg_()
+    assert "<title>d</title>" in text
+
+
+def test_a_chapter_that_fails_as_a_notebook_fails_the_build_in_one_line(tmp_path):
+    from mlxref.manual import notebooks
+
+    chapter = tmp_path / "99-broken.md"
+    chapter.write_text("# 99 · Broken\n\n```python\n>>> 1 / 0\n0\n\n```\n", encoding="utf-8")
+    with pytest.raises(RuntimeError, match=r"^99-broken.md failed as a notebook: "
+                                           r"ZeroDivisionError: division by zero$"):
+        notebooks.write_notebooks([chapter], tmp_path / "out", ROOT)

@@ -5,7 +5,11 @@ Three checks per Markdown file in tutorials/:
 - **Doctests.** Every ```python block with ``>>>`` prompts runs, and its output
   must match (ELLIPSIS and NORMALIZE_WHITESPACE, nothing else), so no printed
   number can drift. A chapter (``NN-*.md`` and ``common-mistakes.md``) must
-  hold at least one example; the index and guides may hold none.
+  hold at least one example; the index and guides may hold none. Where the
+  docs extra is installed, the numbered chapters run once, as notebooks, in
+  tests/test_manual.py (each in its own kernel, its cells' outputs checked
+  with doctest's checker and these flags): that run is their doctest, and
+  this file runs doctest on the other files.
 - **Citations.** Code is cited as ``path/to/file.py:name`` inside backticks,
   where ``name`` is a top-level function or class of that file, or
   ``Class.method`` (defined in that class's own body, not inherited). The file
@@ -31,11 +35,13 @@ import re
 
 import pytest
 
-from support import frozen_heap  # noqa: F401  (the fixture)
+from support import chapters_run_as_notebooks, frozen_heap  # noqa: F401  (the fixture)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TUTORIALS = ROOT / "tutorials"
 FILES = sorted(TUTORIALS.glob("*.md"))
+# the numbered chapters' doctests are their notebook runs where those run (tests/test_manual.py)
+DOCTESTS = [p for p in FILES if not (chapters_run_as_notebooks() and re.match(r"\d\d-", p.name))]
 
 # `mlxref/core/transforms/vjp.py:_vjp`, `mlxref/core/primitives/shape.py:Broadcast.vjp`
 CITATION = re.compile(r"`((?:[\w.-]+/)*[\w.-]+\.py):([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)`")
@@ -105,7 +111,7 @@ def test_there_are_tutorials():
 
 
 @pytest.mark.usefixtures("frozen_heap")  # so this collection walks only this file's objects
-@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+@pytest.mark.parametrize("path", DOCTESTS, ids=[p.name for p in DOCTESTS])
 def test_doctests(path):
     gc.collect()
     gc.disable()

@@ -4,11 +4,16 @@
 
 ``build`` assembles a Sphinx source tree in ``build/manual-src``: the
 hand-written pages and ``conf.py`` from ``tutorials/manual/``, and the pages
-``pages.py`` generates from the code. Then Sphinx with MyST turns it into
-static HTML in ``build/docs`` (warnings are errors; no script, font or style
-is fetched at view time: formulas are MathML), and the tutorial chapters
-become executed notebooks in ``build/notebooks``. Needs the ``docs`` extra
-(Sphinx, MyST, jupytext, nbclient, ipykernel) and Graphviz's ``dot``.
+``pages.py`` generates from the code. Then the tutorial chapters become
+executed notebooks in ``build/notebooks`` (``notebooks.py``), each rendered
+to an HTML page that goes, with a copy of the notebook, into the tree's
+``_extra/notebooks`` (Sphinx copies ``_extra`` as it is), and the Tutorials
+page links them. Last, Sphinx with MyST turns the tree into static HTML in
+``build/docs`` (warnings are errors; no script, font or style is fetched at
+view time: formulas are MathML). With ``--no-notebooks`` the Tutorials page
+lists the chapters and says the notebooks were not built. Needs the
+``docs`` extra (Sphinx, MyST, jupytext, nbclient, ipykernel, nbconvert) and
+Graphviz's ``dot``.
 
 ``check_coverage`` fails the build when an op or a primitive would have no
 entry, or a primitive no check case to show its rules from; so does an op
@@ -26,9 +31,11 @@ import shutil
 import sys
 
 from . import catalogue, links, pages
+from . import notebooks as nbs
 
 ROOT = links.ROOT
 SOURCES = ROOT / "tutorials" / "manual"
+CHAPTERS = sorted((ROOT / "tutorials").glob("[0-9][0-9]-*.md"))
 
 
 class MissingEntry(ValueError):
@@ -99,6 +106,7 @@ def generate(src, primitives=None, verdicts=None, mlx_src=None):
     _index(src / "api" / "index.md", "nn, optimizers, utils, testing", list(pages.PACKAGES))
     (src / "cli.md").write_text(pages.cli_page(cli._build_parser()), encoding="utf-8")
     (src / "differs.md").write_text(pages.differs_page(ROOT / "README.md"), encoding="utf-8")
+    (src / "tutorials.md").write_text(nbs.tutorials_page(CHAPTERS), encoding="utf-8")
     _stamp_hand_written(src)
     links.write_source_pages(src / "_extra", source_files, pages.stamp().strip("*"))
     return ops, prims
@@ -129,14 +137,26 @@ def sphinx(src, out):
 
 
 def build(out="build", notebooks=True, primitives=None, verdicts=None):
+    """The manual in ``out/docs``. ``notebooks``: True for every chapter, False for none,
+    or a list of chapters: each is executed into ``out/notebooks/<chapter>.ipynb``, then
+    rendered to HTML beside a copy of the notebook in the Sphinx tree's ``_extra/notebooks``
+    (Sphinx copies them into ``docs/notebooks``) and linked from the Tutorials page."""
     out = pathlib.Path(out)
-    generate(out / "manual-src", primitives, verdicts)
-    sphinx(out / "manual-src", out / "docs")
-    if notebooks:
-        from . import notebooks as nbs
-
-        chapters = sorted((ROOT / "tutorials").glob("[0-9][0-9]-*.md"))
-        nbs.write_notebooks(chapters, out / "notebooks", ROOT)
+    src = out / "manual-src"
+    generate(src, primitives, verdicts)
+    chapters = CHAPTERS if notebooks is True else list(notebooks or [])
+    if chapters:
+        written = nbs.write_notebooks(chapters, out / "notebooks", ROOT)
+        (src / "_extra" / "notebooks").mkdir(parents=True, exist_ok=True)
+        built = {p.stem for p in written}
+        for ipynb in written:
+            shutil.copy(ipynb, src / "_extra" / "notebooks" / ipynb.name)
+            nbs.write_page(ipynb, src / "_extra" / "notebooks" / (ipynb.stem + ".html"), built)
+        code = [f for chapter in chapters for f in nbs.code_links(chapter)]
+        links.write_source_pages(src / "_extra", code, pages.stamp().strip("*"))
+        (src / "tutorials.md").write_text(
+            nbs.tutorials_page(CHAPTERS, built), encoding="utf-8")
+    sphinx(src, out / "docs")
     return out / "docs" / "index.html"
 
 

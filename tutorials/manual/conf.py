@@ -27,3 +27,4 @@ html_last_updated_fmt = None
 html_show_sourcelink = False
 html_copy_source = False
 templates_path = []
+html_show_copyright = False  # no "©." line under every page
