@@ -33,21 +33,28 @@ $(STAMP): setup.cfg pyproject.toml | $(VPY)
 	$(VPY) -m pip install -q -e '.[$(EXTRAS)]'
 	touch $@
 
-# Graphviz's `dot` binary (the Python `graphviz` package only drives it).
-dot:
-	@if command -v dot >/dev/null 2>&1; then exit 0; fi; \
-	msg="mlxref: please install Graphviz (the 'dot' binary): https://graphviz.org/download/"; \
+# $(call install,CHECK,APT PACKAGE,BREW ARGUMENTS,WHAT TO INSTALL): when CHECK fails,
+# install the package with apt-get (as root, or with sudo) or Homebrew and CHECK again;
+# where neither can, stop with one line saying what to install.
+define install
+	@if $(1); then exit 0; fi; \
+	msg="mlxref: please install $(4)"; \
 	if command -v apt-get >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" -eq 0 ]; then sudo=""; \
 	  elif command -v sudo >/dev/null 2>&1; then sudo="sudo"; \
 	  else echo "$$msg" >&2; exit 1; fi; \
-	  echo "mlxref: installing Graphviz with apt-get"; \
+	  echo "mlxref: installing $(2) with apt-get"; \
 	  $$sudo apt-get update -qq && \
-	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null; \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >/dev/null; \
 	elif [ "$$(uname -s)" = Darwin ] && command -v brew >/dev/null 2>&1; then \
-	  brew install graphviz; \
+	  brew install $(3); \
 	else echo "$$msg" >&2; exit 1; fi; \
-	command -v dot >/dev/null 2>&1 || { echo "$$msg" >&2; exit 1; }
+	if $(1); then exit 0; fi; echo "$$msg" >&2; exit 1
+endef
+
+# Graphviz's `dot` binary (the Python `graphviz` package only drives it).
+dot:
+	$(call install,command -v dot >/dev/null 2>&1,graphviz,graphviz,Graphviz (the 'dot' binary): https://graphviz.org/download/)
 
 # Headless Chromium: tests/test_manual.py opens three pages of the manual in it
 # (under `make test` a missing Chromium fails those tests instead of skipping them).
@@ -55,21 +62,9 @@ dot:
 CHROMIUM_NAMES := chromium chromium-browser google-chrome google-chrome-stable \
   /Applications/Chromium.app/Contents/MacOS/Chromium \
   "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome"
+HAS_CHROMIUM = for n in $(CHROMIUM_NAMES); do command -v "$$n" >/dev/null 2>&1 && exit 0; done; false
 chromium:
-	@for n in $(CHROMIUM_NAMES); do command -v "$$n" >/dev/null 2>&1 && exit 0; done; \
-	msg="mlxref: please install Chromium or Google Chrome (make test opens the manual in it): https://www.chromium.org/getting-involved/download-chromium/"; \
-	if command -v apt-get >/dev/null 2>&1; then \
-	  if [ "$$(id -u)" -eq 0 ]; then sudo=""; \
-	  elif command -v sudo >/dev/null 2>&1; then sudo="sudo"; \
-	  else echo "$$msg" >&2; exit 1; fi; \
-	  echo "mlxref: installing Chromium with apt-get"; \
-	  $$sudo apt-get update -qq && \
-	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	elif [ "$$(uname -s)" = Darwin ] && command -v brew >/dev/null 2>&1; then \
-	  brew install --cask chromium; \
-	else echo "$$msg" >&2; exit 1; fi; \
-	for n in $(CHROMIUM_NAMES); do command -v "$$n" >/dev/null 2>&1 && exit 0; done; \
-	echo "$$msg" >&2; exit 1
+	$(call install,$(HAS_CHROMIUM),chromium,--cask chromium,Chromium or Google Chrome (make test opens the manual in it): https://www.chromium.org/getting-involved/download-chromium/)
 
 demo: venv dot
 	$(VPY) -m mlxref demo --out diagrams
