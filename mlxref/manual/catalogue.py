@@ -180,7 +180,7 @@ class Sample:
     def text(self, name):
         """The call as a reader writes it: ``mx.conv2d(x, w)``."""
         if self.call.__name__ == "<lambda>":
-            body = _lambda_bodies()[self.call.__code__.co_firstlineno]
+            body = ast.unparse(lambda_node(self.call).body)
         elif self.names:  # sample's own call
             body = f"m.{name}({', '.join(self.names)})"
         else:  # a function of this module: its body
@@ -332,12 +332,20 @@ SAMPLES = {
 }
 
 
+def lambda_node(function):
+    """The ``ast.Lambda`` of a lambda, found in its file: the one on its first
+    line with its parameters; None where two alike share the line."""
+    code = function.__code__
+    found = [node for node in ast.walk(_parsed(inspect.getsourcefile(function)))
+             if isinstance(node, ast.Lambda) and node.lineno == code.co_firstlineno
+             and tuple(a.arg for a in node.args.args) == code.co_varnames[:code.co_argcount]]
+    return found[0] if len(found) == 1 else None
+
+
 @functools.lru_cache(maxsize=None)
-def _lambda_bodies():
-    """{line: source text of the body} of the lambdas of this module (one a line)."""
-    tree = ast.parse(inspect.getsource(inspect.getmodule(_lambda_bodies)))
-    return {node.lineno: ast.unparse(node.body) for node in ast.walk(tree)
-            if isinstance(node, ast.Lambda)}
+def _parsed(path):
+    with open(path, encoding="utf-8") as f:
+        return ast.parse(f.read())
 
 
 class NoSample(ValueError):

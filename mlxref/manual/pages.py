@@ -27,7 +27,6 @@ Read next: ``notebooks.py``.
 """
 
 import ast
-import functools
 import html
 import importlib
 import inspect
@@ -266,20 +265,10 @@ def _case_source(case, shapes=False):
     if build.__name__ != "<lambda>":
         names = {op.function: op.name for op in catalogue.public_ops()}
         return (f"mx.{names[build]}" if build in names else build.__qualname__) + note
-    path, line = inspect.getsourcefile(build), build.__code__.co_firstlineno
-    text, tree = _parsed(path)
-    arguments = build.__code__.co_varnames[:build.__code__.co_argcount]
-    found = [node for node in ast.walk(tree) if isinstance(node, ast.Lambda)
-             and node.lineno == line and tuple(a.arg for a in node.args.args) == arguments]
-    if len(found) != 1:  # two lambdas alike on one line: the line itself
+    node = catalogue.lambda_node(build)
+    if node is None:  # two lambdas alike on one line: the line itself
         return inspect.getsource(build).strip() + note
-    return " ".join(ast.get_source_segment(text, found[0]).split()) + note
-
-
-@functools.lru_cache(maxsize=None)
-def _parsed(path):
-    text = pathlib.Path(path).read_text(encoding="utf-8")
-    return text, ast.parse(text)
+    return ast.unparse(node) + note
 
 
 # What each formula is, and its symbols (rules.shown_name prints them so).
