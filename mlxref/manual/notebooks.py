@@ -153,7 +153,9 @@ def notebook(path):
 def execute(nb, cwd, timeout=900):
     from nbclient import NotebookClient
 
+    # The kernel logs errors only (not ipykernel's note that local TCP is unencrypted).
     NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
+                   extra_arguments=["--log-level=ERROR"],
                    resources={"metadata": {"path": str(cwd)}}).execute()
     return tidy(nb)
 
