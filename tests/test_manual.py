@@ -332,6 +332,14 @@ def test_every_page_says_what_it_was_built_from(manual_build):
         assert stamp in page.read_text(encoding="utf-8"), page
 
 
+def test_no_page_shows_a_memory_address(manual_build):
+    # a default argument's repr (nn.Transformer's activation=relu) would differ every build
+    out, _ = manual_build
+    assert "activation=relu" in (out / "manual-src" / "api" / "nn.md").read_text(encoding="utf-8")
+    for page in _html(out):
+        assert not re.search(r" at 0x[0-9a-f]+", page.read_text(encoding="utf-8")), page
+
+
 def test_the_pages_fetch_nothing_at_view_time(manual_build):
     out, _ = manual_build
     remote = re.compile(r"""<(script|link|img|iframe|source)\b[^>]*\b(src|href)=["']?(https?:)?//""",

@@ -131,10 +131,14 @@ def _doc(obj):
 
 
 def _signature(name, function):
+    """``name(parameters)``, a default that is a function written as its name
+    (its repr holds a memory address, which changes from run to run)."""
     try:
-        return f"{name}{inspect.signature(function)}"
+        text = f"{name}{inspect.signature(function)}"
     except (TypeError, ValueError):
         return name
+    text = re.sub(r"<(?:built-in )?function ([\w.<>]+) at 0x[0-9a-f]+>", r"\1", text)
+    return re.sub(r" at 0x[0-9a-f]+>", ">", text)
 
 
 def op_label(name):
