@@ -158,6 +158,7 @@ def test_every_op_is_drawn_or_says_why_and_mlx_agrees_with_the_reason():
     mlx = pytest.importorskip("mlx.core")
     np = pytest.importorskip("numpy")
     drawn, reasons, confirmed, no_vjp_in_mlx, differ = set(), {}, set(), set(), set()
+    says_own_rule = set()  # ops whose entry says the walk runs a vjp MLX does not have
     for op in catalogue.public_ops():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -165,6 +166,8 @@ def test_every_op_is_drawn_or_says_why_and_mlx_agrees_with_the_reason():
         assert (drawing is None) != (reason is None), op.name
         if drawing is not None:
             drawn.add(op.name)
+            if pages.own_rules(drawing):
+                says_own_rule.add(op.name)
             assert len(drawing.graph.nodes) <= pages.LOOK["max_nodes"] + 1, op.name
         else:
             reasons[op.name] = reason
@@ -214,6 +217,8 @@ def test_every_op_is_drawn_or_says_why_and_mlx_agrees_with_the_reason():
     # where the drawn gradients are not MLX's, it is a known difference
     assert differ == set(MLX_DIFFERS), differ
     assert no_vjp_in_mlx == MLX_HAS_NO_VJP, no_vjp_in_mlx
+    # ... and the manual says so under exactly those drawings (Primitive.mlx_has_vjp)
+    assert says_own_rule == MLX_HAS_NO_VJP, says_own_rule
     # the ops left without a drawing are exactly those with a stated reason:
     # NOT_DRAWN's, or one real MLX confirmed above
     without = {op.name for op in catalogue.public_ops()} - drawn

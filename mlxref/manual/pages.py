@@ -4,7 +4,8 @@
   each op's signature, docstring, MLX link, the primitives it builds and a
   drawing of the vjp walk of a small call of it (``op_walk``: the call is
   ``catalogue.sample``'s, drawn by ``mlxref.viz``), or the one line saying
-  why it has none; then each primitive's docstring, check-rules verdict and
+  why it has none, and, where MLX has no vjp for a primitive the walk runs
+  (``own_rules``), a line saying so; then each primitive's docstring, check-rules verdict and
   method, the formulas of its rules (``rules.py``; every case of a
   factorization), links to its code (``links.py``), and its vjp walk: a link
   to the op drawing that shows it, or, for a primitive no op drawing shows,
@@ -162,6 +163,7 @@ class Walk:
     call: str = ""
     reason: str = None
     shown_at: str = None
+    own_rules: tuple = ()  # primitives drawn whose vjp MLX does not have (own_rules)
 
 
 def family_page(family, ops, prims, verdicts, mlx_lines, walks, known):
@@ -203,6 +205,11 @@ def _op_entry(op, known, walk=None):
     if walk is not None and walk.image:
         out.append(f"The vjp walk of `{walk.call}` (cotangents 1, 2, 3...; drawn by "
                    f"`mlxref.viz.trace`):\n\n![The vjp walk of {op.name}]({walk.image})\n")
+        if walk.own_rules:
+            names = ", ".join(_ref(n, f"prim-{n.lower()}", known) for n in walk.own_rules)
+            out.append(f"MLX has no vjp for {names}: this walk runs mlxref's own rule "
+                       "(the primitive's entry says which), where MLX raises "
+                       "\"Not implemented\".\n")
     elif walk is not None and walk.reason:
         out.append(f"No vjp walk is drawn: `mx.{op.name}` {walk.reason}.\n")
     return "\n".join(out)
@@ -354,7 +361,8 @@ def draw_walks(ops, prims, directory):
             continue
         name = f"{op_label(op.name)}.svg"
         image = f"{directory.name}/{name}" if _render(drawing, directory / name) else None
-        walks[op.name] = Walk(image, catalogue.sample(op).text(op.name))
+        walks[op.name] = Walk(image, catalogue.sample(op).text(op.name),
+                              own_rules=own_rules(drawing))
         for p in drawn_primitives(drawing, prims):
             showing.setdefault(p, []).append((len(drawing.graph.nodes), op))
     by_case = rules.cases_by_primitive()
@@ -379,6 +387,13 @@ def _render(drawing, path):
     except viz.GraphvizMissing:
         return False
     return True
+
+
+def own_rules(drawing):
+    """The names of the primitives the drawing's walk runs whose vjp MLX does
+    not have (``Primitive.mlx_has_vjp``): the walk runs mlxref's own rule."""
+    return tuple(sorted(p.__name__ for p in drawn_primitives(drawing, catalogue.primitives())
+                        if not p.mlx_has_vjp))
 
 
 def drawn_primitives(drawing, prims):

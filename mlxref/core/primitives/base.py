@@ -53,6 +53,11 @@ class Primitive:
     # (``graph.allocate``), as MLX's do.
     view = False
 
+    # False where MLX's class has no vjp and the vjp here is mlxref's own (the
+    # factorizations, Inverse, SegmentedMM: their docstrings say which rule);
+    # the manual says so under the drawing of an op whose vjp walk runs one.
+    mlx_has_vjp = True
+
     @property
     def name(self):
         return type(self).__name__

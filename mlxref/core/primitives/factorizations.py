@@ -486,6 +486,8 @@ class QRF(Primitive):
     ``dR2 = Qᵀ (dY - dQ R2)``.
     """
 
+    mlx_has_vjp = False
+
     def output_shapes(self, inputs):
         (a,) = inputs
         *batch, m, n = a.shape
@@ -575,6 +577,8 @@ class SVD(Primitive):
     the complement, not unique) get the least change that keeps it
     orthonormal: ``dU₂ = -U₁ dU₁ᵀ U₂``; the vjp is the exact adjoint.
     """
+
+    mlx_has_vjp = False
 
     def __init__(self, compute_uv=True):
         self.compute_uv = bool(compute_uv)
@@ -701,6 +705,8 @@ class Eigh(Primitive):
     F ∘ (Vᵀ gV)) Vᵀ``, and the triangle read gets ``G + Gᵀ`` (half of it on the
     diagonal); the other triangle gets zero.
     """
+
+    mlx_has_vjp = False
 
     def __init__(self, uplo="L", compute_eigenvectors=True):
         self.uplo = uplo

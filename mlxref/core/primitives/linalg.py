@@ -268,6 +268,8 @@ class Inverse(Primitive):
     LAPACK's; the values agree to a few float32 ulps.
     """
 
+    mlx_has_vjp = False
+
     def __init__(self, tri=False, upper=True):
         self.tri = bool(tri)
         self.upper = bool(upper)

@@ -162,6 +162,8 @@ class SegmentedMM(Primitive):
     gives zeros. MLX defines no vjp, jvp or vmap for it; mlxref's are the
     derivatives of each segment's product and the per-example products."""
 
+    mlx_has_vjp = False
+
     def output_shapes(self, inputs):
         a, b, segments = inputs
         return [segments.shape[:-1] + (a.shape[0], b.shape[1])]

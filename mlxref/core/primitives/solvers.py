@@ -196,6 +196,8 @@ class LUF(Primitive):
     without LUF). The integer outputs have zero derivatives.
     """
 
+    mlx_has_vjp = False
+
     def output_shapes(self, inputs):
         (a,) = inputs
         *batch, m, n = a.shape
