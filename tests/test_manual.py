@@ -13,7 +13,8 @@ known differences aside) or has a stated reason real MLX confirms; the
 factorizations' formulas, on named outputs, are checked against an
 independent SymPy product and against the rule on numbers. The session's build
 renders one tutorial chapter (04) as a notebook page; every chapter runs as
-a notebook in its own kernel, its outputs checked as doctest checks them
+a notebook in its own kernel, a cell per example, each example's output
+checked as doctest checks it
 (that run is the chapter's doctest: tests/test_tutorials.py leaves the
 numbered chapters to it). Headless Chromium shows an op page's formulas
 typeset as MathML (subscripts lowered) and its drawing, a transform page,
@@ -534,23 +535,20 @@ CHAPTERS = sorted((ROOT / "tutorials").glob("[0-9][0-9]-*.md"))
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[p.stem for p in CHAPTERS])
-def test_every_chapter_runs_as_a_notebook_printing_what_it_says(chapter, request):
+def test_every_chapter_runs_as_a_notebook_printing_what_it_says(chapter):
     """The chapter's doctest, as a notebook in its own kernel (tests/test_tutorials.py
     leaves the numbered chapters to this test where it runs)."""
-    import nbformat
     from support import chapters_run_as_notebooks
 
     if not chapters_run_as_notebooks():
         pytest.skip("no docs extra: tests/test_tutorials.py runs this chapter's doctest")
     from mlxref.manual import notebooks
 
-    _, cells = notebooks.chapter(chapter)
+    # a cell per example: each one's output is checked on its own, as doctest checks it
+    _, cells = notebooks.chapter(chapter, each=True)
     assert cells, f"{chapter.name} has no doctest examples"
-    if chapter == JVP:  # the session's build ran this one (manual.build, as make docs does)
-        out, _ = request.getfixturevalue("manual_build")
-        nb = nbformat.read(str(out / "notebooks" / "04-jvp.ipynb"), as_version=4)
-    else:  # an error outside a raises-exception cell raises here
-        nb = notebooks.execute(notebooks.notebook(chapter), ROOT)
+    # an error outside a raises-exception cell raises here
+    nb = notebooks.execute(notebooks.notebook(chapter, each=True), ROOT)
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert all(c.execution_count for c in code)
     raised = [c for c in code if any(o.output_type == "error" for o in c.outputs)]
@@ -569,6 +567,12 @@ def test_the_output_check_catches_wrong_values_and_exceptions():
     cells = notebooks.doctest_cells(block)
     assert [c.exc_msg is not None for c in cells] == [True, False]  # cut after the raise
     assert cells[1].code == "x * 2"
+    # the tests' cells: one per example, each with its own expected output
+    each = notebooks.doctest_cells(block, each=True)
+    assert [(c.code, c.want) for c in each] == [
+        ("x = 2", ""), ("x + 1", "3\n"), ("print('a'); x", "a\n2\n"), ("int('z')", ""),
+        ("x * 2", "4\n")]
+    assert [c.exc_msg is not None for c in each] == [False, False, False, True, False]
 
     def run(first, error, last):
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(notebooks.SETUP)] + [

@@ -20,7 +20,8 @@ notebook is the same on every build: cells numbered, no timings, streams
 joined (``tidy``).
 
 ``mismatches`` compares what each cell printed with what the chapter says
-it prints, as doctest does (the same ``OutputChecker`` and flags as
+it prints, as doctest does; the tests run the chapters with a cell per
+example (``each``), so each example's output is checked on its own (the same ``OutputChecker`` and flags as
 tests/test_tutorials.py: ELLIPSIS, NORMALIZE_WHITESPACE; the exception
 line of a cell that raises; stderr is not compared, doctest does not see
 it either). The tests run every chapter this way, once: that run is the
@@ -70,15 +71,21 @@ class Cell(NamedTuple):
     exc_msg: str | None  # the exception line, when the last statement raises
 
 
-def doctest_cells(block):
-    """The Cells of a doctest block: a cell ends after each example that raises."""
+def doctest_cells(block, each=False):
+    """The Cells of a doctest block: a cell ends after each example that raises, or,
+    with ``each``, after every example (each output checked on its own, as doctest
+    checks it)."""
     cells, code, want = [], [], []
     for example in doctest.DocTestParser().get_examples(block):
         if example.options.get(doctest.SKIP):
             continue
         code.append(example.source)
-        if example.exc_msg is None:
+        if example.exc_msg is None and not each:
             want.append(example.want)
+            continue
+        if example.exc_msg is None:
+            cells.append(Cell(example.source.rstrip("\n"), example.want, None))
+            code = []
             continue
         cells.append(Cell("".join(code).rstrip("\n"), "".join(want), example.exc_msg))
         code, want = [], []
@@ -87,15 +94,16 @@ def doctest_cells(block):
     return cells
 
 
-def chapter(path):
+def chapter(path, each=False):
     """(Markdown, Cells): the chapter with its doctest blocks as code fences, one per
-    Cell, and the Cells in order; links to other chapters point at their notebooks."""
+    Cell, and the Cells in order; links to other chapters point at their notebooks.
+    ``each``: a cell per example (``doctest_cells``), for the tests' check."""
     cells = []
 
     def replace(m):
         if m.group(1) != "python" or ">>>" not in m.group(2):  # shell commands, listings
             return "```text\n" + m.group(2) + "```\n"
-        found = doctest_cells(m.group(2))
+        found = doctest_cells(m.group(2), each)
         cells.extend(found)
         return "\n".join("```python" + (' tags=["raises-exception"]' if c.exc_msg else "")
                          + f"\n{c.code}\n```\n" for c in found)
@@ -118,11 +126,12 @@ def preface(path, cells):
     return text
 
 
-def notebook(path):
+def notebook(path, each=False):
+    """The chapter as a notebook (``each``: a cell per example, as ``chapter``)."""
     import jupytext
     import nbformat
 
-    text, cells = chapter(path)
+    text, cells = chapter(path, each)
     nb = jupytext.reads(text, fmt="md")
     nb.cells[:0] = [nbformat.v4.new_markdown_cell(preface(path, cells)),
                     nbformat.v4.new_code_cell(SETUP)]
