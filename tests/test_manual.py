@@ -149,8 +149,8 @@ MLX_HAS_NO_VJP = {
 
 def _vjp(m, sample, outputs):
     """The vjp of the sample call in ``m`` with the cotangents the drawings use: 1, 2, 3..."""
-    cots = [m.array([1 + i for i in range(o.size)], o.dtype).reshape(o.shape) for o in outputs]
-    grads = m.vjp(lambda *xs: sample.call(m, *xs), sample.inputs(m), cots)[1]
+    grads = m.vjp(lambda *xs: sample.call(m, *xs), sample.inputs(m),
+                  catalogue.counting(m, outputs))[1]
     m.eval(grads)
     return grads
 
@@ -244,6 +244,18 @@ def test_the_sample_calls_read_as_a_reader_writes_them():
     assert catalogue.sample(ops["sin"]).text("sin") == "mx.sin(a)"
     assert catalogue.sample(ops["random.uniform"]).text("random.uniform") == (
         "mx.random.uniform(low, high, (2,), key=mx.random.key(7))")
+
+
+def test_a_check_cases_program_reads_as_written():
+    from mlxref.core.primitives.sort import Sort
+
+    cases = pages.rules.cases_by_primitive()
+    # the lambda, not the Case(...) line holding it; an op given as the program is its name
+    assert pages._case_source(cases[Matmul][0]) == "lambda a, b: a @ b  # matrix . matrix"
+    assert pages._case_source(cases[Sin][0], shapes=True) == "mx.sin  # inputs (3,)"
+    assert pages._case_source(cases[Sort][1], shapes=True) == (
+        "lambda x: mx.sort(_offsets(x, [[0.0, 2.0], [1.0, 0.0]]), axis=1)"
+        "  # sort of a middle axis, with a tie; inputs (2,)")
 
 
 def test_op_drawings_are_byte_identical_across_runs(tmp_path):
@@ -531,7 +543,7 @@ def test_chromium_draws_a_transform_page(manual_build, tmp_path):
 
 # --- the tutorials as notebooks, and as pages of the manual ------------------------
 
-CHAPTERS = sorted((ROOT / "tutorials").glob("[0-9][0-9]-*.md"))
+CHAPTERS = manual.CHAPTERS
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[p.stem for p in CHAPTERS])

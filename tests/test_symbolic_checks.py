@@ -335,3 +335,19 @@ def test_check_all_passes_for_every_primitive(shard):
     assert [r.primitive for r in results] == [p.__name__ for p in primitives]
     failed = [r for r in results if not r.ok]  # a primitive without a case fails too
     assert failed == [], symbolic.format_table(failed)
+
+
+def test_the_load_case_reads_one_file_whatever_the_process():
+    # the manual draws this case: a path with a random folder in it made every build differ
+    import subprocess
+    import sys
+
+    from mlxref.symbolic import quantized
+
+    here = quantized._loaded()
+    there = subprocess.run(
+        [sys.executable, "-c", "from mlxref.symbolic import quantized; "
+                               "print(quantized._loaded().primitive().params()['file'])"],
+        capture_output=True, text=True, check=True).stdout.strip()
+    assert here.primitive().params()["file"] == there
+    assert here.tolist() == [0.5, -2.0, 3.0]

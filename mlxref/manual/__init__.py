@@ -35,7 +35,7 @@ from . import notebooks as nbs
 
 ROOT = links.ROOT
 SOURCES = ROOT / "tutorials" / "manual"
-CHAPTERS = sorted((ROOT / "tutorials").glob("[0-9][0-9]-*.md"))
+CHAPTERS = nbs.chapters()
 
 
 class MissingEntry(ValueError):

@@ -198,10 +198,20 @@ class Sample:
             if self.integers:
                 values, dtype = [1 + (i + k) % 7 for i in range(n)], m.int32
             else:
-                values = [0.25 + 0.5 * ((7 * i + 3 * k) % 11) / 10 for i in range(n)]
-                dtype = m.float32
+                values, dtype = spread(n, k), m.float32
             out.append(m.array(values, dtype).reshape(shape))
         return out
+
+
+def spread(n, k, lo=0.25, hi=0.75):
+    """``n`` numbers between ``lo`` and ``hi`` for the ``k``-th input of a drawing:
+    distinct in a short array, and different from input to input."""
+    return [lo + (hi - lo) * ((7 * i + 3 * k) % 11) / 10 for i in range(n)]
+
+
+def counting(m, outputs):
+    """Cotangents 1, 2, 3... for ``outputs`` (not ones: a drawing shows where each goes)."""
+    return [m.array([1 + i for i in range(o.size)], o.dtype).reshape(o.shape) for o in outputs]
 
 
 SHAPES = ((2, 2), (3,), (2, 3))  # what ``sample`` tries, in order

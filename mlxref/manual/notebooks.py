@@ -65,6 +65,11 @@ SETUP = ('# Show every statement\'s value as repr() at the >>> prompt does, and 
          'get_ipython().InteractiveTB.set_mode("Minimal")')
 
 
+def chapters(directory=links.ROOT / "tutorials"):
+    """The tutorial chapters, in order: ``NN-*.md``."""
+    return sorted(pathlib.Path(directory).glob("[0-9][0-9]-*.md"))
+
+
 class Cell(NamedTuple):
     code: str
     want: str  # what the statements print, as doctest expects it
@@ -256,12 +261,19 @@ code{background:#f2f2ee;padding:0 .2em}
 
 def code_links(chapter):
     """The checkout's Python files the chapter links to, relative to the checkout."""
-    base, found = pathlib.Path(chapter).parent, []
-    for bang, _, target in LINK.findall(pathlib.Path(chapter).read_text(encoding="utf-8")):
-        path = (base / target.partition("#")[0]).resolve()
-        if not bang and path.suffix == ".py" and path.is_file() and path.is_relative_to(links.ROOT):
-            found.append(path.relative_to(links.ROOT).as_posix())
-    return found
+    base = pathlib.Path(chapter).parent
+    text = pathlib.Path(chapter).read_text(encoding="utf-8")
+    found = [_source_file(base, target) for bang, _, target in LINK.findall(text) if not bang]
+    return [f for f in found if f]
+
+
+def _source_file(base, target):
+    """The Python file of the checkout a link from ``base`` points at, relative to the
+    checkout (as ``links.source_page`` takes it); None for any other target."""
+    path = (base / target.partition("#")[0]).resolve()
+    if path.suffix == ".py" and path.is_file() and path.is_relative_to(links.ROOT):
+        return path.relative_to(links.ROOT).as_posix()
+    return None
 
 
 @functools.cache
@@ -277,14 +289,14 @@ def _page_link(m, chapter_dir, built):
     if bang or re.match(r"[a-z][a-z0-9+.-]*:|#", target):  # figures, web addresses, anchors
         return m.group(0)
     file, _, anchor = target.partition("#")
-    chapter = re.fullmatch(r"(\d\d-[\w-]+)\.ipynb", file)
-    if chapter:
-        if chapter.group(1) not in built:
+    other = re.fullmatch(r"(\d\d-[\w-]+)\.ipynb", file)  # another chapter
+    if other:
+        if other.group(1) not in built:
             return text
-        return f"[{text}]({chapter.group(1)}.html{'#' + anchor if anchor else ''})"
-    path = (chapter_dir / file).resolve()
-    if path.suffix == ".py" and path.is_file() and path.is_relative_to(links.ROOT):
-        return f"[{text}](../{links.source_page(path.relative_to(links.ROOT).as_posix())})"
+        return f"[{text}]({other.group(1)}.html{'#' + anchor if anchor else ''})"
+    source = _source_file(chapter_dir, file)
+    if source:
+        return f"[{text}](../{links.source_page(source)})"
     return text  # a file of the checkout the manual does not carry
 
 
@@ -299,7 +311,7 @@ def write_page(ipynb, target, built=None, chapter_dir=links.ROOT / "tutorials"):
     from pygments.formatters import HtmlFormatter
 
     ipynb, target = pathlib.Path(ipynb), pathlib.Path(target)
-    built = {p.stem for p in chapter_dir.glob("[0-9][0-9]-*.md")} if built is None else built
+    built = {p.stem for p in chapters(chapter_dir)} if built is None else built
     nb = copy.deepcopy(nbformat.read(str(ipynb), as_version=4))
     for cell in nb.cells:
         if cell.cell_type == "markdown":

@@ -206,7 +206,7 @@ def _op_entry(op, known, walk=None):
         out.append(f"The vjp walk of `{walk.call}` (cotangents 1, 2, 3...; drawn by "
                    f"`mlxref.viz.trace`):\n\n![The vjp walk of {op.name}]({walk.image})\n")
         if walk.own_rules:
-            names = ", ".join(_ref(n, f"prim-{n.lower()}", known) for n in walk.own_rules)
+            names = ", ".join(_ref(p.__name__, prim_label(p), known) for p in walk.own_rules)
             out.append(f"MLX has no vjp for {names}: this walk runs mlxref's own rule "
                        "(the primitive's entry says which), where MLX raises "
                        "\"Not implemented\".\n")
@@ -331,10 +331,10 @@ def op_walk(op):
     if not any(mx.issubdtype(o.dtype, mx.inexact) for o in outputs):
         kinds = ", ".join(sorted({str(o.dtype).rsplit(".", 1)[-1] for o in outputs}))
         return None, f"returns {kinds}, which is not differentiable"
-    # Cotangents 1, 2, 3... (not ones): a sort or a matmul shows where each one goes;
-    # one for each output that is not a stop_gradient, as viz.trace takes them.
-    cotangents = [mx.array([1 + i for i in range(o.size)], o.dtype).reshape(o.shape)
-                  for o in outputs if not isinstance(o.primitive(), StopGradient)]
+    # Cotangents 1, 2, 3...: a sort or a matmul shows where each one goes; one for
+    # each output that is not a stop_gradient, as viz.trace takes them.
+    cotangents = catalogue.counting(
+        mx, [o for o in outputs if not isinstance(o.primitive(), StopGradient)])
     try:
         drawing = viz.trace(lambda *xs: sample.call(mx, *xs), inputs, transform="vjp",
                             cotangents=cotangents, names=sample.input_names(),
@@ -390,10 +390,10 @@ def _render(drawing, path):
 
 
 def own_rules(drawing):
-    """The names of the primitives the drawing's walk runs whose vjp MLX does
+    """The primitive classes the drawing's walk runs whose vjp MLX does
     not have (``Primitive.mlx_has_vjp``): the walk runs mlxref's own rule."""
-    return tuple(sorted(p.__name__ for p in drawn_primitives(drawing, catalogue.primitives())
-                        if not p.mlx_has_vjp))
+    return tuple(sorted((p for p in drawn_primitives(drawing, catalogue.primitives())
+                         if not p.mlx_has_vjp), key=lambda p: p.__name__))
 
 
 def drawn_primitives(drawing, prims):
@@ -412,12 +412,9 @@ def walk_drawing(case, path):
     from .. import viz
 
     lo, hi = (0.25, 0.75) if case.domain != "above_one" else (1.25, 1.75)
-    inputs = []
-    for k, shape in enumerate(case.shapes):
-        n = math.prod(shape)
-        values = [lo + (hi - lo) * ((7 * i + 3 * k) % 11) / 10 for i in range(n)]
-        dtype = mx.complex64 if case.domain == "complex" else mx.float32
-        inputs.append(mx.array(values, dtype).reshape(shape))
+    dtype = mx.complex64 if case.domain == "complex" else mx.float32
+    inputs = [mx.array(catalogue.spread(math.prod(shape), k, lo, hi), dtype).reshape(shape)
+              for k, shape in enumerate(case.shapes)]
     try:
         drawing = viz.trace(case.build, inputs, transform="vjp", **LOOK)
     except ValueError as e:  # no vjp (MLX's "Not implemented")

@@ -229,10 +229,8 @@ def shown_name(name):
 
 
 def _shown(expr):
-    names = {str(s) for s in expr.free_symbols}
-    renames = {s: sympy.Symbol(shown_name(s.name), **s.assumptions0)
-               for s in expr.free_symbols if isinstance(s, sympy.Symbol)}
-    if len({r.name for r in renames.values()} | (names - {s.name for s in renames})) < len(names):
+    renames = {s: sympy.Symbol(shown_name(s.name), **s.assumptions0) for s in expr.free_symbols}
+    if len({r.name for r in renames.values()}) < len(renames):
         return expr  # two names would print alike: keep the engine's
     return expr.xreplace(renames)
 
