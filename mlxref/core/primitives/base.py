@@ -25,9 +25,7 @@ import the primitives and the primitives' rules call the ops; the loop is
 closed by importing the ``ops`` package as a module, used only at call time.
 """
 
-import array as _pyarray
 import inspect
-import math
 
 from .. import dtypes as _dt
 from .. import ops
@@ -165,98 +163,6 @@ def make_array(primitive, inputs):
     """The one output of ``primitive`` applied to ``inputs`` (``make_arrays`` for one)."""
     (out,) = make_arrays(primitive, inputs)
     return out
-
-
-def strided_indices(shape, strides, offset=0):
-    """Flat indices of a strided view: element ``i`` of the result is taken from
-    ``offset + sum(index[d] * strides[d])``.
-
-    Transpose (permuted strides), slicing (an offset and scaled strides) and
-    broadcasting (stride 0 on new axes) are all this one loop, so every data-
-    moving primitive gathers its elements as ``[data[i] for i in indices]``.
-    """
-    indices = [offset]
-    for n, s in zip(shape, strides):
-        indices = [i + k * s for i in indices for k in range(n)]
-    return indices
-
-
-def gather_strided(data, shape, strides, offset=0):
-    """``[data[i] for i in strided_indices(shape, strides, offset)]``, faster.
-
-    The innermost axis is copied with one slice per row (or one repetition,
-    for a stride of 0), so the per-element work happens in C.
-    """
-    if not shape:
-        return [data[offset]]
-    n, s = shape[-1], strides[-1]
-    rows = strided_indices(shape[:-1], strides[:-1], offset)
-    if n == 0:
-        return []
-    out = []
-    if s == 0:
-        for i in rows:
-            out += [data[i]] * n
-    elif s > 0:
-        for i in rows:
-            out += data[i : i + n * s : s]
-    else:
-        for i in rows:  # walk forwards from the last element read, then reverse
-            out += data[i + (n - 1) * s : i + 1 : -s][::-1]
-    return out
-
-
-# Below this, no partial sum of float32 numbers can reach float32's largest
-# value (2**128 less half an ulp), whatever the roundings on the way. Sums and
-# matrix products whose partial sums are bounded below it may be formed in
-# double and rounded once; the others follow MLX's float32 accumulator.
-FLOAT32_SAFE = 2.0**127
-
-
-def norm(data):
-    """The Euclidean norm of a list of numbers (``math.hypot``: one pass in C),
-    which bounds its partial sums; inf or nan when an element is. 0.0 for
-    SymPy elements, which have no size and are never rounded."""
-    try:
-        return math.hypot(*data)
-    except TypeError:
-        return 0.0
-
-
-def rounding(dtype):
-    """A function rounding one number as ``dtype`` holds it, for results that
-    MLX's kernels keep in ``dtype`` at every step (a scan's running sums, a
-    scatter's additions, a half-precision softmax); None where no rounding is
-    needed (float64 is Python's float; integers wrap the same way at the end,
-    in the store). float32 goes through a one-element ``array('f')`` (C's
-    cast, cheaper than ``dtype.cast``); SymPy expressions stay as they are."""
-    if dtype is _dt.float32:
-        cell = _pyarray.array("f", (0.0,))
-
-        def rounded(v):
-            try:
-                cell[0] = v
-            except TypeError:  # a SymPy expression
-                return v
-            return cell[0]
-
-        return rounded
-    if dtype in (_dt.float16, _dt.bfloat16):
-        return dtype.cast
-    return None
-
-
-def unrounded(v):
-    """What ``rounding(dtype) or unrounded`` gives where nothing is rounded:
-    the value (one number, or a list of them) as it is."""
-    return v
-
-
-def row_major_strides(shape):
-    strides = [1] * len(shape)
-    for d in range(len(shape) - 2, -1, -1):
-        strides[d] = strides[d + 1] * shape[d + 1]
-    return strides
 
 
 # --- batch axes: what every vmap rule needs --------------------------------------

@@ -39,7 +39,8 @@ import functools
 
 from .. import dtypes as _dt
 from ..scalar import is_symbolic
-from .base import Primitive, gather_strided, make_arrays, row_major_strides
+from ..backend.cpu.copy import gather_strided, row_major_strides
+from .base import Primitive, make_arrays
 from .elementwise import FLOAT32_KERNEL_DTYPES, Binary, Unary
 from .shape import Broadcast
 

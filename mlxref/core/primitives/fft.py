@@ -31,7 +31,8 @@ from .. import dtypes as _dt
 from .. import ops
 from ..array import array
 from ..scalar import is_symbolic, sympy
-from .base import Primitive, make_array, row_major_strides
+from ..backend.cpu.copy import row_major_strides
+from .base import Primitive, make_array
 
 
 def _twiddle(k, n, sign, symbolic):

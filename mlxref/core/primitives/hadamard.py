@@ -11,7 +11,8 @@ bit for +1, the first column the highest bit).
 from .. import dtypes as _dt
 from .. import ops
 from ..array import array
-from .base import Primitive, rounding
+from ..backend.cpu.rounding import rounding
+from .base import Primitive
 
 _MATRIX_ROWS = {
     12: "bff 2aa ec3 896 fb0 a25 cec 989 c3b 962 f0e a58",

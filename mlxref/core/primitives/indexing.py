@@ -17,16 +17,9 @@ from .. import dtypes as _dt
 from .. import ops
 from ..array import array
 from ..scalar import is_symbolic, sympy  # sympy is imported at its first use
-from .base import (
-    Primitive,
-    batch_size,
-    gather_strided,
-    make_array,
-    move_batch_axis,
-    rounding,
-    row_major_strides,
-    strided_indices,
-)
+from ..backend.cpu.copy import gather_strided, row_major_strides, strided_indices
+from ..backend.cpu.rounding import rounding
+from .base import Primitive, batch_size, make_array, move_batch_axis
 
 def _out_of_bounds(op, index, axis, size):
     prefix = f"[{op}] " if op else ""

@@ -33,7 +33,8 @@ from .. import dtypes as _dt
 from .. import ops
 from ..array import _fmt_shape, array
 from .reduction import _sum_float32
-from .base import FLOAT32_SAFE, Primitive, batch_size, make_array, move_batch_axis, norm, rounding
+from ..backend.cpu.rounding import FLOAT32_SAFE, norm, rounding
+from .base import Primitive, batch_size, make_array, move_batch_axis
 
 
 _to_float32 = rounding(_dt.float32)

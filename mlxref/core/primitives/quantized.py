@@ -13,7 +13,8 @@ from types import SimpleNamespace
 from .. import dtypes as _dt
 from .. import ops
 from ..scalar import apply, sympy
-from .base import Primitive, make_array, rounding, vmap_by_examples
+from ..backend.cpu.rounding import rounding
+from .base import Primitive, make_array, vmap_by_examples
 from .linalg import _dot_float32
 from .linalg import dot as _dot
 from .masked_mm import gather_mm_grad, scatter_back

@@ -38,10 +38,9 @@ from .. import ops
 from .. import scalar as _scalar
 from ..scalar import is_symbolic
 from .. import dtypes as _dt
-from .base import (
-    FLOAT32_SAFE, Primitive, make_array, norm, rounding, row_major_strides, strided_indices,
-    unrounded,
-)
+from ..backend.cpu.copy import row_major_strides, strided_indices
+from ..backend.cpu.rounding import FLOAT32_SAFE, norm, rounding, unrounded
+from .base import Primitive, make_array
 from .elementwise import (
     FLOAT32_KERNEL_DTYPES, LogAddExp, _complex_greater, _complex_logaddexp
 )

@@ -10,16 +10,8 @@ import math
 from .. import dtypes as _dt
 from .. import ops
 from ..array import array
-from .base import (
-    Primitive,
-    batch_size,
-    gather_strided,
-    make_array,
-    make_arrays,
-    move_batch_axis,
-    row_major_strides,
-    strided_indices,
-)
+from ..backend.cpu.copy import gather_strided, row_major_strides, strided_indices
+from .base import Primitive, batch_size, make_array, make_arrays, move_batch_axis
 from .indexing import Scatter, Slice
 
 

@@ -18,7 +18,8 @@ import math
 from .. import dtypes as _dt
 from .. import ops
 from ..scalar import sympy
-from .base import Primitive, make_arrays, rounding, unrounded
+from ..backend.cpu.rounding import rounding, unrounded
+from .base import Primitive, make_arrays
 
 
 def _sqrt(v):

@@ -1,0 +1,63 @@
+"""How MLX's kernels keep a value as its dtype holds it at every step.
+
+Read alongside: mlx/backend/cpu/reduce.cpp and scan.cpp (accumulators of the
+input's dtype), mlx/types/half_types.h (float16 and bfloat16 in float).
+
+A primitive's results are stored as their dtype holds them once, at the end
+(``Dtype.store``); a kernel whose running values MLX keeps in the dtype (a
+scan's sums, a half-precision softmax) rounds each step with ``rounding``.
+``FLOAT32_SAFE`` and ``norm`` say when a float32 sum may be formed in double
+and rounded once instead, with the same bits.
+Read next: mlxref/core/dtypes.py (``Dtype.store``, ``Dtype.cast``).
+"""
+
+import array as _pyarray
+import math
+
+from ... import dtypes as _dt
+
+
+# Below this, no partial sum of float32 numbers can reach float32's largest
+# value (2**128 less half an ulp), whatever the roundings on the way. Sums and
+# matrix products whose partial sums are bounded below it may be formed in
+# double and rounded once; the others follow MLX's float32 accumulator.
+FLOAT32_SAFE = 2.0**127
+
+
+def norm(data):
+    """The Euclidean norm of a list of numbers (``math.hypot``: one pass in C),
+    which bounds its partial sums; inf or nan when an element is. 0.0 for
+    SymPy elements, which have no size and are never rounded."""
+    try:
+        return math.hypot(*data)
+    except TypeError:
+        return 0.0
+
+
+def rounding(dtype):
+    """A function rounding one number as ``dtype`` holds it, for results that
+    MLX's kernels keep in ``dtype`` at every step (a scan's running sums, a
+    scatter's additions, a half-precision softmax); None where no rounding is
+    needed (float64 is Python's float; integers wrap the same way at the end,
+    in the store). float32 goes through a one-element ``array('f')`` (C's
+    cast, cheaper than ``dtype.cast``); SymPy expressions stay as they are."""
+    if dtype is _dt.float32:
+        cell = _pyarray.array("f", (0.0,))
+
+        def rounded(v):
+            try:
+                cell[0] = v
+            except TypeError:  # a SymPy expression
+                return v
+            return cell[0]
+
+        return rounded
+    if dtype in (_dt.float16, _dt.bfloat16):
+        return dtype.cast
+    return None
+
+
+def unrounded(v):
+    """What ``rounding(dtype) or unrounded`` gives where nothing is rounded:
+    the value (one number, or a list of them) as it is."""
+    return v
