@@ -20,62 +20,19 @@ each partial sum rounded to float32, for float32, float16 and bfloat16 inputs
 (the half types' products are exact in float32). mlxref forms a float32 dot
 product in double and rounds it once (the store), which is the fast path and
 differs from MLX only in the last bits; it follows MLX's roundings exactly
-(``_dot_float32``) for the half types and whenever a partial sum could leave
+(``dot_float32``) for the half types and whenever a partial sum could leave
 float32's range, where they decide the result: ``[3e38, 3e38, -3e38] @ [1, 1,
 1]`` is inf in MLX, and ``[1e20, -1e20] @ [1e20, 1e20]`` nan.
 """
 
-import array as _pyarray
 import math
 from operator import mul
 
-from .. import dtypes as _dt
 from .. import ops
 from ..array import _fmt_shape, array
-from .reduction import _sum_float32
-from ..backend.cpu.rounding import FLOAT32_SAFE, norm, rounding
+from ..backend.cpu.matmul import dot_float32, float32_steps, to_float32
+from ..backend.cpu.rounding import rounding
 from .base import Primitive, batch_size, make_array, move_batch_axis
-
-
-_to_float32 = rounding(_dt.float32)
-
-
-def dot(row, col, rnd):
-    """``row · col`` formed left to right from 0, each product and each
-    partial sum rounded by ``rnd`` (a dtype's rounding): MLX's CPU kernels'
-    order, in their type."""
-    acc = 0
-    for u, v in zip(row, col):
-        acc = rnd(acc + rnd(u * v))
-    return acc
-
-
-def _float32(v):
-    """float32 rounding for numbers; SymPy expressions as they are."""
-    return _to_float32(v) if type(v) is float else v
-
-
-def _dot_float32(row, col):
-    """``row · col`` as MLX's CPU kernel forms it: each product rounded to
-    float32, then added left to right into a float32 accumulator.
-
-    ``dot(row, col, _float32)``, without a call per step: ``array("f")``
-    rounds the products in C, and the float32 sum of a reduction adds them
-    (``reduction._sum_float32``). SymPy elements take ``dot`` itself."""
-    try:
-        products = _pyarray.array("f", map(mul, row, col))
-    except TypeError:  # SymPy expressions
-        return dot(row, col, _float32)
-    return _sum_float32(products)
-
-
-def float32_steps(dtype, a_data, b_data):
-    """Whether a product must follow MLX's float32 roundings step by step
-    (``_dot_float32``) rather than be formed in double and rounded once: for
-    the half types, and for float32 when a partial sum could leave float32's
-    range (every partial sum is at most |A| |B|: Cauchy-Schwarz)."""
-    return dtype in (_dt.float16, _dt.bfloat16) or (
-        dtype is _dt.float32 and not norm(a_data) * norm(b_data) < FLOAT32_SAFE)
 
 
 class Matmul(Primitive):
@@ -156,14 +113,14 @@ class Matmul(Primitive):
 
     @staticmethod
     def _eval_float32(a_data, b_data, count, m, k, n):
-        """``eval`` with MLX's float32 roundings (``_dot_float32``): slower, exact."""
+        """``eval`` with MLX's float32 roundings (``dot_float32``): slower, exact."""
         out = []
         for i in range(count):
             b_start = i * k * n
             columns = [b_data[b_start + j : b_start + k * n : n] for j in range(n)]
             for r in range(i * m * k, (i + 1) * m * k, k):
                 row = a_data[r : r + k]
-                out.extend([_dot_float32(row, col) for col in columns])
+                out.extend([dot_float32(row, col) for col in columns])
         return out
 
 
@@ -182,8 +139,8 @@ class AddMM(Primitive):
 
     def __init__(self, alpha, beta):
         # C floats in MLX (``const float& alpha``): rounded to float32.
-        self.alpha = _to_float32(float(alpha))
-        self.beta = _to_float32(float(beta))
+        self.alpha = to_float32(float(alpha))
+        self.beta = to_float32(float(beta))
 
     def params(self):
         return {"alpha": self.alpha, "beta": self.beta}

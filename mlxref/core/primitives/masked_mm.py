@@ -20,8 +20,8 @@ from operator import mul
 from .. import dtypes as _dt
 from .. import ops
 from ..array import array
+from ..backend.cpu.matmul import dot_float32, float32_steps, to_float32
 from .base import Primitive, multilinear_jvp, vmap_by_examples
-from .linalg import _dot_float32, _to_float32, float32_steps
 
 def _matrices(x):
     """The matrices of ``x`` (its last two axes) as lists of rows."""
@@ -41,7 +41,7 @@ def _dot_for(dtype, rows, cols):
     """The dot product an sgemm of these rows and columns is formed with:
     ``Matmul``'s choice (``float32_steps``)."""
     if float32_steps(dtype, [v for r in rows for v in r], [v for c in cols for v in c]):
-        return _dot_float32
+        return dot_float32
     return _dot_float64
 
 
@@ -242,7 +242,7 @@ def _block_mask(x_rows, mask, block, rows, cols):
         for c in range(cols):
             v = flat_mask[(r // block) * tcols + c // block]
             if v != 1:
-                out[r][c] = 0.0 if v is False or v is True else _to_float32(out[r][c] * v)
+                out[r][c] = 0.0 if v is False or v is True else to_float32(out[r][c] * v)
     return out
 
 

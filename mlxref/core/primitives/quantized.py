@@ -13,10 +13,10 @@ from types import SimpleNamespace
 from .. import dtypes as _dt
 from .. import ops
 from ..scalar import apply, sympy
+from ..backend.cpu.matmul import dot as _dot
+from ..backend.cpu.matmul import dot_float32
 from ..backend.cpu.rounding import rounding
 from .base import Primitive, make_array, vmap_by_examples
-from .linalg import _dot_float32
-from .linalg import dot as _dot
 from .masked_mm import gather_mm_grad, scatter_back
 
 _SYMBOLIC = {}
@@ -199,7 +199,7 @@ class _QuantizedProduct(Primitive):
                   for lv, s, b in zip(levels, scales, biases)]
             cols = wd if self.transpose else [list(c) for c in zip(*wd)]
             if dtype is _dt.float32:  # the same roundings, in C where it can
-                return [_dot_float32(row, col) for row in x_rows for col in cols]
+                return [dot_float32(row, col) for row in x_rows for col in cols]
             return [_dot(row, col, rnd) for row in x_rows for col in cols]
         cast = (lambda v: v) if dtype is _dt.float32 else dtype.cast
         decode = ((lambda c: FP4_E2M1[c]) if self.bits == 4

@@ -39,6 +39,7 @@ from .. import scalar as _scalar
 from ..scalar import is_symbolic
 from .. import dtypes as _dt
 from ..backend.cpu.copy import row_major_strides, strided_indices
+from ..backend.cpu.reduce import sum_float32
 from ..backend.cpu.rounding import FLOAT32_SAFE, norm, rounding, unrounded
 from .base import Primitive, make_array
 from .elementwise import (
@@ -202,16 +203,6 @@ def _exclusive_prod(x, axes):
 # Python's ``sum``; so a float32 sum, which training runs on every step, is
 # formed in double and rounded once unless one of its partial sums could
 # overflow (``Reduce.eval``). That differs from MLX in the last bits only.
-
-
-def _sum_float32(run):
-    """``sum(run)`` in a float32 accumulator, starting from 0 as MLX's does."""
-    cell = _pyarray.array("f", (0.0,))
-    acc = 0.0
-    for v in run:
-        cell[0] = acc + v
-        acc = cell[0]
-    return acc
 
 
 def _prod_float32(run):
@@ -497,7 +488,7 @@ class Reduce(Primitive):
             return [_cast(list(map(fold, runs)), out_dtype)]
         numeric = fold
         if x.dtype in _ACCUMULATE_IN_FLOAT32:
-            numeric = _sum_float32 if self.kind == "sum" else _prod_float32
+            numeric = sum_float32 if self.kind == "sum" else _prod_float32
             if self.kind == "sum" and x.dtype is _dt.float32:
                 # Every partial sum of a run of n is at most sqrt(n) |x|.
                 group = x.size // max(len(runs), 1)
@@ -1019,7 +1010,7 @@ def _softmax_rounded(group, rounded, composed):
     m = _max(group)
     e = [rounded(_exp(rounded(v - m))) for v in group]
     if composed:
-        total = rounded(_sum_float32(e))
+        total = rounded(sum_float32(e))
         return [rounded(v / total) for v in e]
     total = 0.0
     for v in e:
@@ -1089,7 +1080,7 @@ class LogSumExp(Primitive):
         numeric = _logsumexp
         if self.composed and x.dtype in (_dt.float16, _dt.bfloat16):
             numeric = functools.partial(_logsumexp, rounded=x.dtype.cast, exp=_exp,
-                                        total=_sum_float32)
+                                        total=sum_float32)
         # scalar.apply maps over the runs: each "element" it passes is one run.
         return [_scalar.apply(numeric, _logsumexp_symbolic, _groups(x, self.axes))]
 
