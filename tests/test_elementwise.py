@@ -14,6 +14,7 @@ import pytest
 import mlxref.core as mx
 
 from support import assert_array, assert_same_as_mlx, both, close, needs_mlx
+from mlxref.core.array import from_data
 
 DTYPES = ["bool_", "int32", "int64", "float32", "float64"]
 
@@ -33,7 +34,7 @@ LOGICAL = "logical_and logical_or".split()
 def _from_flat(values, shape, dtype=mx.float32):
     """An array of any shape from a flat list (size-0 shapes like (0, 3) included),
     built without the shape ops, which are not under test here."""
-    return mx.array._from_data([dtype.cast(v) for v in values], shape, dtype)
+    return from_data([dtype.cast(v) for v in values], shape, dtype)
 
 
 def _nested(flat, shape):

@@ -11,6 +11,7 @@ import pytest
 import mlxref.core as mx
 from mlxref.core.ops.indexing import getitem, setitem
 from support import assert_array, assert_new_handle, assert_same_as_mlx, needs_mlx, real_mx
+from mlxref.core.array import elements
 
 
 def arange(n, shape=None, dtype=None):
@@ -318,7 +319,7 @@ def test_take_along_axis_errors(a):
 
 def test_setitem_returns_a_new_array_and_leaves_a_alone(a):
     before = a.tolist()
-    data = a._eval()
+    data = elements(a)
     out = setitem(a, 1, 9)
     assert out is not a and out.shape == (2, 3) and out.dtype is mx.int32
     assert out.tolist() == [A[0], [9, 9, 9]]

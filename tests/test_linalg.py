@@ -13,6 +13,7 @@ import pytest
 import mlxref.core as mx
 from mlxref.core.primitives.linalg import Matmul
 from support import assert_array, assert_same_as_mlx, ids, needs_mlx, real_mx
+from mlxref.core.array import from_data
 
 
 def raises(exc, msg):
@@ -20,7 +21,7 @@ def raises(exc, msg):
 
 
 def empty(shape, dtype=mx.float32):
-    return mx.array._from_data([], shape, dtype)
+    return from_data([], shape, dtype)
 
 
 A = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]  # (2, 3)
@@ -258,7 +259,7 @@ def _pair(shape, seed, dtype="float32"):
         flat = [rng.randint(-5, 5) for _ in range(n)]
     else:
         flat = [round(rng.uniform(-2, 2), 3) for _ in range(n)]
-    ours = mx.array._from_data(flat, shape, getattr(mx, dtype))
+    ours = from_data(flat, shape, getattr(mx, dtype))
     theirs = real_mx.array(flat, getattr(real_mx, dtype)).reshape(shape)
     return ours, theirs
 

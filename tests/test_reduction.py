@@ -14,13 +14,14 @@ import pytest
 import mlxref.core as mx
 from mlxref.core.primitives import reduction as P
 from support import assert_array, assert_new_handle, assert_same_as_mlx, needs_mlx, real_mx
+from mlxref.core.array import from_data
 
 inf, nan = math.inf, math.nan
 
 
 def empty(shape, dtype=mx.float32):
     # The creation family (mx.zeros) is written elsewhere; build a size-0 array directly.
-    return mx.array._from_data([], shape, dtype)
+    return from_data([], shape, dtype)
 
 
 def raises(exc, msg):

@@ -4,9 +4,9 @@ import math as _math
 
 from .. import __version__  # noqa: F401  mlxref's own version, in MLX's "major.minor.patch" form
 
-from .array import (  # noqa: F401
+from .array import array  # noqa: F401
+from .printing import (  # noqa: F401
     PrintOptions,
-    array,
     get_printoptions,
     printoptions,
     set_printoptions,

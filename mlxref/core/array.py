@@ -13,7 +13,9 @@ one-element list. There is no global graph: a node simply refers to its
 primitive and its input arrays. The node is read through MLX's public methods
 (``inputs()``, ``primitive()``, ``siblings()``, ``outputs()``, ``id()``...);
 nodes are built by ``make_arrays`` in ``primitives/base.py``. Operators and
-methods call the functions in ``mlxref.core.ops``.
+methods call the functions in ``mlxref.core.ops``. Python values come in
+and go out through convert.py (python/src/convert.cpp); an array prints
+through printing.py (python/src/print.cpp).
 """
 
 import itertools
@@ -24,140 +26,9 @@ import weakref
 
 from . import dtypes as _dt
 from . import graph
-from . import interop
 from .scalar import is_symbolic
 
-_creation_order = itertools.count(1)
-
-
-def _scalars_dtype(flat):
-    """The dtype MLX infers for Python scalars (``flat``, normalised in place:
-    int and float subclasses become plain ints and floats)."""
-    kinds = set()
-    for i, v in enumerate(flat):
-        if isinstance(v, bool):
-            kinds.add(_dt.bool_)
-        elif isinstance(v, int):
-            kinds.add(_dt.int32 if -(2**31) <= v < 2**31 else _int64_dtype(v))
-            flat[i] = int(v)  # a subclass (IntEnum...) as a plain int
-        elif isinstance(v, float) or is_symbolic(v):
-            kinds.add(_dt.float32)
-            if isinstance(v, float):
-                flat[i] = float(v)  # a subclass (NumPy's float64...) as a plain float
-        elif isinstance(v, complex):
-            kinds.add(_dt.complex64)
-        else:
-            raise _invalid_type(v)
-    dtype = _dt.bool_ if kinds else _dt.float32  # an empty list is float32, as in MLX
-    for k in kinds:
-        dtype = _dt.promote_types(dtype, k)
-    return dtype
-
-
-def _invalid_type(v):
-    """MLX's ValueError for an element it cannot read (python/src/convert.cpp)."""
-    return ValueError(
-        f"Invalid type {ops.common._type_name(v)} received in array initialization.")
-
-
-def _is_element(v):
-    return isinstance(v, (bool, int, float, complex)) or is_symbolic(v)
-
-
-def _list_shape(value):
-    """MLX's ``get_shape`` (python/src/convert.cpp): the lengths down the first
-    elements, and then the shape of an array met there."""
-    shape = []
-    while True:
-        shape.append(len(value))
-        if not value:
-            return tuple(shape)
-        first = value[0]
-        if isinstance(first, (list, tuple)):
-            value = first
-            continue
-        if isinstance(first, array):
-            shape.extend(first.shape)
-        return tuple(shape)
-
-
-_NON_UNIFORM = "Initialization encountered non-uniform length."
-
-
-def _validate_list(value, shape, depth, flat):
-    """MLX's ``validate_shape``: every element agrees with ``shape``; Python
-    scalars are appended to ``flat``. True when an mx.array is met.
-
-    As MLX: a tuple among lists is an element of an invalid type, and a list
-    whose first element is a tuple reads its other elements as tuples too.
-    """
-    if depth >= len(shape):
-        raise ValueError("Initialization encountered extra dimension.")
-    if len(value) != shape[depth]:
-        raise ValueError(_NON_UNIFORM)
-    if not value:
-        return False
-    has_array = False
-    tuples = isinstance(value[0], tuple)
-    for v in value:
-        if isinstance(v, list) or (tuples and isinstance(v, tuple)):
-            has_array = _validate_list(v, shape, depth + 1, flat) or has_array
-        elif tuples:
-            raise RuntimeError(
-                "[array] A sequence whose first element is a tuple holds an element "
-                f"of type {type(v).__name__}; MLX reads each of its elements as a tuple "
-                "(MLX itself raises RuntimeError: std::bad_cast)."
-            )
-        elif isinstance(v, array):
-            if v.shape != shape[depth + 1:]:
-                raise ValueError(_NON_UNIFORM)
-            has_array = True
-        else:
-            if not _is_element(v):
-                raise _invalid_type(v)
-            if depth + 1 != len(shape):
-                raise ValueError(_NON_UNIFORM)
-            flat.append(v)
-    return has_array
-
-
-def _int64_dtype(v, op="array"):
-    """int64 for a Python int that fits in it; else a clear error (MLX: std::bad_cast)."""
-    if not -(2**63) <= v < 2**63:
-        shown = v if v.bit_length() <= 128 else f"of {v.bit_length()} bits"
-        raise RuntimeError(
-            f"[{op}] The Python integer {shown} does not fit in int64, the widest "
-            "integer MLX converts a Python int through (MLX itself raises "
-            "RuntimeError: std::bad_cast)."
-        )
-    return _dt.int64
-
-
-def _check_list_ints(flat, dtype):
-    """MLX reads the ints of a list given a ``dtype`` through one C type
-    (python/src/convert.cpp ``array_from_list``): uint32 for uint32, uint64
-    for uint64, a 32-bit int for the narrower types and bool (which then wrap,
-    ``[300]`` as uint8 is ``[44]``); an int outside it is its
-    ``std::bad_cast``. (A scalar goes through int64: ``mx.array(-1, uint32)``
-    wraps.)"""
-    if dtype is _dt.int64 or dtype.is_inexact:
-        return
-    if dtype.is_unsigned and dtype.size >= 4:
-        low, high, ctype = 0, 2 ** (8 * dtype.size), dtype.name
-    else:
-        low, high, ctype = -(2**31), 2**31, "a 32-bit int"
-    for v in flat:
-        if type(v) is int and not low <= v < high:
-            raise RuntimeError(
-                f"[array] The Python integer {v} in a list does not fit in {ctype}, "
-                f"which MLX reads a list's ints through for {dtype.name} (MLX itself "
-                "raises RuntimeError: std::bad_cast)."
-            )
-
-
-def _fmt_shape(shape):
-    """MLX writes shapes as (2,3) and (4)."""
-    return "(" + ",".join(str(d) for d in shape) + ")"
+creation_order = itertools.count(1)  # every array's id, and viz's names, in one sequence
 
 
 class _ArrayDesc:
@@ -188,15 +59,11 @@ class _ArrayDesc:
         self.inputs = tuple(handles)
         self.is_tracer, self.detached = is_tracer, False
         self.siblings, self.position = (), 0
-        self.id = next(_creation_order)
+        self.id = next(creation_order)
 
     def __del__(self):
         if self.data is not None:
             graph.free(self.data)
-
-
-_INIT = ("__init__(self: array, val: scalar | list | tuple | DLPackCompatible | array, "
-         "dtype: Dtype | None = None)")
 
 
 class array:
@@ -205,47 +72,7 @@ class array:
     __slots__ = ("_desc", "__weakref__")
 
     def __init__(self, val, dtype=None):
-        if dtype is not None and not isinstance(dtype, _dt.Dtype):
-            raise TypeError(f"[array] dtype must be an mlx.core.Dtype, got {dtype!r}.")
-        flat, shape = None, ()
-        if isinstance(val, (list, tuple)):
-            flat, shape = [], _list_shape(val)
-            if _validate_list(val, shape, 0, flat):
-                # A list holding mx.arrays (at any depth): MLX makes each element an
-                # array of its own and stacks them, lazily (python/src/convert.cpp).
-                val = ops.stack([array(v, dtype) for v in val])
-        if isinstance(val, array):
-            # MLX's mx.array(a) is astype(a, dtype): a's own descriptor when the
-            # dtype does not change, else a lazy cast.
-            self._desc = ops.astype(val, dtype or val.dtype)._desc
-            return
-        if interop.is_numpy(val):
-            flat, shape, dtype = interop.from_numpy(val, dtype)
-            self._desc = _ArrayDesc(shape, dtype)
-            self._set_data(flat)
-            return
-        if val is None:
-            raise ops.common.incompatible_arguments(_INIT, (self, val))
-        if flat is None and not _is_element(val):
-            buffer = interop.from_buffer(val, dtype)
-            if buffer is None:
-                raise _invalid_type(val)
-            flat, shape, dtype = buffer
-            self._desc = _ArrayDesc(shape, dtype)
-            self._set_data(flat)
-            return
-        if flat is None:
-            flat = [val]
-        inferred = _scalars_dtype(flat)
-        if dtype is not None and shape and inferred in (_dt.int32, _dt.int64):
-            _check_list_ints(flat, dtype)
-        dtype = dtype or inferred
-        if dtype.is_inexact and dtype is not _dt.float64 and isinstance(val, (list, tuple)):
-            # MLX reads a list's ints as C floats, through double: above 2**53
-            # they round twice, where a scalar rounds once (python/src/convert.cpp).
-            flat = [float(v) if type(v) is int else v for v in flat]
-        self._desc = _ArrayDesc(shape, dtype)
-        self._set_data(dtype.store(_dt.convert(flat, None, dtype)))
+        self._desc = convert.create_array(val, dtype, self)._desc
 
     # --- construction inside the engine (not MLX's Python API) -------------------
 
@@ -253,13 +80,6 @@ class array:
         """A new handle to this array's descriptor (MLX copies an ``array``)."""
         a = array.__new__(array)
         a._desc = self._desc
-        return a
-
-    @classmethod
-    def _from_data(cls, data, shape, dtype):
-        """A materialised array from a flat list (trusted: no checks)."""
-        a = _handle_of(_ArrayDesc(shape, dtype))
-        a._set_data(data)
         return a
 
     @classmethod
@@ -274,14 +94,6 @@ class array:
             o._desc.siblings = tuple(refs[:i] + refs[i + 1:])
             o._desc.position = i
         return outputs
-
-    @classmethod
-    def _placeholder(cls, shape, dtype):
-        """An array with neither data nor primitive (vmap's traced inputs, MLX's
-        ``array(shape, dtype, nullptr, {})``)."""
-        a = _handle_of(_ArrayDesc(shape, dtype))
-        a._desc.is_tracer = True
-        return a
 
     def _set_data(self, data, view_of=None):
         self._desc.data = data
@@ -356,17 +168,12 @@ class array:
     def __getstate__(self):
         """What pickle keeps: the evaluated elements, the shape and the dtype's
         name (MLX keeps a NumPy array and the dtype: mlxref stays list-only)."""
-        return (self._eval(), self.shape, self.dtype.name)
+        return (elements(self), self.shape, self.dtype.name)
 
     def __setstate__(self, state):
         data, shape, name = state
         self._desc = _ArrayDesc(shape, getattr(_dt, name))
         self._set_data(list(data))  # counted by the memory model, like any new array
-
-    def _eval(self):
-        if self._desc.data is None:
-            graph.eval_arrays([self])
-        return self._desc.data
 
     @property
     def shape(self):
@@ -397,17 +204,17 @@ class array:
     def item(self):
         if self.size != 1:
             raise ValueError("[convert] Only length-1 arrays can be converted to Python scalars.")
-        return self._eval()[0]
+        return elements(self)[0]
 
     def tolist(self):
-        data = self._eval()
+        data = elements(self)
         if not self.shape:
             return data[0]
-        return _nest(data, self.shape)
+        return convert.nested(data, self.shape)
 
     def __array__(self, dtype=None, copy=None):
-        """``np.array(a)``, ``np.asarray(a)``: a new ndarray (see ``interop.to_numpy``)."""
-        return interop.to_numpy(self, dtype, copy)
+        """``np.array(a)``, ``np.asarray(a)``: a new ndarray (see ``convert.to_numpy``)."""
+        return convert.to_numpy(self, dtype, copy)
 
     def astype(self, dtype, stream=None):
         if not isinstance(dtype, _dt.Dtype):
@@ -447,7 +254,7 @@ class array:
     __hash__ = object.__hash__
 
     def __repr__(self):
-        return _format_array(self)
+        return printing.format_array(elements(self), self.shape, self.dtype)
 
     __str__ = __repr__
 
@@ -808,7 +615,7 @@ class array:
 
     def __bytes__(self):
         """The elements' bytes as MLX stores them (row-major, little-endian)."""
-        return _dt.to_bytes(self._eval(), self.dtype)
+        return _dt.to_bytes(elements(self), self.dtype)
 
     def __format__(self, spec):
         """A 0-d array formats as its Python scalar (``f"{x:.3f}"``); any other
@@ -857,6 +664,30 @@ def _handle_of(desc):
     return a
 
 
+def from_data(data, shape, dtype):
+    """An evaluated array holding the flat list ``data`` (trusted: no checks),
+    as MLX's C++ ``array(data, shape, dtype)`` constructor."""
+    a = _handle_of(_ArrayDesc(shape, dtype))
+    a._set_data(data)
+    return a
+
+
+def placeholder(shape, dtype):
+    """An array with neither data nor primitive (vmap's traced inputs, MLX's
+    ``array(shape, dtype, nullptr, {})``)."""
+    a = _handle_of(_ArrayDesc(shape, dtype))
+    a._desc.is_tracer = True
+    return a
+
+
+def elements(a):
+    """The flat element list of ``a``, evaluating it first (MLX's ``a.eval()``
+    then ``a.data<T>()``)."""
+    if a._desc.data is None:
+        graph.eval_arrays([a])
+    return a._desc.data
+
+
 _ROUND_METHOD = (
     "round(self, decimals: int = 0, *, stream: mlx.core.Stream | mlx.core.ThreadLocalStream | "
     "mlx.core.Device | mlx.core.DeviceType | None = None) -> mlx.core.array"
@@ -901,188 +732,4 @@ def _bitwise_operand(what, a, other):
     return other
 
 
-def _nest(flat, shape):
-    """A flat row-major list as nested lists of the given shape."""
-    if len(shape) == 1:
-        return list(flat)
-    step = math.prod(shape[1:])
-    return [_nest(flat[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0])]
-
-
-# --- printing, as MLX prints ------------------------------------------------------
-
-_EDGE = 3  # MLX shows 3 elements at each end of any axis longer than 6
-
-_INT32 = range(-(2**31), 2**31)
-
-
-class PrintOptions:
-    """``mx.PrintOptions(precision=-1)``: how arrays print (mlx/utils.h).
-
-    ``precision`` is the one option MLX 0.32.4 has: -1 prints floats as C++'s
-    default stream does (%g), any other value in fixed notation with that
-    many decimals (a negative one other than -1: 6 decimals, as C++'s
-    ``std::fixed`` with a negative precision)."""
-
-    __slots__ = ("_precision",)
-
-    def __init__(self, precision=-1):
-        if not isinstance(precision, int) or precision not in _INT32:
-            raise TypeError(
-                "__init__(): incompatible function arguments. The following argument types "
-                "are supported:\n    1. __init__(self, precision: int = -1) -> None\n\n"
-                f"Invoked with types: mlx.core.PrintOptions, {type(precision).__name__}"
-            )
-        self._precision = int(precision)
-
-    @property
-    def precision(self):
-        return self._precision
-
-    @precision.setter
-    def precision(self, value):
-        if not isinstance(value, int) or value not in _INT32:
-            raise TypeError(
-                "(): incompatible function arguments. The following argument types are "
-                "supported:\n    1. (self, arg: int, /) -> None\n\nInvoked with types: "
-                f"mlx.core.PrintOptions, {type(value).__name__}"
-            )
-        self._precision = int(value)
-
-
-_print_options = PrintOptions()  # MLX's global formatter's options
-
-_PRINTOPTIONS_SIGNATURES = {
-    name: f"{name}(precision: int = -1) -> {result}"
-    for name, result in (("set_printoptions", "None"),
-                         ("printoptions", "mlx.core._PrintOptionsContext"))
-}
-
-
-def _precision_arg(name, args, kwargs):
-    """The ``precision`` argument of set_printoptions / printoptions, checked
-    as MLX's binding checks it (a C int; a bool is one)."""
-    if len(args) + len(kwargs) > 1 or set(kwargs) - {"precision"}:
-        raise _print_arguments_error(name, args, kwargs)
-    value = args[0] if args else kwargs.get("precision", -1)
-    if not isinstance(value, int) or value not in _INT32:
-        raise _print_arguments_error(name, args, kwargs)
-    return int(value)
-
-
-def _print_arguments_error(name, args, kwargs):
-    types = [type(a).__name__ for a in args]
-    if kwargs:
-        types.append("kwargs = { " + ", ".join(f"{k}: {type(v).__name__}"
-                                               for k, v in kwargs.items()) + " }")
-    return TypeError(
-        f"{name}(): incompatible function arguments. The following argument types are "
-        f"supported:\n    1. {_PRINTOPTIONS_SIGNATURES[name]}\n\nInvoked with types: "
-        + ", ".join(types)
-    )
-
-
-def set_printoptions(*args, **kwargs):
-    """``mx.set_printoptions(precision=-1)``: the precision every array prints
-    with from now on (-1, the default, restores MLX's %g printing)."""
-    _print_options.precision = _precision_arg("set_printoptions", args, kwargs)
-
-
-def get_printoptions():
-    """``mx.get_printoptions()``: a copy of the current PrintOptions."""
-    return PrintOptions(_print_options.precision)
-
-
-class _PrintOptionsContext:
-    """What ``mx.printoptions`` returns: sets the options on enter, restores
-    the ones it found there on exit (python/src/print.cpp)."""
-
-    def __init__(self, options):
-        self._new, self._old = options, None
-
-    def __enter__(self):
-        self._old = get_printoptions()
-        _print_options.precision = self._new.precision
-        return self
-
-    def __exit__(self, *exc):
-        _print_options.precision = self._old.precision
-
-
-def printoptions(*args, **kwargs):
-    """``with mx.printoptions(precision=3): ...``: the options for a block."""
-    return _PrintOptionsContext(PrintOptions(_precision_arg("printoptions", args, kwargs)))
-
-
-def _format_float(v):
-    """A float as C++'s ``std::ostream`` writes it (MLX's printer): %g, or
-    fixed with the precision set by ``set_printoptions``; a nan with its sign
-    bit set as -nan."""
-    if v != v:
-        return "-nan" if math.copysign(1.0, v) < 0 else "nan"
-    precision = _print_options.precision
-    if precision == -1:
-        return "%g" % v
-    return "%.*f" % (precision if precision >= 0 else 6, v)
-
-
-def _format_scalar(v, dtype):
-    if dtype is _dt.bool_:
-        return "True" if v else "False"
-    if is_symbolic(v):
-        return str(v)
-    if dtype.is_float:
-        return _format_float(v)
-    if dtype.is_complex:
-        # MLX (mlx/utils.cpp): real part, then "+" and the imaginary part when
-        # it is >= 0 (so -0 prints as +-0) or nan, else "-" and its magnitude.
-        im = v.imag
-        sign, im = ("+", im) if im >= 0 or im != im else ("-", -im)
-        return f"{_format_float(v.real)}{sign}{_format_float(im)}j"
-    return str(v)
-
-
-def _format_array(a):
-    data = a._eval()
-    body = format_elements(data, a.shape, lambda v: _format_scalar(v, a.dtype),
-                           indent=len("array("))
-    return f"array({body}, dtype={a.dtype.name})"
-
-
-def format_elements(data, shape, format_scalar, edge=_EDGE, whole=False, indent=0):
-    """The elements ``data`` (flat, row-major) of an array of ``shape`` as MLX
-    prints them: nested brackets, one line per row of the last two axes, and
-    every axis longer than ``2 * edge`` cut to its first and last ``edge``
-    items around "..." (unless ``whole``). Lines after the first are indented
-    by ``indent`` plus one space per open bracket. The drawings (viz/record.py)
-    lay out values with it too."""
-    if not shape:
-        return format_scalar(data[0])
-
-    strides = [1] * len(shape)
-    for d in range(len(shape) - 2, -1, -1):
-        strides[d] = strides[d + 1] * shape[d + 1]
-
-    def shown(n):
-        if whole or n <= 2 * edge:
-            return list(range(n))
-        return list(range(edge)) + [None] + list(range(n - edge, n))
-
-    def block(offset, dim):  # the lines of the sub-array at ``offset``, from axis ``dim`` on
-        if dim == len(shape) - 1:
-            parts = ["..." if i is None else format_scalar(data[offset + i])
-                     for i in shown(shape[dim])]
-            return ["[" + ", ".join(parts) + "]"]
-        lines = []
-        for i in shown(shape[dim]):
-            if lines:
-                lines[-1] += ","
-            lines += ["..."] if i is None else block(offset + i * strides[dim], dim + 1)
-        lines[-1] += "]"
-        return ["[" + lines[0]] + [" " + line for line in lines[1:]]
-
-    lines = block(0, 0)
-    return "\n".join(lines[:1] + [" " * indent + line for line in lines[1:]])
-
-
-from . import ops  # noqa: E402  (ops needs the array class defined above)
+from . import convert, ops, printing  # noqa: E402  (they need the array class defined above)

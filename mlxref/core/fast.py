@@ -19,7 +19,8 @@ raise an error naming the function.
 
 from . import dtypes as _dt
 from . import ops
-from .array import _fmt_shape, array
+from .array import array
+from .printing import format_shape
 from .ops.common import to_array
 
 __all__ = [
@@ -140,11 +141,11 @@ def rope(a, dims, *, traditional, base, scale, offset, freqs=None, stream=None):
         raise ValueError(f"[rope] Input must be a floating type but got {x.dtype.name}.")
     if offset.ndim > 1:
         raise ValueError(
-            f"[rope] offset must have at most one dimension but has shape {_fmt_shape(offset.shape)}.")
+            f"[rope] offset must have at most one dimension but has shape {format_shape(offset.shape)}.")
     if offset.size != 1 and offset.size != x.shape[0]:
         raise ValueError(
             f"[rope] offset must be a scalar or vector with {x.shape[0]} elements but has shape "
-            f"{_fmt_shape(offset.shape)}.")
+            f"{format_shape(offset.shape)}.")
     if not _dt.issubdtype(offset.dtype, _dt.integer):
         raise ValueError(f"[rope] offset must be an integer but got type {offset.dtype.name}.")
     if offset.dtype.size != 4:
@@ -159,7 +160,7 @@ def rope(a, dims, *, traditional, base, scale, offset, freqs=None, stream=None):
     if freqs is not None and (freqs.ndim != 1 or freqs.shape[0] != dims // 2):
         raise ValueError(
             f"[rope] freqs must be one dimensional with size {dims // 2} but got shape "
-            f"{_fmt_shape(freqs.shape)}.")
+            f"{format_shape(freqs.shape)}.")
 
     shape = x.shape
     if x.ndim == 3:
@@ -227,17 +228,17 @@ def scaled_dot_product_attention(q, k, v, *, scale, mask=None, sinks=None,
         mask_arr = to_array(mask)
     for tensor in (q, k, v):
         if tensor.ndim != 4:
-            raise ValueError(f"{name} input with shape {_fmt_shape(tensor.shape)} expected to be rank 4")
+            raise ValueError(f"{name} input with shape {format_shape(tensor.shape)} expected to be rank 4")
     if mask_arr is not None and mask_arr.ndim > 4:
-        raise ValueError(f"{name} the mask with shape {_fmt_shape(mask_arr.shape)} "
+        raise ValueError(f"{name} the mask with shape {format_shape(mask_arr.shape)} "
                          "expected to have at most rank 4.")
     for tensor in (k, v):
         if tensor.shape[0] != q.shape[0]:
             raise ValueError(f"{name} mismatching batch dimension for input with shape "
-                             f"{_fmt_shape(tensor.shape)}.")
+                             f"{format_shape(tensor.shape)}.")
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(f"{name} query, keys expected to have matching last dimension; found query "
-                         f"shape {_fmt_shape(q.shape)} for keys shape {_fmt_shape(k.shape)}.")
+                         f"shape {format_shape(q.shape)} for keys shape {format_shape(k.shape)}.")
     n_q_heads, n_kv_heads = q.shape[-3], k.shape[-3]
     if k.shape[-3] != v.shape[-3]:
         raise ValueError(f"{name} keys, values expected to have matching n_kv_heads; found keys with "
@@ -260,7 +261,7 @@ def scaled_dot_product_attention(q, k, v, *, scale, mask=None, sinks=None,
         if _dt.promote_types(sinks.dtype, final_type) != final_type:
             raise ValueError(f"{name} Type of sinks must promote to output type {final_type.name}.")
         if sinks.ndim != 1 or sinks.shape[0] != n_q_heads:
-            raise ValueError(f"{name} Received invalid shape for sinks {_fmt_shape(sinks.shape)}.")
+            raise ValueError(f"{name} Received invalid shape for sinks {format_shape(sinks.shape)}.")
         sinks = ops.astype(sinks, final_type)
     if force_fused:
         raise ValueError(f"{name} force_fused=True but no fused kernel is available in CPU backend.")
@@ -319,8 +320,8 @@ def cross_entropy(logits, targets, *, stream=None):
     if not _dt.issubdtype(targets.dtype, _dt.integer):
         raise ValueError(f"{name} targets must be integer class indices but got {targets.dtype.name}.")
     if targets.shape != logits.shape[:-1]:
-        raise ValueError(f"{name} targets shape {_fmt_shape(targets.shape)} does not match logits "
-                         f"shape {_fmt_shape(logits.shape)} with the last axis removed.")
+        raise ValueError(f"{name} targets shape {format_shape(targets.shape)} does not match logits "
+                         f"shape {format_shape(logits.shape)} with the last axis removed.")
     picked = ops.squeeze(ops.take_along_axis(logits, ops.expand_dims(targets, -1), -1), -1)
     return ops.astype(ops.subtract(ops.logsumexp(logits, -1), picked), _dt.float32)
 

@@ -25,7 +25,8 @@ import math
 import time
 
 from . import dtypes as _dt
-from .array import _fmt_shape, array
+from .array import array
+from .printing import format_shape
 from .ops.common import astype, broadcast_shapes, incompatible_arguments, to_shape
 from .ops.creation import check_dtype, scalar_or_array
 from .ops.elementwise import (
@@ -145,7 +146,7 @@ def _check_key(key):
     if key.dtype is not _dt.uint32:
         raise ValueError(f"[bits] Expected key type uint32 but received {key.dtype.name}.")
     if key.shape != (2,):
-        raise ValueError(f"[bits] Expected key shape (2) but received {_fmt_shape(key.shape)}.")
+        raise ValueError(f"[bits] Expected key shape (2) but received {format_shape(key.shape)}.")
 
 
 def bits(shape=(), width=4, key=None, stream=None):
@@ -186,8 +187,8 @@ def _uniform(low, high, shape, dtype, key):
     out_shape = broadcast_shapes(shape, span.shape)
     if out_shape != shape:
         raise ValueError(
-            f"[uniform] Cannot generate random values of shape {_fmt_shape(shape)} "
-            f"from broadcasted shape {_fmt_shape(out_shape)}."
+            f"[uniform] Cannot generate random values of shape {format_shape(shape)} "
+            f"from broadcasted shape {format_shape(out_shape)}."
         )
     if dtype not in _BELOW_ONE:
         raise RuntimeError("[uniform] Unsupported type.")
@@ -505,8 +506,8 @@ def categorical(logits, axis=-1, shape=None, num_samples=None, key=None, stream=
         reduced = logits.shape[:axis] + logits.shape[axis + 1 :]
         if broadcast_shapes(shape, reduced) != shape:
             raise ValueError(
-                f"[categorical] Requested shape {_fmt_shape(shape)} is not broadcast "
-                f"compatible with reduced logits shape{_fmt_shape(reduced)}."
+                f"[categorical] Requested shape {format_shape(shape)} is not broadcast "
+                f"compatible with reduced logits shape{format_shape(reduced)}."
             )
         return _categorical(logits, axis, shape, key)
     if num_samples is not None:

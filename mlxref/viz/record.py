@@ -24,7 +24,8 @@ Read next: ``trace.py`` (overlays from traversal events), then ``dot.py``.
 import re
 import warnings
 
-from ..core.array import _creation_order, array as _Array, format_elements
+from ..core.array import creation_order, array as _Array
+from ..core.printing import format_elements
 from ..core import graph as _graph
 from ..core.dtypes import Dtype
 from ..core.primitives.base import StopGradient
@@ -129,7 +130,7 @@ def check_values(values, who):
 
 def format_value(data, shape, limit=VALUES):
     """The elements of an array (``data`` flat, row-major) laid out as MLX prints
-    them (``mlxref.core.array.format_elements``): one line per row of a matrix,
+    them (``mlxref.core.printing.format_elements``): one line per row of a matrix,
     nested brackets for more dimensions.
 
     Up to ``limit`` elements are all shown; beyond that every axis longer than
@@ -220,7 +221,7 @@ def named_arrays(tree, name=""):
 
 def next_id():
     """Every array created from now on has an ``id()`` at least this large."""
-    return next(_creation_order)
+    return next(creation_order)
 
 
 def forget(arrays):

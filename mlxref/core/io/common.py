@@ -11,7 +11,7 @@ import os
 import struct
 
 from .. import dtypes as _dt
-from ..array import array
+from ..array import array, elements, from_data
 from ..scalar import is_symbolic
 
 # dtype -> (struct code, array-protocol kind): little-endian on disk, as MLX writes.
@@ -35,7 +35,7 @@ class _Corrupt(Exception):
 
 def _to_bytes(a):
     """The elements of ``a`` (evaluated), row-major and little-endian."""
-    data = a._eval()
+    data = elements(a)
     if any(is_symbolic(v) for v in data):
         raise ValueError("[save] Cannot save an array of symbolic (SymPy) elements.")
     n = len(data)
@@ -54,7 +54,7 @@ def _to_bytes(a):
 
 def _from_bytes(raw, dtype, shape, big_endian=False):
     """An array of ``dtype`` and ``shape`` from its raw row-major bytes."""
-    return array._from_data(_decode(raw, dtype, math.prod(shape), big_endian),
+    return from_data(_decode(raw, dtype, math.prod(shape), big_endian),
                             tuple(shape), dtype)
 
 

@@ -35,7 +35,7 @@ import os
 import struct
 
 from .. import dtypes as _dt
-from ..array import array
+from ..array import array, from_data
 from ..ops.common import incompatible_arguments
 from .common import _check_bad_cast, _Corrupt, _decode, _from_bytes, _is_path, _to_bytes
 
@@ -240,7 +240,7 @@ def _read_numbers(r, kind, n, shape, what):
     values = list(struct.unpack(f"<{n}{code}", r.take(n * struct.calcsize(code), what)))
     if dtype is _dt.bool_:
         values = [v != 0 for v in values]
-    return array._from_data(dtype.store(values), shape, dtype)
+    return from_data(dtype.store(values), shape, dtype)
 
 
 def _quantized(name, kind, shape, raw):
@@ -275,9 +275,9 @@ def _quantized(name, kind, shape, raw):
     prefix = name[:len(name) - len(".weight")] if len(name) >= len(".weight") else name
     group_shape = shape[:-1] + (shape[-1] // 32,)
     return {
-        name: array._from_data(weights, shape[:-1] + (shape[-1] // per_word,), _dt.uint32),
-        prefix + ".scales": array._from_data(_dt.float16.store(scales), group_shape, _dt.float16),
-        prefix + ".biases": array._from_data(_dt.float16.store(biases), group_shape, _dt.float16),
+        name: from_data(weights, shape[:-1] + (shape[-1] // per_word,), _dt.uint32),
+        prefix + ".scales": from_data(_dt.float16.store(scales), group_shape, _dt.float16),
+        prefix + ".biases": from_data(_dt.float16.store(biases), group_shape, _dt.float16),
     }
 
 
@@ -343,9 +343,9 @@ def _tensor(name, kind, shape, raw):
         return _quantized(name, kind, shape, raw)
     if kind == _BF16:  # gguflib converts it to float16 for MLX
         flat = _decode(raw, _dt.bfloat16, math.prod(shape))
-        return {name: array._from_data(_dt.float16.store(flat), shape, _dt.float16)}
+        return {name: from_data(_dt.float16.store(flat), shape, _dt.float16)}
     if kind in _K_DECODERS:  # gguflib dequantizes them to float16 for MLX
-        return {name: array._from_data(_k_quantized(kind, shape, raw), shape, _dt.float16)}
+        return {name: from_data(_k_quantized(kind, shape, raw), shape, _dt.float16)}
     type_name = _TENSOR_TYPES[kind][0]
     if kind == _Q4_K:
         raise _Corrupt(

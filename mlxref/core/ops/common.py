@@ -18,8 +18,10 @@ import numbers
 import operator
 
 from .. import dtypes as _dt
-from .. import interop
-from ..array import _fmt_shape, _int64_dtype, array
+from .. import convert
+from ..array import array, from_data
+from ..printing import format_shape
+from ..convert import int64_dtype
 from ..scalar import is_symbolic
 from .. import graph
 from ..primitives.base import AsType, StopGradient, make_array
@@ -58,27 +60,27 @@ def scalar_array(value, dtype, meets=None):
     """
     if type(value) not in SCALARS:
         if is_symbolic(value):
-            return array._from_data([value], (), dtype)
+            return from_data([value], (), dtype)
         for plain in (bool, int, float, complex):  # a subclass (NumPy's float64...)
             if isinstance(value, plain):
                 value = plain(value)
                 break
     if type(value) is int:
-        _int64_dtype(value)
+        int64_dtype(value)
         check_int_fits(value, meets or dtype)
     t = type(value)
     if dtype is _dt.float32 and (t is float or (t is int and value in _FLOAT32_INTS)):
         # The common case (x * 2.0, x / n, maximum(x, 0)): what convert and
         # store give, in one rounding (an int this small is a float32 already).
-        return array._from_data([dtype.cast(value)], (), dtype)
-    return array._from_data(dtype.store(_dt.convert([value], None, dtype)), (), dtype)
+        return from_data([dtype.cast(value)], (), dtype)
+    return from_data(dtype.store(_dt.convert([value], None, dtype)), (), dtype)
 
 
 def to_array(x, dtype=None):
     """An array from an array, a Python scalar or a nested list."""
     if isinstance(x, array):
         return x if dtype is None else astype(x, dtype)
-    if interop.is_numpy(x):
+    if convert.is_numpy(x):
         return array(x, dtype)
     if isinstance(x, numbers.Number) and not isinstance(x, SCALARS):
         x = float(x) if isinstance(x, numbers.Real) else x
@@ -103,7 +105,7 @@ def as_arrays(*values):
         if tb is array and ta in SCALARS:
             dtype = _dt.promote_types(b.dtype, _dt.weak_scalar_dtype(a, b.dtype))
             return [scalar_array(a, dtype, b.dtype), b if b.dtype is dtype else astype(b, dtype)]
-    if any(type(v) not in SCALARS and interop.is_numpy(v) for v in values):
+    if any(type(v) not in SCALARS and convert.is_numpy(v) for v in values):
         values = _numpy_operands(values)
     for v in values:
         if isinstance(v, (list, tuple)):  # MLX takes arrays and scalars here, not lists
@@ -138,7 +140,7 @@ def _numpy_operands(values):
     meets = next((v.dtype for v in values if isinstance(v, array)), None)
     out = []
     for v in values:
-        if type(v) not in SCALARS and interop.is_numpy(v):
+        if type(v) not in SCALARS and convert.is_numpy(v):
             v = float(v) if isinstance(v, float) else array(v, meets)
         out.append(v)
     return out
@@ -208,7 +210,7 @@ def _broadcast_pair(a, b):
     for m, n in zip(pa, pb):
         if m != n and m != 1 and n != 1:
             raise ValueError(
-                f"[broadcast_shapes] Shapes {_fmt_shape(a)} and {_fmt_shape(b)} cannot be broadcast."
+                f"[broadcast_shapes] Shapes {format_shape(a)} and {format_shape(b)} cannot be broadcast."
             )
         out.append(n if m == 1 else m)
     return tuple(out)
@@ -230,8 +232,8 @@ def broadcast_to(a, /, shape, *, stream=None):
         raise ValueError("[broadcast_to] Negative dimensions not allowed.")
     if broadcast_shapes(a.shape, shape) != shape:
         raise ValueError(
-            f"Cannot broadcast array of shape {_fmt_shape(a.shape)} into shape "
-            f"{_fmt_shape(shape)}."
+            f"Cannot broadcast array of shape {format_shape(a.shape)} into shape "
+            f"{format_shape(shape)}."
         )
     return make_array(Broadcast(shape), [a])
 
@@ -272,7 +274,7 @@ def dynamic_broadcast_arrays(arrays, ignore_axes=()):
 _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python (or made at run time)
 
 
-def _type_name(value):
+def type_name(value):
     if isinstance(value, array):
         return "mlx.core.array"
     if isinstance(value, _dt.Dtype):
@@ -302,9 +304,9 @@ def incompatible_arguments(signature, args=None, kwargs=None):
     )
     if args is None:
         return TypeError(message)
-    types = [_type_name(a) for a in args]
+    types = [type_name(a) for a in args]
     if kwargs:
-        given = ", ".join(f"{k}: {_type_name(v)}" for k, v in kwargs.items())
+        given = ", ".join(f"{k}: {type_name(v)}" for k, v in kwargs.items())
         types.append(f"kwargs = {{ {given} }}")
     return TypeError(f"{message}\n\nInvoked with types: {', '.join(types)}")
 
@@ -361,7 +363,7 @@ def to_shape(shape, signature, args, kwargs=None):
     if size > MAX_ELEMENTS and min(shape) >= 0:
         name = signature.split("(", 1)[0]
         raise ValueError(
-            f"[{name}] Shape {_fmt_shape(shape)} has {size} elements; mlxref holds an "
+            f"[{name}] Shape {format_shape(shape)} has {size} elements; mlxref holds an "
             f"array's elements in one Python list and stops at {MAX_ELEMENTS}."
         )
     return shape

@@ -13,7 +13,8 @@ ops can produce, is taken off the input with a slice before the node is built.
 """
 
 from .. import dtypes as _dt
-from ..array import _fmt_shape, array
+from ..array import array
+from ..printing import format_shape
 from ..primitives.base import make_array
 from ..primitives.conv import Convolution, conv_out_shape
 from .common import INT32_MAX, INT32_MIN, incompatible_arguments
@@ -67,7 +68,7 @@ def _run_conv_checks(x, w, n_dim, groups):
         raise ValueError("[conv] The number of groups must not be 0.")
     if c_in % groups != 0:
         raise ValueError("[conv] The input channels must be divisible by the number of groups. "
-                         f"Got input with shape {_fmt_shape(x.shape)} and {groups} groups.")
+                         f"Got input with shape {format_shape(x.shape)} and {groups} groups.")
     if groups > 1 and w.shape[0] % groups != 0:
         raise ValueError("[conv] If groups > 1, the output channels must be divisible by the "
                          f"number of groups. Got {w.shape[0]} output channels and {groups} "
@@ -75,14 +76,14 @@ def _run_conv_checks(x, w, n_dim, groups):
     if c_in != groups * w.shape[n_dim + 1]:
         if groups == 1:
             raise ValueError("[conv] Expect the input channels in the input and weight array to "
-                             f"match but got shapes - input: {_fmt_shape(x.shape)} and weight: "
-                             f"{_fmt_shape(w.shape)}")
-        raise ValueError(f"Given groups={groups} and weights of shape {_fmt_shape(w.shape)}, "
+                             f"match but got shapes - input: {format_shape(x.shape)} and weight: "
+                             f"{format_shape(w.shape)}")
+        raise ValueError(f"Given groups={groups} and weights of shape {format_shape(w.shape)}, "
                          f"expected to have {groups * w.shape[n_dim + 1]} input channels but "
                          f"got {c_in} input channels instead.")
     if c_in == 0:  # MLX's CPU kernel divides by zero here (the process dies)
         raise ValueError(f"[conv] Cannot convolve over 0 input channels (input with shape "
-                         f"{_fmt_shape(x.shape)}).")
+                         f"{format_shape(x.shape)}).")
 
 
 def _conv_general(x, w, stride, padding_lo, padding_hi, kernel_dilation, input_dilation,

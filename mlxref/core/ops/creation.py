@@ -16,8 +16,8 @@ no scatter and gives the same array.
 import math
 
 from .. import dtypes as _dt
-from .. import interop
-from ..array import array
+from .. import convert
+from ..array import array, elements, from_data
 from ..scalar import is_symbolic
 from ..primitives.base import make_array
 from ..primitives.creation import Arange, Full, arange_size
@@ -101,7 +101,7 @@ def scalar_or_array(value, dtype=None):
     """
     if isinstance(value, array):
         return value
-    if not is_scalar(value) and interop.is_numpy(value):
+    if not is_scalar(value) and convert.is_numpy(value):
         return array(value, dtype)
     if is_scalar(value):
         if dtype is None:
@@ -423,8 +423,8 @@ def from_dlpack(x, /, *, copy=None):
         raise incompatible_arguments(_FROM_DLPACK, (x,), {"copy": copy})
     if isinstance(x, array):
         readable = True
-    elif interop.is_numpy(x):
-        readable = x.dtype.name in interop.FROM_NUMPY and x.dtype.isnative
+    elif convert.is_numpy(x):
+        readable = x.dtype.name in convert.FROM_NUMPY and x.dtype.isnative
     else:
         readable = False
         try:
@@ -440,10 +440,10 @@ def from_dlpack(x, /, *, copy=None):
     if not readable:
         kwargs = {"copy": copy} if copy is not None else None
         raise incompatible_arguments(_FROM_DLPACK, (x,), kwargs)
-    if interop.is_numpy(x) and any(s < 0 for s in getattr(x, "strides", ())):
+    if convert.is_numpy(x) and any(s < 0 for s in getattr(x, "strides", ())):
         raise ValueError("Cannot convert DLPack arrays with negative strides to mlx array.")
     if copy is False:
         raise ValueError("[convert] Cannot import a CPU array without a copy.")
     if isinstance(x, array):  # MLX reads the evaluated buffer: a new leaf, off the graph
-        return array._from_data(list(x._eval()), x.shape, x.dtype)
+        return from_data(list(elements(x)), x.shape, x.dtype)
     return array(x)

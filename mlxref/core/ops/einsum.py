@@ -34,8 +34,8 @@ only which transposes the graph holds, never the path, the values or the
 report.
 """
 
-from .. import dtypes as _dt
-from ..array import _fmt_shape, array
+from ..array import array
+from ..printing import format_shape
 from .common import broadcast_to, incompatible_arguments
 from .creation import arange
 from .elementwise import multiply
@@ -220,7 +220,7 @@ def _path_helper(subscripts, operands, fn_name):
             length = operand.ndim - before - after
             if length < 0:
                 raise ValueError(
-                    f"[{fn_name}] Operand {idx} with shape {_fmt_shape(operand.shape)} has "
+                    f"[{fn_name}] Operand {idx} with shape {format_shape(operand.shape)} has "
                     f"insufficient dimensions for subscript '{sub}'. The ellipsis requires "
                     f"at least {before + after} dimensions but the operand has "
                     f"{operand.ndim} dimensions."
@@ -262,7 +262,7 @@ def _path_helper(subscripts, operands, fn_name):
             if dim != 1 and known != 1 and known != dim:
                 raise ValueError(
                     f"[{fn_name}] Cannot broadcast dimension {j} of input {i} with shape "
-                    f"{_fmt_shape(op.shape)} to size {known}."
+                    f"{format_shape(op.shape)} to size {known}."
                 )
             dim_map[c] = max(known, dim)
 

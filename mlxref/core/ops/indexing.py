@@ -28,8 +28,9 @@ import math
 import operator
 
 from .. import dtypes as _dt
-from .. import interop
-from ..array import _fmt_shape, array
+from .. import convert
+from ..array import array, from_data
+from ..printing import format_shape
 from ..primitives import indexing as P
 from ..primitives.base import make_array
 from .common import (broadcast_arrays, broadcast_shapes, broadcast_to, is_scalar, normalize_axis,
@@ -61,7 +62,7 @@ def _is_index_scalar(x):
     """A Python int (or anything with ``__index__``) but not a bool or an array."""
     if isinstance(x, (bool, array)):
         return False
-    if getattr(x, "ndim", 0) and interop.is_numpy(x):
+    if getattr(x, "ndim", 0) and convert.is_numpy(x):
         return False  # an ndarray of more than 0 dimensions, as MLX's is_index_scalar
     return isinstance(x, int) or hasattr(type(x), "__index__")
 
@@ -107,7 +108,7 @@ def _slice_params(sl, size):
 
 def _index_array(values, shape=None):
     values = list(values)
-    return array._from_data(values, (len(values),) if shape is None else tuple(shape), _dt.int32)
+    return from_data(values, (len(values),) if shape is None else tuple(shape), _dt.int32)
 
 
 def _zero_dim_error():
@@ -161,8 +162,8 @@ def _gather(a, indices, axes, slice_sizes, op="gather"):
             )
     elif any(s < 0 or s > n for s, n in zip(slice_sizes, a.shape)):
         raise ValueError(
-            f"[gather] Slice sizes must be in [0, a.shape(i)]. Got {_fmt_shape(slice_sizes)} "
-            f"for array with shape {_fmt_shape(a.shape)}."
+            f"[gather] Slice sizes must be in [0, a.shape(i)]. Got {format_shape(slice_sizes)} "
+            f"for array with shape {format_shape(a.shape)}."
         )
     return make_array(P.Gather(axes, slice_sizes, op), [a, *inputs])
 
@@ -182,13 +183,13 @@ def _scatter(a, indices, updates, axes, op="", reduce_type="none"):
         )
     if updates.shape[: len(idx_shape)] != idx_shape:
         raise ValueError(
-            f"[scatter] Update shape {_fmt_shape(updates.shape)} is not valid for broadcasted "
-            f"index shape {_fmt_shape(idx_shape)}."
+            f"[scatter] Update shape {format_shape(updates.shape)} is not valid for broadcasted "
+            f"index shape {format_shape(idx_shape)}."
         )
     if any(u > n for u, n in zip(updates.shape[len(idx_shape) :], a.shape)):
         raise ValueError(
-            f"[scatter] Updates with shape {_fmt_shape(updates.shape)} are too large for array "
-            f"with shape {_fmt_shape(a.shape)}."
+            f"[scatter] Updates with shape {format_shape(updates.shape)} are too large for array "
+            f"with shape {format_shape(a.shape)}."
         )
     dtype = _index_dtype(indices, "scatter")
     inputs = [x.astype(dtype) for x in inputs]
@@ -617,7 +618,7 @@ def _boolean_mask(obj):
         return array(obj)
     if isinstance(obj, array) and obj.dtype is _dt.bool_:
         return obj
-    if isinstance(obj, list) or (interop.is_numpy(obj) and obj.dtype.name == "bool"):
+    if isinstance(obj, list) or (convert.is_numpy(obj) and obj.dtype.name == "bool"):
         mask = array(obj)
         if mask.dtype is _dt.bool_:
             return mask
@@ -639,8 +640,8 @@ def _masked_scatter(a, mask, value):
     if mask.shape != a.shape[: mask.ndim]:
         raise ValueError(
             "[masked_scatter] The boolean mask should have the same shape as the beginning "
-            f"of the indexed array but the mask has shape {_fmt_shape(mask.shape)} and the "
-            f"array has shape {_fmt_shape(a.shape)}"
+            f"of the indexed array but the mask has shape {format_shape(mask.shape)} and the "
+            f"array has shape {format_shape(a.shape)}"
         )
     trailing = a.shape[a.ndim - unmasked :]
     mask_size = mask.size
@@ -934,8 +935,8 @@ def dynamic_slice(a, /, start_indices, axes, slice_size, *, stream=None):
         raise ValueError(f"[slice] Invalid slice size for array with {a.ndim} dimensions.")
     if any(s > n for s, n in zip(slice_size, a.shape)):
         raise ValueError(
-            f"[slice] Invalid slice size {_fmt_shape(slice_size)} for array with shape "
-            f"{_fmt_shape(a.shape)}."
+            f"[slice] Invalid slice size {format_shape(slice_size)} for array with shape "
+            f"{format_shape(a.shape)}."
         )
     return make_array(P.DynamicSlice(axes, slice_size), [a, start_indices])
 

@@ -18,7 +18,8 @@ import math
 
 from .. import dtypes as _dt
 from .. import graph
-from ..array import _fmt_shape, array
+from ..array import array
+from ..printing import format_shape
 from ..primitives.base import make_array
 from ..primitives.linalg import AddMM, Inverse, Matmul
 from .common import (astype, broadcast_shapes, broadcast_to, dynamic_broadcast_arrays,
@@ -68,9 +69,9 @@ def matmul(a, b, /, *, stream=None):
     y = expand_dims(b, 1) if b_ndim == 1 else b
     if x.shape[-1] != y.shape[-2]:
         raise ValueError(
-            f"[matmul] Last dimension of first input with shape {_fmt_shape(x.shape)} "
+            f"[matmul] Last dimension of first input with shape {format_shape(x.shape)} "
             "must match second to last dimension of second input with shape "
-            f"{_fmt_shape(y.shape)}."
+            f"{format_shape(y.shape)}."
         )
     out_type = _dt.promote_types(a.dtype, b.dtype)
     if not out_type.is_inexact:
@@ -149,9 +150,9 @@ def addmm(c, a, b, /, alpha=1.0, beta=1.0, *, stream=None):
         b = expand_dims(b, 1)
     if a.shape[-1] != b.shape[-2]:
         raise ValueError(
-            f"[addmm] Last dimension of first input with shape {_fmt_shape(a.shape)} "
+            f"[addmm] Last dimension of first input with shape {format_shape(a.shape)} "
             "must match second to last dimension of second input with shape "
-            f"{_fmt_shape(b.shape)}."
+            f"{format_shape(b.shape)}."
         )
     if not _dt.issubdtype(out_type, _dt.floating):
         raise ValueError(
@@ -212,7 +213,7 @@ def _inv(a, tri, upper, name):
         raise ValueError("[linalg::inv] Inverses are only defined for square matrices.")
     if a.shape[-1] == 0:  # MLX's CPU build dies of a floating point exception
         raise ValueError(f"[linalg::{name}] Cannot invert an empty matrix of shape "
-                         f"{_fmt_shape(a.shape)}.")
+                         f"{format_shape(a.shape)}.")
     return make_array(Inverse(tri, upper), [a])
 
 

@@ -9,7 +9,8 @@ builds one node (mlxref/core/primitives/masked_mm.py).
 """
 
 from .. import dtypes as _dt
-from ..array import _fmt_shape, array
+from ..array import array
+from ..printing import format_shape
 from ..primitives.base import make_array
 from ..primitives.masked_mm import BlockMaskedMM, GatherMM, SegmentedMM
 from .common import astype, broadcast_arrays, broadcast_shapes, broadcast_to, \
@@ -44,9 +45,9 @@ def _operands(tag, a, b):
         b = expand_dims(b, 1)
     if a.shape[-1] != b.shape[-2]:
         raise ValueError(
-            f"[{tag}] Last dimension of first input with shape {_fmt_shape(a.shape)} must "
+            f"[{tag}] Last dimension of first input with shape {format_shape(a.shape)} must "
             f"match second to last dimension of second input with shape "
-            f"{_fmt_shape(b.shape)}.")
+            f"{format_shape(b.shape)}.")
     return (*_floating(tag, a, b),)
 
 
@@ -148,12 +149,12 @@ def segmented_mm(a, b, /, segments, *, stream=None):
         raise ValueError("[segmented_mm] Batched matmul not supported")
     if segments.ndim < 1 or segments.shape[-1] != 2:
         raise ValueError("[segmented_mm] The segments should have shape (..., 2) but "
-                         f"{_fmt_shape(segments.shape)} was provided.")
+                         f"{format_shape(segments.shape)} was provided.")
     a, b, _ = _floating("segmented_mm", a, b)
     if not _dt.issubdtype(segments.dtype, _dt.integer):
         raise ValueError("[segmented_mm] Got segments with invalid dtype. Segments must be "
                          "integral.")
     if a.shape[1] != b.shape[0]:  # MLX reads past the smaller operand
-        raise ValueError(f"[segmented_mm] The inner dimensions of a {_fmt_shape(a.shape)} and "
-                         f"b {_fmt_shape(b.shape)} must match.")
+        raise ValueError(f"[segmented_mm] The inner dimensions of a {format_shape(a.shape)} and "
+                         f"b {format_shape(b.shape)} must match.")
     return make_array(SegmentedMM(), [a, b, astype(segments, _dt.uint32)])

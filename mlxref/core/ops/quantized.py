@@ -13,7 +13,8 @@ and batches.
 import math
 
 from .. import dtypes as _dt
-from ..array import _fmt_shape, array
+from ..array import array
+from ..printing import format_shape
 from ..primitives.base import make_array
 from ..primitives.quantized import (FP4_E2M1, FromFP8, GatherQMM, GatherQQMM, QQMatmul,
                                    QuantizedMatmul, ToFP8)
@@ -132,7 +133,7 @@ def _check_global_scale(tag, mode, global_scale):
             f"[{tag}] Global scale is only supported for 'nvfp4' quantization mode.")
     if global_scale.size != 1:
         raise ValueError(f"[{tag}] Global scale must be a scalar but got shape "
-                         f"{_fmt_shape(global_scale.shape)}.")
+                         f"{format_shape(global_scale.shape)}.")
     if global_scale.dtype is not _dt.float32:
         raise ValueError(f"[{tag}] Global scale must have dtype float32 but got "
                          f"{global_scale.dtype.name}.")
@@ -179,7 +180,7 @@ def quantize(w, /, group_size=None, bits=None, mode="affine", *, global_scale=No
         raise ValueError(
             "[quantize] The last dimension of the matrix needs to be divisible by the "
             f"quantization group size {group_size}. However the provided  matrix has "
-            f"shape {_fmt_shape(w.shape)}")
+            f"shape {format_shape(w.shape)}")
     _check_global_scale("quantize", mode, global_scale)
     if mode == "affine":
         return _affine_quantize(w, group_size, bits)
@@ -341,8 +342,8 @@ def _affine_dequantize(w, scales, biases, group_size, bits):
     if out_size != scales.shape[-1] * group_size:
         raise ValueError(
             "[dequantize] Shape of scales and biases does not match the matrix given the "
-            f"quantization parameters. Provided matrix of shape {_fmt_shape(w.shape)} and "
-            f"scales/biases of shape {_fmt_shape(scales.shape)} with "
+            f"quantization parameters. Provided matrix of shape {format_shape(w.shape)} and "
+            f"scales/biases of shape {format_shape(scales.shape)} with "
             f"group_size={group_size} and bits={bits}.")
     if bits > 32:
         raise ValueError(f"[dequantize] bits={bits} does not fit in the uint32 words "
@@ -372,8 +373,8 @@ def _fp_dequantize(w, scales, group_size, bits, out_type, global_scale):
     if w.shape[-1] * 32 // bits != scales.shape[-1] * group_size:
         raise ValueError(
             "[dequantize] Shape of scales does not match the matrix given the "
-            f"quantization parameters. Provided matrix of shape {_fmt_shape(w.shape)} "
-            f"and scales of shape {_fmt_shape(scales.shape)}.")
+            f"quantization parameters. Provided matrix of shape {format_shape(w.shape)} "
+            f"and scales of shape {format_shape(scales.shape)}.")
     wshape = w.shape[:-1] + (-1,)
     if bits == 4:
         lut = array(FP4_E2M1, out_type)
@@ -457,16 +458,16 @@ def _quantized_input(tag, w, scales, group_size, bits, biases=None):
     if biases is not None and scales.shape != biases.shape:
         raise ValueError(
             f"[{tag}] Scales and biases should have the same shape. Received scales with "
-            f"shape {_fmt_shape(scales.shape)} and biases with {_fmt_shape(biases.shape)}")
+            f"shape {format_shape(scales.shape)} and biases with {format_shape(biases.shape)}")
     if w.shape[:-2] != scales.shape[:w.ndim - 2]:
         raise ValueError(
             f"[{tag}] Weight and scales should have the same batch shape. Received weight "
-            f"with shape {_fmt_shape(w.shape)}, scales with {_fmt_shape(scales.shape)}.")
+            f"with shape {format_shape(w.shape)}, scales with {format_shape(scales.shape)}.")
     if w.shape[-1] * 32 // bits != scales.shape[-1] * group_size:
         raise ValueError(
             f"[{tag}] The shapes of the weight and scales are incompatible based on bits "
-            f"and group_size. w.shape() == {_fmt_shape(w.shape)} and scales.shape() == "
-            f"{_fmt_shape(scales.shape)} with group_size={group_size} and bits={bits}")
+            f"and group_size. w.shape() == {format_shape(w.shape)} and scales.shape() == "
+            f"{format_shape(scales.shape)} with group_size={group_size} and bits={bits}")
 
 
 def _quantized_dims(tag, x, w, scales, biases, transpose, group_size, bits):
@@ -481,7 +482,7 @@ def _quantized_dims(tag, x, w, scales, biases, transpose, group_size, bits):
         raise ValueError(
             f"[{tag}] Last dimension of first input with shape (..., {x.shape[-1]}) does "
             f"not match the expanded quantized matrix ({inner}, {outer}) computed from "
-            f"shape {_fmt_shape(w.shape)} with group_size={group_size}, bits={bits} and "
+            f"shape {format_shape(w.shape)} with group_size={group_size}, bits={bits} and "
             f"transpose={'true' if transpose else 'false'}")
     return inner, outer
 
@@ -493,7 +494,7 @@ def _qmm_setup(tag, x, w, scales, biases, transpose, group_size, bits, mode):
     out_type, mode = _mode_with_type(tag, scales, biases, None, mode)
     group_size, bits = _params(mode, group_size, bits)
     if x.ndim > 1 and x.shape[-2] == 0:  # MLX divides by x's zero rows: the process dies
-        raise ValueError(f"[{tag}] x of shape {_fmt_shape(x.shape)} has no rows (MLX's CPU "
+        raise ValueError(f"[{tag}] x of shape {format_shape(x.shape)} has no rows (MLX's CPU "
                          "kernel divides by zero on it).")
     _quantized_dims(tag, x, w, scales, biases, transpose, group_size, bits)
     out_type = _dt.promote_types(x.dtype, out_type) if mode == "affine" else x.dtype
@@ -535,7 +536,7 @@ def _indices_or_default(tag, indices, x):
     """MLX's ``indices_or_default``: uint32 indices, or each matrix of x in turn."""
     if x.ndim < 2:
         raise ValueError(f"{tag} Input must have at least two dimensions but got input "
-                         f"with shape {_fmt_shape(x.shape)}.")
+                         f"with shape {format_shape(x.shape)}.")
     if indices is not None:
         if not _dt.issubdtype(indices.dtype, _dt.integer):
             raise ValueError(f"{tag} Got indices with invalid dtype. Indices must be integral.")
@@ -574,7 +575,7 @@ def gather_qmm(x, w, /, scales, biases=None, lhs_indices=None, rhs_indices=None,
         if global_scale.shape != w.shape[:-2]:
             raise ValueError(
                 "[gather_qmm] Global scale must have one entry per expert with shape "
-                f"{_fmt_shape(w.shape[:-2])} but got {_fmt_shape(global_scale.shape)}.")
+                f"{format_shape(w.shape[:-2])} but got {format_shape(global_scale.shape)}.")
         raise ValueError("[gather_qmm] Global scale is only supported on the GPU.")
     lhs = _indices_or_default("[gather_qmm]", lhs_indices, x)
     rhs = _indices_or_default("[gather_qmm]", rhs_indices, w)
@@ -600,8 +601,8 @@ def _qqmm_dims(x, w, scales, group_size, bits):
     if w.dtype is not _dt.uint32:
         if x.shape[-1] != w.shape[-1]:
             raise ValueError(
-                f"[qqmm] Last dimension of first input with shape {_fmt_shape(x.shape)} must "
-                f"match last dimension of second input with shape {_fmt_shape(w.shape)}.")
+                f"[qqmm] Last dimension of first input with shape {format_shape(x.shape)} must "
+                f"match last dimension of second input with shape {format_shape(w.shape)}.")
         return w.shape[-1], w.shape[-2]
     return _quantized_dims("qqmm", x, w, scales, None, True, group_size, bits)
 

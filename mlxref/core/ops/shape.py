@@ -14,7 +14,8 @@ import copy
 
 from .. import dtypes as _dt
 from .. import graph
-from ..array import _fmt_shape, array
+from ..array import array, from_data
+from ..printing import format_shape
 from ..primitives import shape as P
 from ..primitives.base import make_array, make_arrays
 from ..primitives.indexing import Slice, SliceUpdate
@@ -87,7 +88,7 @@ def _reshape_output_shape(size, shape):
     # dimensions; mlxref refuses any negative dimension with the size message.
     if known != size or any(d < 0 for d in shape):
         raise ValueError(
-            f"[reshape] Cannot reshape array of size {size} into shape {_fmt_shape(shape)}."
+            f"[reshape] Cannot reshape array of size {size} into shape {format_shape(shape)}."
         )
     return tuple(shape)
 
@@ -165,7 +166,7 @@ def unflatten(a, /, axis, shape, *, stream=None):
     if infer is not None:
         if size == 0:
             raise ValueError(
-                f"[unflatten] Cannot infer the -1 in shape {_fmt_shape(shape)} beside a "
+                f"[unflatten] Cannot infer the -1 in shape {format_shape(shape)} beside a "
                 "zero entry (MLX divides by zero here and the process dies)."
             )
         shape[infer] = a.shape[ax] // size
@@ -173,7 +174,7 @@ def unflatten(a, /, axis, shape, *, stream=None):
     if size != a.shape[ax] or any(d < 0 for d in shape):
         raise ValueError(
             f"[Unflatten] Cannot unflatten axis {axis} with size {a.shape[ax]} into shape "
-            f"{_fmt_shape(shape)}."
+            f"{format_shape(shape)}."
         )
     if len(shape) == 1:
         return copy.copy(a)
@@ -356,7 +357,7 @@ def concatenate(arrays, /, axis=0, *, stream=None):
                 f"dimensions. However, got arrays with dimensions {ndim} and {x.ndim}."
             )
         if any(x.shape[d] != shape[d] for d in range(ndim) if d != ax):
-            shapes = "".join(f"{_fmt_shape(y.shape)}, " for y in arrays)
+            shapes = "".join(f"{format_shape(y.shape)}, " for y in arrays)
             raise ValueError(
                 "[concatenate] All the input array dimensions must match exactly "
                 "except for the concatenation axis. However, the provided shapes are "
@@ -422,7 +423,7 @@ def split(a, /, indices_or_sections, axis=0, *, stream=None):
         if rem:
             raise ValueError(
                 "Array split does not result in sub arrays with equal size: attempting "
-                f"{sections} splits along axis {axis} for shape {_fmt_shape(a.shape)}."
+                f"{sections} splits along axis {axis} for shape {format_shape(a.shape)}."
             )
         indices = tuple((i + 1) * size for i in range(sections - 1))
     else:
@@ -573,7 +574,7 @@ def pad(a, /, pad_width, mode="constant", constant_values=0, *, stream=None):
         if value.size != 1:  # MLX would pad with the first element
             raise ValueError(
                 "[pad] constant_values must be a scalar or an array of one element, "
-                f"but got an array of shape {_fmt_shape(value.shape)}."
+                f"but got an array of shape {format_shape(value.shape)}."
             )
         return make_array(P.Pad(range(a.ndim), low, high), [a, value])
     if mode == "edge":
@@ -611,7 +612,7 @@ def repeat(array, /, repeats, axis=None, *, stream=None):
     if repeats == 0:
         shape = list(arr.shape)
         shape[axis] = 0
-        return _Array._from_data([], tuple(shape), arr.dtype)
+        return from_data([], tuple(shape), arr.dtype)
     if repeats == 1:
         return copy.copy(arr)
     check_dims("repeat", [arr.shape[axis] * repeats])
@@ -952,6 +953,6 @@ def as_strided(a, /, shape=None, strides=None, offset=0, *, stream=None):
             bad = lo if lo < 0 else hi
             raise ValueError(
                 f"[as_strided] The view reads element {bad} of an array of {a.size} elements "
-                f"(shape {_fmt_shape(shape)}, strides {_fmt_shape(strides)}, offset {offset})."
+                f"(shape {format_shape(shape)}, strides {format_shape(strides)}, offset {offset})."
             )
     return make_array(P.AsStrided(shape, strides, offset), [flatten(a)])

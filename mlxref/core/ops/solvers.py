@@ -26,7 +26,8 @@ import math
 
 from .. import dtypes as _dt
 from .. import linalg as _namespace  # mx.linalg, for the svd the 2-norms need
-from ..array import _fmt_shape, array
+from ..array import array
+from ..printing import format_shape
 from ..primitives.base import make_array, make_arrays
 from ..primitives.solvers import LUF, Cholesky
 from .common import astype, broadcast_shapes, broadcast_to, incompatible_arguments
@@ -258,7 +259,7 @@ def _luf(a, name):
     _check_matrices(a, prefix)
     if a.shape[-1] == 0 or a.shape[-2] == 0:  # MLX's CPU build dies of a division by zero
         raise ValueError(f"{prefix} Cannot factor an empty matrix of shape "
-                         f"{_fmt_shape(a.shape)}.")
+                         f"{format_shape(a.shape)}.")
     return make_arrays(LUF(), [a])
 
 
@@ -299,11 +300,11 @@ def _validate_solve(a, b, name):
                          f"Received array with {b.ndim} dimensions.")
     if a.shape[-1] != a.shape[-2]:
         raise ValueError(f"{prefix} First input must be a square matrix. "
-                         f"Received array with shape {_fmt_shape(a.shape)}.")
+                         f"Received array with shape {format_shape(a.shape)}.")
     if a.shape[-1] != b.shape[-2 if b.ndim > 1 else -1]:
         raise ValueError(
-            f"{prefix} Last dimension of first input with shape {_fmt_shape(a.shape)} must "
-            f"match second to last dimension of second input with shape {_fmt_shape(b.shape)}."
+            f"{prefix} Last dimension of first input with shape {format_shape(a.shape)} must "
+            f"match second to last dimension of second input with shape {format_shape(b.shape)}."
         )
     out_type = _dt.promote_types(a.dtype, b.dtype)
     if out_type not in (_dt.float32, _dt.float64):

@@ -24,7 +24,8 @@ import copy
 import math
 
 from .. import dtypes as _dt
-from ..array import _fmt_shape, array
+from ..array import array
+from ..printing import format_shape
 from ..primitives import sort as P
 from ..primitives.base import make_array
 from .common import (
@@ -107,7 +108,7 @@ def _kth(op, kth, a, axis, ax):
     if not 0 <= k < n:
         gap = "" if op == "partition" else " "
         raise ValueError(f"[{op}] Received invalid kth {kth}{gap}along axis {axis} "
-                         f"for array with shape: {_fmt_shape(a.shape)}")
+                         f"for array with shape: {format_shape(a.shape)}")
     return k
 
 
@@ -137,7 +138,7 @@ def topk(a, /, k, axis=-1, *, stream=None):
     n = a.shape[ax]
     if not 0 <= k <= n:
         raise ValueError(f"[topk] Received invalid k={k} along axis {axis} "
-                         f"for array with shape: {_fmt_shape(a.shape)}")
+                         f"for array with shape: {format_shape(a.shape)}")
     if k == n:
         return copy.copy(a)
     return _slice_axis(partition(a, -k, ax), ax, n - k, n)
@@ -245,7 +246,7 @@ def unique(a, /, size, return_index=False, return_inverse=False, return_counts=F
         raise ValueError(f"[unique] Received negative size {size}.")
     if isinstance(fill_value, array) and fill_value.size != 1:
         raise ValueError("[unique] Fill value must have one element, but got shape "
-                         f"{_fmt_shape(fill_value.shape)}.")
+                         f"{format_shape(fill_value.shape)}.")
     flat = reshape(a, (-1,))
     n = flat.size
     if n == 0:

@@ -24,10 +24,10 @@ import math
 import operator
 
 from .. import ops
-from ..array import _fmt_shape
+from ..printing import format_shape
 from .base import Primitive, multilinear_jvp
 
-_fmt = _fmt_shape  # MLX prints a std::vector<int> as it prints a shape: (1,2)
+_fmt = format_shape  # MLX prints a std::vector<int> as it prints a shape: (1,2)
 
 
 def _dilate_size(size, dilation):
@@ -70,8 +70,8 @@ def conv_out_shape(in_shape, wt_shape, strides, pads_lo, pads_hi, kernel_dilatio
             raise ValueError(
                 "[conv] Spatial dimensions of input after padding cannot be smaller than "
                 f"weight spatial dimensions. Got error at axis {i + 1} for input with shape "
-                f"{_fmt_shape(in_shape)}, padding low {_fmt(pads_lo)}, padding high "
-                f"{_fmt(pads_hi)}, and weight of shape {_fmt_shape(wt_shape)}.")
+                f"{format_shape(in_shape)}, padding low {_fmt(pads_lo)}, padding high "
+                f"{_fmt(pads_hi)}, and weight of shape {format_shape(wt_shape)}.")
         out.append(size)
     out.append(wt_shape[0])
     return tuple(out)

@@ -15,7 +15,7 @@ import math
 
 from .. import dtypes as _dt
 from .. import ops
-from ..array import array
+from ..array import array, from_data
 from ..scalar import is_symbolic, sympy  # sympy is imported at its first use
 from ..backend.cpu.copy import gather_strided, row_major_strides, strided_indices
 from ..backend.cpu.rounding import rounding
@@ -62,7 +62,7 @@ def _zeros(shape, dtype):
 
 def _batch_positions(size, ndim, dtype):
     """``arange(size)`` laid along axis 0 of an ``ndim``-d array (size 1 elsewhere)."""
-    return array._from_data(list(range(size)), (size,) + (1,) * (ndim - 1), dtype)
+    return from_data(list(range(size)), (size,) + (1,) * (ndim - 1), dtype)
 
 
 REDUCE_TYPES = ("none", "sum", "prod", "max", "min")
@@ -116,7 +116,7 @@ def along_axis_indices(indices, axis):
             continue
         shape = [1] * indices.ndim
         shape[d] = n
-        positions = array._from_data(list(range(n)), tuple(shape), indices.dtype)
+        positions = from_data(list(range(n)), tuple(shape), indices.dtype)
         out.append(ops.broadcast_to(positions, indices.shape))
     return out
 
@@ -814,7 +814,7 @@ class MaskedScatter(Primitive):
         # The rank of each true position within its batch (exclusive cumsum),
         # offset to that batch's values; unmasked positions point at 0 and add 0.
         rank = ops.cumsum(ops.astype(m, _dt.int32), axis=1, inclusive=False)
-        first = array._from_data([b * per_value for b in range(batches)], (batches, 1), _dt.int32)
+        first = from_data([b * per_value for b in range(batches)], (batches, 1), _dt.int32)
         target = ops.where(m, ops.add(rank, first), array(0, _dt.int32))
         contrib = ops.where(m, ops.reshape(cot, (batches, per_mask)), array(0, cot.dtype))
         flat = make_array(Scatter([0], "sum"), [

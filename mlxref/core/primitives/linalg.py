@@ -29,7 +29,8 @@ import math
 from operator import mul
 
 from .. import ops
-from ..array import _fmt_shape, array
+from ..array import array
+from ..printing import format_shape
 from ..backend.cpu.matmul import dot_float32, float32_steps, to_float32
 from ..backend.cpu.rounding import rounding
 from .base import Primitive, batch_size, make_array, move_batch_axis
@@ -44,9 +45,9 @@ class Matmul(Primitive):
             # Only a shapeless compile's replay gets here (the op checks
             # first); MLX's kernel then reads past the end of its inputs.
             raise ValueError(
-                f"[matmul] Last dimension of first input with shape {_fmt_shape(a.shape)} "
+                f"[matmul] Last dimension of first input with shape {format_shape(a.shape)} "
                 "must match second to last dimension of second input with shape "
-                f"{_fmt_shape(b.shape)}.")
+                f"{format_shape(b.shape)}.")
         return [a.shape[:-1] + b.shape[-1:]]
 
     def vjp(self, primals, cotangents, argnums, outputs):

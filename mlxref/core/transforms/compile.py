@@ -45,7 +45,7 @@ import os
 import struct
 
 from .. import graph
-from ..array import array
+from ..array import array, placeholder
 from ..ops.common import incompatible_arguments
 from ..primitives.base import Copy, StopGradient, make_arrays
 from ..primitives.compiled import Compiled
@@ -229,7 +229,7 @@ def compile_trace(fun, args, kwargs=None, shapeless=False, captured_inputs=None,
     originals = trees.arrays(captured_inputs) if captured_inputs is not None else []
     flat = flat + originals
     entry = _Entry(shapeless, flat, constants)
-    placeholders = [array._placeholder(x.shape, x.dtype) for x in flat]
+    placeholders = [placeholder(x.shape, x.dtype) for x in flat]
     # Their ids now: the function may update a captured one in place
     # (``state[0] *= 2`` points the handle at a new node).
     placeholder_ids = [p.id() for p in placeholders]

@@ -27,7 +27,8 @@ ValueError (MLX silently returns a wrong gradient there).
 import functools
 
 from .. import ops
-from ..array import _fmt_shape, array
+from ..array import array
+from ..printing import format_shape
 from ..ops.common import incompatible_arguments
 from ..primitives.base import make_arrays
 from ..primitives.custom import CustomTransforms
@@ -216,8 +217,8 @@ def _match(result, expected_tree, references, who, what):
             raise ValueError(f"{who} returned {type(g).__name__} where an array was expected.")
         if g.shape != ref.shape:
             raise ValueError(
-                f"{who} returned shape {_fmt_shape(g.shape)} for an {what} of shape "
-                f"{_fmt_shape(ref.shape)}."
+                f"{who} returned shape {format_shape(g.shape)} for an {what} of shape "
+                f"{format_shape(ref.shape)}."
             )
         out.append(g)
     return out

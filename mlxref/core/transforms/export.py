@@ -49,7 +49,7 @@ import os
 
 from ... import __version__
 from .. import dtypes as _dt
-from ..array import array
+from ..array import array, from_data
 from ..graph_utils import node_name
 from ..primitives.base import Primitive
 from .compile import (
@@ -526,7 +526,7 @@ def _constant_array(c):
         size *= n
     if len(elements) != size:
         raise ValueError(f"a constant of shape {shape} has {len(elements)} elements")
-    return array._from_data(dtype.store(elements), shape, dtype)
+    return from_data(dtype.store(elements), shape, dtype)
 
 
 def primitive_classes():

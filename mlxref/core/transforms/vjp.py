@@ -19,7 +19,7 @@ to the inputs, not the cotangents that were passed in.
 """
 
 from .. import graph, ops
-from ..array import _fmt_shape
+from ..printing import format_shape
 from ..primitives.base import StopGradient
 from . import events
 from .tape import build_tape, flat_arrays, trace
@@ -99,8 +99,8 @@ def _pair(outputs, cotangents):
             raise _count_error(outputs, cotangents)
         if out.shape != cotangents[j].shape:
             msg = (
-                f"[vjp] Output shape {_fmt_shape(out.shape)} does not match "
-                f"cotangent shape {_fmt_shape(cotangents[j].shape)}."
+                f"[vjp] Output shape {format_shape(out.shape)} does not match "
+                f"cotangent shape {format_shape(cotangents[j].shape)}."
             )
             if len(outputs) == 1 and out.size == 1:
                 msg += " If you are using grad your function must return a scalar."

@@ -23,7 +23,8 @@ import copy
 import functools
 
 from .. import graph
-from ..array import _fmt_shape, array
+from ..array import placeholder
+from ..printing import format_shape
 from ..ops.common import incompatible_arguments
 from ..primitives.base import make_arrays, move_batch_axis
 from . import events, trees
@@ -90,7 +91,7 @@ def vmap_trace(fun, args, inputs, in_axes):
             s_inputs.append(x)
         else:
             # MLX's array(shape, dtype, nullptr, {}): neither data nor primitive.
-            s_inputs.append(array._placeholder(x.shape[:ax] + x.shape[ax + 1 :], x.dtype))
+            s_inputs.append(placeholder(x.shape[:ax] + x.shape[ax + 1 :], x.dtype))
     with graph.InTracing():  # the function gets its own handles, as in vjp
         s_outputs = fun(*trees.unflatten(args, [copy.copy(s) for s in s_inputs]))
     return s_inputs, s_outputs
@@ -140,7 +141,7 @@ def _place_batch_axis(value, axis, want, size):
         shape = value.shape if axis is None else value.shape[:axis] + value.shape[axis + 1 :]
         raise VmapAxisError(
             f"[vmap] Invalid output vectorization axis {want} for array with shape "
-            f"{_fmt_shape(shape)}"
+            f"{format_shape(shape)}"
         )
     if axis == want:
         return value
@@ -157,7 +158,7 @@ def _vmap_size(inputs, in_axes):
             continue
         if not 0 <= ax < x.ndim:
             raise VmapAxisError(
-                f"[vmap] Invalid vectorization axis {ax} for array with shape {_fmt_shape(x.shape)}"
+                f"[vmap] Invalid vectorization axis {ax} for array with shape {format_shape(x.shape)}"
             )
         sizes.append(x.shape[ax])
     if not sizes:

@@ -1,0 +1,322 @@
+"""Python values in and out of arrays: ``mx.array(...)``, ``tolist()``, NumPy and buffers.
+
+Read alongside: python/src/convert.cpp (``create_array``, ``get_shape``,
+``validate_shape``, ``array_from_list``, ``nd_array_to_mlx``, ``tolist``) and
+python/src/utils.cpp (``to_array``: an ndarray met by an array takes the
+array's dtype).
+
+``create_array`` is what ``mx.array(val, dtype)`` does: a nested list's shape
+is read down its first elements and every element is checked against it; the
+dtype is inferred from the Python scalars (bool < int32 < int64 < float32 <
+complex64) unless given; the elements are converted and stored as the dtype
+holds them. An mx.array inside a list makes the result a lazy stack.
+
+mlxref never imports NumPy itself: an object is NumPy's when its type's module
+is ``numpy`` (or one of its submodules), and then NumPy is already in
+``sys.modules``. ``to_numpy`` (``np.array(a)``, through ``array.__array__``)
+is only ever called by NumPy, so it finds NumPy there too.
+
+MLX maps NumPy's dtypes to its own by name, except float64 (to float32, as a
+Python float) and complex128 (to complex64); ``mx.array(x, dtype=...)`` casts
+the NumPy values as MLX's ``static_cast`` does (``dtypes.convert``).
+Read next: mlxref/core/array.py (the handle these values go into).
+"""
+
+import math
+import struct
+import sys
+
+from . import dtypes as _dt
+from .array import array, elements, from_data
+from .scalar import is_symbolic
+
+_INIT = ("__init__(self: array, val: scalar | list | tuple | DLPackCompatible | array, "
+         "dtype: Dtype | None = None)")
+
+
+def create_array(val, dtype=None, handle=None):
+    """``mx.array(val, dtype)``: an array from a scalar, nested lists or tuples,
+    an array, a NumPy array or a buffer (python/src/convert.cpp ``create_array``).
+    ``handle`` is the array being initialised, which MLX's binding error for
+    ``mx.array(None)`` lists among the argument types."""
+    if dtype is not None and not isinstance(dtype, _dt.Dtype):
+        raise TypeError(f"[array] dtype must be an mlx.core.Dtype, got {dtype!r}.")
+    flat, shape = None, ()
+    if isinstance(val, (list, tuple)):
+        flat, shape = [], _list_shape(val)
+        if _validate_list(val, shape, 0, flat):
+            # A list holding mx.arrays (at any depth): MLX makes each element an
+            # array of its own and stacks them, lazily (python/src/convert.cpp).
+            val = ops.stack([array(v, dtype) for v in val])
+    if isinstance(val, array):
+        # MLX's mx.array(a) is astype(a, dtype): a's own descriptor when the
+        # dtype does not change, else a lazy cast.
+        return ops.astype(val, dtype or val.dtype)
+    if is_numpy(val):
+        return from_data(*from_numpy(val, dtype))
+    if val is None:
+        raise ops.common.incompatible_arguments(_INIT, (handle, val))
+    if flat is None and not _is_element(val):
+        buffer = from_buffer(val, dtype)
+        if buffer is None:
+            raise _invalid_type(val)
+        return from_data(*buffer)
+    if flat is None:
+        flat = [val]
+    inferred = _scalars_dtype(flat)
+    if dtype is not None and shape and inferred in (_dt.int32, _dt.int64):
+        _check_list_ints(flat, dtype)
+    dtype = dtype or inferred
+    if dtype.is_inexact and dtype is not _dt.float64 and isinstance(val, (list, tuple)):
+        # MLX reads a list's ints as C floats, through double: above 2**53
+        # they round twice, where a scalar rounds once (python/src/convert.cpp).
+        flat = [float(v) if type(v) is int else v for v in flat]
+    return from_data(dtype.store(_dt.convert(flat, None, dtype)), shape, dtype)
+
+
+# --- nested lists ---------------------------------------------------------------------
+
+
+def _scalars_dtype(flat):
+    """The dtype MLX infers for Python scalars (``flat``, normalised in place:
+    int and float subclasses become plain ints and floats)."""
+    kinds = set()
+    for i, v in enumerate(flat):
+        if isinstance(v, bool):
+            kinds.add(_dt.bool_)
+        elif isinstance(v, int):
+            kinds.add(_dt.int32 if -(2**31) <= v < 2**31 else int64_dtype(v))
+            flat[i] = int(v)  # a subclass (IntEnum...) as a plain int
+        elif isinstance(v, float) or is_symbolic(v):
+            kinds.add(_dt.float32)
+            if isinstance(v, float):
+                flat[i] = float(v)  # a subclass (NumPy's float64...) as a plain float
+        elif isinstance(v, complex):
+            kinds.add(_dt.complex64)
+        else:
+            raise _invalid_type(v)
+    dtype = _dt.bool_ if kinds else _dt.float32  # an empty list is float32, as in MLX
+    for k in kinds:
+        dtype = _dt.promote_types(dtype, k)
+    return dtype
+
+
+def _invalid_type(v):
+    """MLX's ValueError for an element it cannot read (python/src/convert.cpp)."""
+    return ValueError(
+        f"Invalid type {ops.common.type_name(v)} received in array initialization.")
+
+
+def _is_element(v):
+    return isinstance(v, (bool, int, float, complex)) or is_symbolic(v)
+
+
+def _list_shape(value):
+    """MLX's ``get_shape`` (python/src/convert.cpp): the lengths down the first
+    elements, and then the shape of an array met there."""
+    shape = []
+    while True:
+        shape.append(len(value))
+        if not value:
+            return tuple(shape)
+        first = value[0]
+        if isinstance(first, (list, tuple)):
+            value = first
+            continue
+        if isinstance(first, array):
+            shape.extend(first.shape)
+        return tuple(shape)
+
+
+_NON_UNIFORM = "Initialization encountered non-uniform length."
+
+
+def _validate_list(value, shape, depth, flat):
+    """MLX's ``validate_shape``: every element agrees with ``shape``; Python
+    scalars are appended to ``flat``. True when an mx.array is met.
+
+    As MLX: a tuple among lists is an element of an invalid type, and a list
+    whose first element is a tuple reads its other elements as tuples too.
+    """
+    if depth >= len(shape):
+        raise ValueError("Initialization encountered extra dimension.")
+    if len(value) != shape[depth]:
+        raise ValueError(_NON_UNIFORM)
+    if not value:
+        return False
+    has_array = False
+    tuples = isinstance(value[0], tuple)
+    for v in value:
+        if isinstance(v, list) or (tuples and isinstance(v, tuple)):
+            has_array = _validate_list(v, shape, depth + 1, flat) or has_array
+        elif tuples:
+            raise RuntimeError(
+                "[array] A sequence whose first element is a tuple holds an element "
+                f"of type {type(v).__name__}; MLX reads each of its elements as a tuple "
+                "(MLX itself raises RuntimeError: std::bad_cast)."
+            )
+        elif isinstance(v, array):
+            if v.shape != shape[depth + 1:]:
+                raise ValueError(_NON_UNIFORM)
+            has_array = True
+        else:
+            if not _is_element(v):
+                raise _invalid_type(v)
+            if depth + 1 != len(shape):
+                raise ValueError(_NON_UNIFORM)
+            flat.append(v)
+    return has_array
+
+
+def int64_dtype(v, op="array"):
+    """int64 for a Python int that fits in it; else a clear error (MLX: std::bad_cast)."""
+    if not -(2**63) <= v < 2**63:
+        shown = v if v.bit_length() <= 128 else f"of {v.bit_length()} bits"
+        raise RuntimeError(
+            f"[{op}] The Python integer {shown} does not fit in int64, the widest "
+            "integer MLX converts a Python int through (MLX itself raises "
+            "RuntimeError: std::bad_cast)."
+        )
+    return _dt.int64
+
+
+def _check_list_ints(flat, dtype):
+    """MLX reads the ints of a list given a ``dtype`` through one C type
+    (python/src/convert.cpp ``array_from_list``): uint32 for uint32, uint64
+    for uint64, a 32-bit int for the narrower types and bool (which then wrap,
+    ``[300]`` as uint8 is ``[44]``); an int outside it is its
+    ``std::bad_cast``. (A scalar goes through int64: ``mx.array(-1, uint32)``
+    wraps.)"""
+    if dtype is _dt.int64 or dtype.is_inexact:
+        return
+    if dtype.is_unsigned and dtype.size >= 4:
+        low, high, ctype = 0, 2 ** (8 * dtype.size), dtype.name
+    else:
+        low, high, ctype = -(2**31), 2**31, "a 32-bit int"
+    for v in flat:
+        if type(v) is int and not low <= v < high:
+            raise RuntimeError(
+                f"[array] The Python integer {v} in a list does not fit in {ctype}, "
+                f"which MLX reads a list's ints through for {dtype.name} (MLX itself "
+                "raises RuntimeError: std::bad_cast)."
+            )
+
+
+def nested(flat, shape):
+    """A flat row-major list as nested lists of the given shape."""
+    if len(shape) == 1:
+        return list(flat)
+    step = math.prod(shape[1:])
+    return [nested(flat[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0])]
+
+
+# --- NumPy ---------------------------------------------------------------------------
+
+# NumPy's dtype names -> the dtype MLX gives an ndarray of that dtype.
+FROM_NUMPY = {
+    "bool": _dt.bool_, "uint8": _dt.uint8, "uint16": _dt.uint16, "uint32": _dt.uint32,
+    "uint64": _dt.uint64, "int8": _dt.int8, "int16": _dt.int16, "int32": _dt.int32,
+    "int64": _dt.int64, "float16": _dt.float16, "float32": _dt.float32,
+    "float64": _dt.float32, "complex64": _dt.complex64, "complex128": _dt.complex64,
+}
+# ... and the dtype those values have before MLX casts them (float64 stays float64).
+_SOURCE = dict(FROM_NUMPY, float64=_dt.float64, complex128=_dt.complex64)
+
+
+def is_numpy(value):
+    """Is ``value`` a NumPy ndarray or NumPy scalar? (Imports nothing.)"""
+    return type(value).__module__.split(".")[0] == "numpy" and "numpy" in sys.modules and (
+        isinstance(value, (sys.modules["numpy"].ndarray, sys.modules["numpy"].generic))
+    )
+
+
+def from_numpy(value, dtype=None):
+    """``(flat, shape, dtype)`` of a NumPy ndarray or scalar, cast to ``dtype``
+    (default: MLX's dtype for the NumPy one), ready to store."""
+    np = sys.modules["numpy"]
+    nd = np.asarray(value)
+    name = nd.dtype.name
+    if name not in FROM_NUMPY:
+        raise ValueError(
+            f"[array] Cannot convert a NumPy array of dtype {nd.dtype} to an mlx array: "
+            "MLX takes bool, (u)int8-64, float16/32/64 and complex64/128 "
+            "(MLX itself raises RuntimeError: std::bad_cast)."
+        )
+    for d in nd.shape:  # before copying anything (python/src/convert.cpp check_shape_dim)
+        if d > 2**31 - 1:
+            raise OverflowError(
+                f"Shape dimension {d} is outside the supported range [-2147483648, "
+                "2147483647]. MLX currently uses 32-bit integers for shape dimensions.")
+    source = _SOURCE[name]
+    dtype = dtype or FROM_NUMPY[name]
+    flat = nd.ravel(order="C").tolist()
+    if source is _dt.complex64:
+        flat = [complex(v) for v in flat]
+    return dtype.store(_dt.convert(flat, source, dtype)), tuple(nd.shape), dtype
+
+
+def to_numpy(a, dtype=None, copy=None):
+    """``a.__array__(dtype, copy)``: a new ndarray of ``a``'s dtype and shape.
+
+    bfloat16 has no NumPy dtype (MLX raises NumPy's ValueError about the buffer
+    format). mlxref holds its elements in a Python list, so an ndarray is always
+    a copy: ``copy=False`` raises as NumPy 2 asks (MLX shares its buffer there).
+    """
+    np = sys.modules["numpy"]
+    if a.dtype is _dt.bfloat16:
+        raise ValueError(
+            "bfloat16 arrays cannot be converted to NumPy ('bfloat16' is not a "
+            "valid PEP 3118 buffer format string)."
+        )
+    if copy is False:
+        raise ValueError(
+            "Unable to avoid copy while creating an array as requested: mlxref "
+            "holds an array's elements in a Python list, so NumPy always gets a copy."
+        )
+    data = elements(a)
+    out = np.array(data, dtype=a.dtype.name if a.dtype is not _dt.bool_ else "bool")
+    out.shape = a.shape  # in place: the ndarray owns its data, as NumPy's copies do
+    return out if dtype is None else out.astype(dtype)
+
+
+# --- Python's buffer protocol: bytes, bytearray, memoryview, array.array ------------
+
+# A buffer's struct format -> (the dtype MLX gives it, the dtype its values have).
+# MLX reads any buffer as an ndarray (nanobind) and maps its format as NumPy's
+# dtype: a C double becomes float32, as a NumPy float64 does.
+_FROM_FORMAT = {
+    "?": _dt.bool_, "b": _dt.int8, "B": _dt.uint8, "h": _dt.int16, "H": _dt.uint16,
+    "i": _dt.int32, "I": _dt.uint32, "q": _dt.int64, "Q": _dt.uint64,
+    "l": _dt.int64 if struct.calcsize("l") == 8 else _dt.int32,
+    "L": _dt.uint64 if struct.calcsize("L") == 8 else _dt.uint32,
+    "e": _dt.float16, "f": _dt.float32, "d": _dt.float32,
+}
+
+
+def from_buffer(value, dtype=None):
+    """``(flat, shape, dtype)`` of an object with Python's buffer protocol, as
+    MLX reads it (a copy: mlxref's elements live in a Python list), or None
+    when ``value`` has no buffer. Read through ``memoryview``, so strided
+    views work; formats MLX cannot read raise its ``std::bad_cast``."""
+    try:
+        view = memoryview(value)
+    except TypeError:
+        return None
+    fmt = view.format.lstrip("@")
+    if fmt not in _FROM_FORMAT:
+        raise RuntimeError(
+            f"[array] Cannot read a buffer of format {view.format!r} (MLX itself raises "
+            "RuntimeError: std::bad_cast); MLX takes bool, (u)int8-64, float16, float32 "
+            "and float64 buffers."
+        )
+    source = _dt.float64 if fmt == "d" else _FROM_FORMAT[fmt]
+    dtype = dtype or _FROM_FORMAT[fmt]
+    flat = view.tolist()
+    for _ in range(view.ndim - 1):
+        flat = [v for row in flat for v in row]
+    if view.ndim == 0:
+        flat = [flat]
+    return dtype.store(_dt.convert(flat, source, dtype)), tuple(view.shape), dtype
+
+
+from . import ops  # noqa: E402  (ops needs the array class, which this module's importer defines)
