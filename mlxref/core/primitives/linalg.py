@@ -172,7 +172,7 @@ class Inverse(Primitive):
 
     def eval(self, inputs):
         (a,) = inputs
-        return [inverse(a.data(), a.shape[-1], a.dtype, self.tri, self.upper)]
+        return [inverse(a.data(), a.shape, self.tri, self.upper, a.dtype)]
 
     def _mask(self, x):
         """``x`` restricted to the triangle the primitive reads (all of it if not tri)."""

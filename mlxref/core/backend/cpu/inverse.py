@@ -16,12 +16,13 @@ Read next: mlxref/core/primitives/linalg.py (``Inverse``, its rules).
 from .rounding import rounding, unrounded
 
 
-def inverse(data, n, dtype, tri, upper):
-    """The inverses of the n x n matrices of ``data`` (``dtype``), as a flat
-    list. ``tri``: each matrix is triangular (``upper`` or lower) and only
-    that triangle is read; the other triangle of the result is zero. A
-    singular matrix raises MLX's RuntimeError, with LAPACK's error code: the
-    position (from 1) of the first zero pivot."""
+def inverse(data, shape, tri, upper, dtype):
+    """The inverses of the matrices of ``data`` (``shape`` (..., n, n),
+    ``dtype``), as a flat list. ``tri``: each matrix is triangular
+    (``upper`` or lower) and only that triangle is read; the other triangle
+    of the result is zero. A singular matrix raises MLX's RuntimeError,
+    with LAPACK's error code: the position (from 1) of the first zero pivot."""
+    n = shape[-1]
     rounded = rounding(dtype) or unrounded
     out = []
     for start in range(0, len(data), n * n):
