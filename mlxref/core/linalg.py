@@ -4,7 +4,8 @@ Read alongside: python/src/linalg.cpp (the bindings) and mlx/linalg.cpp. The
 ops live with the other matrix ops in ``ops/linalg.py`` and the
 factorizations in ``ops/factorizations.py``, the solvers and norms in
 ``ops/solvers.py``; this module only names the ones
-mlxref has under MLX's ``mx.linalg``.
+mlxref has under MLX's ``mx.linalg`` (and no op imports it).
+Read next: mlxref/core/ops/factorizations.py, ops/solvers.py.
 """
 
 from .ops.factorizations import eig, eigh, eigvals, eigvalsh, pinv, qr, svd

@@ -6,6 +6,7 @@ Read alongside: mlx/linalg.cpp (``qr``, ``svd``, ``validate_eig``, ``eigh``,
 Python signatures. Each op checks its argument with MLX's messages and builds
 one node of the primitive in primitives/factorizations.py. ``stream`` is
 accepted and ignored, as in ``linalg.inv`` (mlxref has one device).
+Read next: mlxref/core/primitives/factorizations.py (``QRF``, ``SVD``, ``Eigh``, ``Eig``).
 """
 
 from .. import dtypes as _dt

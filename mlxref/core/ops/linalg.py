@@ -12,6 +12,7 @@ removed again from the result; a stack of matrices times one matrix is
 flattened into one tall matrix (so the matrix is not copied per batch); any
 other batch dimensions are broadcast against each other. The ``Matmul``
 primitive then only multiplies two arrays of equal batch shape.
+Read next: mlxref/core/primitives/linalg.py (``Matmul``, ``AddMM``, ``Inverse``).
 """
 
 import math
@@ -100,10 +101,10 @@ def matmul(a, b, /, *, stream=None):
             x = broadcast_to(x, batch + x.shape[-2:])
             y = broadcast_to(y, batch + y.shape[-2:])
         out = make_array(Matmul(), [x, y])
-    return _drop_vector_axes(out, a_ndim, b_ndim)
+    return drop_vector_axes(out, a_ndim, b_ndim)
 
 
-def _drop_vector_axes(out, a_ndim, b_ndim):
+def drop_vector_axes(out, a_ndim, b_ndim):
     """``out`` without the unit dimensions a product added to 1-D operands."""
     axes = []
     if a_ndim == 1:
@@ -194,7 +195,7 @@ def addmm(c, a, b, /, alpha=1.0, beta=1.0, *, stream=None):
         c = reshape(c, tuple(shape))
     if c.shape != out_shape:
         raise ValueError("[addmm] input c must broadcast to the output shape")
-    return _drop_vector_axes(make_array(primitive, [a, b, c]), in_a_ndim, in_b_ndim)
+    return drop_vector_axes(make_array(primitive, [a, b, c]), in_a_ndim, in_b_ndim)
 
 
 def _inv(a, tri, upper, name):

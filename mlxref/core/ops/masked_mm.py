@@ -15,7 +15,7 @@ from ..primitives.base import make_array
 from ..primitives.masked_mm import BlockMaskedMM, GatherMM, SegmentedMM
 from .common import astype, broadcast_arrays, broadcast_shapes, broadcast_to, \
     incompatible_arguments
-from .linalg import _drop_vector_axes, matmul
+from .linalg import drop_vector_axes, matmul
 from .quantized import _indices_or_default
 from .shape import expand_dims
 
@@ -111,7 +111,7 @@ def block_masked_mm(a, b, /, block_size=64, mask_out=None, mask_lhs=None, mask_r
             rhs = expand_dims(rhs, -1)
         inputs += [prepare(lhs, tm, tk, dtype), prepare(rhs, tk, tn, dtype)]
     out = make_array(BlockMaskedMM(block_size, shared), inputs)
-    return _drop_vector_axes(out, in_a_ndim, in_b_ndim)
+    return drop_vector_axes(out, in_a_ndim, in_b_ndim)
 
 
 def gather_mm(a, b, /, lhs_indices=None, rhs_indices=None, *, sorted_indices=False,
@@ -136,7 +136,7 @@ def gather_mm(a, b, /, lhs_indices=None, rhs_indices=None, *, sorted_indices=Fal
     primitive = GatherMM(sorted_indices and rhs_indices is None,
                          sorted_indices and lhs_indices is None)
     out = make_array(primitive, [a, b, lhs, rhs])
-    return _drop_vector_axes(out, in_a_ndim, in_b_ndim)
+    return drop_vector_axes(out, in_a_ndim, in_b_ndim)
 
 
 def segmented_mm(a, b, /, segments, *, stream=None):

@@ -5,6 +5,7 @@ for their argument forms. MLX composes both, and so does mlxref: tensordot is
 a transpose and reshape of each operand to a matrix, one matmul, and a
 reshape; kron is a multiply of two reshapes that interleave the axes. Their
 derivatives are those of the ops they are made of.
+Read next: mlxref/core/ops/einsum.py (the general contraction, also one matmul per step).
 """
 
 from ..array import array

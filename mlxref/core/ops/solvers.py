@@ -19,13 +19,13 @@ are made of:
 
 These ops live in ``mx.linalg`` only (mlxref/core/linalg.py), as in MLX:
 this module exports nothing to ``mx``.
+Read next: mlxref/core/primitives/solvers.py (``Cholesky``, ``LUF``).
 """
 
 import builtins
 import math
 
 from .. import dtypes as _dt
-from .. import linalg as _namespace  # mx.linalg, for the svd the 2-norms need
 from ..array import array
 from ..printing import format_shape
 from ..primitives.base import make_array, make_arrays
@@ -37,6 +37,7 @@ from .elementwise import (
     abs, add, equal, exp, less, log, multiply, negative, not_equal, power, remainder, sign,
     sqrt, square, stop_gradient, subtract, where,
 )
+from .factorizations import svd
 from .indexing import take_along_axis
 from .linalg import matmul, tri_inv
 from .reduction import any, max, min, sum
@@ -110,20 +111,12 @@ def _vector_norm(a, ord, axis, keepdims):
 
 
 def _singular_values(a, row_axis, col_axis):
-    """The singular values of the matrices on (row_axis, col_axis), with
-    ``mx.linalg.svd`` looked up when it is needed."""
-    svd = getattr(_namespace, "svd", None)
-    if svd is None:
-        raise NotImplementedError(
-            "[linalg::norm] The nuclear norm and the matrix 2-norms are made of singular "
-            "values, and this mlxref has no mx.linalg.svd yet."
-        )
+    """The singular values of the matrices on (row_axis, col_axis)."""
     if row_axis > col_axis:
         matrices = moveaxis(moveaxis(a, row_axis, -1), col_axis, -1)
     else:
         matrices = moveaxis(moveaxis(a, col_axis, -1), row_axis, -2)
-    values = svd(matrices, compute_uv=False)
-    return values[0] if isinstance(values, (list, tuple)) else values
+    return svd(matrices, compute_uv=False)
 
 
 def _keep(out, row_axis, col_axis, keepdims):

@@ -1,38 +1,19 @@
 """The matrix primitives: the matrix product, the fused ``c + a @ b``, and the inverse.
 
 Read alongside: mlx/primitives.h (``Matmul``, ``AddMM``, ``Inverse``),
-mlx/primitives.cpp (their rules), mlx/backend/cpu/inverse.cpp and
-mlx/ops.cpp (``matmul``, ``addmm``),
+mlx/primitives.cpp (their rules) and mlx/ops.cpp (``matmul``, ``addmm``),
 which promotes 1-D operands and broadcasts the batch dimensions before it
 builds the node, so the primitive only ever sees two arrays of shapes
 ``(*batch, M, K)`` and ``(*batch, K, N)`` with the same ``batch``.
-
-``eval`` dominates the cost of training anything with mlxref, so it is written
-for speed in plain Python: per batch, the columns of ``B`` are sliced out once
-and every output element is ``sum(map(mul, row, column))``. (Measured on 64x64:
-this is about twice as fast as ``sum(x * y for ...)`` and three times as fast as
-accumulating rows ``axpy``-style.) It needs only ``*`` and ``+``, so SymPy
-expressions work too.
-
-What MLX's CPU build stores (checked against it): each output element is the
-dot product formed left to right in a float32 accumulator, each product and
-each partial sum rounded to float32, for float32, float16 and bfloat16 inputs
-(the half types' products are exact in float32). mlxref forms a float32 dot
-product in double and rounds it once (the store), which is the fast path and
-differs from MLX only in the last bits; it follows MLX's roundings exactly
-(``dot_float32``) for the half types and whenever a partial sum could leave
-float32's range, where they decide the result: ``[3e38, 3e38, -3e38] @ [1, 1,
-1]`` is inf in MLX, and ``[1e20, -1e20] @ [1e20, 1e20]`` nan.
+Read next: mlxref/core/backend/cpu/matmul.py (the products in MLX's float32
+steps) and inverse.py (LAPACK's pivots).
 """
-
-import math
-from operator import mul
 
 from .. import ops
 from ..array import array
 from ..printing import format_shape
-from ..backend.cpu.matmul import dot_float32, float32_steps, to_float32
-from ..backend.cpu.rounding import rounding
+from ..backend.cpu.inverse import inverse
+from ..backend.cpu.matmul import addmm, matmul, to_float32
 from .base import Primitive, batch_size, make_array, move_batch_axis
 
 
@@ -88,41 +69,7 @@ class Matmul(Primitive):
 
     def eval(self, inputs):
         a, b = inputs
-        *batch, m, k = a.shape
-        n = b.shape[-1]
-        count = math.prod(batch)
-        if k == 0:  # an empty sum: zeros (MLX's matmul only takes floats)
-            return [[0.0] * (count * m * n)]
-        a_data, b_data = a.data(), b.data()
-        a_step, b_step = m * k, k * n
-        if float32_steps(a.dtype, a_data, b_data):
-            return [self._eval_float32(a_data, b_data, count, m, k, n)]
-        out = []
-        for i in range(count):
-            a_start, b_start = i * a_step, i * b_step
-            b_end = b_start + b_step
-            if k == 1:  # an outer product: no sums to form
-                row = b_data[b_start:b_end]
-                # 0 + u * v, as MLX's accumulator starts from 0: -0.0 becomes 0.0.
-                out.extend([0 + u * v for u in a_data[a_start : a_start + m] for v in row])
-                continue
-            # Column j of this batch's B: elements j, j + n, j + 2n, ...
-            columns = [b_data[b_start + j : b_end : n] for j in range(n)]
-            rows = [a_data[r : r + k] for r in range(a_start, a_start + a_step, k)]
-            out.extend([sum(map(mul, row, col)) for row in rows for col in columns])
-        return [out]
-
-    @staticmethod
-    def _eval_float32(a_data, b_data, count, m, k, n):
-        """``eval`` with MLX's float32 roundings (``dot_float32``): slower, exact."""
-        out = []
-        for i in range(count):
-            b_start = i * k * n
-            columns = [b_data[b_start + j : b_start + k * n : n] for j in range(n)]
-            for r in range(i * m * k, (i + 1) * m * k, k):
-                row = a_data[r : r + k]
-                out.extend([dot_float32(row, col) for col in columns])
-        return out
+        return [matmul(a.data(), b.data(), a.shape, b.shape, a.dtype)]
 
 
 def _scaled(x, factor):
@@ -152,13 +99,8 @@ class AddMM(Primitive):
 
     def eval(self, inputs):
         a, b, c = inputs
-        (product,) = Matmul().eval([a, b])
-        if self.alpha != 1:
-            product = [self.alpha * p for p in product]
-        if self.beta == 0:
-            return [product]
-        c_data = c.data() if self.beta == 1 else [self.beta * v for v in c.data()]
-        return [[p + v for p, v in zip(product, c_data)]]
+        return [addmm(a.data(), b.data(), c.data(), a.shape, b.shape, a.dtype, self.alpha,
+                      self.beta)]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         """MLX's rule: ``alpha cot @ bᵀ`` for ``a``, ``aᵀ @ alpha cot`` for ``b``,
@@ -216,15 +158,7 @@ class Inverse(Primitive):
     triangle is read (``linalg.tri_inv``); the other triangle of the result
     is zero. A singular matrix raises MLX's RuntimeError when it is
     evaluated, with LAPACK's error code: the position (from 1) of the first
-    zero pivot.
-
-    How MLX's CPU build computes it: LAPACK's getrf and getri (LU with
-    partial pivoting) on the row-major data read as column-major, which is
-    the transpose; the inverse of the transpose, read back row-major, is the
-    inverse. mlxref does the same pivoting on the transpose, written as one
-    Gauss-Jordan elimination, rounding every step to the dtype (float32 or
-    float64): the pivots, so the singular cases and their codes, are
-    LAPACK's; the values agree to a few float32 ulps.
+    zero pivot (mlxref/core/backend/cpu/inverse.py pivots as LAPACK does).
     """
 
     mlx_has_vjp = False
@@ -238,48 +172,7 @@ class Inverse(Primitive):
 
     def eval(self, inputs):
         (a,) = inputs
-        n = a.shape[-1]
-        data = a.data()
-        rounded = rounding(a.dtype) or (lambda v: v)
-        out = []
-        for start in range(0, len(data), n * n):
-            # The transpose (LAPACK's column-major view), masked to its triangle.
-            m = [[data[start + j * n + i] for j in range(n)] for i in range(n)]
-            if self.tri:
-                # Column-major "upper" of the transpose is the lower triangle
-                # of the matrix, and the other way round (MLX's uplo swap).
-                m = [[v if (j >= i) != self.upper or i == j else 0.0 for j, v in enumerate(row)]
-                     for i, row in enumerate(m)]
-            inv = self._gauss_jordan(m, n, rounded)
-            out.extend(inv[j][i] for i in range(n) for j in range(n))
-        return [out]
-
-    def _gauss_jordan(self, m, n, rounded):
-        """The inverse of the n x n list of rows ``m``: ``[m | I]`` reduced to
-        ``[I | m⁻¹]``. Partial pivoting (LAPACK's i?amax: the first largest
-        magnitude at or below the diagonal), none for a triangular matrix
-        (its pivots are its diagonal) or for symbolic elements."""
-        aug = [row[:] + [1.0 if i == j else 0.0 for j in range(n)] for i, row in enumerate(m)]
-        numeric = all(isinstance(v, (int, float)) for row in m for v in row)
-        for k in range(n):
-            p = k
-            if numeric and not self.tri:
-                for i in range(k + 1, n):
-                    if abs(aug[i][k]) > abs(aug[p][k]):
-                        p = i
-            if aug[p][k] == 0:
-                what = "triangular inversion" if self.tri else "LU factorization"
-                raise RuntimeError(
-                    f"[Inverse::eval_cpu] {what} failed with error code {k + 1}"
-                )
-            aug[k], aug[p] = aug[p], aug[k]
-            pivot = aug[k][k]
-            aug[k] = [rounded(v / pivot) for v in aug[k]]
-            for i in range(n):
-                if i != k:  # (every row, as LAPACK updates them: a nan pivot spreads)
-                    factor = aug[i][k]
-                    aug[i] = [rounded(v - rounded(factor * w)) for v, w in zip(aug[i], aug[k])]
-        return [row[n:] for row in aug]
+        return [inverse(a.data(), a.shape, self.tri, self.upper, a.dtype)]
 
     def _mask(self, x):
         """``x`` restricted to the triangle the primitive reads (all of it if not tri)."""

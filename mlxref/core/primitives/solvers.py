@@ -1,85 +1,18 @@
 """The factorizations behind ``mx.linalg``'s solvers: Cholesky and LU.
 
 Read alongside: mlx/primitives.h (``Cholesky``, ``LUF``), mlx/primitives.cpp
-(``Cholesky::vmap``; MLX defines no other rule for either),
-mlx/backend/cpu/cholesky.cpp and mlx/backend/cpu/luf.cpp, which call
-LAPACK's ``potrf`` and ``getrf``. MLX's CPU build links the reference
-LAPACK 3.10, whose ``potrf`` and ``getrf`` work on matrices smaller than 64
-with the recursive ``potrf2`` and ``getrf2``; mlxref follows their order of
-operations, rounding every step to the dtype (float32 or float64), so the
-pivots, the row order and what a matrix that is not positive definite leaves
-behind are LAPACK's, and the values agree to an ulp or so.
-
-The ops that build these nodes are in mlxref/core/ops/solvers.py.
+(``Cholesky::vmap``; MLX defines no other rule for either) and
+mlx/linalg.cpp (``cholesky``, ``lu_helper``). The ops that build these nodes
+are in mlxref/core/ops/solvers.py.
+Read next: mlxref/core/backend/cpu/cholesky.py and luf.py (LAPACK's
+``potrf2`` and ``getrf``, every step rounded to the dtype).
 """
-
-import math
 
 from .. import dtypes as _dt
 from .. import ops
-from ..scalar import sympy
-from ..backend.cpu.rounding import rounding, unrounded
+from ..backend.cpu.cholesky import cholesky
+from ..backend.cpu.luf import luf
 from .base import Primitive, make_arrays
-
-
-def _sqrt(v):
-    """The square root of a number, or of a SymPy expression."""
-    try:
-        return math.sqrt(v)
-    except TypeError:
-        return sympy.sqrt(v)
-
-
-def _decided(condition):
-    """A comparison's truth, or False when SymPy cannot decide it (the
-    symbolic checks use inputs for which the undecided comparisons would
-    come out False: no pivoting, a positive definite matrix)."""
-    try:
-        return bool(condition)
-    except TypeError:
-        return False
-
-
-def _potrf2(m, start, n, rounded):
-    """LAPACK's recursive ``potrf2``, in place, on the n x n block of the
-    lists of rows ``m`` that starts at (start, start): its lower triangle
-    becomes ``L`` with ``L Lᵀ`` the block. Returns LAPACK's ``info``: 0, or
-    the position (from 1) of the first pivot that is not positive, where it
-    stops, leaving what it has not reached as it was.
-
-    (The lower triangle of a row-major matrix is the upper one of LAPACK's
-    column-major view: this is ``potrf2`` with ``uplo = 'U'``, written in the
-    row-major terms.) Halve the block: factor the leading n1 x n1 block;
-    solve for the block below it (``trsm``: one division per element, after
-    subtracting the products in order); subtract each finished dot product
-    from the trailing block (``syrk``); factor that.
-    """
-    if n == 1:
-        v = m[start][start]
-        if _decided(v <= 0) or v != v:  # not positive, or nan
-            return 1
-        m[start][start] = rounded(_sqrt(v))
-        return 0
-    n1 = n // 2
-    info = _potrf2(m, start, n1, rounded)
-    if info:
-        return info
-    mid, end = start + n1, start + n
-    for i in range(mid, end):  # trsm: row i of the block below, left to right
-        row = m[i]
-        for j in range(start, mid):
-            t = row[j]
-            for k in range(start, j):
-                t = rounded(t - rounded(m[j][k] * row[k]))
-            row[j] = rounded(t / m[j][j])
-    for j in range(mid, end):  # syrk: the trailing lower triangle
-        for i in range(mid, j + 1):
-            t = 0.0
-            for k in range(start, mid):
-                t = rounded(t + rounded(m[i][k] * m[j][k]))
-            m[j][i] = rounded(m[j][i] - t)
-    info = _potrf2(m, mid, n - n1, rounded)
-    return info + n1 if info else 0
 
 
 class Cholesky(Primitive):
@@ -103,83 +36,12 @@ class Cholesky(Primitive):
 
     def eval(self, inputs):
         (a,) = inputs
-        n = a.shape[-1]
-        data = a.data()
-        rounded = rounding(a.dtype) or unrounded
-        if n == 0:
-            return [[]]
-        out = []
-        for start in range(0, len(data), n * n):
-            rows = [data[start + i * n : start + (i + 1) * n] for i in range(n)]
-            if self.upper:  # the upper triangle, read as the lower one of the transpose
-                rows = [list(col) for col in zip(*rows)]
-            _potrf2(rows, 0, n, rounded)
-            lower = [[v if j <= i else 0.0 for j, v in enumerate(row)] for i, row in enumerate(rows)]
-            if self.upper:
-                lower = [list(col) for col in zip(*lower)]
-            for row in lower:
-                out.extend(row)
-        return [out]
+        return [cholesky(a.data(), a.shape, self.upper, a.dtype)]
 
     def vmap(self, inputs, axes):
         """MLX's rule: the batch axis to the front; the factor is batched there."""
         (x,), (ax,) = inputs, axes
         return [ops.solvers.cholesky(ops.moveaxis(x, ax, 0), upper=self.upper)], [0]
-
-
-# LAPACK's safe minimum (dlamch 'S'): the smallest normal number of the dtype.
-_SAFE_MIN = {_dt.float32: 2.0**-126, _dt.float64: 2.0**-1022}
-
-
-def _getrf(m, rows, cols, rounded, safe_min):
-    """LAPACK's ``getrf`` (LU with partial pivoting), in place on the lists of
-    rows ``m``: returns the pivots, row k having been swapped with row
-    ``pivots[k]`` at step k (0-based).
-
-    Each step k: the pivot is the first element of largest magnitude in
-    column k at or below the diagonal (``idamax``); unless it is zero, its
-    row is swapped into place and the column below it multiplied by its
-    reciprocal (divided by it when the reciprocal would overflow); then
-    the trailing block loses ``l_ik u_kj``. The recursive ``getrf2`` that
-    LAPACK runs does these same operations on each element, in the same
-    order.
-    """
-    pivots = []
-    for k in range(min(rows, cols)):
-        p, best = k, abs(m[k][k])
-        for i in range(k + 1, rows):
-            v = abs(m[i][k])
-            if _decided(v > best):
-                p, best = i, v
-        pivots.append(p)
-        pivot = m[p][k]
-        if pivot != 0:
-            m[k], m[p] = m[p], m[k]
-            if _decided(abs(pivot) < safe_min):
-                for i in range(k + 1, rows):
-                    m[i][k] = rounded(m[i][k] / pivot)
-            else:
-                scale = rounded(1 / pivot)
-                for i in range(k + 1, rows):
-                    m[i][k] = rounded(m[i][k] * scale)
-        top = m[k]
-        for i in range(k + 1, rows):
-            row = m[i]
-            factor = row[k]
-            for j in range(k + 1, cols):
-                row[j] = rounded(row[j] - rounded(factor * top[j]))
-    return pivots
-
-
-def _row_indices(pivots, rows):
-    """MLX's ``row_indices`` from LAPACK's pivots (mlx/backend/cpu/luf.cpp):
-    the swaps undone from the last, applied to 0, 1, ..., rows - 1, so that
-    row i of ``A`` is row ``row_indices[i]`` of ``L U``."""
-    order = list(range(rows))
-    for j in range(len(pivots) - 1, -1, -1):
-        p = pivots[j]
-        order[j], order[p] = order[p], order[j]
-    return order
 
 
 class LUF(Primitive):
@@ -209,18 +71,7 @@ class LUF(Primitive):
 
     def eval(self, inputs):
         (a,) = inputs
-        m, n = a.shape[-2:]
-        data = a.data()
-        rounded = rounding(a.dtype) or unrounded
-        lu, pivots, order = [], [], []
-        for start in range(0, len(data), m * n):
-            rows = [data[start + i * n : start + (i + 1) * n] for i in range(m)]
-            piv = _getrf(rows, m, n, rounded, _SAFE_MIN.get(a.dtype, 0.0))
-            for row in rows:
-                lu.extend(row)
-            pivots.extend(piv)
-            order.extend(_row_indices(piv, m))
-        return [lu, pivots, order]
+        return list(luf(a.data(), a.shape, a.dtype))
 
     def vmap(self, inputs, axes):
         """The primitive factors every matrix of a batch: the batch axis goes
