@@ -139,7 +139,7 @@ def rsqrt_float32(data, dtype):
     return [1.0 / r if r else math.copysign(inf, r) for r in roots]
 
 
-# --- IEEE results where ``math`` raises ------------------------------------------------
+# --- real functions: IEEE results where ``math`` raises, C's signed zeros ---------------
 
 
 def _inf_on_overflow(f):
@@ -160,6 +160,7 @@ cosh = _inf_on_overflow(math.cosh)
 
 
 def sinh(x):
+    """``math.sinh``, with ±inf where it overflows."""
     try:
         return math.sinh(x)
     except OverflowError:
@@ -183,6 +184,7 @@ def ceil(x):
 
 
 def arctanh(x):
+    """``math.atanh``, with ±inf at ±1 and nan outside [-1, 1], as C's."""
     if -1 < x < 1:
         return math.atanh(x)
     if x == 1:
@@ -191,6 +193,7 @@ def arctanh(x):
 
 
 def erfinv(y):
+    """The inverse of erf in double: ±inf at ±1, nan outside [-1, 1]."""
     if not -1 <= y <= 1:
         return nan
     if y in (-1, 1):
@@ -204,6 +207,9 @@ def erfinv(y):
         err = math.erf(x) - y
         x -= err / (2 / math.sqrt(math.pi) * math.exp(-x * x))
     return x
+
+
+# --- SymPy -------------------------------------------------------------------------------
 
 
 @functools.cache
