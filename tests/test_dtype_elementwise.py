@@ -48,7 +48,7 @@ INTEGER_ARITHMETIC = {"abs", "negative", "square", "add", "subtract", "multiply"
 # How many ulps of the dtype a transcendental function may differ by from
 # MLX's (float32; float16, bfloat16 and float64 match to one ulp). Each is the
 # C library's float function (tanhf, log10f...) against the correctly rounded
-# result; sigmoid is MLX's exp to within an ulp (``_exp_float32``).
+# result; sigmoid is MLX's exp to within an ulp (``unary.exp_float32``).
 TRANSCENDENTAL = set(
     "exp expm1 log log2 log10 log1p sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh "
     "arccosh arctanh sigmoid erf erfinv arctan2 power logaddexp".split()

@@ -40,8 +40,9 @@ import functools
 from .. import dtypes as _dt
 from ..scalar import is_symbolic
 from ..backend.cpu.copy import gather_strided, row_major_strides
+from ..backend.cpu.unary import FLOAT32_KERNEL_DTYPES
 from .base import Primitive, make_arrays
-from .elementwise import FLOAT32_KERNEL_DTYPES, Binary, Unary
+from .elementwise import Binary, Unary
 from .shape import Broadcast
 
 

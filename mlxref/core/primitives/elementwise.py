@@ -1,72 +1,36 @@
 """Elementwise primitives: unary, binary and the ternary Select.
 
 Read alongside: mlx/primitives.h (``Abs`` ... ``Tanh``, ``Add`` ... ``Select``)
-and mlx/primitives.cpp, where each class's vjp, jvp and vmap sit together;
-MLX's per-element math is in mlx/backend/cpu/unary_ops.h and binary_ops.h.
-
+and mlx/primitives.cpp, where each class's vjp, jvp and vmap sit together.
 Each class holds its math side by side, like micrograd's ``__mul__`` and its
-``_backward``:
+``_backward``: ``numeric`` on Python numbers (``numeric_complex`` on complex64
+elements; None where MLX refuses complex input), ``symbolic`` on SymPy
+expressions (how ``mlxref.symbolic`` checks every rule exactly), and
+``derivative(x, out)`` or ``partial(i, a, b, out)`` written with mlxref ops,
+so gradients can be differentiated again. The ops layer has already broadcast
+the inputs to one shape and promoted them to one dtype.
 
-- ``numeric``: the forward rule on Python numbers, with IEEE results where
-  ``math`` would raise (``log(0)`` is ``-inf``, ``sqrt(-1)`` is ``nan``,
-  ``1/0`` is ``inf``), as in MLX;
-- ``numeric_complex``: the forward rule on complex64 elements (Python
-  complex numbers), as MLX's ``std::complex<float>`` kernels compute it;
-  None where MLX refuses complex input (its ops raise first);
-- ``symbolic``: the same function on SymPy expressions, which is how
-  ``mlxref.symbolic`` checks every derivative rule exactly;
-- ``derivative(x, out)`` (unary) or ``partial(i, a, b, out)`` (binary),
-  written with mlxref ops so gradients can be differentiated again.
-
-The ops layer has already broadcast the inputs to one shape and promoted them
-to one dtype, so ``eval`` maps the math over the element lists with ``apply``.
-Evaluation then stores each result as the dtype holds it (``Dtype.store``),
-so ``numeric`` may compute in double: for float16, bfloat16 and float32 that
-is the correctly rounded result, and MLX's too where its kernel is correctly
-rounded. Where MLX's float32 kernel is not (exp, sigmoid, erf, logaddexp;
-rsqrt and floor_divide round twice: see "MLX's float32 kernels" below), the
-class also gives ``float32_kernel``, which those three dtypes use instead of
-``numeric``; float64 keeps the exact math.
-
-Complex inputs follow MLX's convention for derivatives: the jvp multiplies
-the tangent by f'(z), and the vjp multiplies the cotangent by the conjugate
-of the jvp's multiplier, conj(f'(z)) (mlx/primitives.cpp, "The vjp conjugates
-the jvp's multiplier"). So the gradient of a real-valued loss L(z) is
-dL/dx + i dL/dy: ``grad(lambda z: abs(z) ** 2)`` is ``2 z``. The non-holomorphic
-primitives (Abs, Real, Imag, Conjugate) have rules of their own.
-Read next: mlxref/core/scalar.py (``apply``) and mlxref/symbolic/elementwise.py
-(the symbolic check of each class).
+Complex inputs follow MLX's convention: the jvp multiplies the tangent by
+f'(z), the vjp the cotangent by conj(f'(z)) (mlx/primitives.cpp, "The vjp
+conjugates the jvp's multiplier"), so the gradient of a real-valued L(z) is
+dL/dx + i dL/dy. Abs, Real, Imag and Conjugate have rules of their own.
+Read next: mlxref/core/backend/cpu/unary.py and binary.py (how MLX computes
+each op for every dtype: its float32 kernels, the complex edge cases) and
+mlxref/symbolic/elementwise.py (the symbolic check of each class).
 """
 
 import cmath
-import functools
 import math
 import operator
 
 from .. import dtypes as _dt
 from .. import ops
-from ..scalar import apply, is_symbolic, sympy  # sympy is imported at its first use
-from .base import (
-    Primitive,
-    make_array,
-    make_arrays,
-    vmap_elementwise,
-)
+from ..backend.cpu import binary, unary
+from ..scalar import apply, sympy  # sympy is imported at its first use
+from .base import Primitive, make_array, make_arrays, vmap_elementwise
 
 inf, nan = math.inf, math.nan
 _COMPLEX64 = _dt.complex64
-
-
-def _complex_numeric(primitive):
-    """``primitive.numeric_complex``, or MLX's refusal of complex input."""
-    numeric = primitive.numeric_complex
-    if numeric is None:
-        raise ValueError(f"[{primitive.name}] Not supported for complex64.")
-    return numeric
-
-# The dtypes whose elements MLX's CPU kernels compute in float32 arithmetic
-# (float16 and bfloat16 convert to float and back, mlx/types/fp16.h and bf16.h).
-FLOAT32_KERNEL_DTYPES = frozenset((_dt.float32, _dt.float16, _dt.bfloat16))
 
 
 class Unary(Primitive):
@@ -122,11 +86,9 @@ class Unary(Primitive):
         # Evaluation stores the results as the dtype holds them: abs and
         # square of ints give ints again, and wrap.
         if x.dtype is _COMPLEX64:
-            return [apply(_complex_numeric(self), self.symbolic, x.data())]
-        kernel = None
-        if self.float32_kernel is not None and x.dtype in FLOAT32_KERNEL_DTYPES:
-            kernel = functools.partial(self.float32_kernel, dtype=x.dtype)
-        return [apply(self.numeric, self.symbolic, x.data(), numeric_lists=kernel)]
+            return [unary.unary_op(x.data(), x.dtype, _complex_numeric(self), self.symbolic)]
+        return [unary.unary_op(x.data(), x.dtype, self.numeric, self.symbolic,
+                               self.float32_kernel)]
 
 
 class Binary(Primitive):
@@ -184,11 +146,10 @@ class Binary(Primitive):
         # Evaluation stores the results as the dtype holds them: int + int
         # wraps, bool + bool is a bool again.
         if a.dtype is _COMPLEX64:
-            return [apply(_complex_numeric(self), self.symbolic, a.data(), b.data())]
-        lists = self.numeric_lists
-        if self.float32_kernel is not None and a.dtype in FLOAT32_KERNEL_DTYPES:
-            lists = functools.partial(self.float32_kernel, dtype=a.dtype)
-        return [apply(self.numeric, self.symbolic, a.data(), b.data(), numeric_lists=lists)]
+            return [binary.binary_op(a.data(), b.data(), a.dtype, _complex_numeric(self),
+                                     self.symbolic)]
+        return [binary.binary_op(a.data(), b.data(), a.dtype, self.numeric, self.symbolic,
+                                 self.float32_kernel, self.numeric_lists)]
 
 
 class Comparison(Binary):
@@ -219,7 +180,7 @@ class Comparison(Binary):
     def eval(self, inputs):
         a, b = inputs
         numeric = self.numeric if a.dtype is not _COMPLEX64 else _complex_numeric(self)
-        return [apply(numeric, self.symbolic, a.data(), b.data())]
+        return [binary.binary_op(a.data(), b.data(), a.dtype, numeric, self.symbolic)]
 
 
 # --- truth values, numeric and symbolic (comparisons, logical ops, Select) ---------
@@ -253,250 +214,12 @@ def _condition(c):
     return sympy.Ne(c, 0)
 
 
-# --- MLX's float32 kernels ----------------------------------------------------------
-#
-# MLX's CPU build computes float32, float16 and bfloat16 elements in float32.
-# Most of its math is the C library's float functions, correctly rounded or
-# within an ulp, which ``numeric`` in double followed by the store gives. A
-# few kernels are MLX's own (mlx/backend/cpu/simd/math.h) or compose several
-# roundings; those are followed here, over whole lists: every step rounds to
-# float32 with one ``_f32`` pass in C, never a Python call per element.
-
-_f32 = _dt.float32.store  # a list of doubles rounded to float32, in C
-
-# MLX's constants, which are C floats: log2(e) and its polynomial for 2**f.
-_LOG2E = _f32([1.442695])[0]
-# y at x = 88: a float32 x is above 88 exactly when its y is above this.
-_EXP_TOP = _f32([88.0 * _LOG2E])[0]
-_EXP2_POLY = _f32([1.535336188319500e-4, 1.339887440266574e-3, 9.618437357674640e-3,
-                   5.550332471162809e-2, 2.402264791363012e-1, 6.931472028550421e-1, 1.0])
-_ERF_P = _f32([0.3275911])[0]
-_ERF_POLY = _f32([1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592])
-
-
-def _horner_f32(coefficients, t):
-    """The polynomial ``coefficients`` (highest power first) at each ``t``, as
-    MLX evaluates it: one float32 fused multiply-add per coefficient."""
-    p = [coefficients[0]] * len(t)
-    for c in coefficients[1:]:
-        p = _f32([q * u + c for q, u in zip(p, t)])
-    return p
-
-
-def _exp_float32(data):
-    """MLX's float32 ``exp`` (simd/math.h), to within one float32 ulp.
-
-    MLX computes 2**y for y = x * 1.442695f rounded to float32: that rounding
-    is its largest error (up to ~60 ulp of the true exp as |x| nears 88), and
-    is followed here. Then 0 where y < -126.5 (x below about -87.68: no
-    smaller subnormals), 0 below x = -88 and inf above x = 88 (not 88.72).
-    MLX's polynomial for 2**f differs from exp2 in the last bit for about one
-    result in fifteen; ``_exp_float32_exact`` follows it, at ten times the cost.
-    """
-    exp2, top = math.exp2, _EXP_TOP
-    y = _f32([x * _LOG2E for x in data])
-    # nan fails every comparison and stays nan.
-    return [exp2(v) if -126.5 <= v <= top else (inf if v > top else 0.0 if v == v else v)
-            for v in y]
-
-
-def _exp_float32_exact(data):
-    """MLX's float32 ``exp``, bit for bit: 2**floor(y + 1/2) times its
-    polynomial at the rest of y, each step rounded as its float32 code rounds.
-    For erf, whose result cancels against 1 so that every bit of exp shows."""
-    y = _f32([x * _LOG2E for x in data])
-    ipart = [math.floor(v + 0.5) if -126.5 <= v <= 128.0 else -127 for v in y]
-    fpart = [v - i if i != -127 else 0.0 for v, i in zip(y, ipart)]  # exact in float32
-    p = _horner_f32(_EXP2_POLY, fpart)
-    # MLX builds 2**ipart from its exponent bits: -127 gives 0.0.
-    powers = _f32([math.ldexp(q, i) if i != -127 else 0.0 for q, i in zip(p, ipart)])
-    # nan stays nan, x above 88 gives inf, x below -88 gives 0.
-    return [q if -88.0 <= x <= 88.0 else (inf if x > 88.0 else 0.0 if x == x else x)
-            for x, q in zip(data, powers)]
-
-
-# --- complex64 arithmetic, as MLX's kernels compute it ------------------------------
-# MLX's complex64 is C++'s std::complex<float> (mlx/types/complex.h). Products
-# are GCC's inline multiply in float32, with C99 Annex G's recovery of
-# infinities (libgcc's __mulsc3) when both parts come out nan; quotients are
-# libgcc's __divsc3, which forms the quotient in double. Both are reproduced
-# here to the bit. The functions (exp, log, sin...) are glibc's cexpf,
-# clogf...: mlxref computes them with ``cmath`` in double and rounds once, so
-# their last bit or two may differ from MLX's.
-
-_round32 = _dt.float32.cast  # one float rounded to float32
-
-
-def _copysign_box(v):
-    """C99 Annex G's "box" of a factor: ±1 for an infinity, ±0 otherwise."""
-    return math.copysign(1.0 if math.isinf(v) else 0.0, v)
-
-
-def _nan_to_zero(v):
-    return math.copysign(0.0, v) if v != v else v
-
-
-def _complex_mul(a, b):
-    """``a * b`` as MLX multiplies complex64: each product rounded to float32
-    before the sums. (In double, the difference would be rounded only once,
-    and differ from MLX's in the last bit about half the time.)"""
-    ar, ai, br, bi = a.real, a.imag, b.real, b.imag
-    ac, bd, ad, bc = _round32(ar * br), _round32(ai * bi), _round32(ar * bi), _round32(ai * br)
-    re, im = ac - bd, ad + bc
-    if re == re or im == im:
-        return complex(re, im)
-    # Both nan: recover the infinities an infinite factor (or an overflow) lost.
-    recalc = False
-    if math.isinf(ar) or math.isinf(ai):
-        ar, ai = _copysign_box(ar), _copysign_box(ai)
-        br, bi = _nan_to_zero(br), _nan_to_zero(bi)
-        recalc = True
-    if math.isinf(br) or math.isinf(bi):
-        br, bi = _copysign_box(br), _copysign_box(bi)
-        ar, ai = _nan_to_zero(ar), _nan_to_zero(ai)
-        recalc = True
-    if not recalc and any(math.isinf(v) for v in (ac, bd, ad, bc)):
-        ar, ai, br, bi = map(_nan_to_zero, (ar, ai, br, bi))
-        recalc = True
-    if recalc:
-        re, im = inf * (ar * br - ai * bi), inf * (ar * bi + ai * br)
-    return complex(re, im)
-
-
-def _complex_div(a, b):
-    """``a / b`` as MLX divides complex64: libgcc's __divsc3, which forms the
-    plain quotient (a c + b d) / (c^2 + d^2) ... in double (exact products of
-    float32 parts), and C99 Annex G's results where both parts come out nan
-    (a zero divisor, an infinite dividend or divisor)."""
-    ar, ai, br, bi = a.real, a.imag, b.real, b.imag
-    denominator = br * br + bi * bi
-    if denominator != 0:
-        re = (ar * br + ai * bi) / denominator
-        im = (ai * br - ar * bi) / denominator
-        if re == re or im == im:
-            return complex(re, im)
-    elif ar == ar or ai == ai:  # x / 0: ±inf times each part (so 0 / 0 is nan)
-        scale = math.copysign(inf, br)
-        return complex(scale * ar, scale * ai)
-    if (math.isinf(ar) or math.isinf(ai)) and math.isfinite(br) and math.isfinite(bi):
-        ar, ai = _copysign_box(ar), _copysign_box(ai)
-        return complex(inf * (ar * br + ai * bi), inf * (ai * br - ar * bi))
-    if (math.isinf(br) or math.isinf(bi)) and math.isfinite(ar) and math.isfinite(ai):
-        br, bi = _copysign_box(br), _copysign_box(bi)
-        return complex(0.0 * (ar * br + ai * bi), 0.0 * (ai * br - ar * bi))
-    return complex(nan, nan)
-
-
-def _complex_ieee(f, overflow=None, pole=None):
-    """cmath's ``f`` with IEEE results where cmath raises instead: ``overflow(z)``
-    where a finite input overflows, ``pole(z)`` at a pole (log 0, atanh 1),
-    and nan+nanj otherwise (the infinite inputs cmath calls invalid)."""
-
-    def numeric(z):
-        try:
-            return f(z)
-        except (OverflowError, ValueError) as e:
-            finite = math.isfinite(z.real) and math.isfinite(z.imag)
-            handler = overflow if isinstance(e, OverflowError) else pole
-            return handler(z) if finite and handler is not None else complex(nan, nan)
-
+def _complex_numeric(primitive):
+    """``primitive.numeric_complex``, or MLX's refusal of complex input."""
+    numeric = primitive.numeric_complex
+    if numeric is None:
+        raise ValueError(f"[{primitive.name}] Not supported for complex64.")
     return numeric
-
-
-def _times(m, t):
-    """``m * t`` where ``m`` may be infinite, keeping a zero ``t`` (C99 keeps
-    exp(inf + 0j)'s imaginary part 0)."""
-    return t if t == 0 else m * t
-
-
-def _real_ln(v):
-    return math.log(v) if v > 0 else (-inf if v == 0 else nan)
-
-
-_complex_log = _complex_ieee(cmath.log, pole=lambda z: complex(-inf, math.atan2(z.imag, z.real)))
-_complex_exp = _complex_ieee(
-    cmath.exp, overflow=lambda z: complex(_times(inf, math.cos(z.imag)),
-                                          _times(inf, math.sin(z.imag)))
-)
-
-
-def _complex_log1p(z):
-    """MLX's complex log1p (mlx/backend/cpu/simd/base_simd.h): accurate near 0."""
-    x, y = z.real, z.imag
-    theta = math.atan2(y, x + 1)
-    if abs(z) < 0.5:
-        r = x * (2 + x) + y * y
-        return complex(x, theta) if r == 0 else complex(0.5 * math.log1p(r), theta)
-    return complex(_real_ln(_round32(math.hypot(x + 1, y))), theta)  # |1 + z| in float32, as MLX
-
-
-def _complex_pow(a, b):
-    """C++'s std::pow on complex64: exp(b * log(a)), each step in complex64."""
-    log_a = _dt.complex64.cast(_complex_log(a))
-    return _complex_exp(_dt.complex64.cast(_complex_mul(b, log_a)))
-
-
-def _complex_sign(z):
-    """MLX's sign of a complex number: z / |z|, each part divided by the float32
-    magnitude; a zero stays as it is."""
-    if z == 0:
-        return z
-    r = _round32(abs(z))
-    return complex(z.real / r, z.imag / r)
-
-
-def _complex_greater(a, b):
-    """MLX's order on complex64: by real part, then by imaginary part."""
-    return a.real > b.real or (a.real == b.real and a.imag > b.imag)
-
-
-def _complex_greater_equal(a, b):
-    return a.real > b.real or (a.real == b.real and a.imag >= b.imag)
-
-
-def _complex_maximum(a, b):
-    # A nan in either part of ``a`` wins; a nan only in ``b`` wins if ``a`` is not greater.
-    return a if a != a or _complex_greater(a, b) else b
-
-
-def _complex_minimum(a, b):
-    return a if a != a or _complex_greater(b, a) else b
-
-
-def _complex_logaddexp(a, b):
-    """MLX's formula, on complex64: max + log1p(exp(min - max)) in its order."""
-    hi, lo = _complex_maximum(a, b), _complex_minimum(a, b)
-    if lo == -inf or hi == inf:
-        return hi
-    return hi + _complex_log1p(_complex_exp(lo - hi))
-
-
-def _sin_overflow(z):
-    x, y = z.real, z.imag
-    return complex(_times(Cosh.numeric(y), math.sin(x)), _times(Sinh.numeric(y), math.cos(x)))
-
-
-def _cos_overflow(z):
-    x, y = z.real, z.imag
-    return complex(_times(Cosh.numeric(y), math.cos(x)), -_times(Sinh.numeric(y), math.sin(x)))
-
-
-def _sinh_overflow(z):
-    x, y = z.real, z.imag
-    return complex(_times(Sinh.numeric(x), math.cos(y)), _times(Cosh.numeric(x), math.sin(y)))
-
-
-def _cosh_overflow(z):
-    x, y = z.real, z.imag
-    return complex(_times(Cosh.numeric(x), math.cos(y)), _times(Sinh.numeric(x), math.sin(y)))
-
-
-def _atanh_pole(z):  # atanh(±1): ±inf
-    return complex(math.copysign(inf, z.real), math.copysign(0.0, z.imag))
-
-
-def _atan_pole(z):  # atan(±i) = -i atanh(∓1)
-    return complex(math.copysign(0.0, z.real), math.copysign(inf, z.imag))
 
 
 # --- unary -------------------------------------------------------------------------
@@ -546,7 +269,8 @@ class Sign(Unary):
         s = (x > 0) - (x < 0)
         return float(s) if isinstance(x, float) else s
 
-    numeric_complex = staticmethod(_complex_sign)
+    numeric_complex = staticmethod(unary.complex_sign)
+
     @staticmethod
     def symbolic(x):
         x = sympy.sympify(x)
@@ -559,7 +283,7 @@ class Sign(Unary):
 
 class Square(Unary):
     numeric = staticmethod(lambda x: x * x)
-    numeric_complex = staticmethod(lambda z: _complex_mul(z, z))
+    numeric_complex = staticmethod(lambda z: binary.complex_mul(z, z))
     symbolic = numeric  # the same on SymPy expressions
     expression = "{0} * {0}"
 
@@ -579,39 +303,20 @@ class Sqrt(Unary):
 class Rsqrt(Unary):
     numeric = staticmethod(lambda x: Divide.numeric(1, Sqrt.numeric(x)))
     # MLX: 1 / sqrt(z), the square root stored as complex64 first.
-    numeric_complex = staticmethod(lambda z: _complex_div(1, _dt.complex64.cast(cmath.sqrt(z))))
+    numeric_complex = staticmethod(
+        lambda z: binary.complex_div(1, _dt.complex64.cast(cmath.sqrt(z))))
     symbolic = staticmethod(lambda x: 1 / sympy.sqrt(x))
-
-    @staticmethod
-    def float32_kernel(data, dtype):
-        # MLX's rsqrt is 1 / sqrt(x) with the root rounded to the dtype first.
-        roots = dtype.store([math.sqrt(x) if x >= 0 else nan for x in data])
-        return [1.0 / r if r else math.copysign(inf, r) for r in roots]
+    float32_kernel = staticmethod(unary.rsqrt_float32)
 
     def derivative(self, x, out):
         return ops.multiply(-0.5, ops.divide(out, x))
 
 
-def _inf_on_overflow(f):
-    """``f`` on floats, giving inf where ``math`` raises OverflowError (MLX's IEEE result)."""
-
-    def numeric(x):
-        try:
-            return f(x)
-        except OverflowError:
-            return inf
-
-    return numeric
-
-
 class Exp(Unary):
-    numeric = staticmethod(_inf_on_overflow(math.exp))
-    numeric_complex = staticmethod(_complex_exp)
+    numeric = staticmethod(unary.exp)
+    numeric_complex = staticmethod(unary.complex_exp)
     symbolic = staticmethod(lambda x: sympy.exp(x))
-
-    @staticmethod
-    def float32_kernel(data, dtype):
-        return _exp_float32(data)
+    float32_kernel = staticmethod(unary.exp_float32)
 
     def derivative(self, x, out):
         # BEGIN TASK 2.4: exp, tanh and sigmoid derivatives from the output
@@ -620,7 +325,7 @@ class Exp(Unary):
 
 
 class Expm1(Unary):
-    numeric = staticmethod(_inf_on_overflow(math.expm1))
+    numeric = staticmethod(unary.expm1)
     symbolic = staticmethod(lambda x: sympy.exp(x) - 1)
 
     def derivative(self, x, out):
@@ -655,7 +360,7 @@ class Log(Unary):
     _LOGS = {"2": math.log2, "10": math.log10}
 
     def numeric_complex(self, z):
-        ln = _complex_log(z)
+        ln = unary.complex_log(z)
         scale = self.LN_BASE[self.base]
         return ln if scale == 1.0 else complex(ln.real / scale, ln.imag / scale)
 
@@ -668,7 +373,7 @@ class Log(Unary):
 
 class Log1p(Unary):
     numeric = staticmethod(lambda x: math.log1p(x) if x > -1 else (-inf if x == -1 else nan))
-    numeric_complex = staticmethod(_complex_log1p)
+    numeric_complex = staticmethod(unary.complex_log1p)
     symbolic = staticmethod(lambda x: sympy.log(1 + x))
 
     def derivative(self, x, out):
@@ -678,7 +383,7 @@ class Log1p(Unary):
 class Sin(Unary):
     # + 0.0: MLX's sin (simd/math.h) takes the sign from x < 0, so sin(-0.0) is 0.0.
     numeric = staticmethod(lambda x: math.sin(x) + 0.0 if math.isfinite(x) else nan)
-    numeric_complex = staticmethod(_complex_ieee(cmath.sin, overflow=_sin_overflow))
+    numeric_complex = staticmethod(unary.complex_sin)
     symbolic = staticmethod(lambda x: sympy.sin(x))
 
     def derivative(self, x, out):
@@ -689,7 +394,7 @@ class Sin(Unary):
 
 class Cos(Unary):
     numeric = staticmethod(lambda x: math.cos(x) if math.isfinite(x) else nan)
-    numeric_complex = staticmethod(_complex_ieee(cmath.cos, overflow=_cos_overflow))
+    numeric_complex = staticmethod(unary.complex_cos)
     symbolic = staticmethod(lambda x: sympy.cos(x))
 
     def derivative(self, x, out):
@@ -700,7 +405,7 @@ class Cos(Unary):
 
 class Tan(Unary):
     numeric = staticmethod(lambda x: math.tan(x) if math.isfinite(x) else nan)
-    numeric_complex = staticmethod(_complex_ieee(cmath.tan))
+    numeric_complex = staticmethod(unary.complex_tan)
     symbolic = staticmethod(lambda x: sympy.tan(x))
 
     def derivative(self, x, out):
@@ -709,7 +414,7 @@ class Tan(Unary):
 
 class ArcSin(Unary):
     numeric = staticmethod(lambda x: math.asin(x) if -1 <= x <= 1 else nan)
-    numeric_complex = staticmethod(_complex_ieee(cmath.asin))
+    numeric_complex = staticmethod(unary.complex_arcsin)
     symbolic = staticmethod(lambda x: sympy.asin(x))
 
     def derivative(self, x, out):
@@ -718,7 +423,7 @@ class ArcSin(Unary):
 
 class ArcCos(Unary):
     numeric = staticmethod(lambda x: math.acos(x) if -1 <= x <= 1 else nan)
-    numeric_complex = staticmethod(_complex_ieee(cmath.acos))
+    numeric_complex = staticmethod(unary.complex_arccos)
     symbolic = staticmethod(lambda x: sympy.acos(x))
 
     def derivative(self, x, out):
@@ -727,7 +432,7 @@ class ArcCos(Unary):
 
 class ArcTan(Unary):
     numeric = staticmethod(math.atan)
-    numeric_complex = staticmethod(_complex_ieee(cmath.atan, pole=_atan_pole))
+    numeric_complex = staticmethod(unary.complex_arctan)
     symbolic = staticmethod(lambda x: sympy.atan(x))
 
     def derivative(self, x, out):
@@ -735,14 +440,8 @@ class ArcTan(Unary):
 
 
 class Sinh(Unary):
-    @staticmethod
-    def numeric(x):
-        try:
-            return math.sinh(x)
-        except OverflowError:
-            return inf if x > 0 else -inf
-
-    numeric_complex = staticmethod(_complex_ieee(cmath.sinh, overflow=_sinh_overflow))
+    numeric = staticmethod(unary.sinh)
+    numeric_complex = staticmethod(unary.complex_sinh)
     symbolic = staticmethod(lambda x: sympy.sinh(x))
 
     def derivative(self, x, out):
@@ -750,8 +449,8 @@ class Sinh(Unary):
 
 
 class Cosh(Unary):
-    numeric = staticmethod(_inf_on_overflow(math.cosh))
-    numeric_complex = staticmethod(_complex_ieee(cmath.cosh, overflow=_cosh_overflow))
+    numeric = staticmethod(unary.cosh)
+    numeric_complex = staticmethod(unary.complex_cosh)
     symbolic = staticmethod(lambda x: sympy.cosh(x))
 
     def derivative(self, x, out):
@@ -760,7 +459,7 @@ class Cosh(Unary):
 
 class Tanh(Unary):
     numeric = staticmethod(math.tanh)
-    numeric_complex = staticmethod(_complex_ieee(cmath.tanh))
+    numeric_complex = staticmethod(unary.complex_tanh)
     symbolic = staticmethod(lambda x: sympy.tanh(x))
 
     def derivative(self, x, out):
@@ -771,7 +470,7 @@ class Tanh(Unary):
 
 class ArcSinh(Unary):
     numeric = staticmethod(math.asinh)
-    numeric_complex = staticmethod(_complex_ieee(cmath.asinh))
+    numeric_complex = staticmethod(unary.complex_arcsinh)
     symbolic = staticmethod(lambda x: sympy.asinh(x))
 
     def derivative(self, x, out):
@@ -780,7 +479,7 @@ class ArcSinh(Unary):
 
 class ArcCosh(Unary):
     numeric = staticmethod(lambda x: math.acosh(x) if x >= 1 else nan)
-    numeric_complex = staticmethod(_complex_ieee(cmath.acosh))
+    numeric_complex = staticmethod(unary.complex_arccosh)
     symbolic = staticmethod(lambda x: sympy.acosh(x))
 
     def derivative(self, x, out):
@@ -793,15 +492,8 @@ class ArcCosh(Unary):
 
 
 class ArcTanh(Unary):
-    @staticmethod
-    def numeric(x):
-        if -1 < x < 1:
-            return math.atanh(x)
-        if x == 1:
-            return inf
-        return -inf if x == -1 else nan
-
-    numeric_complex = staticmethod(_complex_ieee(cmath.atanh, pole=_atanh_pole))
+    numeric = staticmethod(unary.arctanh)
+    numeric_complex = staticmethod(unary.complex_arctanh)
     symbolic = staticmethod(lambda x: sympy.atanh(x))
 
     def derivative(self, x, out):
@@ -819,15 +511,7 @@ class Sigmoid(Unary):
         # END TASK 1.1
 
     symbolic = staticmethod(lambda x: 1 / (1 + sympy.exp(-x)))
-
-    @staticmethod
-    def float32_kernel(data, dtype):
-        # MLX (unary_ops.h): y = 1 / (1 + exp(|x|)), then y for x < 0 and 1 - y
-        # otherwise. exp's result is rounded to the dtype: float16's overflows
-        # above |x| = 11.09, so sigmoid is 0 below -11.09 and 1 above it.
-        e = dtype.store(_exp_float32([abs(x) for x in data]))
-        y = _f32([1.0 / d for d in _f32([1.0 + v for v in e])])
-        return [q if x < 0 else 1.0 - q for x, q in zip(data, y)]
+    float32_kernel = staticmethod(unary.sigmoid_float32)
 
     def derivative(self, x, out):
         # BEGIN TASK 2.4: exp, tanh and sigmoid derivatives from the output
@@ -838,64 +522,29 @@ class Sigmoid(Unary):
 class Erf(Unary):
     numeric = staticmethod(math.erf)
     symbolic = staticmethod(lambda x: sympy.erf(x))
-
-    @staticmethod
-    def float32_kernel(data, dtype):
-        """MLX's erf (simd/math.h): Abramowitz and Stegun's 7.1.26 in float32,
-        1 - t * poly(t) * exp(-x**2) with t = 1 / (1 + 0.3275911 |x|). The
-        subtraction cancels near 0, where it is off from erf by up to
-        ~1e-7 (erf(1e-7) is 0.0), so every bit of exp counts."""
-        t = _f32([1.0 / d for d in _f32([_ERF_P * abs(x) + 1.0 for x in data])])
-        r = _horner_f32(_ERF_POLY, t)
-        e = _exp_float32_exact(_f32([-(x * x) for x in data]))
-        et = _f32([-v * u for v, u in zip(e, t)])
-        result = dtype.store(_f32([v * q + 1.0 for v, q in zip(et, r)]))
-        return [v if x > 0 else -v for x, v in zip(data, result)]
+    float32_kernel = staticmethod(unary.erf_float32)
 
     def derivative(self, x, out):
         return ops.multiply(2 / math.sqrt(math.pi), ops.exp(ops.negative(ops.square(x))))
 
 
 class ErfInv(Unary):
-    @staticmethod
-    def numeric(y):
-        if not -1 <= y <= 1:
-            return nan
-        if y in (-1, 1):
-            return y * inf
-        # A rough start (Winitzki's approximation), then Newton steps on erf(x) = y.
-        a = 0.147
-        ln = math.log(1 - y * y)
-        t = 2 / (math.pi * a) + ln / 2
-        x = math.copysign(math.sqrt(math.sqrt(t * t - ln / a) - t), y)
-        for _ in range(3):
-            err = math.erf(x) - y
-            x -= err / (2 / math.sqrt(math.pi) * math.exp(-x * x))
-        return x
-
+    numeric = staticmethod(unary.erfinv)
     symbolic = staticmethod(lambda y: sympy.erfinv(y))
 
     def derivative(self, x, out):
         return ops.multiply(math.sqrt(math.pi) / 2, ops.exp(ops.square(out)))
 
 
-def _to_integer(rounding, x):
-    """``rounding(x)`` (math.floor or math.ceil) as a float; inf and nan stay as they are."""
-    if not math.isfinite(x):
-        return x
-    r = float(rounding(x))
-    return math.copysign(r, x) if r == 0 else r  # floor(-0.0), ceil(-0.5): -0.0, as in C
-
-
 class Floor(Unary):
-    numeric = staticmethod(lambda x: _to_integer(math.floor, x))
+    numeric = staticmethod(unary.floor)
     symbolic = staticmethod(lambda x: sympy.floor(x))
 
     derivative = None  # piecewise constant: MLX's gradient is zero
 
 
 class Ceil(Unary):
-    numeric = staticmethod(lambda x: _to_integer(math.ceil, x))
+    numeric = staticmethod(unary.ceil)
     symbolic = staticmethod(lambda x: sympy.ceiling(x))
 
     derivative = None  # piecewise constant: MLX's gradient is zero
@@ -917,22 +566,9 @@ class Round(Unary):
         return complex(self.numeric(z.real), self.numeric(z.imag))  # each part (MLX's rint)
 
     def symbolic(self, x):
-        return _round_half_even()(x, self.decimals)
+        return unary.round_half_even()(x, self.decimals)
 
     derivative = None  # piecewise constant: MLX's gradient is zero
-
-
-@functools.cache
-def _round_half_even():
-    """SymPy has no round-half-to-even of an expression: a function that has one."""
-
-    class round_half_even(sympy.Function):  # noqa: N801 (prints like a function)
-        @classmethod
-        def eval(cls, x, decimals):
-            if x.is_Number and decimals.is_Integer:
-                return sympy.Rational(round(sympy.Rational(x) * 10**decimals)) / 10**decimals
-
-    return round_half_even
 
 
 class LogicalNot(Unary):
@@ -1021,7 +657,7 @@ class Subtract(Binary):
 
 class Multiply(Binary):
     numeric = symbolic = staticmethod(operator.mul)
-    numeric_complex = staticmethod(_complex_mul)
+    numeric_complex = staticmethod(binary.complex_mul)
     expression = "{0} * {1}"
 
     def partial(self, i, a, b, out):
@@ -1034,16 +670,8 @@ class Divide(Binary):
     expression = "{0} / {1}"  # x / 0 raises: numeric gives IEEE's inf or nan
     expression_raises = True
 
-    @staticmethod
-    def numeric(a, b):
-        try:
-            return a / b
-        except ZeroDivisionError:
-            if a != a or a == 0:
-                return nan
-            return math.copysign(inf, a) * math.copysign(1.0, b)
-
-    numeric_complex = staticmethod(_complex_div)
+    numeric = staticmethod(binary.divide)
+    numeric_complex = staticmethod(binary.complex_div)
     symbolic = staticmethod(lambda a, b: a / b)
 
     def partial(self, i, a, b, out):
@@ -1052,69 +680,29 @@ class Divide(Binary):
         # END TASK 2.3
 
 
-def _check_division_overflow(op, a, b):
-    """MLX's CPU kernel divides int32 and int64 with the processor's division,
-    which traps (SIGFPE, the process dies) on the one quotient that does not
-    fit: the type's minimum divided by -1. mlxref raises instead. (int8 and
-    int16 are divided as C ints, so there the quotient just wraps.)"""
-    dtype = a.dtype
-    if dtype is not _dt.int32 and dtype is not _dt.int64:
-        return
-    low, xs, ys = _dt.iinfo(dtype).min, a.data(), b.data()
-    if low in xs and -1 in ys and any(x == low and y == -1 for x, y in zip(xs, ys)):
-        symbol = "%" if op == "remainder" else "//"
-        raise OverflowError(
-            f"[{op}] Integer overflow: {low} {symbol} -1 in {dtype.name} (the quotient "
-            f"{-low} does not fit). MLX's CPU kernel stops the process with SIGFPE here."
-        )
-
-
 class FloorDivide(Binary):
-    """``a // b``, floored. On integers, as MLX 0.32.4's CPU kernel: the floored
-    quotient (Python's ``//``) and 0 for a zero divisor."""
+    """``a // b``, floored: ``floor(a / b)``, with the quotient rounded to the
+    dtype first. On integers, as MLX 0.32.4's CPU kernel: the floored quotient
+    (Python's ``//``) and 0 for a zero divisor."""
 
-    @staticmethod
-    def numeric(a, b):
-        if isinstance(a, int) and isinstance(b, int):
-            return a // b if b else 0  # MLX: x // 0 is 0 for integers and bools
-        # MLX computes floor(a / b); Python's float // differs at the edges
-        # (inf // 1.0 is nan, 0.5 // -inf is -1.0; MLX gives inf and -0.0).
-        return Floor.numeric(Divide.numeric(a, b))
-
-    @staticmethod
-    def float32_kernel(a, b, dtype):
-        # MLX's floor_divide of floats is floor(divide(a, b)) (ops.cpp): two
-        # ops, so the quotient is rounded to the dtype before the floor, and
-        # float16's 1e-5 // -60000 is -0.0 (the quotient underflows), not -1.0.
-        quotients = dtype.store(list(map(Divide.numeric, a, b)))
-        return list(map(Floor.numeric, quotients))
-
+    numeric = staticmethod(binary.floor_divide)
+    float32_kernel = staticmethod(binary.floor_divide_float32)
     symbolic = staticmethod(lambda a, b: sympy.floor(a / b))
 
     def partial(self, i, a, b, out):
         return ops.zeros_like(a)  # piecewise constant
 
     def eval(self, inputs):
-        _check_division_overflow("floor_divide", *inputs)
+        a, b = inputs
+        binary.check_integer_division("floor_divide", a.data(), b.data(), a.dtype)
         return super().eval(inputs)
 
 
 class Remainder(Binary):
-    """``a % b`` with the divisor's sign (Python's ``%``). On integers, as MLX
-    0.32.4's CPU kernel: ``x % 0`` is ``x``."""
+    """``a % b`` with the divisor's sign (Python's ``%``), a zero keeping
+    ``a``'s sign. On integers, as MLX 0.32.4's CPU kernel: ``x % 0`` is ``x``."""
 
-    @staticmethod
-    def numeric(a, b):
-        try:
-            r = a % b
-        except ZeroDivisionError:
-            if isinstance(a, int) and isinstance(b, int):
-                return a  # MLX: x % 0 is x for integers and bools
-            return nan
-        # MLX adjusts C's remainder(a, b), whose zero has a's sign; Python's
-        # float % gives its zero b's sign: remainder(0.0, -1.0) is 0.0 in MLX.
-        return math.copysign(0.0, a) if r == 0 and type(r) is float else r
-
+    numeric = staticmethod(binary.remainder)
     # a - b * floor(a / b), which SymPy differentiates (Mod it does not)
     symbolic = staticmethod(lambda a, b: a - b * sympy.floor(a / b))
 
@@ -1123,7 +711,8 @@ class Remainder(Binary):
         return ops.ones_like(a) if i == 0 else ops.negative(ops.floor(ops.divide(a, b)))
 
     def eval(self, inputs):
-        _check_division_overflow("remainder", *inputs)
+        a, b = inputs
+        binary.check_integer_division("remainder", a.data(), b.data(), a.dtype)
         return super().eval(inputs)
 
 
@@ -1132,15 +721,10 @@ class DivMod(Primitive):
     ``a % b`` (MLX's ``DivMod``; its kernel is in mlx/backend/cpu/binary.cpp).
 
     Each output is FloorDivide's and Remainder's forward rule, which MLX's
-    kernel matches (a float quotient is ``floor(a / b)`` with ``a / b``
-    rounded to the dtype, a float remainder has the divisor's sign and a
-    zero keeps ``a``'s sign), except where that kernel differs:
-
-    - an integer divided by zero: MLX's kernel divides with the processor's
-      division and the process dies (SIGFPE), where floor_divide and
-      remainder give 0 and ``a``; mlxref raises ZeroDivisionError;
-    - bool: MLX gives the quotient ``a`` and the remainder False, whatever
-      ``b`` is (True // False is True, where floor_divide gives False).
+    kernel matches, except that an integer divided by zero raises (MLX's
+    process dies: ``binary.check_integer_division``) and bool gives the
+    quotient ``a`` and the remainder False, whatever ``b`` is (True // False
+    is True, where floor_divide gives False).
 
     The rules are the derivatives, as SymPy checks them: the quotient is
     piecewise constant, the remainder's are Remainder's (1 and -floor(a / b)).
@@ -1158,13 +742,7 @@ class DivMod(Primitive):
         a, b = inputs
         if a.dtype is _dt.bool_:
             return [list(a.data()), [False] * len(a.data())]
-        if a.dtype.is_integer and 0 in b.data():
-            raise ZeroDivisionError(
-                f"[divmod] Integer division by zero in {a.dtype.name}. MLX's CPU kernel "
-                "stops the process with SIGFPE here (floor_divide gives 0 and "
-                "remainder gives a)."
-            )
-        _check_division_overflow("divmod", a, b)
+        binary.check_integer_division("divmod", a.data(), b.data(), a.dtype)
         return FloorDivide().eval(inputs) + Remainder().eval(inputs)
 
     def vjp(self, primals, cotangents, argnums, outputs):
@@ -1183,24 +761,11 @@ class DivMod(Primitive):
 
 
 class Power(Binary):
-    """``a ** b``. On integers, MLX's CPU kernel multiplies by repeated squaring
-    in the type itself, so the result is ``a ** b`` modulo 2**bits (computed
-    here as Python's three-argument ``pow``: time bounded by the width, however
-    large ``b`` is), and a negative exponent gives 0 (even ``1 ** -1``)."""
+    """``a ** b``; on integers modulo 2**bits, and 0 for a negative exponent
+    (even ``1 ** -1``), as MLX's kernel (``binary.integer_power``)."""
 
-    @staticmethod
-    def numeric(a, b):
-        if isinstance(a, int) and isinstance(b, int) and b < 0:
-            return 0  # MLX: an integer to a negative integer power is 0 (even 1 ** -1)
-        try:
-            r = a**b
-        except (ZeroDivisionError, OverflowError):  # C's pow: ±0 ** negative, or too large
-            if not float(b).is_integer():
-                return nan if a < 0 else inf
-            return math.copysign(inf, a) if int(b) % 2 else inf  # (-0.0) ** -1 is -inf
-        return nan if isinstance(r, complex) else r
-
-    numeric_complex = staticmethod(_complex_pow)
+    numeric = staticmethod(binary.power)
+    numeric_complex = staticmethod(binary.complex_pow)
     symbolic = staticmethod(lambda a, b: a**b)
 
     def partial(self, i, a, b, out):
@@ -1214,24 +779,17 @@ class Power(Binary):
         a, b = inputs
         if not a.dtype.is_integer:
             return super().eval(inputs)
-        modulus = 1 << (8 * a.dtype.size)  # the store then wraps to the signed range
-
-        def numeric(x, e):
-            return 0 if e < 0 else pow(x, e, modulus)
-
-        return [apply(numeric, self.symbolic, a.data(), b.data())]
+        return [binary.integer_power(a.data(), b.data(), a.dtype, self.symbolic)]
 
 
 class Maximum(Binary):
-    # x != x is the nan test: a nan on either side gives nan, as in MLX. The
-    # same over whole lists is one comprehension, with no call per element
-    # (ReLU is maximum(x, 0)).
     moves_elements = True  # each result is an input element, of the same dtype
-    # a > b, not >=: a tie gives b, as MLX's (a > b) ? a : b does, so
+    # x != x is the nan test: a nan on either side gives nan, as in MLX. a > b,
+    # not >=: a tie gives b, as MLX's (a > b) ? a : b does, so
     # maximum(0.0, -0.0) is -0.0.
     numeric = staticmethod(lambda a, b: a if a > b or a != a else b)
-    numeric_lists = staticmethod(lambda a, b: [x if x > y or x != x else y for x, y in zip(a, b)])
-    numeric_complex = staticmethod(_complex_maximum)
+    numeric_lists = staticmethod(binary.maximum)
+    numeric_complex = staticmethod(binary.complex_maximum)
     symbolic = staticmethod(lambda a, b: sympy.Max(a, b))
 
     def partial(self, i, a, b, out):
@@ -1243,8 +801,8 @@ class Minimum(Binary):
     moves_elements = True
     # As Maximum's: minimum(-0.0, 0.0) is 0.0.
     numeric = staticmethod(lambda a, b: a if a < b or a != a else b)
-    numeric_lists = staticmethod(lambda a, b: [x if x < y or x != x else y for x, y in zip(a, b)])
-    numeric_complex = staticmethod(_complex_minimum)
+    numeric_lists = staticmethod(binary.minimum)
+    numeric_complex = staticmethod(binary.complex_minimum)
     symbolic = staticmethod(lambda a, b: sympy.Min(a, b))
 
     def partial(self, i, a, b, out):
@@ -1262,26 +820,9 @@ class ArcTan2(Binary):
 
 
 class LogAddExp(Binary):
-    @staticmethod
-    def numeric(a, b):
-        hi = Maximum.numeric(a, b)
-        if hi in (inf, -inf) or hi != hi:  # inf - inf would make logaddexp(inf, inf) nan
-            return hi
-        lo = a if hi is b else b
-        return hi + math.log1p(Exp.numeric(lo - hi)) if lo != -inf else hi
-
-    @staticmethod
-    def float32_kernel(a, b, dtype):
-        # MLX (binary_ops.h): hi + log1p(exp(lo - hi)), each step rounded to
-        # the dtype, with MLX's exp: logaddexp(0, -88.5) is 0.0, not 3.7e-39.
-        # The sum cancels when hi is near -log(2), so every bit of exp counts.
-        hi = Maximum.numeric_lists(a, b)
-        lo = Minimum.numeric_lists(a, b)
-        e = dtype.store(_exp_float32_exact(dtype.store([u - v for u, v in zip(lo, hi)])))
-        logs = dtype.store([math.log1p(v) for v in e])
-        return [v if u == -inf or v == inf else v + q for u, v, q in zip(lo, hi, logs)]
-
-    numeric_complex = staticmethod(_complex_logaddexp)
+    numeric = staticmethod(binary.logaddexp)
+    float32_kernel = staticmethod(binary.logaddexp_float32)
+    numeric_complex = staticmethod(binary.complex_logaddexp)
     symbolic = staticmethod(lambda a, b: sympy.log(sympy.exp(a) + sympy.exp(b)))
 
     def partial(self, i, a, b, out):
@@ -1301,17 +842,13 @@ class Equal(Comparison):
     def __init__(self, equal_nan=False):
         self.equal_nan = equal_nan
         if equal_nan:
-            self.numeric = self.numeric_complex = _nan_equal
+            self.numeric = self.numeric_complex = binary.nan_equal
 
     numeric = numeric_complex = staticmethod(operator.eq)
 
     @property
     def name(self):
         return "NaNEqual" if self.equal_nan else "Equal"
-
-
-def _nan_equal(a, b):
-    return a == b or (cmath.isnan(a) and cmath.isnan(b))
 
 
 class NotEqual(Comparison):
@@ -1321,25 +858,25 @@ class NotEqual(Comparison):
 
 class Less(Comparison):
     numeric = staticmethod(operator.lt)
-    numeric_complex = staticmethod(lambda a, b: _complex_greater(b, a))
+    numeric_complex = staticmethod(lambda a, b: binary.complex_greater(b, a))
     symbolic = staticmethod(lambda a, b: _indicator(a < b))
 
 
 class LessEqual(Comparison):
     numeric = staticmethod(operator.le)
-    numeric_complex = staticmethod(lambda a, b: _complex_greater_equal(b, a))
+    numeric_complex = staticmethod(lambda a, b: binary.complex_greater_equal(b, a))
     symbolic = staticmethod(lambda a, b: _indicator(a <= b))
 
 
 class Greater(Comparison):
     numeric = staticmethod(operator.gt)
-    numeric_complex = staticmethod(_complex_greater)
+    numeric_complex = staticmethod(binary.complex_greater)
     symbolic = staticmethod(lambda a, b: _indicator(a > b))
 
 
 class GreaterEqual(Comparison):
     numeric = staticmethod(operator.ge)
-    numeric_complex = staticmethod(_complex_greater_equal)
+    numeric_complex = staticmethod(binary.complex_greater_equal)
     symbolic = staticmethod(lambda a, b: _indicator(a >= b))
 
 
@@ -1367,41 +904,6 @@ _BITWISE = {
 }
 
 
-@functools.cache
-def _bitwise_function(op):
-    """SymPy has no bitwise ops: a function that prints as ``bitwise_and(x, y)``
-    and applies the op once its arguments are numbers, to their integer parts
-    (what a cast to an integer dtype keeps, C's truncation)."""
-    fn = _BITWISE[op][1]
-
-    def eval(cls, *args):
-        if all(a.is_Number for a in args):
-            return sympy.Integer(fn(*map(int, args)))
-
-    return type(f"bitwise_{op}", (sympy.Function,), {"eval": classmethod(eval)})
-
-
-def _check_shift_counts(op, x, counts):
-    """A shift by a negative count, or by the C type's width or more, is
-    undefined in C++. C shifts 8- and 16-bit integers as 32-bit ints, so
-    ``uint8 >> 9`` is well defined (0), but ``int32 << 40`` is not: MLX's CPU
-    build gives ``1 << 40`` as 256 (the count taken modulo 32, x86's ``shl``)
-    when it shifts element by element and 0 when its compiler vectorised the
-    loop (one array broadcast against a long one). mlxref raises instead."""
-    counts = counts.data()
-    if not counts or is_symbolic(counts[0]):
-        return
-    width = 64 if x.dtype.size == 8 else 32
-    low, high = min(counts), max(counts)
-    if low < 0 or high >= width:
-        bad = low if low < 0 else high
-        raise ValueError(
-            f"[{op}] Shift count {bad} is out of range for {x.dtype.name}: C++ defines "
-            f"shifts by 0 to {width - 1} only, and MLX's CPU build gives different "
-            f"results for this count depending on the arrays' layout."
-        )
-
-
 class BitwiseBinary(Binary):
     """MLX's ``BitwiseBinary``: and, or, xor, left and right shift (its ``op``)
     of integers or bools, both inputs of the output's dtype.
@@ -1423,20 +925,18 @@ class BitwiseBinary(Binary):
         return _BITWISE[self.op][1](a, b)
 
     def symbolic(self, a, b):
-        return _bitwise_function(self.op)(a, b)
+        return binary.bitwise_function(self.op, _BITWISE[self.op][1])(a, b)
 
-    def vjp(self, primals, cotangents, argnums, outputs):
-        return [ops.zeros_like(primals[i]) for i in argnums]
-
-    def jvp(self, primals, tangents, argnums):
-        return [ops.zeros(primals[0].shape, tangents[0].dtype)]
+    vjp = Comparison.vjp
+    jvp = Comparison.jvp
 
     def eval(self, inputs):
         a, b = inputs
         if self.op in ("left_shift", "right_shift"):
-            _check_shift_counts(self.op, a, b)
+            binary.check_shift_counts(self.op, b.data(), a.dtype)
         # Python's ints shift and mask like two's complement; the store wraps.
-        return [apply(_BITWISE[self.op][1], self.symbolic, a.data(), b.data())]
+        return [binary.binary_op(a.data(), b.data(), a.dtype, _BITWISE[self.op][1],
+                                 self.symbolic)]
 
 
 class BitwiseInvert(Unary):
@@ -1444,7 +944,7 @@ class BitwiseInvert(Unary):
     ``logical_not``). MLX defines no vjp or jvp for it, so both raise."""
 
     numeric = staticmethod(operator.invert)
-    symbolic = staticmethod(lambda x: _bitwise_function("invert")(x))
+    symbolic = staticmethod(lambda x: binary.bitwise_function("invert", operator.invert)(x))
 
     vjp = Primitive.vjp
     jvp = Primitive.jvp

@@ -40,11 +40,12 @@ from ..scalar import is_symbolic
 from .. import dtypes as _dt
 from ..backend.cpu.copy import row_major_strides, strided_indices
 from ..backend.cpu.reduce import sum_float32
+from ..backend.cpu.binary import complex_greater as _complex_greater
+from ..backend.cpu.binary import complex_logaddexp as _complex_logaddexp
 from ..backend.cpu.rounding import FLOAT32_SAFE, norm, rounding, unrounded
+from ..backend.cpu.unary import FLOAT32_KERNEL_DTYPES
 from .base import Primitive, make_array
-from .elementwise import (
-    FLOAT32_KERNEL_DTYPES, LogAddExp, _complex_greater, _complex_logaddexp
-)
+from .elementwise import LogAddExp
 from .indexing import GatherAxis
 
 

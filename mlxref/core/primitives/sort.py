@@ -28,7 +28,7 @@ that can be differentiated again.
 from .. import dtypes as _dt
 from .. import ops
 from .base import Primitive, make_array
-from .elementwise import _complex_greater
+from ..backend.cpu.binary import complex_greater as _complex_greater
 from .reduction import _groups, _shift_axes, _unbatched, _ungroup
 
 

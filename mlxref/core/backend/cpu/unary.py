@@ -1,0 +1,322 @@
+"""The unary kernels: exp, sigmoid, erf, sin... as MLX computes them, for every dtype.
+
+Read alongside: mlx/backend/cpu/unary.cpp and unary.h (the dispatch over
+dtypes), unary_ops.h (each op on one element), simd/math.h (MLX's own float32
+exp and erf) and simd/base_simd.h (rsqrt, and log1p of a complex number).
+The rules (shapes, the math in its plainest form, vjp, jvp and vmap) are in
+mlxref/core/primitives/elementwise.py; ``Unary.eval`` is one call of
+``unary_op``.
+
+The primitive's ``numeric`` computes in double, and evaluation stores each
+result as its dtype holds it (``Dtype.store``): for float16, bfloat16 and
+float32 that is the correctly rounded result, and MLX's too where its kernel
+is correctly rounded. Where MLX's float32 kernel is not (exp, sigmoid, erf;
+rsqrt rounds twice), the primitive's ``float32_kernel`` is one of the
+functions below, which those three dtypes use instead of ``numeric``;
+float64 keeps the exact math.
+
+MLX's complex64 is C++'s std::complex<float> (mlx/types/complex.h). Its
+functions (exp, log, sin...) are glibc's cexpf, clogf...: mlxref computes
+them with ``cmath`` in double and rounds once, so their last bit or two may
+differ from MLX's; where cmath raises, the functions here give C99's IEEE
+results (Annex G) instead.
+Read next: binary.py (products, quotients, the order of complex numbers).
+"""
+
+import cmath
+import functools
+import math
+
+from ... import dtypes as _dt
+from ...scalar import apply, sympy  # sympy is imported at its first use
+
+inf, nan = math.inf, math.nan
+
+# The dtypes whose elements MLX's CPU kernels compute in float32 arithmetic
+# (float16 and bfloat16 convert to float and back, mlx/types/fp16.h and bf16.h).
+FLOAT32_KERNEL_DTYPES = frozenset((_dt.float32, _dt.float16, _dt.bfloat16))
+
+
+def unary_op(data, dtype, numeric, symbolic, float32_kernel=None):
+    """``numeric`` over the elements of ``data`` (of ``dtype``), or ``symbolic``
+    over SymPy expressions; ``float32_kernel(data, dtype)`` over a whole list
+    of the dtypes MLX computes in float32, where the primitive has one."""
+    if float32_kernel is not None and dtype in FLOAT32_KERNEL_DTYPES:
+        kernel = functools.partial(float32_kernel, dtype=dtype)
+        return apply(numeric, symbolic, data, numeric_lists=kernel)
+    return apply(numeric, symbolic, data)
+
+
+# --- MLX's float32 kernels ----------------------------------------------------------
+#
+# MLX's CPU build computes float32, float16 and bfloat16 elements in float32.
+# Most of its math is the C library's float functions, correctly rounded or
+# within an ulp, which ``numeric`` in double followed by the store gives. A
+# few kernels are MLX's own (mlx/backend/cpu/simd/math.h) or compose several
+# roundings; those are followed here, over whole lists: every step rounds to
+# float32 with one ``_f32`` pass in C, never a Python call per element.
+
+_f32 = _dt.float32.store  # a list of doubles rounded to float32, in C
+
+# MLX's constants, which are C floats: log2(e) and its polynomial for 2**f.
+_LOG2E = _f32([1.442695])[0]
+# y at x = 88: a float32 x is above 88 exactly when its y is above this.
+_EXP_TOP = _f32([88.0 * _LOG2E])[0]
+_EXP2_POLY = _f32([1.535336188319500e-4, 1.339887440266574e-3, 9.618437357674640e-3,
+                   5.550332471162809e-2, 2.402264791363012e-1, 6.931472028550421e-1, 1.0])
+_ERF_P = _f32([0.3275911])[0]
+_ERF_POLY = _f32([1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592])
+
+
+def _horner_f32(coefficients, t):
+    """The polynomial ``coefficients`` (highest power first) at each ``t``, as
+    MLX evaluates it: one float32 fused multiply-add per coefficient."""
+    p = [coefficients[0]] * len(t)
+    for c in coefficients[1:]:
+        p = _f32([q * u + c for q, u in zip(p, t)])
+    return p
+
+
+def exp_float32(data, dtype):
+    """MLX's float32 ``exp`` (simd/math.h), to within one float32 ulp; the
+    store rounds it to ``dtype``, as MLX converts the float result back.
+
+    MLX computes 2**y for y = x * 1.442695f rounded to float32: that rounding
+    is its largest error (up to ~60 ulp of the true exp as |x| nears 88), and
+    is followed here. Then 0 where y < -126.5 (x below about -87.68: no
+    smaller subnormals), 0 below x = -88 and inf above x = 88 (not 88.72).
+    MLX's polynomial for 2**f differs from exp2 in the last bit for about one
+    result in fifteen; ``exp_float32_exact`` follows it, at ten times the cost.
+    """
+    exp2, top = math.exp2, _EXP_TOP
+    y = _f32([x * _LOG2E for x in data])
+    # nan fails every comparison and stays nan.
+    return [exp2(v) if -126.5 <= v <= top else (inf if v > top else 0.0 if v == v else v)
+            for v in y]
+
+
+def exp_float32_exact(data):
+    """MLX's float32 ``exp``, bit for bit: 2**floor(y + 1/2) times its
+    polynomial at the rest of y, each step rounded as its float32 code rounds.
+    For erf and logaddexp, whose results cancel against 1 so that every bit
+    of exp shows."""
+    y = _f32([x * _LOG2E for x in data])
+    ipart = [math.floor(v + 0.5) if -126.5 <= v <= 128.0 else -127 for v in y]
+    fpart = [v - i if i != -127 else 0.0 for v, i in zip(y, ipart)]  # exact in float32
+    p = _horner_f32(_EXP2_POLY, fpart)
+    # MLX builds 2**ipart from its exponent bits: -127 gives 0.0.
+    powers = _f32([math.ldexp(q, i) if i != -127 else 0.0 for q, i in zip(p, ipart)])
+    # nan stays nan, x above 88 gives inf, x below -88 gives 0.
+    return [q if -88.0 <= x <= 88.0 else (inf if x > 88.0 else 0.0 if x == x else x)
+            for x, q in zip(data, powers)]
+
+
+def sigmoid_float32(data, dtype):
+    # MLX (unary_ops.h): y = 1 / (1 + exp(|x|)), then y for x < 0 and 1 - y
+    # otherwise. exp's result is rounded to the dtype: float16's overflows
+    # above |x| = 11.09, so sigmoid is 0 below -11.09 and 1 above it.
+    e = dtype.store(exp_float32([abs(x) for x in data], dtype))
+    y = _f32([1.0 / d for d in _f32([1.0 + v for v in e])])
+    return [q if x < 0 else 1.0 - q for x, q in zip(data, y)]
+
+
+def erf_float32(data, dtype):
+    """MLX's erf (simd/math.h): Abramowitz and Stegun's 7.1.26 in float32,
+    1 - t * poly(t) * exp(-x**2) with t = 1 / (1 + 0.3275911 |x|). The
+    subtraction cancels near 0, where it is off from erf by up to
+    ~1e-7 (erf(1e-7) is 0.0), so every bit of exp counts."""
+    t = _f32([1.0 / d for d in _f32([_ERF_P * abs(x) + 1.0 for x in data])])
+    r = _horner_f32(_ERF_POLY, t)
+    e = exp_float32_exact(_f32([-(x * x) for x in data]))
+    et = _f32([-v * u for v, u in zip(e, t)])
+    result = dtype.store(_f32([v * q + 1.0 for v, q in zip(et, r)]))
+    return [v if x > 0 else -v for x, v in zip(data, result)]
+
+
+def rsqrt_float32(data, dtype):
+    # MLX's rsqrt is 1 / sqrt(x) with the root rounded to the dtype first.
+    roots = dtype.store([math.sqrt(x) if x >= 0 else nan for x in data])
+    return [1.0 / r if r else math.copysign(inf, r) for r in roots]
+
+
+# --- real functions: IEEE results where ``math`` raises, C's signed zeros ---------------
+
+
+def _inf_on_overflow(f):
+    """``f`` on floats, giving inf where ``math`` raises OverflowError (MLX's IEEE result)."""
+
+    def numeric(x):
+        try:
+            return f(x)
+        except OverflowError:
+            return inf
+
+    return numeric
+
+
+exp = _inf_on_overflow(math.exp)
+expm1 = _inf_on_overflow(math.expm1)
+cosh = _inf_on_overflow(math.cosh)
+
+
+def sinh(x):
+    """``math.sinh``, with ±inf where it overflows."""
+    try:
+        return math.sinh(x)
+    except OverflowError:
+        return inf if x > 0 else -inf
+
+
+def _to_integer(rounding, x):
+    """``rounding(x)`` (math.floor or math.ceil) as a float; inf and nan stay as they are."""
+    if not math.isfinite(x):
+        return x
+    r = float(rounding(x))
+    return math.copysign(r, x) if r == 0 else r  # floor(-0.0), ceil(-0.5): -0.0, as in C
+
+
+def floor(x):
+    return _to_integer(math.floor, x)
+
+
+def ceil(x):
+    return _to_integer(math.ceil, x)
+
+
+def arctanh(x):
+    """``math.atanh``, with ±inf at ±1 and nan outside [-1, 1], as C's."""
+    if -1 < x < 1:
+        return math.atanh(x)
+    if x == 1:
+        return inf
+    return -inf if x == -1 else nan
+
+
+def erfinv(y):
+    """The inverse of erf in double: ±inf at ±1, nan outside [-1, 1]."""
+    if not -1 <= y <= 1:
+        return nan
+    if y in (-1, 1):
+        return y * inf
+    # A rough start (Winitzki's approximation), then Newton steps on erf(x) = y.
+    a = 0.147
+    ln = math.log(1 - y * y)
+    t = 2 / (math.pi * a) + ln / 2
+    x = math.copysign(math.sqrt(math.sqrt(t * t - ln / a) - t), y)
+    for _ in range(3):
+        err = math.erf(x) - y
+        x -= err / (2 / math.sqrt(math.pi) * math.exp(-x * x))
+    return x
+
+
+# --- SymPy -------------------------------------------------------------------------------
+
+
+@functools.cache
+def round_half_even():
+    """SymPy has no round-half-to-even of an expression: a function that has one."""
+
+    class round_half_even(sympy.Function):  # noqa: N801 (prints like a function)
+        @classmethod
+        def eval(cls, x, decimals):
+            if x.is_Number and decimals.is_Integer:
+                return sympy.Rational(round(sympy.Rational(x) * 10**decimals)) / 10**decimals
+
+    return round_half_even
+
+
+# --- complex64 functions ---------------------------------------------------------------
+
+_round32 = _dt.float32.cast  # one float rounded to float32
+
+
+def _complex_ieee(f, overflow=None, pole=None):
+    """cmath's ``f`` with IEEE results where cmath raises instead: ``overflow(z)``
+    where a finite input overflows, ``pole(z)`` at a pole (log 0, atanh 1),
+    and nan+nanj otherwise (the infinite inputs cmath calls invalid)."""
+
+    def numeric(z):
+        try:
+            return f(z)
+        except (OverflowError, ValueError) as e:
+            finite = math.isfinite(z.real) and math.isfinite(z.imag)
+            handler = overflow if isinstance(e, OverflowError) else pole
+            return handler(z) if finite and handler is not None else complex(nan, nan)
+
+    return numeric
+
+
+def _times(m, t):
+    """``m * t`` where ``m`` may be infinite, keeping a zero ``t`` (C99 keeps
+    exp(inf + 0j)'s imaginary part 0)."""
+    return t if t == 0 else m * t
+
+
+def _real_ln(v):
+    return math.log(v) if v > 0 else (-inf if v == 0 else nan)
+
+
+def _sin_overflow(z):
+    x, y = z.real, z.imag
+    return complex(_times(cosh(y), math.sin(x)), _times(sinh(y), math.cos(x)))
+
+
+def _cos_overflow(z):
+    x, y = z.real, z.imag
+    return complex(_times(cosh(y), math.cos(x)), -_times(sinh(y), math.sin(x)))
+
+
+def _sinh_overflow(z):
+    x, y = z.real, z.imag
+    return complex(_times(sinh(x), math.cos(y)), _times(cosh(x), math.sin(y)))
+
+
+def _cosh_overflow(z):
+    x, y = z.real, z.imag
+    return complex(_times(cosh(x), math.cos(y)), _times(sinh(x), math.sin(y)))
+
+
+def _atanh_pole(z):  # atanh(±1): ±inf
+    return complex(math.copysign(inf, z.real), math.copysign(0.0, z.imag))
+
+
+def _atan_pole(z):  # atan(±i) = -i atanh(∓1)
+    return complex(math.copysign(0.0, z.real), math.copysign(inf, z.imag))
+
+
+complex_log = _complex_ieee(cmath.log, pole=lambda z: complex(-inf, math.atan2(z.imag, z.real)))
+complex_exp = _complex_ieee(
+    cmath.exp, overflow=lambda z: complex(_times(inf, math.cos(z.imag)),
+                                          _times(inf, math.sin(z.imag)))
+)
+complex_sin = _complex_ieee(cmath.sin, overflow=_sin_overflow)
+complex_cos = _complex_ieee(cmath.cos, overflow=_cos_overflow)
+complex_tan = _complex_ieee(cmath.tan)
+complex_arcsin = _complex_ieee(cmath.asin)
+complex_arccos = _complex_ieee(cmath.acos)
+complex_arctan = _complex_ieee(cmath.atan, pole=_atan_pole)
+complex_sinh = _complex_ieee(cmath.sinh, overflow=_sinh_overflow)
+complex_cosh = _complex_ieee(cmath.cosh, overflow=_cosh_overflow)
+complex_tanh = _complex_ieee(cmath.tanh)
+complex_arcsinh = _complex_ieee(cmath.asinh)
+complex_arccosh = _complex_ieee(cmath.acosh)
+complex_arctanh = _complex_ieee(cmath.atanh, pole=_atanh_pole)
+
+
+def complex_log1p(z):
+    """MLX's complex log1p (mlx/backend/cpu/simd/base_simd.h): accurate near 0."""
+    x, y = z.real, z.imag
+    theta = math.atan2(y, x + 1)
+    if abs(z) < 0.5:
+        r = x * (2 + x) + y * y
+        return complex(x, theta) if r == 0 else complex(0.5 * math.log1p(r), theta)
+    return complex(_real_ln(_round32(math.hypot(x + 1, y))), theta)  # |1 + z| in float32, as MLX
+
+
+def complex_sign(z):
+    """MLX's sign of a complex number: z / |z|, each part divided by the float32
+    magnitude; a zero stays as it is."""
+    if z == 0:
+        return z
+    r = _round32(abs(z))
+    return complex(z.real / r, z.imag / r)
