@@ -21,7 +21,8 @@ import warnings
 import zlib
 
 import mlxref.core as mx
-from mlxref import assignment, expr, grader, leaks, nn, sandbox, viz
+from mlxref import expr, nn, viz
+from mlxref.course import assignment, grader, leaks, sandbox
 from mlxref.viz import GraphvizMissing, figures
 
 PROG = "mlxref"
