@@ -25,7 +25,7 @@ imports only those above it):
   ``make`` (the student copy: each chosen region replaced by ``stub``, with
   its text from ``HINTS``; then ``leaks.refuse_leaks``) and ``waiting``.
 
-The command line (mlxref/cli.py) calls ``assignment``, ``grader``, ``leaks``
+The command line (mlxref/cli/) calls ``assignment``, ``grader``, ``leaks``
 and ``sandbox.CONTAINER``.
 
 Read next: tutorials/ASSIGNMENTS.md (the instructor's guide), then

@@ -15,7 +15,7 @@
   and to its own source, and each public function or class in source order.
 - ``api/<package>.md``: ``nn``, ``optimizers``, ``utils``, ``testing``: the
   package docstring, then each public name's signature and docstring.
-- ``cli.md``: the ``--help`` of every command, from ``cli._build_parser()``.
+- ``cli.md``: the ``--help`` of every command, from ``cli.build_parser()``.
 - ``differs.md``: the README's "Where mlxref differs from MLX", taken from
   the README when the manual is built.
 
