@@ -21,7 +21,9 @@ with neither a drawing of its vjp walk nor a stated reason for having none
 (``pages.draw_walks``). The modules,
 in reading order: ``catalogue.py`` (what is listed), ``rules.py`` (the
 formulas), ``links.py`` (code and MLX links), ``pages.py`` (the pages),
-``notebooks.py``.
+``notebooks.py``. Beside the build, ``mlx_docs.py`` runs the code of MLX's
+own documentation pages on real MLX and on mlxref, and compares what they
+print (``python -m mlxref.manual.mlx_docs MLX_GIT_DIR``).
 """
 
 import argparse
