@@ -7,7 +7,7 @@ is, so without this the message reads ``<[ValueError(...) raised in repr()]
 array object at 0x...>`` and hides the values a student needs. Here
 ``repr_array`` keeps its job for ``array.array`` and hands any other
 ``array`` to its own ``repr``. This file ships in student copies, and the
-grader's child loads it from its copy of the reference (mlxref/sandbox.py).
+grader's child loads it from its copy of the reference (mlxref/course/sandbox.py).
 """
 
 import array as _stdlib_array

@@ -4,7 +4,7 @@ The round trip: a student copy with two tasks stubbed fails exactly those two
 tasks; the reference passes every task; a copy with ALL tasks stubbed still
 imports, and fails every test of every task (so each task's tests really
 exercise its regions). Grading splices each task's regions into a clean copy
-of the reference and runs its tests in a child process (mlxref/grader.py;
+of the reference and runs its tests in a child process (mlxref/course/grader.py;
 tests/test_grader.py and tests/test_grader_attacks.py test it on its own).
 """
 
@@ -19,11 +19,12 @@ import sys
 import pytest
 
 import mlxref.core as mx
-from mlxref import assignment
+from mlxref.course import assignment, grader
+from mlxref.course.regions import NEEDS, find_regions, marker, project_root, tasks
 from mlxref.cli import main
 
-ROOT = assignment.project_root()
-TASKS = assignment.tasks()
+ROOT = project_root()
+TASKS = tasks()
 PAIR = ["2.3", "4.3"]  # two tasks no other task's tests need
 
 
@@ -35,14 +36,14 @@ def test_at_least_ten_tasks_each_registered_hinted_and_tested():
     registered = {line.split(":")[0].strip() for line in markers}
     tests = (ROOT / "tests" / "test_tasks.py").read_text()
     for task_id, (title, regions) in TASKS.items():
-        name = assignment.marker(task_id)
+        name = marker(task_id)
         assert name in registered, f"the marker of task {task_id} is not in setup.cfg"
         assert f"@pytest.mark.{name}\n" in tests, f"task {task_id} has no tests"
         for r in regions:
             assert (task_id, r.function) in assignment.HINTS, f"no stub text for {r.place}"
     places = {(r.task, r.function) for _, regions in TASKS.values() for r in regions}
     assert set(assignment.HINTS) == places, "stub texts for regions that do not exist"
-    for task_id, needs in assignment.NEEDS.items():
+    for task_id, needs in NEEDS.items():
         assert task_id in TASKS and set(needs) <= set(TASKS)
 
 
@@ -69,7 +70,7 @@ def test_every_region_stubs_to_one_raise_at_its_indentation():
             lines = (ROOT / r.path).read_text().split("\n")
             assert lines[r.begin - 1] == f"{r.indent}# BEGIN TASK {task_id}: {title}"
             assert lines[r.end - 1] == f"{r.indent}# END TASK {task_id}"
-            stub = r.stub()
+            stub = assignment.stub(r)
             assert stub.startswith(f'{r.indent}raise NotImplementedError("Task {task_id}: ')
             body = lines[: r.begin] + [stub] + lines[r.end - 1 :]
             ast.parse("\n".join(body))  # valid Python with only this region stubbed
@@ -80,13 +81,13 @@ def test_bad_markers_are_reported(tmp_path):
     source = tmp_path / "mlxref" / "m.py"
     source.write_text("def f():\n    # BEGIN TASK 1.1: f\n    return 1\n")
     with pytest.raises(ValueError, match="TASK 1.1 has no END"):
-        assignment.find_regions(tmp_path)
+        find_regions(tmp_path)
     source.write_text("def f():\n    # BEGIN TASK 1.1: f\n    return 1\n# END TASK 1.1\n")
     with pytest.raises(ValueError, match="not indented like its BEGIN"):
-        assignment.find_regions(tmp_path)
+        find_regions(tmp_path)
     source.write_text("def f():\n    # BEGIN TASK 1.1\n    return 1\n    # END TASK 1.1\n")
     with pytest.raises(ValueError, match="a marker must read"):
-        assignment.find_regions(tmp_path)
+        find_regions(tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -120,7 +121,7 @@ def test_round_trip(tmp_path, capsys):
     assert main(["assignment", "make", "--tasks", ",".join(PAIR), "--out", str(student)]) == 0
     assert "2 task(s) to implement" in capsys.readouterr().out
     for name in ("setup.cfg", "pyproject.toml", "Makefile", "README.md", "ASSIGNMENT.md",
-                 "tests/test_tasks.py", "mlxref/assignment.py"):
+                 "tests/test_tasks.py", "mlxref/course/assignment.py"):
         assert (student / name).is_file(), name
     for skipped in (".git", ".venv", ".pytest_cache", "mlxref.egg-info"):
         assert not (student / skipped).exists(), skipped
@@ -164,7 +165,7 @@ def _chapter(number):
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_the_reference_passes_every_task(chapter):
-    results, errors = assignment.grade(ROOT, _chapter(chapter))
+    results, errors = grader.grade(ROOT, _chapter(chapter))
     assert list(results) == _chapter(chapter).split(",")
     assert _failing(results) == [] and errors == []
     assert all(r["tests"] > 0 for r in results.values())
@@ -194,7 +195,7 @@ def test_the_copy_with_every_task_stubbed_imports(everything, capsys):
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_every_task_stubbed_fails_every_test(everything, chapter):
-    results, errors = assignment.grade(everything, _chapter(chapter))
+    results, errors = grader.grade(everything, _chapter(chapter))
     assert errors == [] and list(results) == _chapter(chapter).split(",")
     for task_id, result in results.items():
         assert result["failures"] == result["tests"] > 0, (task_id, result)

@@ -443,7 +443,7 @@ def test_formulas_cannot_run_code_in_a_subprocess(tmp_path, formula):
 
 def test_refused_before_any_op_runs(monkeypatch, capsys):
     """The whole formula is checked first: an allowed call before the refused part never runs."""
-    from mlxref import expr
+    from mlxref.cli import expr
 
     calls = []
     monkeypatch.setitem(expr.OPS, "sin", lambda *a, **k: calls.append(a))
@@ -455,7 +455,7 @@ def test_refused_before_any_op_runs(monkeypatch, capsys):
 
 def test_expression_module_directly():
     import mlxref.core as mx
-    from mlxref import expr
+    from mlxref.cli import expr
 
     e = expr.parse("w @ x + b * sum(x)")
     assert e.variables == ("w", "x", "b")

@@ -1,4 +1,4 @@
-"""The grader (mlxref/grader.py, mlxref/sandbox.py): each task on its own, in a clean copy.
+"""The grader (mlxref/course/grader.py, sandbox.py): each task on its own, in a clean copy.
 
 The tests grade submissions against a small throwaway "instructor" checkout
 (``fake_reference``): this project's mlxref, with a few tests of its own per
@@ -18,10 +18,10 @@ import time
 
 import pytest
 
-from mlxref import assignment, grader, sandbox
+from mlxref.course import assignment, grader, regions, sandbox
 from mlxref.cli import main
 
-ROOT = assignment.project_root()
+ROOT = regions.project_root()
 
 VISIBLE = '''
 import math
@@ -154,7 +154,7 @@ _TABLES = {}
 def table(reference):
     """The reference's tasks, read once per reference."""
     if reference not in _TABLES:
-        _TABLES[reference] = assignment.tasks(assignment.find_regions(reference))
+        _TABLES[reference] = regions.tasks(regions.find_regions(reference))
     return _TABLES[reference]
 
 
@@ -196,11 +196,11 @@ def grade(submission, reference, spec, **options):
 
 
 def test_every_region_of_the_reference_passes_the_static_check():
-    for task_id, (_, regions) in assignment.tasks().items():
-        files, spans = grader.splice(task_id, regions, ROOT, ROOT)
+    for task_id, (_, task_regions) in regions.tasks().items():
+        files, spans = grader.splice(task_id, task_regions, ROOT, ROOT)
         for path, text in files.items():
             assert text == (ROOT / path).read_text(encoding="utf-8"), (task_id, path)
-        assert len(spans) == len(regions)
+        assert len(spans) == len(task_regions)
 
 
 def test_only_the_task_region_is_spliced_into_the_reference(tmp_path, reference):
@@ -462,7 +462,7 @@ def test_site_packages_links_the_test_packages_and_never_mlx(tmp_path):
 
 
 def test_points_default_to_one():
-    known = assignment.tasks()
+    known = regions.tasks()
     assert grader.points("9.9") == 1
     assert all(isinstance(p, int) and p > 0 for p in grader.POINTS.values())
     assert set(grader.POINTS) <= set(known)

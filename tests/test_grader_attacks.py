@@ -22,7 +22,7 @@ import time
 import pytest
 from test_grader import reference, region, submit, table  # noqa: F401  (the fixture)
 
-from mlxref import grader, sandbox
+from mlxref.course import grader, sandbox
 
 SLEEPER = "3599.25"  # the argument that names a detached process of these tests
 
@@ -102,7 +102,7 @@ def test_files_beside_the_regions_are_never_used(tmp_path, reference):  # noqa: 
     ("2.3", "Divide.partial", "import subprocess\nsubprocess.Popen(['sleep', '9'])\nreturn b",
      "'import subprocess'"),
     ("2.3", "Divide.partial",
-     ("from mlxref import assignment\nassignment.Path(assignment.__file__).unlink()\nreturn b"),
+     ("from mlxref.course import assignment\nassignment.Path(assignment.__file__).unlink()\nreturn b"),
      "'.Path'"),
     ("2.3", "Divide.partial", "with open('/tmp/x', 'a') as f:\n    f.write('x')\nreturn b",
      "the name 'open'"),
@@ -124,7 +124,7 @@ def test_with_the_check_off_the_child_still_defeats_them(tmp_path, reference):  
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me")
     flag = tmp_path / "pwned"
-    instructor = reference / "mlxref" / "assignment.py"
+    instructor = reference / "mlxref" / "course" / "assignment.py"
     sub = submit(tmp_path / "sub", reference, {
         ("1.1", "Sigmoid.numeric"): (
             "import atexit, json, sys\n"

@@ -1,4 +1,4 @@
-"""``mlxref assignment make --check-leaks`` (mlxref/leaks.py): each kind of leak is
+"""``mlxref assignment make --check-leaks`` (mlxref/course/leaks.py): each kind of leak is
 caught on a crafted student copy, and the reference's own copies have none.
 
 Most tests build a tiny project pair by hand: a "reference" with two task
@@ -16,7 +16,7 @@ import textwrap
 
 import pytest
 
-from mlxref import assignment, leaks
+from mlxref.course import assignment, leaks
 from mlxref.cli import main
 
 REFERENCE = {

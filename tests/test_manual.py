@@ -426,7 +426,7 @@ def test_a_primitive_added_without_an_entry_fails():
 def test_the_cli_page_is_argparse_help():
     from mlxref import cli
 
-    page = pages.cli_page(cli._build_parser())
+    page = pages.cli_page(cli.build_parser())
     for command in ("demo", "diagrams", "check-rules", "graph", "assignment grade"):
         assert f"## `mlxref {command}`" in page
     assert "--max-nodes" in page

@@ -1,4 +1,4 @@
-"""The runner for MLX's documentation pages (``python -m mlxref.mlx_docs``):
+"""The runner for MLX's documentation pages (``python -m mlxref.manual.mlx_docs``):
 it reads a page's code blocks as a reader types them, and tells apart a block
 that prints what MLX prints, one that does not, and one that cannot run on MLX."""
 
@@ -7,7 +7,7 @@ import sys
 
 from support import needs_mlx
 
-from mlxref import mlx_docs
+from mlxref.manual import mlx_docs
 
 PAGE = """
 A page
@@ -76,7 +76,7 @@ def test_compare_sorts_blocks_into_same_different_and_not_runnable():
 
 def test_command_needs_a_clone_and_says_so(tmp_path):
     done = subprocess.run(
-        [sys.executable, "-m", "mlxref.mlx_docs", str(tmp_path), "indexing"], capture_output=True, text=True
+        [sys.executable, "-m", "mlxref.manual.mlx_docs", str(tmp_path), "indexing"], capture_output=True, text=True
     )
     assert done.returncode != 0
     assert "mlx-docs:" in done.stderr and "Traceback" not in done.stderr

@@ -1,7 +1,7 @@
 """The course tasks' tests: one class per task, marked ``task<id>``.
 
 ``mlxref assignment grade`` runs these by marker in a student copy (see
-mlxref/assignment.py and tutorials/ASSIGNMENTS.md). Each class tests exactly
+mlxref/course/assignment.py and tutorials/ASSIGNMENTS.md). Each class tests exactly
 its task's regions, and, where it can, calls them directly instead of through
 the transforms, so that a task is graded on its own code: the rule tests call
 ``Sin().derivative(...)`` rather than ``grad(sin)``, which would also need the

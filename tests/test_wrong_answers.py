@@ -2,7 +2,7 @@
 
 Each wrong answer is written into its task's region of a submission (the
 reference's files with that region's code replaced: tests/test_grader.py's
-``submit``) and graded by ``mlxref assignment grade`` (mlxref/grader.py)
+``submit``) and graded by ``mlxref assignment grade`` (mlxref/course/grader.py)
 against this checkout: the task's visible and hidden tests, in the grader's
 child process. The kinds: a sign error, a missing unbroadcast, the wrong
 axis, the wrong dtype, returning the cotangent, ignoring argnums and the
@@ -21,11 +21,11 @@ import re
 
 import pytest
 
-from mlxref import assignment, grader
+from mlxref.course import grader, regions
 from support import computed_once
 from test_grader import submit, table
 
-ROOT = assignment.project_root()
+ROOT = regions.project_root()
 
 # kind -> (task, {function: the region's new body}, what the failure must say)
 WRONG = {

@@ -21,7 +21,9 @@ with neither a drawing of its vjp walk nor a stated reason for having none
 (``pages.draw_walks``). The modules,
 in reading order: ``catalogue.py`` (what is listed), ``rules.py`` (the
 formulas), ``links.py`` (code and MLX links), ``pages.py`` (the pages),
-``notebooks.py``.
+``notebooks.py``. Beside the build, ``mlx_docs.py`` runs the code of MLX's
+own documentation pages on real MLX and on mlxref, and compares what they
+print (``python -m mlxref.manual.mlx_docs MLX_GIT_DIR``).
 """
 
 import argparse
@@ -104,7 +106,7 @@ def generate(src, primitives=None, verdicts=None, mlx_src=None):
         module = importlib.import_module(f"mlxref.{name}")
         (src / "api" / f"{name}.md").write_text(pages.package_page(module), encoding="utf-8")
     _index(src / "api" / "index.md", "nn, optimizers, utils, testing", list(pages.PACKAGES))
-    (src / "cli.md").write_text(pages.cli_page(cli._build_parser()), encoding="utf-8")
+    (src / "cli.md").write_text(pages.cli_page(cli.build_parser()), encoding="utf-8")
     (src / "differs.md").write_text(pages.differs_page(ROOT / "README.md"), encoding="utf-8")
     (src / "tutorials.md").write_text(nbs.tutorials_page(CHAPTERS), encoding="utf-8")
     _stamp_hand_written(src)

@@ -354,4 +354,4 @@ def tutorials_page(chapters, built=()):
                  "the chapters are `tutorials/NN-*.md` in the checkout; `make docs` "
                  "writes them as notebooks and links them here.")
     return (f"# Tutorials\n\n{pages.stamp()}\n\n{intro}\n\n"
-            + pages._html("<ul class=\"chapters\">\n" + "\n".join(items) + "\n</ul>"))
+            + pages.html_block("<ul class=\"chapters\">\n" + "\n".join(items) + "\n</ul>"))

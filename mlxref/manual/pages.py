@@ -15,7 +15,7 @@
   and to its own source, and each public function or class in source order.
 - ``api/<package>.md``: ``nn``, ``optimizers``, ``utils``, ``testing``: the
   package docstring, then each public name's signature and docstring.
-- ``cli.md``: the ``--help`` of every command, from ``cli._build_parser()``.
+- ``cli.md``: the ``--help`` of every command, from ``cli.build_parser()``.
 - ``differs.md``: the README's "Where mlxref differs from MLX", taken from
   the README when the manual is built.
 
@@ -122,7 +122,7 @@ def _escaped(lines):
     return re.sub(r"^(\s*)#", r"\1\\#", text, flags=re.M).split("\n") if lines else []
 
 
-def _html(markup):
+def html_block(markup):
     """One MyST HTML block (its lines must not be blank)."""
     return "\n".join(line for line in markup.splitlines() if line.strip()) + "\n"
 
@@ -232,10 +232,10 @@ def _prim_entry(prim, cases, verdict, mlx_lines, walk):
         for name, owner, path, a, b, default in links.rule_sources(prim))
     mlx = ", ".join(f'<a href="{html.escape(url)}">{html.escape(label)}</a>'
                     for label, url in links.mlx_links(prim.__name__, mlx_lines))
-    out.append(_html(f"<p>The rules in mlxref:</p><ul>{source}</ul>"
+    out.append(html_block(f"<p>The rules in mlxref:</p><ul>{source}</ul>"
                      f"<p>In MLX (primitives.cpp): {mlx}</p>"))
     if cases and cases[0].points and prim in rules.NAMED:
-        out.append(_html(
+        out.append(html_block(
             f'<p class="named">An iterative algorithm cannot run on symbols: in the formulas '
             f"below the outputs of {prim.__name__} are <em>named, not computed</em>: "
             f"{rules.NAMED[prim][1]}. The vjp, jvp and vmap rules are mlxref's code run on "
@@ -303,7 +303,7 @@ def _formulas(case):
         blocks.append(f'<p class="rule">{title}</p>')
         blocks.extend(rules.math_block(*item) for item in f[key])
     blocks.append("</div>")
-    return _html("\n".join(blocks))
+    return html_block("\n".join(blocks))
 
 
 # The look of every drawing in the manual: small arrays shown whole, larger ones
@@ -434,7 +434,7 @@ def transform_page(name, module, mlx_src=None):
     mlx = ", ".join(f'<a href="{html.escape(url)}">{html.escape(label)}</a>'
                     for file, names in mirrors.items()
                     for label, url in links.mlx_definitions(file, names, mlx_src))
-    body = [_html(f"<p>The module <code>{module.__name__}</code> ({html.escape(public)}): "
+    body = [html_block(f"<p>The module <code>{module.__name__}</code> ({html.escape(public)}): "
                   f'<a class="source" href="../{links.source_page(path)}">{path}</a>. '
                   f"In MLX: {mlx or 'none'}.</p>"),
             _prose(_doc(module))]
@@ -459,7 +459,7 @@ def _definition(name, value):
     path, start, end = links.source_lines(value)
     return "\n".join([
         f"## `{name}`\n", _code_block(_signature(name, value)),
-        _html(f'<p><a class="source" href="../{links.source_page(path)}#L{start}">'
+        html_block(f'<p><a class="source" href="../{links.source_page(path)}#L{start}">'
               f"{path} lines {start}&#8211;{end}</a></p>"),
         _prose(_doc(value))])
 

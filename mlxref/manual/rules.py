@@ -139,9 +139,9 @@ def formulas(case):
 
 
 def _formulas(case, exact=False):
-    dtype = symbolic._input_dtype(case.domain)
-    xs, parts = symbolic._inputs("", case.shapes, case.domain)
-    inputs = [symbolic._sym_array(s, shape, dtype) for s, shape in zip(xs, case.shapes)]
+    dtype = symbolic.input_dtype(case.domain)
+    xs, parts = symbolic.case_inputs("", case.shapes, case.domain)
+    inputs = [symbolic.sym_array(s, shape, dtype) for s, shape in zip(xs, case.shapes)]
     names = "abcdefgh"
     out = case.build(*inputs)
     result = {
@@ -149,12 +149,12 @@ def _formulas(case, exact=False):
         "forward": [("f", out.shape, _elements(out, exact))],
     }
     complex_out = out.dtype is mx.complex64
-    (cot,) = symbolic._symbols("u", [out.shape], {"real": True})
+    (cot,) = symbolic.symbol_lists("u", [out.shape], {"real": True})
     if complex_out:
-        (w,) = symbolic._symbols("w", [out.shape], {"real": True})
+        (w,) = symbolic.symbol_lists("w", [out.shape], {"real": True})
         cot = [u + sympy.I * v for u, v in zip(cot, w)]
-    cotangent = symbolic._sym_array(cot, out.shape, out.dtype if complex_out else None)
-    tangents = [symbolic._sym_array([sympy.Symbol(f"t{x}", real=True) for x in group]
+    cotangent = symbolic.sym_array(cot, out.shape, out.dtype if complex_out else None)
+    tangents = [symbolic.sym_array([sympy.Symbol(f"t{x}", real=True) for x in group]
                                     if dtype is not mx.complex64 else
                                     [sympy.Symbol(f"t{x}") for x in group], shape, dtype)
                 for group, shape in zip(xs, case.shapes)]
@@ -174,8 +174,8 @@ def _rule(run, labels, exact):
 
 
 def _vmap(case, dtype, exact):
-    examples = [[symbolic._sym_array(s, shape, dtype) for s, shape in
-                 zip(symbolic._inputs(f"v{b}", case.shapes, case.domain)[0], case.shapes)]
+    examples = [[symbolic.sym_array(s, shape, dtype) for s, shape in
+                 zip(symbolic.case_inputs(f"v{b}", case.shapes, case.domain)[0], case.shapes)]
                 for b in range(2)]
     batched = [mx.stack([examples[0][j], examples[1][j]]) for j in range(len(case.shapes))]
     try:
@@ -187,12 +187,12 @@ def _vmap(case, dtype, exact):
 
 def _elements(a, exact=False):
     """The elements the engine computed, as they are; ``exact``: with float
-    constants made exact (check-rules' ``_elements``: ``1.0*U00`` reads ``U00``),
+    constants made exact (check-rules' ``exact_elements``: ``1.0*U00`` reads ``U00``),
     which is slow on the many elements of other cases and changes little there."""
     if exact:
-        return symbolic._elements(a)
+        return symbolic.exact_elements(a)
     mx.eval(a)
-    return [sympy.sympify(symbolic._number(v)) for v in a.data()]
+    return [sympy.sympify(symbolic.as_number(v)) for v in a.data()]
 
 
 # --- MathML ------------------------------------------------------------------------------

@@ -89,7 +89,9 @@ class Result:
         return self.forward and self.vjp and self.jvp and self.vmap
 
 
-def _symbols(prefix, shapes, assumptions):
+def symbol_lists(prefix, shapes, assumptions):
+    """One list of fresh SymPy symbols per shape, named ``{prefix}a0, {prefix}a1...``
+    for the first, ``{prefix}b0...`` for the second."""
     out = []
     for k, shape in enumerate(shapes):
         name = prefix + "abcdefgh"[k]
@@ -97,27 +99,29 @@ def _symbols(prefix, shapes, assumptions):
     return out
 
 
-def _inputs(prefix, shapes, domain):
+def case_inputs(prefix, shapes, domain):
     """A case's symbolic inputs: per input, its elements and the real symbols
     each element is made of, ``(x,)`` or, in a complex domain, ``(x, y)`` for
     ``x + I y``."""
     assumptions = DOMAINS[domain][0]
     if domain not in COMPLEX_DOMAINS:
-        groups = _symbols(prefix, shapes, assumptions)
+        groups = symbol_lists(prefix, shapes, assumptions)
         return groups, [[(x,) for x in group] for group in groups]
-    xs = _symbols(prefix + "x_", shapes, assumptions)
-    ys = _symbols(prefix + "y_", shapes, assumptions)
+    xs = symbol_lists(prefix + "x_", shapes, assumptions)
+    ys = symbol_lists(prefix + "y_", shapes, assumptions)
     parts = [list(zip(gx, gy)) for gx, gy in zip(xs, ys)]
     return [[x + sympy.I * y for x, y in group] for group in parts], parts
 
 
-def _sym_array(symbols, shape, dtype=None):
+def sym_array(symbols, shape, dtype=None):
+    """An evaluated array of ``shape`` holding ``symbols`` (float64 unless ``dtype``)."""
     a = mx.array(list(symbols), dtype or mx.float64).reshape(shape)
     mx.eval(a)  # evaluated, so it is a leaf, like the data a case's program receives
     return a
 
 
-def _input_dtype(domain):
+def input_dtype(domain):
+    """The dtype of a case's inputs: complex64 in a complex domain, else float64."""
     return mx.complex64 if domain in COMPLEX_DOMAINS else mx.float64
 
 
@@ -160,12 +164,13 @@ def _nsimplest(f):
     return min(exact, key=lambda c: len(str(c))) if exact else f
 
 
-def _elements(a):
+def exact_elements(a):
+    """The elements of ``a``, evaluated, with the float constants a rule used made exact."""
     mx.eval(a)
-    return [_exact(_number(v)) for v in a.data()]
+    return [_exact(as_number(v)) for v in a.data()]
 
 
-def _number(v):
+def as_number(v):
     """SymPy's true/false (from a comparison) as 1/0, so it can be compared."""
     if v is sympy.true or v is True:
         return 1
@@ -255,10 +260,10 @@ def check_vmap(case, batch=2):
     shared by every example. Elements are SymPy symbols, so the per-example
     expressions must come out of the batched program exactly.
     """
-    dtype = _input_dtype(case.domain)
+    dtype = input_dtype(case.domain)
     examples = [
-        [_sym_array(s, shape, dtype)
-         for s, shape in zip(_inputs(f"v{b}", case.shapes, case.domain)[0], case.shapes)]
+        [sym_array(s, shape, dtype)
+         for s, shape in zip(case_inputs(f"v{b}", case.shapes, case.domain)[0], case.shapes)]
         for b in range(batch)
     ]
     n = len(case.shapes)
@@ -277,7 +282,8 @@ def check_vmap(case, batch=2):
             want = case.build(*inputs)
             if got.shape != (batch,) + want.shape:
                 return False
-            if any(sympy.simplify(g - w) != 0 for g, w in zip(_elements(got[b]), _elements(want))
+            if any(sympy.simplify(g - w) != 0
+                   for g, w in zip(exact_elements(got[b]), exact_elements(want))
                    if g != w):
                 return False
     return True
@@ -285,14 +291,14 @@ def check_vmap(case, batch=2):
 
 def _check_case(case, seed):
     rng = random.Random(seed)
-    dtype = _input_dtype(case.domain)
-    xs, parts = _inputs("", case.shapes, case.domain)
-    inputs = [_sym_array(s, shape, dtype) for s, shape in zip(xs, case.shapes)]
+    dtype = input_dtype(case.domain)
+    xs, parts = case_inputs("", case.shapes, case.domain)
+    inputs = [sym_array(s, shape, dtype) for s, shape in zip(xs, case.shapes)]
     out = case.build(*inputs)
     if not _uses(out, case.primitive):
         return Result(case.primitive.__name__, False, False, False, "-",
                       "the case's program does not use the primitive")
-    f = _elements(out)
+    f = exact_elements(out)
     flat_x = [s for group in parts for element in group for s in element]
     # simplify is slow on the conjugates of complex cases; rational points decide there.
     complex_out = out.dtype is mx.complex64
@@ -309,7 +315,7 @@ def _check_case(case, seed):
         for group, shape in zip(xs, case.shapes)
     ]
     numeric = case.build(*numeric_inputs)
-    want = [sympy.sympify(_number(sympy.sympify(v).subs(point))).evalf(30) for v in f]
+    want = [sympy.sympify(as_number(sympy.sympify(v).subs(point))).evalf(30) for v in f]
     got = numeric.reshape(-1).tolist() if numeric.ndim else [numeric.item()]
     # A float32 or float16 output holds its value rounded to the dtype.
     tol = max(1e-9, 4 * mx.finfo(numeric.dtype).eps) if numeric.dtype.is_inexact else 1e-9
@@ -319,25 +325,25 @@ def _check_case(case, seed):
     )  # (equal first: an infinite element, such as an exclusive cummax's first, is itself)
 
     # Cotangents u (u + I w for a complex output) and tangents t (p + I q).
-    (c_syms,) = _symbols("u", [out.shape], {"real": True})
+    (c_syms,) = symbol_lists("u", [out.shape], {"real": True})
     if complex_out:
-        (w_syms,) = _symbols("w", [out.shape], {"real": True})
+        (w_syms,) = symbol_lists("w", [out.shape], {"real": True})
         c_syms = [u + sympy.I * w for u, w in zip(c_syms, w_syms)]
-    cot = _sym_array(c_syms, out.shape, out.dtype if complex_out else None)
+    cot = sym_array(c_syms, out.shape, out.dtype if complex_out else None)
     t_parts = [[tuple(sympy.Symbol(f"t{s}", real=True) for s in element) for element in group]
                for group in parts]
     units = (1, sympy.I)  # an element's parts: x, or x + I y
     t_syms = [[sum((u * t for u, t in zip(units, element)), sympy.Integer(0))
                for element in group] for group in t_parts]
-    tangents = [_sym_array(s, shape, dtype) for s, shape in zip(t_syms, case.shapes)]
+    tangents = [sym_array(s, shape, dtype) for s, shape in zip(t_syms, case.shapes)]
     if case.raises:
         vjp_ok = _not_implemented(lambda: mx.vjp(case.build, inputs, [cot]), "vjp", case)
         jvp_ok = _not_implemented(lambda: mx.jvp(case.build, inputs, tangents), "jvp", case)
         return Result(case.primitive.__name__, forward, vjp_ok, jvp_ok, "no rule")
     _, vjps = mx.vjp(case.build, inputs, [cot])
-    got_vjp = [_elements(v) for v in vjps]
+    got_vjp = [exact_elements(v) for v in vjps]
     _, (jvp_out,) = mx.jvp(case.build, inputs, tangents)
-    got_jvp = _elements(jvp_out)
+    got_jvp = exact_elements(jvp_out)
 
     if case.zero:
         vjp_ok = all(v == 0 for group in got_vjp for v in group)
@@ -393,7 +399,7 @@ def _float_point(rng, shapes, domain):
 
 
 def _run(build, values, shapes):
-    out = build(*(_sym_array(v, shape) for v, shape in zip(values, shapes)))
+    out = build(*(sym_array(v, shape) for v, shape in zip(values, shapes)))
     mx.eval(out)
     return list(out.data())
 
@@ -411,7 +417,7 @@ def _check_points(case, seed):
     rng = random.Random(seed)
     name = case.primitive.__name__
     x = _float_point(rng, case.shapes, case.domain)
-    inputs = [_sym_array(v, shape) for v, shape in zip(x, case.shapes)]
+    inputs = [sym_array(v, shape) for v, shape in zip(x, case.shapes)]
     out = case.build(*inputs)
     if not _uses(out, case.primitive):
         return Result(name, False, False, False, "-",
@@ -423,8 +429,8 @@ def _check_points(case, seed):
     forward = _close(numeric.reshape(-1).tolist(), f, 1e-9)
     t = _float_point(rng, case.shapes, "real")
     (u,) = _float_point(rng, [out.shape], "real")
-    tangents = [_sym_array(v, shape) for v, shape in zip(t, case.shapes)]
-    cot = _sym_array(u, out.shape)
+    tangents = [sym_array(v, shape) for v, shape in zip(t, case.shapes)]
+    cot = sym_array(u, out.shape)
     if case.raises:
         vjp_ok = _not_implemented(lambda: mx.vjp(case.build, inputs, [cot]), "vjp", case)
         jvp_ok = _not_implemented(lambda: mx.jvp(case.build, inputs, tangents), "jvp", case)

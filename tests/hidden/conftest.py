@@ -1,6 +1,6 @@
 """The hidden tests import their shared helpers (hidden_support.py) and each
 other's tables by module name, under pytest's default import mode and under
-``--import-mode=importlib``, which the grader uses (mlxref/grader.py): so
+``--import-mode=importlib``, which the grader uses (mlxref/course/grader.py): so
 this directory goes on ``sys.path``."""
 
 import sys

@@ -1,13 +1,10 @@
-"""Course assignments generated from the reference: ``mlxref assignment list|make|grade``.
+"""Course assignments generated from the reference: ``mlxref assignment list|make``.
 
-The reference source is the solution. A solution region is a block of lines
-between a comment line ``# BEGIN TASK 2.2: sin and cos derivatives`` and a
-comment line ``# END TASK 2.2``, both at the block's own indentation (see
-``Sin.derivative`` in mlxref/core/primitives/elementwise.py). A task may have
-several regions (2.2 is ``Sin.derivative`` and ``Cos.derivative``).
-
-``make`` copies the project and replaces every region of the chosen tasks by
-one ``raise NotImplementedError("Task 2.2: ...")``, so the student copy and
+The reference source is the solution: each task is one or more regions
+between ``# BEGIN TASK 2.2: ...`` and ``# END TASK 2.2`` lines, found by
+mlxref/course/regions.py. ``make`` copies the project and replaces every
+region of the chosen tasks by one ``raise NotImplementedError("Task 2.2: ...")``
+(``stub``, with the region's text from ``HINTS``), so the student copy and
 the reference are never two codebases kept by hand (MiniTorch keeps its
 student repositories by hand). The markers stay in the copy: they show the
 student where to write.
@@ -15,9 +12,9 @@ student where to write.
 Each task's tests are the tests marked ``@pytest.mark.task2_2`` (in
 tests/test_tasks.py, registered in setup.cfg), plus the instructor's hidden
 tests in tests/hidden/ with the same marker, which ``make`` never copies.
-``grade`` lives in mlxref/grader.py: each task's regions from a submission,
-spliced into a clean copy of the reference, run in a child process with
-limits (mlxref/sandbox.py).
+``mlxref assignment grade`` is mlxref/course/grader.py: each task's regions
+from a submission, spliced into a clean copy of the reference, run in a
+child process with limits (mlxref/course/sandbox.py).
 
 Read next: tutorials/ASSIGNMENTS.md (the instructor's guide) and
 tests/test_assignment_roundtrip.py (make, then grade, checked end to end).
@@ -27,18 +24,11 @@ from __future__ import annotations
 
 import ast
 import json
-import re
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
-from . import leaks
-
-PACKAGE = Path(__file__).resolve().parent
-
-_BEGIN = re.compile(r"^(?P<indent>[ \t]*)# BEGIN TASK (?P<id>\d+\.\d+): (?P<title>\S.*?)\s*$")
-_END = re.compile(r"^(?P<indent>[ \t]*)# END TASK (?P<id>\d+\.\d+)\s*$")
-_ANY_MARKER = re.compile(r"^[ \t]*# (BEGIN|END) TASK\b")
+from . import grader, leaks
+from .regions import NEEDS, choose, find_regions, marker, project_root, tasks
 
 # What the stub of each region asks for: (task, function) -> text after "Task 2.2: ".
 # One visible table; a region without an entry gets "implement <the task's title>".
@@ -155,142 +145,11 @@ HINTS = {
         "(see depends in mlxref/core/primitives/custom.py)",
 }
 
-# A task whose tests cannot avoid another task's code (the checkpoint's
-# recomputation *is* a vjp walk). Every other task's tests use only code
-# outside the other tasks' regions.
-NEEDS = {"3.2": ("2.5",), "6.2": ("4.1",)}
 
-
-@dataclass(frozen=True)
-class Region:
-    """One marked block: lines ``begin`` and ``end`` are the marker lines (1-based)."""
-
-    task: str
-    title: str
-    path: str  # relative to the project root: mlxref/core/...
-    function: str  # the qualified name of the function that holds it
-    begin: int
-    end: int
-    indent: str
-
-    @property
-    def place(self):
-        return f"{self.path}:{self.function}"
-
-    def stub(self):
-        hint = HINTS.get((self.task, self.function), f"implement {self.title}")
-        return f'{self.indent}raise NotImplementedError("Task {self.task}: {hint}")'
-
-
-def task_key(task_id):
-    return tuple(int(p) for p in task_id.split("."))
-
-
-def marker(task_id):
-    """The pytest marker of a task: ``2.3`` -> ``task2_3``."""
-    return "task" + task_id.replace(".", "_")
-
-
-# --- finding the regions ------------------------------------------------------------
-
-
-def find_regions(root=None):
-    """Every marked region under ``root``/mlxref (default: this package's own), in file order."""
-    package = PACKAGE if root is None else Path(root) / "mlxref"
-    regions = []
-    for path in sorted(package.rglob("*.py")):
-        regions += _file_regions(path, path.relative_to(package.parent).as_posix())
-    titles = {}
-    for r in regions:
-        if titles.setdefault(r.task, r.title) != r.title:
-            raise ValueError(
-                f"[assignment] Task {r.task} has two titles: {titles[r.task]!r} and {r.title!r} "
-                f"({r.path}:{r.begin})."
-            )
-    return regions
-
-
-def _file_regions(path, relative):
-    lines = path.read_text(encoding="utf-8").split("\n")
-    if not any(_ANY_MARKER.match(line) for line in lines):
-        return []
-    functions = _function_spans(ast.parse("\n".join(lines), filename=str(path)))
-    regions, open_ = [], None
-    for number, line in enumerate(lines, 1):
-        if not _ANY_MARKER.match(line):
-            continue
-        where = f"{relative}:{number}"
-        begin, end = _BEGIN.match(line), _END.match(line)
-        if begin:
-            if open_ is not None:
-                raise ValueError(
-                    f"[assignment] {where}: BEGIN TASK inside TASK {open_.group('id')}."
-                )
-            open_, open_line = begin, number
-        elif end:
-            if open_ is None or end.group("id") != open_.group("id"):
-                raise ValueError(
-                    f"[assignment] {where}: END TASK {end.group('id')} without its BEGIN."
-                )
-            if end.group("indent") != open_.group("indent"):
-                raise ValueError(f"[assignment] {where}: END TASK is not indented like its BEGIN.")
-            inner = [f for f in functions if f[0] < open_line <= f[1]]
-            function = max(inner)[2] if inner else "<module>"  # the innermost
-            regions.append(Region(open_.group("id"), open_.group("title"), relative, function,
-                                  open_line, number, open_.group("indent")))
-            open_ = None
-        else:
-            raise ValueError(
-                f"[assignment] {where}: a marker must read '# BEGIN TASK <id>: <title>' or "
-                f"'# END TASK <id>'."
-            )
-    if open_ is not None:
-        raise ValueError(
-            f"[assignment] {relative}:{open_line}: TASK {open_.group('id')} has no END."
-        )
-    return regions
-
-
-def _function_spans(tree):
-    """(first line, last line, qualified name) of every function in a module."""
-    spans = []
-
-    def visit(node, prefix):
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                name = prefix + child.name
-                if not isinstance(child, ast.ClassDef):
-                    spans.append((child.lineno, child.end_lineno, name))
-                visit(child, name + ".")
-
-    visit(tree, "")
-    return spans
-
-
-def tasks(regions=None):
-    """{task id: (title, [regions])}, ordered by id."""
-    regions = find_regions() if regions is None else regions
-    out = {}
-    for r in sorted(regions, key=lambda r: task_key(r.task)):
-        out.setdefault(r.task, (r.title, []))[1].append(r)
-    return out
-
-
-def choose(spec, known, command):
-    """The task ids in ``spec`` ("2.1,2.3" or "ALL"), checked against ``known``."""
-    if spec.strip().upper() == "ALL":
-        return list(known)
-    chosen = []
-    for item in spec.split(","):
-        item = item.strip()
-        if item not in known:
-            raise ValueError(
-                f"[assignment {command}] Unknown task {item!r}; the tasks are "
-                f"{', '.join(known)} (see 'mlxref assignment list')."
-            )
-        if item not in chosen:
-            chosen.append(item)
-    return sorted(chosen, key=task_key)
+def stub(region):
+    """The line that replaces ``region`` in a student copy: its hint, at its indentation."""
+    hint = HINTS.get((region.task, region.function), f"implement {region.title}")
+    return f'{region.indent}raise NotImplementedError("Task {region.task}: {hint}")'
 
 
 # --- list ---------------------------------------------------------------------------
@@ -314,19 +173,6 @@ def list_lines():
 _SKIPPED_DIRS = {"__pycache__", "build", "dist", "node_modules"}
 
 
-def project_root():
-    """The source checkout this mlxref was installed from (``pip install -e``)."""
-    root = PACKAGE.parent
-    if not ((root / "setup.cfg").is_file() or (root / "pyproject.toml").is_file()) or not (
-        root / "tests"
-    ).is_dir():
-        raise ValueError(
-            f"[assignment make] {PACKAGE} is not in a source checkout (no setup.cfg and tests/ "
-            f"next to it); install the reference with 'pip install -e' to make student copies."
-        )
-    return root
-
-
 def make(spec, out, classroom=False, timeout=60.0, check_leaks=True):
     """Write a student copy of the project to ``out`` with the tasks in ``spec`` stubbed.
 
@@ -334,7 +180,7 @@ def make(spec, out, classroom=False, timeout=60.0, check_leaks=True):
     ``classroom``, also write GitHub Classroom's
     ``.github/classroom/autograding.json`` (one test per task). With
     ``check_leaks`` the copy is then scanned for its tasks' answers
-    (mlxref/leaks.py), and ``leaks.Leaks`` is raised if it holds any.
+    (mlxref/course/leaks.py), and ``leaks.Leaks`` is raised if it holds any.
     Returns ``(chosen task ids, stubbed regions)``.
     """
     root = project_root()
@@ -356,14 +202,12 @@ def make(spec, out, classroom=False, timeout=60.0, check_leaks=True):
         path = out / relative
         lines = path.read_text(encoding="utf-8").split("\n")
         for r in sorted(regions, key=lambda r: r.begin, reverse=True):
-            lines[r.begin : r.end - 1] = [r.stub()]
+            lines[r.begin : r.end - 1] = [stub(r)]
         text = "\n".join(lines)
         ast.parse(text, filename=str(path))  # a region that cannot be stubbed fails here
         path.write_text(text, encoding="utf-8")
     (out / "ASSIGNMENT.md").write_text(_handout(table, chosen), encoding="utf-8")
     if classroom:
-        from mlxref import grader
-
         config = out / ".github" / "classroom" / "autograding.json"
         config.parent.mkdir(parents=True, exist_ok=True)
         config.write_text(json.dumps(grader.classroom(chosen, table, timeout), indent=2) + "\n",
@@ -435,25 +279,3 @@ def _handout(table, chosen):
             for t, needs in waiting(chosen).items()
         )
     )
-
-
-# --- grade (mlxref/grader.py) -----------------------------------------------------
-
-
-def grade(directory=".", spec="ALL", timeout=60.0, **options):
-    """``mlxref.grader.grade``: each task graded on its own (see mlxref/grader.py)."""
-    from mlxref import grader
-
-    return grader.grade(directory, spec, timeout, **options)
-
-
-def format_grades(directory, results, collect_errors):
-    from mlxref import grader
-
-    return grader.format_grades(directory, results, collect_errors)
-
-
-def grades_json(results):
-    from mlxref import grader
-
-    return grader.grades_json(results)

@@ -1,6 +1,6 @@
 """Run the code on MLX's documentation pages, unchanged, on real MLX and on mlxref.
 
-    python -m mlxref.mlx_docs MLX_GIT_DIR [PAGE...]
+    python -m mlxref.manual.mlx_docs MLX_GIT_DIR [PAGE...]
 
 MLX_GIT_DIR is a git clone of github.com/ml-explore/mlx (a bare one will do);
 PAGE names a page under ``docs/src/usage`` (``indexing``, ``numpy``...; default:
@@ -23,6 +23,9 @@ Needs real MLX (the ``metal`` extra). The last line reads
 A block that times itself (``timeit``) is compared with its numbers masked.
 MLX seeds its random generator from the clock; the runner seeds it (and
 mlxref's) with 0 before each page, so the pages' random numbers compare.
+
+Read next: tests/test_mlx_docs.py, and README.md's "MLX's own tests and documentation"
+(today's counts).
 """
 
 from __future__ import annotations
@@ -139,11 +142,17 @@ def run_blocks(blocks):
     ]
 
 
+# The child runs this file as a script: ``-m mlxref.manual.mlx_docs`` would import
+# the manual's package, SymPy with it, into the run being compared. Under ``-c`` the
+# scratch folder is first on sys.path, as it is under ``-m``.
+_CHILD = "import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')"
+
+
 def _run_in_process(library, blocks):
     """``run_blocks`` in a fresh interpreter using ``library`` ("mlx" or "mlxref"), in a scratch folder."""
     with tempfile.TemporaryDirectory() as scratch:
         done = subprocess.run(
-            [sys.executable, "-m", "mlxref.mlx_docs", "--child", library],
+            [sys.executable, "-c", _CHILD, os.path.abspath(__file__), "--child", library],
             input=json.dumps(blocks), capture_output=True, text=True, cwd=scratch,
             env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
         )
@@ -185,7 +194,7 @@ def compare(page, text):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m mlxref.mlx_docs", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m mlxref.manual.mlx_docs", description=__doc__.split("\n\n")[0])
     parser.add_argument("git_dir", nargs="?", help="a clone of github.com/ml-explore/mlx")
     parser.add_argument("pages", nargs="*", default=PAGES)
     parser.add_argument("--child", choices=["mlx", "mlxref"], help=argparse.SUPPRESS)

@@ -2,7 +2,7 @@
 
 For each task, the grader takes from the submission only the text between
 ``# BEGIN TASK id`` and ``# END TASK id`` of that task's regions (matched by
-file and function), and splices it into a fresh temporary copy of the
+file and function; ``regions.submitted_regions`` reads them), and splices it into a fresh temporary copy of the
 instructor's reference (``mlxref`` and ``tests``) in which that task's
 regions are replaced. Every other task keeps the reference's code, and no
 other file of the submission is read: not its tests, not a ``conftest.py``,
@@ -10,16 +10,16 @@ not a ``sitecustomize.py``.
 
 Each region is parsed on its own first: a syntax error fails that task alone,
 reported at the student's own line, and the static check of
-``mlxref/sandbox.py`` refuses imports and calls that reach the system.
+``mlxref/course/sandbox.py`` refuses imports and calls that reach the system.
 Then the task's tests run in a child process with limits (see
-mlxref/sandbox.py): the reference's visible tests with the task's marker,
+mlxref/course/sandbox.py): the reference's visible tests with the task's marker,
 plus the hidden tests in the reference's ``tests/hidden/`` with that marker.
 
 A task passes when it has tests and none fails; it then earns its ``POINTS``.
 The results print as a table, as JSON, or as Gradescope's ``results.json``;
 ``classroom`` writes GitHub Classroom's autograding configuration.
 
-Read next: mlxref/sandbox.py (the child process), tests/test_grader.py and
+Read next: mlxref/course/sandbox.py (the child process), tests/test_grader.py and
 tests/test_grader_attacks.py (each attack from issue 15, defeated).
 """
 
@@ -36,8 +36,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from mlxref import assignment, sandbox
-from mlxref.assignment import NEEDS, choose, find_regions, marker, project_root, tasks
+from . import sandbox
+from .regions import NEEDS, choose, find_regions, marker, project_root, submitted_regions, tasks
 
 # Points per task; a task not listed is worth 1.
 POINTS = {
@@ -64,55 +64,18 @@ def points(task_id):
 # --- splicing -------------------------------------------------------------------------
 
 
-class _Region:
-    """A region as found by scanning marker lines only (no parse of the whole
-    file, which may not be valid Python): its lines and its function."""
-
-    def __init__(self, task, begin, end, indent, lines):
-        self.task, self.begin, self.end, self.indent, self.lines = task, begin, end, indent, lines
-        self.function = None
-
-
-def _scan(text):
-    """The marked regions of a submitted file, tolerant of any code inside them."""
-    lines = text.split("\n")
-    found, open_ = [], None
-    for number, line in enumerate(lines, 1):
-        begin, end = assignment._BEGIN.match(line), assignment._END.match(line)
-        if begin and open_ is None:
-            open_ = (begin.group("id"), number, begin.group("indent"))
-        elif end and open_ is not None and end.group("id") == open_[0]:
-            found.append(_Region(open_[0], open_[1], number, open_[2],
-                                 lines[open_[1]: number - 1]))
-            open_ = None
-    # The function of each region: the file parsed with every region emptied
-    # (a syntax error inside a region does not hide where it is).
-    emptied = list(lines)
-    for r in reversed(found):
-        emptied[r.begin: r.end - 1] = [r.indent + "pass"] * (r.end - 1 - r.begin)
-    try:
-        spans = assignment._function_spans(ast.parse("\n".join(emptied)))
-    except SyntaxError:
-        spans = None
-    for r in found:
-        if spans is not None:
-            inner = [f for f in spans if f[0] < r.begin <= f[1]]
-            r.function = max(inner)[2] if inner else "<module>"
-    return found
-
-
 class Problem(Exception):
     """Why a task's code cannot run: reported as the task's message."""
 
 
 def _student_regions(submission, task_id, regions):
-    """{reference region: the submission's matching _Region}, or Problem."""
+    """{reference region: the submission's matching ``SubmittedRegion``}, or Problem."""
     matched, cache = {}, {}
     for r in regions:
         path = submission / r.path
         if r.path not in cache:
             try:
-                cache[r.path] = _scan(path.read_text(encoding="utf-8"))
+                cache[r.path] = submitted_regions(path.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError) as exc:
                 raise Problem(f"cannot read {r.path}: {type(exc).__name__}") from None
         mine = [s for s in cache[r.path] if s.task == task_id]

@@ -33,6 +33,8 @@ numbers (``10 ** 10 ** 10``) is refused when its result would be huge, and no
 array may have more than ``MAX_ELEMENTS`` elements. mlxref arrays are lazy, so
 the second check runs on the shape of each new node, before any element
 exists.
+
+Read next: tests/test_cli_graph.py (each refusal, and the drawings of formulas).
 """
 
 import ast

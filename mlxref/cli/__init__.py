@@ -1,9 +1,13 @@
-"""The ``mlxref`` command line.
+"""The ``mlxref`` command line (``mlxref`` and ``python -m mlxref`` run ``main``).
 
 One function per subcommand (``_cmd_<name>(args) -> int``), all registered in
-``_build_parser()``.  ``main`` turns a ``ValueError``/``TypeError`` caused by the
+``build_parser()``.  ``main`` turns a ``ValueError``/``TypeError`` caused by the
 user's input into one line on stderr and exit status 2, like argparse does for
-bad arguments, and Ctrl-C into one line and exit status 130.
+bad arguments, and Ctrl-C into one line and exit status 130. ``mlxref graph``
+reads its formulas with ``expr.py``, beside this file; ``mlxref assignment``
+calls the course tooling (mlxref/course/).
+
+Read next: ``expr.py`` (the formula language of ``mlxref graph``).
 """
 
 from __future__ import annotations
@@ -21,8 +25,11 @@ import warnings
 import zlib
 
 import mlxref.core as mx
-from mlxref import assignment, expr, grader, leaks, nn, sandbox, viz
+from mlxref import nn, viz
+from mlxref.course import assignment, grader, leaks, sandbox
 from mlxref.viz import GraphvizMissing, figures
+
+from . import expr
 
 PROG = "mlxref"
 
@@ -584,7 +591,7 @@ def _graph_epilog():
     )
 
 
-def _build_parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
     parser = _OneLineParser(
         prog=PROG,
         description="mlxref: a pure-Python reference implementation of MLX's autodiff engine.",
@@ -734,7 +741,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _build_parser()
+    parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
@@ -747,7 +754,3 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C: the shell's status for SIGINT, and no traceback
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

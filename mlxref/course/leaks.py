@@ -1,6 +1,6 @@
 """Leak checks for student copies: ``mlxref assignment make --check-leaks``.
 
-A student copy (``mlxref/assignment.py:make``) has the chosen tasks' regions
+A student copy (``mlxref/course/assignment.py:make``) has the chosen tasks' regions
 replaced by one ``raise NotImplementedError("Task 2.2: ...")``. The answer
 can still reach the student another way; this module looks for four kinds:
 
@@ -20,7 +20,7 @@ can still reach the student another way; this module looks for four kinds:
   reference's hidden test files anywhere in it.
 
 ``check_leaks(copy)`` returns one line per finding; ``make`` runs it on what
-it writes (``mlxref/assignment.py``), and ``mlxref assignment make`` exits 2
+it writes (``mlxref/course/assignment.py``), and ``mlxref assignment make`` exits 2
 when there is one.
 
 Read next: tests/test_leaks.py (each kind caught on a crafted copy).
@@ -38,7 +38,8 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-from .core.scalar import sympy  # imported at its first use
+from ..core.scalar import sympy  # imported at its first use
+from .regions import find_regions, project_root
 
 BODY_RATIO = 0.9  # a function is the region's work: difflib's ratio of the tokens
 HINT_COVER = 0.75  # a hint spells out a statement: this share of its tokens, in order
@@ -284,18 +285,16 @@ def check_leaks(copy, reference=None, tasks=None):
     was installed from); ``tasks`` the stubbed tasks to look at (default:
     every task whose regions in the copy are all stubs).
     """
-    from . import assignment  # assignment imports this module (make runs the check)
-
     copy = Path(copy).resolve()
     if not (copy / "mlxref").is_dir():
         raise ValueError(f"[assignment make] {copy} is not a student copy (no mlxref/ in it).")
-    reference = Path(reference or assignment.project_root()).resolve()
+    reference = Path(reference or project_root()).resolve()
     findings = _hidden_tests(copy, reference)
     try:
-        copy_regions = assignment.find_regions(copy)
+        copy_regions = find_regions(copy)
     except (ValueError, SyntaxError) as e:
         return findings + [f"{copy}: the task markers cannot be read: {e}"]
-    ref_regions = assignment.find_regions(reference)
+    ref_regions = find_regions(reference)
     tasks = _stubbed(copy, copy_regions) if tasks is None else set(tasks)
     if not tasks:
         return findings
