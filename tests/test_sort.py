@@ -12,7 +12,7 @@ import pytest
 import sympy
 
 import mlxref.core as mx
-from mlxref.core.primitives import sort as sort_primitives
+from mlxref.core.backend.cpu import sort as sort_kernel
 from support import assert_same_as_mlx, needs_mlx, real_mx
 
 pytestmark = needs_mlx
@@ -116,7 +116,7 @@ def _median_of_three_killer(n, kth):
             state["candidate"] = j
         return value[i] < value[j]
 
-    sort_primitives._nth_element(list(range(n)), kth, less)
+    sort_kernel.nth_element(list(range(n)), kth, less)
     for i in range(n):
         if value[i] == gas:
             freeze(i)
@@ -125,8 +125,8 @@ def _median_of_three_killer(n, kth):
 
 def test_partition_is_mlx_where_the_selection_falls_back_to_a_heap(monkeypatch):
     calls = []
-    heap_select = sort_primitives._heap_select
-    monkeypatch.setattr(sort_primitives, "_heap_select",
+    heap_select = sort_kernel.heap_select
+    monkeypatch.setattr(sort_kernel, "heap_select",
                         lambda *args: calls.append(1) or heap_select(*args))
     for n, kth in ((50, 25), (120, 119), (200, 66)):
         data = _median_of_three_killer(n, kth)

@@ -13,7 +13,8 @@ Differences from MLX 0.32.4, on purpose:
 
 - A float32 ``sum`` (so ``mean``, ``var``, ``std``) is formed in double and
   rounded once; MLX's CPU build adds left to right in float32. The results
-  differ in the last bits, never in overflow (see ``Reduce.eval``).
+  differ in the last bits, never in overflow (see ``reduction_op`` in
+  mlxref/core/backend/cpu/reduce.py).
 - ``logsumexp`` and ``softmax`` of integers over any axes but the last:
   MLX subtracts the max in the integer type, which wraps around (uint8
   ``[0, 2]`` over axis 0 gives inf); mlxref subtracts in float.
@@ -99,7 +100,7 @@ def _bad_arguments(op):
     return incompatible_arguments(_SIGNATURES[op])
 
 
-def _is_c_int(value):
+def is_c_int(value):
     # nanobind takes a bool where an int is expected (axis=True is axis 1), and
     # anything with __index__ (NumPy's integers); callers convert with int().
     value = index_value(value)
@@ -119,15 +120,15 @@ def _axes_arg(op, axis, ndim):
     """MLX's ``get_reduce_axes``: None is every axis, an int is one, else a sequence."""
     if axis is None:
         return list(range(ndim))
-    if _is_c_int(axis):
+    if is_c_int(axis):
         return [int(axis)]
-    if isinstance(axis, (list, tuple)) and builtins.all(_is_c_int(ax) for ax in axis):
+    if isinstance(axis, (list, tuple)) and builtins.all(is_c_int(ax) for ax in axis):
         return [int(ax) for ax in axis]
     raise _bad_arguments(op)
 
 
 def _single_axis_arg(op, axis):
-    if axis is None or _is_c_int(axis):
+    if axis is None or is_c_int(axis):
         return None if axis is None else int(axis)
     raise _bad_arguments(op)
 
@@ -280,7 +281,7 @@ def mean(a, /, axis=None, keepdims=False, *, stream=None):
 def var(a, /, axis=None, keepdims=False, ddof=0, *, stream=None):
     """``mx.var``: the mean squared deviation, divided by n - ddof when ddof != 0."""
     _check_args("var", a, keepdims)
-    if not _is_c_int(ddof):
+    if not is_c_int(ddof):
         raise _bad_arguments("var")
     return _var(a, _axes_arg("var", axis, a.ndim), keepdims, index_value(ddof))
 
@@ -288,7 +289,7 @@ def var(a, /, axis=None, keepdims=False, ddof=0, *, stream=None):
 def std(a, /, axis=None, keepdims=False, ddof=0, *, stream=None):
     """``mx.std``: ``sqrt(var(...))``."""
     _check_args("std", a, keepdims)
-    if not _is_c_int(ddof):
+    if not is_c_int(ddof):
         raise _bad_arguments("std")
     return sqrt(_var(a, _axes_arg("std", axis, a.ndim), keepdims, index_value(ddof)))
 

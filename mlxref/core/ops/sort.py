@@ -36,7 +36,7 @@ from .creation import arange, full, zeros
 from .comparison import isnan
 from .elementwise import add, equal, less, minimum, multiply, not_equal, stop_gradient, where
 from .indexing import take
-from .reduction import _is_c_int, any, cumsum, sum
+from .reduction import any, cumsum, is_c_int, sum
 from .shape import _slice_axis, concatenate, expand_dims, reshape, squeeze, transpose
 
 __all__ = [
@@ -69,9 +69,9 @@ def _checked(op, a, axis, *counts):
     """The binding's conversions: ``a`` an array, ``axis`` None or a C int, the
     counts (``kth``, ``k``) C ints (a bool is one). ``axis=None`` flattens ``a``
     (MLX's ops without an axis); then the op works on axis 0."""
-    if not isinstance(a, array) or not (axis is None or _is_c_int(axis)):
+    if not isinstance(a, array) or not (axis is None or is_c_int(axis)):
         raise incompatible_arguments(_SIGNATURES[op])
-    if not all(_is_c_int(n) for n in counts):
+    if not all(is_c_int(n) for n in counts):
         raise incompatible_arguments(_SIGNATURES[op])
     if axis is None:
         a, axis = reshape(a, (-1,)), 0
@@ -175,9 +175,9 @@ def median(a, /, axis=None, keepdims=False, *, stream=None):
         raise incompatible_arguments(_SIGNATURES["median"])
     if axis is None:
         axes = list(range(a.ndim))
-    elif _is_c_int(axis):
+    elif is_c_int(axis):
         axes = [int(axis)]
-    elif isinstance(axis, (list, tuple)) and builtins.all(_is_c_int(ax) for ax in axis):
+    elif isinstance(axis, (list, tuple)) and builtins.all(is_c_int(ax) for ax in axis):
         axes = [int(ax) for ax in axis]
     else:
         raise incompatible_arguments(_SIGNATURES["median"])
@@ -234,7 +234,7 @@ def unique(a, /, size, return_index=False, return_inverse=False, return_counts=F
     for padding without a ``fill_value``).
     """
     flags = (return_index, return_inverse, return_counts)
-    if (not isinstance(a, array) or not _is_c_int(size)
+    if (not isinstance(a, array) or not is_c_int(size)
             or not builtins.all(isinstance(f, bool) for f in flags)):
         raise incompatible_arguments(_SIGNATURES["unique"])
     if not (fill_value is None or isinstance(fill_value, array) or is_scalar(fill_value)):

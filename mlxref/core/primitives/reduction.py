@@ -1,35 +1,23 @@
-"""Reduction primitives: Reduce, ArgReduce, Scan (cumsum, cumprod, cummax, cummin,
-logcumsumexp), LogSumExp, Softmax.
+"""Reduction primitives: ArgReduce, Reduce, NumberOfElements, Scan (cumsum,
+cumprod, cummax, cummin, logcumsumexp), LogSumExp, Softmax.
 
-Read alongside: mlx/primitives.h (``Reduce``, ``ArgReduce``, ``Scan``,
-``LogSumExp``, ``Softmax``) and mlx/backend/cpu/reduce.cpp, arg_reduce.cpp,
-scan.cpp, logsumexp.cpp, softmax.cpp for the forward rules.
+Read alongside: mlx/primitives.h and mlx/primitives.cpp (these classes' vjp,
+jvp and vmap rules). Each ``eval`` calls a kernel of mlxref/core/backend/cpu/
+(reduce.py, arg_reduce.py, scan.py, softmax.py: MLX's mlx/backend/cpu/
+reduce.cpp, arg_reduce.cpp, scan.cpp, softmax.cpp).
 
-Every class here works the same way: the elements that meet in one output
-element are brought together by moving the reduced axes to the end
-(``_axes_last_indices``), so each output reads one contiguous run of a list
-(``_groups``); scan and softmax put their mapped runs back (``_ungroup``).
-
-Where mlxref's primitives differ from MLX's, on purpose, for readability:
-
-- ``Reduce``, ``ArgReduce`` and ``LogSumExp`` take ``keepdims``. MLX's
-  reductions always keep the reduced axes (size 1) and the op squeezes them
-  afterwards; mlxref folds that squeeze into the primitive, so a reduction is
-  one node in a drawing. Its rules put the axes back first
-  (``_with_reduced_axes``, an ``expand_dims``) and then read like MLX's.
-- ``ArgReduce(axis=None)`` and ``Scan(axis=None)`` reduce / scan the array as
-  if flattened. MLX's ops ``flatten`` first and always give the primitive an
-  int axis.
-- ``LogSumExp`` and ``Softmax`` take ``axes``. MLX's primitives work on the
-  last axis only; over other axes ``mx.logsumexp`` and ``mx.softmax`` are
-  composed of max, subtract, exp, sum (and log). The ops module still follows
-  MLX's choice of path where it changes the result's dtype (softmax).
-
-The derivative rules sit with each class and are written with mlxref ops, so
-a gradient is a lazy graph that can be differentiated again.
+Where these primitives differ from MLX's, on purpose, for readability:
+``Reduce``, ``ArgReduce`` and ``LogSumExp`` take ``keepdims`` (MLX's keep the
+reduced axes and the op squeezes them; here a reduction is one node in a
+drawing, and its rules put the axes back first: ``_with_reduced_axes``).
+``ArgReduce(axis=None)`` and ``Scan(axis=None)`` work on the array as if
+flattened (MLX's ops ``flatten`` first). ``LogSumExp`` and ``Softmax`` take
+``axes``: MLX's work on the last axis, and its ops compose the other cases of
+max, subtract, exp, sum and log (the op still follows MLX's choice of path
+where it changes the result's dtype, and eval its roundings).
+Read next: mlxref/core/backend/cpu/reduce.py, mlxref/core/ops/reduction.py.
 """
 
-import array as _pyarray
 import functools
 import math
 import operator
@@ -38,68 +26,77 @@ from .. import ops
 from .. import scalar as _scalar
 from ..scalar import is_symbolic
 from .. import dtypes as _dt
-from ..backend.cpu.copy import row_major_strides, strided_indices
-from ..backend.cpu.reduce import sum_float32
+from ..backend.cpu.arg_reduce import arg_reduce, argmax, argmin
 from ..backend.cpu.binary import complex_greater as _complex_greater
 from ..backend.cpu.binary import complex_logaddexp as _complex_logaddexp
-from ..backend.cpu.rounding import FLOAT32_SAFE, norm, rounding, unrounded
+from ..backend.cpu.reduce import groups, reduction_op, sum_float32, trailing
+from ..backend.cpu.rounding import rounding, unrounded
+from ..backend.cpu.scan import scan_op, scan_step
+from ..backend.cpu.softmax import simd_exp, softmax
 from ..backend.cpu.unary import FLOAT32_KERNEL_DTYPES
 from .base import Primitive, make_array
 from .elementwise import LogAddExp
 from .indexing import GatherAxis
 
 
-# --- the shared helpers -------------------------------------------------------------
+class ArgReduce(Primitive):
+    """``argmax`` / ``argmin`` along one ``axis`` (``None``: the flattened array).
 
-
-def _axes_last_indices(shape, axes):
-    """Flat indices of an array of ``shape`` read with ``axes`` moved to the end.
-
-    The kept axes come first (in order), then ``axes`` (sorted). Element ``k``
-    of the result is the flat position that lands at ``k``, so every run of
-    ``prod(shape[a] for a in axes)`` consecutive indices feeds one output.
+    The result is uint32, as MLX's.
     """
-    axes = sorted(axes)
-    order = [d for d in range(len(shape)) if d not in axes] + axes
-    strides = row_major_strides(shape)
-    return strided_indices([shape[d] for d in order], [strides[d] for d in order])
+
+    def __init__(self, kind, axis, keepdims=False):
+        if kind not in ("argmax", "argmin"):
+            raise ValueError(f"[ArgReduce] Unknown reduction {kind!r}.")
+        self.kind = kind
+        self.axis = axis
+        self.keepdims = keepdims
+
+    def params(self):
+        return {"kind": self.kind, "axis": self.axis, "keepdims": self.keepdims}
+
+    def _axes(self, ndim):
+        return tuple(range(ndim)) if self.axis is None else (self.axis,)
+
+    def output_shapes(self, inputs):
+        shape = inputs[0].shape
+        return [_reduced_shape(shape, self._axes(len(shape)), self.keepdims)]
+
+    def output_dtypes(self, inputs):
+        return [_dt.uint32]
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        return [ops.zeros_like(primals[0])]  # an index is piecewise constant
+
+    def jvp(self, primals, tangents, argnums):
+        return [ops.zeros(self.output_shapes(primals)[0], _dt.uint32)]  # MLX's: the output's dtype
+
+    def vmap(self, inputs, axes):
+        """MLX's ArgReduce::vmap for an int ``axis``: shift it past the batch
+        axis. ``axis=None`` (the flattened example; MLX's op flattens before
+        its primitive) reduces axis 1 of ``(batch, example size)``."""
+        (x,), (ax,) = inputs, axes
+        if ax is None:
+            return _unbatched(self, x)
+        if self.axis is not None:
+            (axis,) = _shift_axes((self.axis,), ax)
+            out = make_array(ArgReduce(self.kind, axis, self.keepdims), [x])
+            return [out], [_out_batch_axis(ax, (axis,), self.keepdims)]
+        example_ndim = x.ndim - 1
+        out = make_array(ArgReduce(self.kind, 1), [_flat_examples(x, ax)])
+        if self.keepdims:
+            out = ops.reshape(out, out.shape + (1,) * example_ndim)
+        return [out], [0]
+
+    def eval(self, inputs):
+        (x,) = inputs
+        if x.size == 0:
+            raise ValueError(f"[{self.kind}] Cannot {self.kind} reduce zero size array.")
+        return [arg_reduce(self.kind, x.data(), x.shape, self._axes(x.ndim), x.dtype,
+                           _complex_greater)]
 
 
-def _trailing(axes, ndim):
-    """Are ``axes`` the last ones already? Then no element has to move."""
-    return list(axes) == list(range(ndim - len(axes), ndim))
-
-
-def _groups(x, axes):
-    """The runs of ``x``'s elements that reduce to one output element each.
-
-    Returned in row-major order of the kept axes. A reduced axis of size 0
-    gives empty runs (``sum`` of them is 0, ``prod`` 1).
-    """
-    shape = x.shape
-    group = math.prod(shape[d] for d in axes)
-    count = math.prod(n for d, n in enumerate(shape) if d not in axes)
-    data = x.data()
-    if not _trailing(axes, len(shape)):
-        data = [data[i] for i in _axes_last_indices(shape, axes)]
-    return [data[k * group : (k + 1) * group] for k in range(count)]
-
-
-def _ungroup(runs, shape, axes):
-    """The inverse of ``_groups`` for runs mapped element for element (scan,
-    softmax): one flat list in the row-major layout of ``shape``."""
-    flat = [v for run in runs for v in run]
-    if _trailing(axes, len(shape)):
-        return flat
-    out = [None] * len(flat)
-    for i, v in zip(_axes_last_indices(shape, axes), flat):
-        out[i] = v
-    return out
-
-
-def _cast(values, dtype):
-    """Numbers take ``dtype``'s Python type (1 for True, 0.0 for 0); SymPy stays."""
-    return list(map(dtype.cast, values))  # cast leaves SymPy as it is
+# --- shapes and batch axes ----------------------------------------------------------
 
 
 def _reduced_shape(shape, axes, keepdims):
@@ -153,7 +150,7 @@ def _to_last(x, axes):
     several reduced axes as one.
     """
     ndim = x.ndim
-    if not _trailing(axes, ndim):
+    if not trailing(axes, ndim):
         x = ops.transpose(x, [d for d in range(ndim) if d not in axes] + list(axes))
     if len(axes) == 1:
         return x
@@ -167,7 +164,7 @@ def _from_last(y, shape, axes):
     order = [d for d in range(ndim) if d not in axes] + list(axes)
     if len(axes) != 1:
         y = ops.reshape(y, tuple(shape[d] for d in order))
-    if not _trailing(axes, ndim):
+    if not trailing(axes, ndim):
         back = [0] * ndim
         for position, d in enumerate(order):
             back[d] = position
@@ -192,156 +189,9 @@ def _exclusive_prod(x, axes):
     # END TASK 2.5
 
 
-# --- accumulating as MLX's CPU kernels do ------------------------------------------
-# MLX's CPU build on x86-64 has no SIMD lanes (mlx/backend/cpu/simd/type.h: its
-# Simd is one element wide there), so a reduction folds each output's elements
-# left to right into one accumulator (reduce.cpp ``contiguous_reduce``,
-# ``strided_reduce``). The accumulator of a float32, float16 or bfloat16 sum or
-# product is a float32, and every partial result is rounded to it: so
-# ``3e38 + 3e38 - 3e38`` is inf, as in MLX, where a double would give 3e38.
-# These folds round each partial by storing it in a one-element
-# ``array('f')`` (C's cast). They are exact, and three times slower than
-# Python's ``sum``; so a float32 sum, which training runs on every step, is
-# formed in double and rounded once unless one of its partial sums could
-# overflow (``Reduce.eval``). That differs from MLX in the last bits only.
-
-
-def _prod_float32(run):
-    """``prod(run)`` in a float32 accumulator: an overflowing partial is inf and
-    an underflowing one 0 (or subnormal) for good, as in MLX."""
-    cell = _pyarray.array("f", (1.0,))
-    acc = 1.0
-    for v in run:
-        cell[0] = acc * v
-        acc = cell[0]
-    return acc
-
-
-_ACCUMULATE_IN_FLOAT32 = (_dt.float32, _dt.float16, _dt.bfloat16)
-
-
-def _segment(shape, axes):
-    """The length of the runs MLX sums separately, or None for one fold per output.
-
-    MLX's plan for a row-contiguous input (backend/common/reduce.cpp
-    ``get_reduction_plan``) merges neighbouring reduced axes (of size > 1)
-    into blocks. When there are several blocks and the last one is
-    contiguous in memory (nothing after it but size-1 axes), reduce.cpp folds
-    each contiguous run from 0 on its own and adds the run's total to the
-    output: ``(x0 + x1) + (x2 + x3)`` rather than ``((x0 + x1) + x2) + x3``.
-    Otherwise (all axes, one block, or a strided last block) each output is
-    one left-to-right fold over its elements in row-major order.
-    """
-    if len(axes) == len(shape) or 0 in shape:
-        return None
-    blocks = []  # [size, last axis of the block]
-    for i, ax in enumerate(axes):
-        if i and ax - 1 == axes[i - 1] and shape[ax] > 1:
-            blocks[-1] = [blocks[-1][0] * shape[ax], ax]
-        else:
-            blocks.append([shape[ax], ax])
-    blocks = [b for b in blocks if b[0] != 1]
-    if len(blocks) < 2 or math.prod(shape[blocks[-1][1] + 1 :]) != 1:
-        return None
-    return blocks[-1][0]
-
-
-def _by_segments(fold, segment):
-    """``fold`` applied to each ``segment``-long piece of a run, then to the results."""
-    if segment is None:
-        return fold
-    return lambda run: fold([fold(run[i : i + segment]) for i in range(0, len(run), segment)])
-
-
-# --- the scalar folds ---------------------------------------------------------------
-# Each takes one run of elements. max and min propagate nan, as MLX does; on
-# SymPy elements, whose order is unknown, they fall back to sympy.Max / Min.
-
-
-def _arg_best(better):
-    """The fold that finds the index of the first element ``better`` than all
-    before it; a nan beats everything (MLX's CPU rule for argmax and argmin)."""
-
-    def fold(group):
-        best = 0
-        for i, v in enumerate(group):
-            if v != v:
-                return i
-            if better(v, group[best]):
-                best = i
-        return best
-
-    return fold
-
-
-_argmax, _argmin = _arg_best(operator.gt), _arg_best(operator.lt)
-
-
-# complex64 is ordered by real part, then imaginary part (``_complex_greater``);
-# a nan in either part makes an element a nan.
-def _complex_lt(a, b):
-    return _complex_greater(b, a)
-
-
-def _complex_extreme(better):
-    """MLX's CPU max or min fold on complex64: an element replaces the running
-    one when it is better or holds a nan; a nan left at the end reads nan+0j."""
-
-    def fold(group):
-        acc = group[0]
-        for v in group[1:]:
-            if v != v or better(v, acc):
-                acc = v
-        return acc if acc == acc else complex(math.nan, 0.0)
-
-    return fold
-
-
-def _complex_arg_best(better):
-    """MLX's argmax / argmin on complex64: the first nan replaces a non-nan
-    best, and a better element replaces the best (even a nan one)."""
-
-    def fold(group):
-        best = 0
-        for i, v in enumerate(group):
-            current = group[best]
-            if (v != v and current == current) or better(v, current):
-                best = i
-        return best
-
-    return fold
-
-
-_COMPLEX_FOLDS = {
-    "max": _complex_extreme(_complex_greater), "min": _complex_extreme(_complex_lt),
-    "argmax": _complex_arg_best(_complex_greater), "argmin": _complex_arg_best(_complex_lt),
-}
-
-
-def _sum(group):
-    return sum(group)  # 0 for an empty run; 0 + expr is expr in SymPy
-
-
-def _max(group):
-    try:
-        return group[_argmax(group)]
-    except TypeError:  # SymPy symbols cannot be compared
-        return functools.reduce(_scalar.sympy.Max, group)
-
-
-def _min(group):
-    try:
-        return group[_argmin(group)]
-    except TypeError:
-        return functools.reduce(_scalar.sympy.Min, group)
-
-
-def _all(group):
-    return all(bool(v) for v in group)
-
-
-def _any(group):
-    return any(bool(v) for v in group)
+def _scan_window(x, axis, start, stop):
+    """``x[..., start:stop, ...]`` on ``axis``."""
+    return x[(slice(None),) * axis + (slice(start, stop),)]
 
 
 # --- Reduce -------------------------------------------------------------------------
@@ -355,7 +205,6 @@ class Reduce(Primitive):
     """
 
     _names = {"sum": "Sum", "prod": "Prod", "max": "Max", "min": "Min", "and": "And", "or": "Or"}
-    _folds = {"sum": _sum, "prod": math.prod, "max": _max, "min": _min, "and": _all, "or": _any}
 
     def __init__(self, kind, axes, keepdims=False):
         if kind not in self._names:
@@ -469,180 +318,8 @@ class Reduce(Primitive):
                 f"[{self.kind}] Cannot {self.kind} reduce over axis {d} with size 0."
             )
         (out_dtype,) = self.output_dtypes(inputs)
-        axes, shape = self.axes, x.shape
-        if self.kind in ("sum", "prod") and math.prod(shape[d] for d in axes) == 1:
-            # Every reduced axis has size 1: MLX's op casts instead of reducing
-            # (compute_reduce_shape's ``is_noop``), so a -0.0 stays -0.0.
-            return [_cast(x.data(), out_dtype)]
-        if list(axes) == list(range(len(axes))):
-            # Leading axes (a bias gradient, say): output j folds column j of
-            # the rows, top to bottom (reduce.cpp's strided_reduce order).
-            inner = math.prod(shape[len(axes) :])
-            data = x.data()
-            runs = [data[j::inner] for j in range(inner)]
-        else:
-            runs = _groups(x, axes)
-        fold = self._folds[self.kind]
-        if x.dtype is _dt.complex64 and self.kind in _COMPLEX_FOLDS:
-            fold = _COMPLEX_FOLDS[self.kind]
-        if self.kind not in ("sum", "prod"):
-            return [_cast(list(map(fold, runs)), out_dtype)]
-        numeric = fold
-        if x.dtype in _ACCUMULATE_IN_FLOAT32:
-            numeric = sum_float32 if self.kind == "sum" else _prod_float32
-            if self.kind == "sum" and x.dtype is _dt.float32:
-                # Every partial sum of a run of n is at most sqrt(n) |x|.
-                group = x.size // max(len(runs), 1)
-                if norm(x.data()) * math.sqrt(group) < FLOAT32_SAFE:
-                    numeric = fold  # in double, rounded once by the store
-        numeric = _by_segments(numeric, _segment(shape, axes))
-        return [_cast(_scalar.apply(numeric, fold, runs), out_dtype)]  # SymPy: exact
-
-
-# --- ArgReduce ----------------------------------------------------------------------
-
-
-class ArgReduce(Primitive):
-    """``argmax`` / ``argmin`` along one ``axis`` (``None``: the flattened array).
-
-    The result is uint32, as MLX's.
-    """
-
-    _folds = {"argmax": _argmax, "argmin": _argmin}
-
-    def __init__(self, kind, axis, keepdims=False):
-        if kind not in self._folds:
-            raise ValueError(f"[ArgReduce] Unknown reduction {kind!r}.")
-        self.kind = kind
-        self.axis = axis
-        self.keepdims = keepdims
-
-    def params(self):
-        return {"kind": self.kind, "axis": self.axis, "keepdims": self.keepdims}
-
-    def _axes(self, ndim):
-        return tuple(range(ndim)) if self.axis is None else (self.axis,)
-
-    def output_shapes(self, inputs):
-        shape = inputs[0].shape
-        return [_reduced_shape(shape, self._axes(len(shape)), self.keepdims)]
-
-    def output_dtypes(self, inputs):
-        return [_dt.uint32]
-
-    def vjp(self, primals, cotangents, argnums, outputs):
-        return [ops.zeros_like(primals[0])]  # an index is piecewise constant
-
-    def jvp(self, primals, tangents, argnums):
-        return [ops.zeros(self.output_shapes(primals)[0], _dt.uint32)]  # MLX's: the output's dtype
-
-    def vmap(self, inputs, axes):
-        """MLX's ArgReduce::vmap for an int ``axis``: shift it past the batch
-        axis. ``axis=None`` (the flattened example; MLX's op flattens before
-        its primitive) reduces axis 1 of ``(batch, example size)``."""
-        (x,), (ax,) = inputs, axes
-        if ax is None:
-            return _unbatched(self, x)
-        if self.axis is not None:
-            (axis,) = _shift_axes((self.axis,), ax)
-            out = make_array(ArgReduce(self.kind, axis, self.keepdims), [x])
-            return [out], [_out_batch_axis(ax, (axis,), self.keepdims)]
-        example_ndim = x.ndim - 1
-        out = make_array(ArgReduce(self.kind, 1), [_flat_examples(x, ax)])
-        if self.keepdims:
-            out = ops.reshape(out, out.shape + (1,) * example_ndim)
-        return [out], [0]
-
-    def eval(self, inputs):
-        (x,) = inputs
-        if x.size == 0:
-            raise ValueError(f"[{self.kind}] Cannot {self.kind} reduce zero size array.")
-        fold = self._folds[self.kind] if x.dtype is not _dt.complex64 else _COMPLEX_FOLDS[self.kind]
-        try:
-            return [[fold(g) for g in _groups(x, self._axes(x.ndim))]]
-        except TypeError:
-            raise TypeError(
-                f"[{self.kind}] Cannot order symbolic elements; {self.kind} needs numbers."
-            ) from None
-
-
-# --- Scan ---------------------------------------------------------------------------
-
-
-def _scan_extreme(kind, dtype):
-    """One step of cummax / cummin as scan.cpp's ``op`` takes it in ``dtype``:
-    the new element ``v`` unless it loses to the running value ``acc``
-    (``x < y ? y : x`` for max: a tie keeps the new element, so ``[0.0, -0.0]``
-    gives ``-0.0``). In the real float dtypes a nan on either side gives nan.
-    (MLX 0.32.4 gives 0.0 there in float16 and bfloat16: its
-    ``numeric_limits<float16_t>::quiet_NaN()`` is not specialised; mlxref
-    keeps the nan.) complex64 compares real parts, then imaginary parts,
-    with no nan rule, as MLX. SymPy elements of unknown order: ``sympy.Max`` /
-    ``Min``."""
-    less = _complex_lt if dtype is _dt.complex64 else operator.lt
-    if kind == "max":
-        def plain(acc, v):
-            return acc if less(v, acc) else v
-        symbolic = "Max"
-    else:
-        def plain(acc, v):
-            return v if less(v, acc) else acc
-        symbolic = "Min"
-
-    def step(acc, v):
-        try:
-            return plain(acc, v)
-        except TypeError:
-            return getattr(_scalar.sympy, symbolic)(acc, v)
-
-    if not dtype.is_float:
-        return step
-    return lambda acc, v: math.nan if acc != acc or v != v else step(acc, v)
-
-
-def _scan_logaddexp(dtype):
-    """One step of logcumsumexp as MLX's ``LogAddExp`` computes it in ``dtype``
-    (float32, float16 and bfloat16: its float32 kernel, rounded at each step)."""
-    if dtype is _dt.complex64:
-        return lambda acc, v: dtype.cast(_complex_logaddexp(acc, v))
-    if dtype in FLOAT32_KERNEL_DTYPES:
-        kernel, rounded = LogAddExp.float32_kernel, rounding(dtype)
-
-        def numeric(acc, v):
-            return rounded(kernel([acc], [v], dtype)[0])
-    else:
-        numeric = LogAddExp.numeric
-
-    def step(acc, v):
-        if is_symbolic(acc) or is_symbolic(v):
-            return LogAddExp.symbolic(acc, v)
-        return numeric(acc, v)
-
-    return step
-
-
-def _scan_init(reduce_type, dtype):
-    """The first output of an exclusive scan (MLX's ``init`` in scan.cpp): the
-    identity of the step, or for max and min the extreme of the dtype
-    (-inf / inf for floats, MLX's complex limits for complex64)."""
-    if reduce_type in ("sum", "prod"):
-        return dtype.cast(0 if reduce_type == "sum" else 1)
-    low = reduce_type != "min"  # max and logaddexp start from the bottom
-    if dtype is _dt.complex64:
-        if reduce_type == "logaddexp":
-            return complex(-math.inf, 0.0)
-        return complex(-math.inf, -math.inf) if low else complex(math.inf, math.inf)
-    if dtype.is_inexact:
-        return -math.inf if low else math.inf
-    if dtype is _dt.bool_:
-        return not low
-    info = _dt.iinfo(dtype)
-    return info.min if low else info.max
-
-
-def _scan_window(x, axis, start, stop):
-    """``x[..., start:stop, ...]`` on ``axis``."""
-    return x[(slice(None),) * axis + (slice(start, stop),)]
+        return [reduction_op(self.kind, _FOLDS[self.kind], x.data(), x.shape, self.axes, x.dtype,
+                             out_dtype, _complex_greater)]
 
 
 class NumberOfElements(Primitive):
@@ -895,43 +572,14 @@ class Scan(Primitive):
             (axis,) = _shift_axes((self.axis,), ax)
         return [make_array(Scan(axis, self.reverse, self.inclusive, self.reduce_type), [x])], [ax]
 
-    def _step(self, dtype):
-        """The function that combines the running value with the next element,
-        as scan.cpp's ``op`` for this reduce type does in ``dtype``: every
-        partial result is rounded as ``dtype`` holds it (float16 sums in
-        float16, unlike a Reduce), so ``cumsum([65504, 65504, -65504])`` in
-        float16 is ``[65504, inf, inf]``. Integers wrap the same whether at
-        each step or at the end (the store); products keep only the bits the
-        dtype has, so they stay small."""
-        kind = self.reduce_type
-        if kind == "logaddexp":
-            return _scan_logaddexp(dtype)
-        if kind in ("max", "min"):
-            return _scan_extreme(kind, dtype)
-        combine = operator.add if kind == "sum" else operator.mul
-        if kind == "prod" and dtype.is_integer:
-            bits = (1 << (8 * dtype.size)) - 1
-            return lambda total, v: (total * v) & bits
-        rounded = rounding(dtype)
-        if rounded is None:
-            return combine
-        return lambda total, v: rounded(combine(total, v))
-
     def eval(self, inputs):
         (x,) = inputs
-        (out_dtype,) = self.output_dtypes(inputs)
-        rows = [x.data()] if self.axis is None else _groups(x, (self.axis,))
-        init = _scan_init(self.reduce_type, out_dtype)
-        if rows and rows[0] and is_symbolic(rows[0][0]):
-            # SymPy rows start from SymPy's number, so that the output is a
-            # list of expressions from its first element on (``scalar.apply``
-            # decides by the first element).
-            init = _scalar.sympy.sympify(init)
-        step = self._step(out_dtype)
-        runs = [self._scan(row, init, step) for row in rows]
-        if self.axis is None:
-            return [_cast(runs[0], out_dtype)]
-        return [_cast(_ungroup(runs, x.shape, (self.axis,)), out_dtype)]
+        (dtype,) = self.output_dtypes(inputs)
+        if self.reduce_type == "logaddexp":
+            step = _logaddexp_step(dtype)
+        else:
+            step = scan_step(self.reduce_type, dtype, _complex_greater)
+        return [scan_op(self._scan, step, self.reduce_type, x.data(), x.shape, self.axis, dtype)]
 
     def _scan(self, row, zero, add=operator.add):
         # BEGIN TASK 1.3: cumsum's forward rule: a running sum of one run
@@ -951,7 +599,62 @@ class Scan(Primitive):
         # END TASK 1.3
 
 
-# --- LogSumExp and Softmax ---------------------------------------------------------
+# --- the math of one run, in its plainest form ----------------------------------------
+# What a reduction computes on one run of elements, on numbers and on SymPy
+# expressions alike; the kernels take it where they need no step of their own.
+# max and min propagate nan, as MLX does; on SymPy elements, whose order is
+# unknown, they fall back to sympy.Max / Min.
+
+
+def _sum(group):
+    return sum(group)  # 0 for an empty run; 0 + expr is expr in SymPy
+
+
+def _max(group):
+    try:
+        return group[argmax(group)]
+    except TypeError:  # SymPy symbols cannot be compared
+        return functools.reduce(_scalar.sympy.Max, group)
+
+
+def _min(group):
+    try:
+        return group[argmin(group)]
+    except TypeError:
+        return functools.reduce(_scalar.sympy.Min, group)
+
+
+def _all(group):
+    return all(bool(v) for v in group)
+
+
+def _any(group):
+    return any(bool(v) for v in group)
+
+
+_FOLDS = {"sum": _sum, "prod": math.prod, "max": _max, "min": _min, "and": _all, "or": _any}
+
+
+def _logaddexp_step(dtype):
+    """One step of logcumsumexp as MLX's ``LogAddExp`` computes it in ``dtype``
+    (float32, float16 and bfloat16: its float32 kernel, rounded at each step):
+    the elementwise primitive's rules, which scan.cpp calls as its ``op``."""
+    if dtype is _dt.complex64:
+        return lambda acc, v: dtype.cast(_complex_logaddexp(acc, v))
+    if dtype in FLOAT32_KERNEL_DTYPES:
+        kernel, rounded = LogAddExp.float32_kernel, rounding(dtype)
+
+        def numeric(acc, v):
+            return rounded(kernel([acc], [v], dtype)[0])
+    else:
+        numeric = LogAddExp.numeric
+
+    def step(acc, v):
+        if is_symbolic(acc) or is_symbolic(v):
+            return LogAddExp.symbolic(acc, v)
+        return numeric(acc, v)
+
+    return step
 
 
 def _logsumexp(group, rounded=unrounded, exp=math.exp, total=sum):
@@ -975,49 +678,6 @@ def _logsumexp(group, rounded=unrounded, exp=math.exp, total=sum):
 def _logsumexp_symbolic(group):
     """The plain formula: SymPy elements have no max to take out."""
     return _scalar.sympy.log(sum(_scalar.sympy.exp(v) for v in group))
-
-
-def _softmax(group):
-    """exp(group) / sum(exp(group)), stable the same way (a -inf or +inf max gives nan)."""
-    m = _max(group)
-    e = [_exp(v - m) for v in group]
-    total = sum(e)
-    return [v / total for v in e]
-
-
-def _exp(d):
-    """exp of ``d = x - max`` (at most 0) as MLX's softmax kernel and its exp
-    op compute it (mlx/backend/cpu/simd/math.h ``exp``): 0 below -88, where
-    the true value is a float32 subnormal; so ``softmax([0, -100])`` is
-    exactly ``[1, 0]``, in float64 too. (MLX's exp is a float32 polynomial
-    for every dtype; mlxref's is Python's, which can differ in the last bit of
-    a float32 result and from the 8th digit of a float64 one.)"""
-    return 0.0 if d < -88.0 else math.exp(d)
-
-
-# MLX composes logsumexp and softmax over any axes but the last one from ops
-# (mlx/ops.cpp), each rounding its result to the input's dtype (a precise
-# softmax: to float32, even for float64), and its softmax kernel keeps a
-# half-precision input in that type unless ``precise`` (softmax.cpp). Those
-# roundings show in float16 and bfloat16 results (and in a float64 precise
-# softmax), so _softmax_rounded follows them, given ``rounded`` (the working
-# dtype's rounding), and so does _logsumexp, given its three steps. Elsewhere the roundings are float32's last bit, as the exp's.
-
-
-def _softmax_rounded(group, rounded, composed):
-    """Softmax with each result rounded: composed, ``e / sum(e)`` with the sum
-    in float32 (a Reduce); in the kernel, a running sum in the dtype itself,
-    then ``e * (1 / sum)``."""
-    m = _max(group)
-    e = [rounded(_exp(rounded(v - m))) for v in group]
-    if composed:
-        total = rounded(sum_float32(e))
-        return [rounded(v / total) for v in e]
-    total = 0.0
-    for v in e:
-        total = rounded(total + v)
-    scale = rounded(1 / total)
-    return [rounded(v * scale) for v in e]
 
 
 def _softmax_symbolic(group):
@@ -1080,22 +740,19 @@ class LogSumExp(Primitive):
             raise ValueError("[logsumexp] Received empty array.")
         numeric = _logsumexp
         if self.composed and x.dtype in (_dt.float16, _dt.bfloat16):
-            numeric = functools.partial(_logsumexp, rounded=x.dtype.cast, exp=_exp,
+            # MLX's composed path (backend/cpu/softmax.py): each op rounds.
+            numeric = functools.partial(_logsumexp, rounded=x.dtype.cast, exp=simd_exp,
                                         total=sum_float32)
         # scalar.apply maps over the runs: each "element" it passes is one run.
-        return [_scalar.apply(numeric, _logsumexp_symbolic, _groups(x, self.axes))]
+        return [_scalar.apply(numeric, _logsumexp_symbolic, groups(x.data(), x.shape, self.axes))]
 
 
 class Softmax(Primitive):
     """``softmax`` over ``axes`` (sorted, non-negative); the output has x's shape.
 
     ``precise`` is MLX's flag for accumulating half-precision inputs in
-    float32: without it, MLX's kernel keeps a float16 or bfloat16 softmax in
-    that type at every step, and eval follows it. ``composed`` says the op
-    took MLX's composed path (any axes but the last), whose ops round to the
-    input's dtype (to float32 with ``precise``, float64 too). Otherwise the
-    kernel computes in float32 (or float64) and rounds once, as mlxref's
-    double does.
+    float32; ``composed`` says the op took MLX's composed path (any axes but
+    the last). The kernel follows the roundings of each (backend/cpu/softmax.py).
     """
 
     def __init__(self, axes, precise=False, composed=False):
@@ -1132,16 +789,5 @@ class Softmax(Primitive):
 
     def eval(self, inputs):
         (x,) = inputs
-        numeric = _softmax
-        if self.composed:  # precise: MLX casts to float32 first, float64 too
-            dtype = _dt.float32 if self.precise else x.dtype
-            rounds = dtype in (_dt.float16, _dt.bfloat16) or dtype is not x.dtype
-        else:
-            dtype = x.dtype
-            rounds = not self.precise and dtype in (_dt.float16, _dt.bfloat16)
-        if rounds:
-            numeric = functools.partial(
-                _softmax_rounded, rounded=rounding(dtype), composed=self.composed
-            )
-        runs = _scalar.apply(numeric, _softmax_symbolic, _groups(x, self.axes))
-        return [_ungroup(runs, x.shape, self.axes)]
+        return [softmax(x.data(), x.shape, self.axes, x.dtype, self.precise, self.composed,
+                        _softmax_symbolic)]

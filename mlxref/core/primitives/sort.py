@@ -2,187 +2,24 @@
 SearchSorted.
 
 Read alongside: mlx/primitives.h and mlx/primitives.cpp (``Sort``, ``ArgSort``,
-``Partition``, ``ArgPartition``, ``SearchSorted``: their vjp, jvp and vmap rules) and
-mlx/backend/cpu/sort.cpp for the forward rules.
-
-MLX's CPU kernels work on one run of elements along ``axis`` at a time, with
-one comparison, ``nan_aware_less``: numbers in their order (complex64 by real
-part, then imaginary part), nans after every number and equal to each other.
-The argument versions break ties between equal elements by index.
-
-- ``Sort`` and ``ArgSort`` use ``std::stable_sort``. With an order like this
-  one every stable sort gives the same result, so Python's ``sorted`` gives
-  MLX's output, ties and nans included.
-- ``Partition`` and ``ArgPartition`` use ``std::nth_element``, whose output is
-  only specified at ``kth``; the elements before it are the smaller ones in an
-  order the algorithm leaves behind. mlxref runs the same algorithm as the
-  C++ library MLX's Linux CPU build is compiled against (libstdc++'s
-  introselect, ``_nth_element`` below), so the whole output is MLX's there.
-  MLX built against another C++ library (libc++ on macOS) may order the
-  elements around ``kth`` differently; the partition property is the same.
+``Partition``, ``ArgPartition``, ``SearchSorted``: their vjp, jvp and vmap rules).
+Each ``eval`` is one call into mlxref/core/backend/cpu/sort.py (MLX's
+mlx/backend/cpu/sort.cpp: its order, ``nan_aware_less``, and libstdc++'s
+introselect for the partitions), which says how MLX orders nans, ties and
+complex numbers.
 
 The derivative rules are written with mlxref ops, so a gradient is a lazy graph
 that can be differentiated again.
+Read next: mlxref/core/backend/cpu/sort.py, mlxref/core/ops/sort.py (the ops,
+and ``topk``, ``median``, ``unique`` composed from them).
 """
 
 from .. import dtypes as _dt
 from .. import ops
+from ..backend.cpu.sort import argpartition, argsort, partition, searchsorted, sort
 from .base import Primitive, make_array
 from ..backend.cpu.binary import complex_greater as _complex_greater
-from .reduction import _groups, _shift_axes, _unbatched, _ungroup
-
-
-# --- the order ----------------------------------------------------------------------
-
-
-def _sort_key(v):
-    """MLX's ``nan_aware_less`` as a key: numbers in order, nans after them.
-
-    complex64 compares by real part, then imaginary part; a nan in either part
-    makes it a nan.
-    """
-    if v != v:
-        return (True, 0)
-    if isinstance(v, complex):
-        return (False, (v.real, v.imag))
-    return (False, v)
-
-
-def _nan_aware_less(a, b):
-    """MLX's ``nan_aware_less(a, b)`` (mlx/backend/cpu/sort.cpp)."""
-    if a != a:
-        return False
-    if b != b:
-        return True
-    if isinstance(a, complex):
-        return _complex_greater(b, a)
-    return bool(a < b)
-
-
-def _index_less(run):
-    """The comparison MLX's ``argpartition`` kernel sorts indices of ``run`` by:
-    ``nan_aware_less`` of the elements, equal elements by index."""
-
-    def less(i, j):
-        a, b = run[i], run[j]
-        if a != a:
-            return False
-        if b != b:
-            return True
-        return _nan_aware_less(a, b) or (a == b and i < j)
-
-    return less
-
-
-def _ordering(op, sort_runs):
-    """Run ``sort_runs``, turning SymPy's refusal to order symbols into an error
-    that names the op."""
-    try:
-        return sort_runs()
-    except TypeError:
-        raise TypeError(f"[{op}] Cannot order symbolic elements; {op} needs numbers.") from None
-
-
-# --- std::nth_element, as libstdc++ implements it -------------------------------------
-# Introselect: partition around a median-of-three pivot and keep the side that
-# holds ``nth``; at most 3 elements left, insertion sort them; after
-# 2 * floor(log2(n)) partitions without getting there, select with a heap.
-
-
-def _nth_element(v, nth, less):
-    """Reorder the list ``v`` in place so that ``v[nth]`` is the element a sort
-    by ``less`` would put there, smaller ones before it and larger after it."""
-    first, last = 0, len(v)
-    if nth == last:
-        return
-    depth = 2 * (last.bit_length() - 1)
-    while last - first > 3:
-        if depth == 0:
-            _heap_select(v, first, nth + 1, last, less)
-            v[first], v[nth] = v[nth], v[first]
-            return
-        depth -= 1
-        cut = _partition_around_pivot(v, first, last, less)
-        if cut <= nth:
-            first = cut
-        else:
-            last = cut
-    _insertion_sort(v, first, last, less)
-
-
-def _partition_around_pivot(v, first, last, less):
-    """Move the median of ``v[first + 1]``, the middle and the last element to
-    ``first``, then partition the rest around it (Hoare's scheme); the start
-    of the upper part."""
-    a, b, c = first + 1, first + (last - first) // 2, last - 1
-    if less(v[a], v[b]):
-        median = b if less(v[b], v[c]) else c if less(v[a], v[c]) else a
-    else:
-        median = a if less(v[a], v[c]) else c if less(v[b], v[c]) else b
-    v[first], v[median] = v[median], v[first]
-    pivot = v[first]
-    lo, hi = first + 1, last
-    while True:
-        while less(v[lo], pivot):
-            lo += 1
-        hi -= 1
-        while less(pivot, v[hi]):
-            hi -= 1
-        if lo >= hi:
-            return lo
-        v[lo], v[hi] = v[hi], v[lo]
-        lo += 1
-
-
-def _insertion_sort(v, first, last, less):
-    for i in range(first + 1, last):
-        value = v[i]
-        if less(value, v[first]):
-            v[first + 1 : i + 1] = v[first:i]
-            v[first] = value
-        else:
-            j = i
-            while less(value, v[j - 1]):
-                v[j] = v[j - 1]
-                j -= 1
-            v[j] = value
-
-
-def _heap_select(v, first, middle, last, less):
-    """Keep the ``middle - first`` smallest elements in a max-heap at the front."""
-    size = middle - first
-    for parent in range((size - 2) // 2, -1, -1):
-        _sift(v, first, parent, size, v[first + parent], less)
-    for i in range(middle, last):
-        if less(v[i], v[first]):
-            value, v[i] = v[i], v[first]
-            _sift(v, first, 0, size, value, less)
-
-
-def _sift(v, first, hole, size, value, less):
-    """Fill the hole at ``hole`` of the heap ``v[first:first + size]`` with
-    ``value``: walk the hole down to a leaf along the larger children, then
-    bring ``value`` up from there."""
-    top = child = hole
-    while child < (size - 1) // 2:
-        child = 2 * (child + 1)
-        if less(v[first + child], v[first + child - 1]):
-            child -= 1
-        v[first + hole] = v[first + child]
-        hole = child
-    if size % 2 == 0 and child == (size - 2) // 2:
-        child = 2 * (child + 1)
-        v[first + hole] = v[first + child - 1]
-        hole = child - 1
-    parent = (hole - 1) // 2
-    while hole > top and less(v[first + parent], value):
-        v[first + hole] = v[first + parent]
-        hole = parent
-        parent = (hole - 1) // 2
-    v[first + hole] = value
-
-
-# --- the primitives -----------------------------------------------------------------
+from .reduction import _shift_axes
 
 
 class _AlongAxis(Primitive):
@@ -204,13 +41,9 @@ class _AlongAxis(Primitive):
     def vmap(self, inputs, axes):
         (x,), (ax,) = inputs, axes
         if ax is None:
-            return _unbatched(self, x)
+            return [make_array(self, [x])], [None]
         (axis,) = _shift_axes((self.axis,), ax)
         return [make_array(self._batched(axis), [x])], [ax]
-
-    def _map_runs(self, x, reorder):
-        return _ungroup([reorder(run) for run in _groups(x, (self.axis,))],
-                        x.shape, (self.axis,))
 
 
 class _Permuted(_AlongAxis):
@@ -244,7 +77,7 @@ class Sort(_Permuted):
 
     def eval(self, inputs):
         (x,) = inputs
-        return [_ordering("sort", lambda: self._map_runs(x, lambda run: sorted(run, key=_sort_key)))]
+        return [sort(x.data(), x.shape, self.axis)]
 
 
 class ArgSort(_AlongAxis):
@@ -266,21 +99,18 @@ class ArgSort(_AlongAxis):
 
     def eval(self, inputs):
         (x,) = inputs
-
-        def order(run):
-            return sorted(range(len(run)), key=lambda i: _sort_key(run[i]))
-
-        return [_ordering("argsort", lambda: self._map_runs(x, order))]
+        return [argsort(x.data(), x.shape, self.axis)]
 
 
 class Partition(_Permuted):
     """``x`` partitioned along ``axis`` around ``kth`` (MLX's ``Partition``).
 
     Element ``kth`` of each run is the one a sort puts there, the smaller
-    ones come before it and the larger ones after, in the order ``std::
-    nth_element`` leaves them (``_nth_element``). ``kth`` is non-negative
-    here (the op adds the axis's size to a negative one). The rules permute
-    by ``argpartition(x, kth)``.
+    ones come before it and the larger ones after, in the order
+    ``std::nth_element`` leaves them (``nth_element`` in
+    mlxref/core/backend/cpu/sort.py). ``kth`` is non-negative here (the op
+    adds the axis's size to a negative one). The rules permute by
+    ``argpartition(x, kth)``.
     """
 
     def __init__(self, kth, axis):
@@ -298,13 +128,7 @@ class Partition(_Permuted):
 
     def eval(self, inputs):
         (x,) = inputs
-
-        def partition(run):
-            run = list(run)
-            _nth_element(run, self.kth, _nan_aware_less)
-            return run
-
-        return [_ordering("partition", lambda: self._map_runs(x, partition))]
+        return [partition(x.data(), x.shape, self.axis, self.kth, _complex_greater)]
 
 
 class ArgPartition(Partition):
@@ -327,13 +151,7 @@ class ArgPartition(Partition):
 
     def eval(self, inputs):
         (x,) = inputs
-
-        def argpartition(run):
-            order = list(range(len(run)))
-            _nth_element(order, self.kth, _index_less(run))
-            return order
-
-        return [_ordering("argpartition", lambda: self._map_runs(x, argpartition))]
+        return [argpartition(x.data(), x.shape, self.axis, self.kth, _complex_greater)]
 
 
 class SearchSorted(Primitive):
@@ -366,21 +184,7 @@ class SearchSorted(Primitive):
         return [_dt.uint32]
 
     def eval(self, inputs):
-        seq, values = inputs[0].data(), inputs[1].data()
-        n, right = len(seq), self.right
-
-        def bound(v):
-            lo, hi = 0, n
-            while lo < hi:
-                mid = lo + (hi - lo) // 2
-                below = not _nan_aware_less(v, seq[mid]) if right else _nan_aware_less(seq[mid], v)
-                if below:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            return lo
-
-        return [[bound(v) for v in values]]
+        return [searchsorted(inputs[0].data(), inputs[1].data(), self.right, _complex_greater)]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         return [ops.zeros_like(primals[i]) for i in argnums]
