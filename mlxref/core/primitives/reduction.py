@@ -27,8 +27,7 @@ from .. import scalar as _scalar
 from ..scalar import is_symbolic
 from .. import dtypes as _dt
 from ..backend.cpu.arg_reduce import arg_reduce, argmax, argmin
-from ..backend.cpu.binary import complex_greater as _complex_greater
-from ..backend.cpu.binary import complex_logaddexp as _complex_logaddexp
+from ..backend.cpu.binary import complex_logaddexp
 from ..backend.cpu.reduce import groups, reduction_op, sum_float32, trailing
 from ..backend.cpu.rounding import rounding, unrounded
 from ..backend.cpu.scan import scan_op, scan_step
@@ -92,8 +91,7 @@ class ArgReduce(Primitive):
         (x,) = inputs
         if x.size == 0:
             raise ValueError(f"[{self.kind}] Cannot {self.kind} reduce zero size array.")
-        return [arg_reduce(self.kind, x.data(), x.shape, self._axes(x.ndim), x.dtype,
-                           _complex_greater)]
+        return [arg_reduce(self.kind, x.data(), x.shape, self._axes(x.ndim), x.dtype)]
 
 
 # --- shapes and batch axes ----------------------------------------------------------
@@ -319,7 +317,7 @@ class Reduce(Primitive):
             )
         (out_dtype,) = self.output_dtypes(inputs)
         return [reduction_op(self.kind, _FOLDS[self.kind], x.data(), x.shape, self.axes, x.dtype,
-                             out_dtype, _complex_greater)]
+                             out_dtype)]
 
 
 class NumberOfElements(Primitive):
@@ -578,7 +576,7 @@ class Scan(Primitive):
         if self.reduce_type == "logaddexp":
             step = _logaddexp_step(dtype)
         else:
-            step = scan_step(self.reduce_type, dtype, _complex_greater)
+            step = scan_step(self.reduce_type, dtype)
         return [scan_op(self._scan, step, self.reduce_type, x.data(), x.shape, self.axis, dtype)]
 
     def _scan(self, row, zero, add=operator.add):
@@ -640,7 +638,7 @@ def _logaddexp_step(dtype):
     (float32, float16 and bfloat16: its float32 kernel, rounded at each step):
     the elementwise primitive's rules, which scan.cpp calls as its ``op``."""
     if dtype is _dt.complex64:
-        return lambda acc, v: dtype.cast(_complex_logaddexp(acc, v))
+        return lambda acc, v: dtype.cast(complex_logaddexp(acc, v))
     if dtype in FLOAT32_KERNEL_DTYPES:
         kernel, rounded = LogAddExp.float32_kernel, rounding(dtype)
 

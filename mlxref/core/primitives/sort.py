@@ -18,7 +18,6 @@ from .. import dtypes as _dt
 from .. import ops
 from ..backend.cpu.sort import argpartition, argsort, partition, searchsorted, sort
 from .base import Primitive, make_array
-from ..backend.cpu.binary import complex_greater as _complex_greater
 from .reduction import _shift_axes
 
 
@@ -128,7 +127,7 @@ class Partition(_Permuted):
 
     def eval(self, inputs):
         (x,) = inputs
-        return [partition(x.data(), x.shape, self.axis, self.kth, _complex_greater)]
+        return [partition(x.data(), x.shape, self.axis, self.kth)]
 
 
 class ArgPartition(Partition):
@@ -151,7 +150,7 @@ class ArgPartition(Partition):
 
     def eval(self, inputs):
         (x,) = inputs
-        return [argpartition(x.data(), x.shape, self.axis, self.kth, _complex_greater)]
+        return [argpartition(x.data(), x.shape, self.axis, self.kth)]
 
 
 class SearchSorted(Primitive):
@@ -184,7 +183,7 @@ class SearchSorted(Primitive):
         return [_dt.uint32]
 
     def eval(self, inputs):
-        return [searchsorted(inputs[0].data(), inputs[1].data(), self.right, _complex_greater)]
+        return [searchsorted(inputs[0].data(), inputs[1].data(), self.right)]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         return [ops.zeros_like(primals[i]) for i in argnums]

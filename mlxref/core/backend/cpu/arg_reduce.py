@@ -13,6 +13,7 @@ Read next: reduce.py (the runs), mlxref/core/primitives/reduction.py
 import operator
 
 from ... import dtypes as _dt
+from .binary import complex_greater
 from .reduce import groups
 
 
@@ -50,7 +51,7 @@ def _complex_arg_best(better):
     return fold
 
 
-def arg_reduce(kind, data, shape, axes, dtype, complex_greater):
+def arg_reduce(kind, data, shape, axes, dtype):
     """The index of the best element of each run of ``data`` (an array of
     ``shape`` and ``dtype``) over ``axes``: ``kind`` "argmax" or "argmin".
     complex64 follows ``complex_greater``, MLX's order on complex64."""

@@ -29,6 +29,7 @@ import math
 
 from ... import dtypes as _dt
 from ... import scalar as _scalar
+from .binary import complex_greater
 from .copy import row_major_strides, strided_indices
 from .rounding import FLOAT32_SAFE, norm
 
@@ -162,14 +163,14 @@ def _complex_extreme(better):
 # --- the kernel ---------------------------------------------------------------------
 
 
-def reduction_op(kind, fold, data, shape, axes, dtype, out_dtype, complex_greater):
+def reduction_op(kind, fold, data, shape, axes, dtype, out_dtype):
     """The reduction ``kind`` ("sum", "prod", "max", "min", "and", "or") of the
     elements ``data`` of an array of ``shape`` and ``dtype`` over ``axes``
     (sorted), as MLX's CPU kernel forms it, cast to ``out_dtype``.
 
     ``fold`` is the reduction of one run in its plainest form (the primitive's
-    math, which SymPy elements take); ``complex_greater`` is MLX's order on
-    complex64, which its max and min follow (a nan wins, and reads nan+0j).
+    math, which SymPy elements take). complex64's max and min follow MLX's
+    order on complex64 (``binary.complex_greater``; a nan wins, and reads nan+0j).
     """
     if kind in ("sum", "prod") and math.prod(shape[d] for d in axes) == 1:
         # Every reduced axis has size 1: MLX's op casts instead of reducing

@@ -19,6 +19,7 @@ import operator
 
 from ... import dtypes as _dt
 from ... import scalar as _scalar
+from .binary import complex_greater
 from .reduce import cast, groups, ungroup
 from .rounding import rounding
 
@@ -42,7 +43,7 @@ def scan_init(reduce_type, dtype):
     return info.min if low else info.max
 
 
-def _extreme_step(kind, dtype, complex_greater):
+def _extreme_step(kind, dtype):
     """One step of cummax / cummin as scan.cpp's ``op`` takes it in ``dtype``:
     the new element ``v`` unless it loses to the running value ``acc``
     (``x < y ? y : x`` for max: a tie keeps the new element, so ``[0.0, -0.0]``
@@ -77,17 +78,17 @@ def _extreme_step(kind, dtype, complex_greater):
     return lambda acc, v: math.nan if acc != acc or v != v else step(acc, v)
 
 
-def scan_step(reduce_type, dtype, complex_greater):
+def scan_step(reduce_type, dtype):
     """The function that combines the running value with the next element,
     as scan.cpp's ``op`` for ``reduce_type`` ("sum", "prod", "max", "min")
     does in ``dtype``: every partial result is rounded as ``dtype`` holds it
     (float16 sums in float16, unlike a Reduce), so ``cumsum([65504, 65504,
     -65504])`` in float16 is ``[65504, inf, inf]``. Integers wrap the same
     whether at each step or at the end (the store); products keep only the
-    bits the dtype has, so they stay small. ``complex_greater`` is MLX's
-    order on complex64, which cummax and cummin follow."""
+    bits the dtype has, so they stay small. cummax and cummin follow MLX's
+    order on complex64 (``binary.complex_greater``)."""
     if reduce_type in ("max", "min"):
-        return _extreme_step(reduce_type, dtype, complex_greater)
+        return _extreme_step(reduce_type, dtype)
     combine = operator.add if reduce_type == "sum" else operator.mul
     if reduce_type == "prod" and dtype.is_integer:
         bits = (1 << (8 * dtype.size)) - 1

@@ -20,11 +20,12 @@ The argument versions break ties between equal elements by index.
   elements around ``kth`` differently; the partition property is the same.
 - ``searchsorted`` is a binary search with ``nan_aware_less``.
 
-The kernels that order complex64 elements take ``complex_greater``, MLX's
-order on complex64.
+complex64 elements are ordered by ``binary.complex_greater``, MLX's order on
+complex64 (real parts, then imaginary parts).
 Read next: reduce.py (the runs), mlxref/core/primitives/sort.py (the rules).
 """
 
+from .binary import complex_greater
 from .reduce import groups, ungroup
 
 
@@ -44,22 +45,18 @@ def _sort_key(v):
     return (False, v)
 
 
-def _nan_aware_less(complex_greater):
+def _nan_aware_less(a, b):
     """MLX's ``nan_aware_less(a, b)`` (mlx/backend/cpu/sort.cpp)."""
-
-    def less(a, b):
-        if a != a:
-            return False
-        if b != b:
-            return True
-        if isinstance(a, complex):
-            return complex_greater(b, a)
-        return bool(a < b)
-
-    return less
+    if a != a:
+        return False
+    if b != b:
+        return True
+    if isinstance(a, complex):
+        return complex_greater(b, a)
+    return bool(a < b)
 
 
-def _index_less(run, nan_aware_less):
+def _index_less(run):
     """The comparison MLX's ``argpartition`` kernel sorts indices of ``run`` by:
     ``nan_aware_less`` of the elements, equal elements by index."""
 
@@ -69,7 +66,7 @@ def _index_less(run, nan_aware_less):
             return False
         if b != b:
             return True
-        return nan_aware_less(a, b) or (a == b and i < j)
+        return _nan_aware_less(a, b) or (a == b and i < j)
 
     return less
 
@@ -197,32 +194,28 @@ def argsort(data, shape, axis):
     return _map_runs("argsort", data, shape, axis, order)
 
 
-def partition(data, shape, axis, kth, complex_greater):
-    less = _nan_aware_less(complex_greater)
-
+def partition(data, shape, axis, kth):
     def reorder(run):
         run = list(run)
-        nth_element(run, kth, less)
+        nth_element(run, kth, _nan_aware_less)
         return run
 
     return _map_runs("partition", data, shape, axis, reorder)
 
 
-def argpartition(data, shape, axis, kth, complex_greater):
-    less = _nan_aware_less(complex_greater)
-
+def argpartition(data, shape, axis, kth):
     def order(run):
         indices = list(range(len(run)))
-        nth_element(indices, kth, _index_less(run, less))
+        nth_element(indices, kth, _index_less(run))
         return indices
 
     return _map_runs("argpartition", data, shape, axis, order)
 
 
-def searchsorted(seq, values, right, complex_greater):
+def searchsorted(seq, values, right):
     """For each of ``values``, the first place in the 1-D ``seq`` whose element
     is not below it (``right``: the first whose element is above it)."""
-    less = _nan_aware_less(complex_greater)
+    less = _nan_aware_less
     n = len(seq)
 
     def bound(v):
