@@ -68,31 +68,6 @@ def _axis_message(op):
 # --- reshape, flatten --------------------------------------------------------------
 
 
-def _reshape_output_shape(size, shape):
-    """MLX's ``Reshape::output_shape``: infer one -1, then check the size."""
-    shape = list(shape)
-    known, infer = 1, None
-    for i, d in enumerate(shape):
-        if d == -1:
-            if infer is not None:
-                raise ValueError("[reshape] Reshape can only infer one dimension.")
-            infer = i
-        else:
-            known *= d
-    if infer is not None:
-        if known == 0:
-            raise ValueError("[reshape] Cannot infer the shape of an empty array")
-        shape[infer] = size // known
-        known *= shape[infer]
-    # MLX accepts e.g. (-2, -3) for size 6 and makes an array with negative
-    # dimensions; mlxref refuses any negative dimension with the size message.
-    if known != size or any(d < 0 for d in shape):
-        raise ValueError(
-            f"[reshape] Cannot reshape array of size {size} into shape {format_shape(shape)}."
-        )
-    return tuple(shape)
-
-
 _RESHAPE = "reshape(a: array, /, shape: Sequence[int], *, stream: StreamOrDevice = None) -> array"
 
 
@@ -104,7 +79,7 @@ def reshape(a, /, shape, *, stream=None):
         return copy.copy(a)
     if graph.in_dynamic_tracing():  # MLX keeps the -1, inferred again at each replay
         return make_array(P.Reshape(shape), [a])
-    return make_array(P.Reshape(_reshape_output_shape(a.size, shape)), [a])
+    return make_array(P.Reshape(P.reshape_output_shape(a.size, shape)), [a])
 
 
 def flatten(a, /, start_axis=0, end_axis=-1, *, stream=None):

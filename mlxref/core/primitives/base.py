@@ -30,6 +30,7 @@ import inspect
 from .. import dtypes as _dt
 from .. import ops
 from ..array import array
+from ..backend.cpu.copy import astype
 
 
 class Primitive:
@@ -245,12 +246,7 @@ class AsType(Primitive):
 
     def eval(self, inputs):
         (x,) = inputs
-        # The conversion of each element (mlxref/core/dtypes.py ``convert``),
-        # stored as the dtype holds them.
-        data = _dt.convert(x.data(), x.dtype, self.dtype)
-        if x.dtype is _dt.bool_ and self.dtype.is_float and not _dt._exact(data):
-            return [[1.0 if v else 0.0 for v in data]]  # what the store would give
-        return [self.dtype.store(data)]
+        return [astype(x.data(), x.dtype, self.dtype)]
 
 
 class StopGradient(Primitive):
