@@ -286,7 +286,10 @@ def strided_slice(a, start, stop, strides):
     return make_array(Slice(starts, stops, strides), [a])
 
 
-_WHOLE_UPDATE = {"sum": add, "prod": multiply, "max": maximum, "min": minimum}
+# The op a slice update that covers all of ``src`` is (no SliceUpdate node, as
+# in MLX), per reduce type; also what ``x.at[index].add(v)`` and friends build
+# when the index holds no array (``setitem`` in ops/indexing.py).
+WHOLE_UPDATE = {"sum": add, "prod": multiply, "max": maximum, "min": minimum}
 
 
 def strided_slice_update(src, update, start, stop, strides, reduce_type="none"):
@@ -297,7 +300,7 @@ def strided_slice_update(src, update, start, stop, strides, reduce_type="none"):
     upd = broadcast_to(update.astype(src.dtype), upd_shape)
     if not neg and upd_shape == src.shape:
         # The window is all of src: no SliceUpdate, as in MLX.
-        return upd if reduce_type == "none" else _WHOLE_UPDATE[reduce_type](src, upd)
+        return upd if reduce_type == "none" else WHOLE_UPDATE[reduce_type](src, upd)
     return make_array(SliceUpdate(starts, stops, strides, reduce_type), [src, upd])
 
 
@@ -358,7 +361,8 @@ def stack(arrays, /, axis=0, *, stream=None):
     return concatenate([expand_dims(x, ax) for x in arrays], axis)
 
 
-def _slice_axis(a, axis, start, stop):
+def slice_axis(a, axis, start, stop):
+    """``a[start:stop]`` along ``axis``, all of every other axis."""
     starts = [0] * a.ndim
     stops = list(a.shape)
     starts[axis], stops[axis] = start, stop
@@ -378,7 +382,7 @@ def _split_at(a, indices, ax):
     start = 0
     for i in range(len(indices) + 1):
         stop = indices[i] if i < len(indices) else n
-        pieces.append(_slice_axis(a, ax, start, stop))
+        pieces.append(slice_axis(a, ax, start, stop))
         start = stop
     return pieces
 
@@ -861,8 +865,8 @@ def diff(a, /, n=1, axis=-1, *, stream=None):
     x = a
     for _ in range(n):
         size = x.shape[ax]
-        upper = _slice_axis(x, ax, 1, size)
-        lower = _slice_axis(x, ax, 0, max(size - 1, 0))
+        upper = slice_axis(x, ax, 1, size)
+        lower = slice_axis(x, ax, 0, max(size - 1, 0))
         x = subtract(upper, lower)
     return x
 

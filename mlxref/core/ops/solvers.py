@@ -41,8 +41,9 @@ from .indexing import take_along_axis
 from .linalg import matmul, tri_inv
 from .reduction import any, max, min, sum
 from .shape import (
-    _slice_axis, concatenate, expand_dims, flatten, moveaxis, reshape, split, squeeze, swapaxes,
+    concatenate, expand_dims, flatten, moveaxis, reshape, split, squeeze, swapaxes,
 )
+from .shape import slice_axis as _slice_axis
 from .sort import argsort
 
 __all__ = []  # mx.linalg's (mlxref/core/linalg.py), not mx's

@@ -37,7 +37,8 @@ from .comparison import isnan
 from .elementwise import add, equal, less, minimum, multiply, not_equal, stop_gradient, where
 from .indexing import take
 from .reduction import _is_c_int, any, cumsum, sum
-from .shape import _slice_axis, concatenate, expand_dims, reshape, squeeze, transpose
+from .shape import concatenate, expand_dims, reshape, squeeze, transpose
+from .shape import slice_axis as _slice_axis
 
 __all__ = [
     "sort", "argsort", "partition", "argpartition", "topk", "searchsorted", "median", "unique"
