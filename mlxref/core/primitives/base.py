@@ -23,6 +23,8 @@ The transform rules are written with mlxref ops, so a gradient is itself a
 lazy graph and higher-order derivatives need no extra machinery. The ops
 import the primitives and the primitives' rules call the ops; the loop is
 closed by importing the ``ops`` package as a module, used only at call time.
+Read next: mlxref/core/primitives/elementwise.py (the first family) and
+mlxref/core/backend/cpu/ (the kernels an ``eval`` calls).
 """
 
 import inspect
