@@ -11,7 +11,7 @@ Read next: mlxref/core/backend/cpu/indexing.py and slicing.py (their kernels).
 from .. import dtypes as _dt
 from .. import ops
 from ..array import array, from_data
-from ..backend.cpu import indexing as kernels
+from ..backend.cpu.indexing import gather, gather_axis, masked_scatter, scatter, slice_update
 from ..backend.cpu.slicing import dynamic_slice, dynamic_slice_update, slice_data
 from .base import Primitive, batch_size, make_array, move_batch_axis
 
@@ -135,9 +135,8 @@ class SliceUpdate(_StridedWindow):
 
     def eval(self, inputs):
         src, update = inputs
-        return [kernels.slice_update(src.data(), src.shape, src.dtype, update.data(),
-                                     update.shape, self.start_indices, self.strides,
-                                     self.reduce_type)]
+        return [slice_update(src.data(), src.shape, src.dtype, update.data(), update.shape,
+                             self.start_indices, self.strides, self.reduce_type)]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # As MLX's SliceUpdate::vjp. src: "none" zeroes the overwritten window,
@@ -353,8 +352,8 @@ class Gather(Primitive):
 
     def eval(self, inputs):
         a, indices = inputs[0], inputs[1:]
-        return [kernels.gather(a.data(), a.shape, self.axes, [x.data() for x in indices],
-                               self.slice_sizes, self.op)]
+        return [gather(a.data(), a.shape, self.axes, [x.data() for x in indices],
+                       self.slice_sizes, self.op)]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # Every window read adds its cotangent back where it was read from:
@@ -447,8 +446,8 @@ class GatherAxis(Primitive):
 
     def eval(self, inputs):
         a, indices = inputs
-        return [kernels.gather_axis(a.data(), a.shape, self.axis, indices.data(), indices.shape,
-                                    self.op)]
+        return [gather_axis(a.data(), a.shape, self.axis, indices.data(), indices.shape,
+                            self.op)]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # A scatter-add of the cotangent into zeros (MLX uses ScatterAxis; here
@@ -485,6 +484,11 @@ class GatherAxis(Primitive):
         return [make_array(GatherAxis(self.axis + 1, self.op), [a, indices])], [0]
 
 
+def _update_window(indices, updates):
+    """The shape of one update's window: the axes of ``updates`` after the index axes."""
+    return updates.shape[(indices[0].ndim if indices else 0):]
+
+
 class Scatter(Primitive):
     """``mlx::core::scatter``: the inverse of ``Gather``. For each position of the
     index arrays, the window ``updates[position]`` is combined into ``a``
@@ -508,10 +512,9 @@ class Scatter(Primitive):
 
     def eval(self, inputs):
         a, indices, updates = inputs[0], inputs[1:-1], inputs[-1]
-        window = updates.shape[(indices[0].ndim if indices else 0):]
-        return [kernels.scatter(a.data(), a.shape, a.dtype, self.axes,
-                                [x.data() for x in indices], updates.data(), window,
-                                self.reduce_type, self.op)]
+        window = _update_window(indices, updates)
+        return [scatter(a.data(), a.shape, a.dtype, self.axes, [x.data() for x in indices],
+                        updates.data(), window, self.reduce_type, self.op)]
 
     def _same(self, reduce_type=None):
         return Scatter(self.axes, reduce_type or self.reduce_type, self.op)
@@ -524,7 +527,7 @@ class Scatter(Primitive):
         """For each update, the product of the *other* updates that land on the
         same element, without dividing by a zero update: the product of the
         nonzero ones and the number of zeros, per element of ``a``."""
-        window = updates.shape[(indices[0].ndim if indices else 0):]
+        window = _update_window(indices, updates)
         u = ops.astype(updates, dtype)
         is_zero = ops.equal(u, array(0, dtype))
         nonzero = ops.where(is_zero, array(1, dtype), u)
@@ -558,8 +561,7 @@ class Scatter(Primitive):
         (cot,) = cotangents
         (out,) = outputs
         r = self.reduce_type
-        index_ndim = indices[0].ndim if indices else 0
-        window = updates.shape[index_ndim:]
+        window = _update_window(indices, updates)
         grads = []
         for i in argnums:
             if i == 0:
@@ -606,7 +608,7 @@ class Scatter(Primitive):
         r = self.reduce_type
         if r in ("none", "sum"):
             return [make_array(self._same(), [t_a, *indices, t_u])]
-        window = updates.shape[(indices[0].ndim if indices else 0):]
+        window = _update_window(indices, updates)
         if r == "prod":
             scaled = make_array(self._same(), [t_a, *indices, ops.astype(updates, dtype)])
             seen = self._gather(ops.astype(a, dtype), indices, window)
@@ -652,7 +654,7 @@ class MaskedScatter(Primitive):
     def eval(self, inputs):
         a, mask, values = inputs
         batches = a.shape[0] if a.ndim else 1
-        return [kernels.masked_scatter(a.data(), batches, mask.data(), values.data())]
+        return [masked_scatter(a.data(), batches, mask.data(), values.data())]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # a: the cotangent where the mask is false (masked positions were
