@@ -139,8 +139,7 @@ def split(data, shape, axis, out_shapes):
     strides = row_major_strides(shape)
     outs, start = [], 0
     for piece in out_shapes:
-        idx = strided_indices(piece, strides, start * strides[axis])
-        outs.append([data[i] for i in idx])
+        outs.append(gather_strided(data, piece, strides, start * strides[axis]))
         start += piece[axis]
     return outs
 
