@@ -12,7 +12,7 @@ import pytest
 
 import mlxref.core as mx
 import mlxref.nn as nn
-from mlxref.core.primitives.creation import threefry2x32
+from mlxref.core.backend.cpu.threefry import threefry2x32
 from mlxref.utils import tree_flatten
 from support import close, needs_mlx, real_mx
 

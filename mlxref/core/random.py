@@ -6,7 +6,8 @@ and python/src/random.cpp (signatures, the global key sequence).
 
 A key is a uint32 array of shape ``(2,)``. ``bits`` hashes counters under a
 key with Threefry 2x32 (the ``RandomBits`` primitive, in
-mlxref/core/primitives/creation.py), and every sampler turns those bits into
+mlxref/core/primitives/creation.py; its kernel in
+mlxref/core/backend/cpu/threefry.py), and every sampler turns those bits into
 its distribution with ordinary ops in MLX's order, so the same key gives
 MLX's numbers, and gradients reach ``low``, ``high``, ``loc``, ``scale``,
 ``mean`` and ``logits`` through those ops as they do in MLX.
@@ -55,8 +56,9 @@ from .ops.linalg import matmul
 from .ops.reduction import argmax, cumsum, max, sum
 from .ops.shape import expand_dims, reshape, squeeze
 from .ops.sort import argsort
+from .backend.cpu.threefry import random_words
 from .primitives.base import make_array
-from .primitives.creation import RandomBits, random_words
+from .primitives.creation import RandomBits
 
 __all__ = [
     "seed", "key", "split", "bits", "uniform", "normal", "randint", "bernoulli",

@@ -201,8 +201,9 @@ def full_like(a, /, vals, dtype=None, *, stream=None):
 # --- arange and linspace -----------------------------------------------------------------
 
 
-def _arange(start, stop, step, dtype):
-    """MLX's C++ ``arange(start, stop, step, dtype)``: checks, then an Arange node."""
+def typed_arange(start, stop, step, dtype):
+    """MLX's C++ ``arange(start, stop, step, dtype)``: checks, then an Arange
+    node (``arange`` is the Python binding's overloads, which end here)."""
     if dtype is _dt.bool_:
         raise ValueError("bool not supported for arange.")
     if any(math.isnan(v) for v in (start, stop, step)) or math.isinf(start) or math.isinf(stop):
@@ -257,7 +258,7 @@ def arange(*args, stream=None, **kwargs):
         dtype = _dt.bool_
         for v in inferred:
             dtype = _dt.promote_types(dtype, _dt.default_dtype_of_scalar(v))
-    return _arange(start, stop, 1 if step is None else step, dtype)
+    return typed_arange(start, stop, 1 if step is None else step, dtype)
 
 
 def _as_number(value, signature, args):
@@ -290,7 +291,7 @@ def linspace(start, stop, num=50, endpoint=True, dtype=_dt.float32, stream=None)
     if num == 1:
         return astype(array([start], inner), dtype)
     denominator = num - 1 if endpoint else num
-    t = divide(_arange(0, num, 1, inner), array(denominator, inner))
+    t = divide(typed_arange(0, num, 1, inner), array(denominator, inner))
     t_bar = subtract(array(1, inner), t)
     return astype(
         add(multiply(t_bar, array(start, inner)), multiply(t, array(stop, inner))),
@@ -303,8 +304,8 @@ def linspace(start, stop, num=50, endpoint=True, dtype=_dt.float32, stream=None)
 
 def _tri(n, m, k, dtype):
     """MLX's ``tri``: ``arange(n)[:, None] >= arange(-k, m - k)[None]``, cast."""
-    rows = _arange(0, n, 1, _dt.int32).reshape(-1, 1)
-    cols = _arange(-k, m - k, 1, _dt.int32).reshape(1, -1)
+    rows = typed_arange(0, n, 1, _dt.int32).reshape(-1, 1)
+    cols = typed_arange(-k, m - k, 1, _dt.int32).reshape(1, -1)
     return astype(greater_equal(rows, cols), dtype)
 
 
@@ -358,8 +359,8 @@ def _eye(n, m, k, dtype):
     if n == 0 or m == 0 or k >= m or -k >= n:
         return zeros((n, m), dtype)
     # Element (i, j) is on the k-th diagonal when i == j - k.
-    rows = _arange(0, n, 1, _dt.int32).reshape(n, 1)
-    columns = _arange(-k, m - k, 1, _dt.int32)
+    rows = typed_arange(0, n, 1, _dt.int32).reshape(n, 1)
+    columns = typed_arange(-k, m - k, 1, _dt.int32)
     return astype(equal(rows, columns), dtype)
 
 

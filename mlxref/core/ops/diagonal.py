@@ -19,7 +19,7 @@ from .. import dtypes as _dt
 from ..array import array
 from .common import INT32_MAX, INT32_MIN, astype, incompatible_arguments, plain_ints
 from .creation import arange, zeros
-from .indexing import _gather, _scatter
+from .indexing import gather, scatter
 from .reduction import sum as _sum
 from .shape import moveaxis, reshape, squeeze
 
@@ -80,7 +80,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1, stream=None):
     indices = [arange(start1, start1 + size), arange(start2, start2 + size)]
     window = list(a.shape)
     window[ax1] = window[ax2] = 1
-    out = _gather(a, indices, [ax1, ax2], window, "diagonal")
+    out = gather(a, indices, [ax1, ax2], window, "diagonal")
     return moveaxis(squeeze(out, (ax1 + 1, ax2 + 1)), 0, -1)
 
 
@@ -97,7 +97,7 @@ def diag(a, /, k=0, *, stream=None):
         start1, start2 = max(0, -k), max(0, k)
         indices = [arange(start1, start1 + a.size, dtype=_dt.uint32),
                    arange(start2, start2 + a.size, dtype=_dt.uint32)]
-        return _scatter(out, indices, reshape(a, (a.size, 1, 1)), [0, 1], "diag")
+        return scatter(out, indices, reshape(a, (a.size, 1, 1)), [0, 1], "diag")
     if a.ndim == 2:
         return diagonal(a, k, 0, 1)
     raise ValueError(f"[diag] array must be 1-D or 2-D, got array with {a.ndim} dimensions.")

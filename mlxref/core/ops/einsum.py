@@ -39,7 +39,7 @@ from ..printing import format_shape
 from .common import broadcast_to, incompatible_arguments
 from .creation import arange
 from .elementwise import multiply
-from .indexing import _gather
+from .indexing import gather
 from .linalg import matmul
 from .reduction import sum as _sum
 from .shape import reshape, squeeze, transpose
@@ -327,7 +327,7 @@ def _collapse_repeats(x, term):
         idx = reshape(arange(size), (size,) + (1,) * (n_expand - 1))
         n_expand -= 1
         indices += [idx] * n
-    x = _gather(x, indices, axes, slice_sizes)
+    x = gather(x, indices, axes, slice_sizes)
     new = "".join(c for c, _ in repeats) + "".join(c for c in term.str if counts[c] == 1)
     term.str, term.chars = new, dict.fromkeys(new)
     return squeeze(x, [ax + indices[0].ndim for ax in axes])

@@ -20,7 +20,7 @@ from ..array import array
 from ..primitives.base import make_array
 from ..primitives.fft import FFT
 from .common import astype, broadcast_to, incompatible_arguments
-from .creation import _arange, ones, zeros
+from .creation import ones, typed_arange, zeros
 from .elementwise import add, divide, maximum, multiply, real, square
 from .shape import (as_strided, concatenate, pad, reshape, roll, strided_slice,
                     strided_slice_update, swapaxes)
@@ -306,8 +306,8 @@ def fftfreq(n, d=1.0, stream=None):
     """``mx.fft.fftfreq``: the frequencies of an ``n``-point DFT with sample
     spacing ``d``: ``[0, 1, ..., -(n // 2), ..., -1] / (n d)`` (float32)."""
     n, scale = _freq_args("fftfreq", n, d)
-    freqs = concatenate([_arange(0, (n + 1) // 2, 1, _dt.float32),
-                         _arange(-(n // 2), 0, 1, _dt.float32)])
+    freqs = concatenate([typed_arange(0, (n + 1) // 2, 1, _dt.float32),
+                         typed_arange(-(n // 2), 0, 1, _dt.float32)])
     return multiply(freqs, scale)
 
 
@@ -315,7 +315,7 @@ def rfftfreq(n, d=1.0, stream=None):
     """``mx.fft.rfftfreq``: the ``n // 2 + 1`` non-negative frequencies of
     an ``n``-point real DFT, ``[0, 1, ..., n // 2] / (n d)`` (float32)."""
     n, scale = _freq_args("rfftfreq", n, d)
-    return multiply(_arange(0, n // 2 + 1, 1, _dt.float32), scale)
+    return multiply(typed_arange(0, n // 2 + 1, 1, _dt.float32), scale)
 
 
 # --- the short-time transforms ---------------------------------------------------------

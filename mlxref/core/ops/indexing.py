@@ -37,7 +37,7 @@ from .common import (broadcast_arrays, broadcast_shapes, broadcast_to, is_scalar
                      plain_ints)
 from .elementwise import negative, reciprocal
 from .shape import (
-    _WHOLE_UPDATE,
+    WHOLE_UPDATE,
     expand_dims,
     flatten,
     reshape,
@@ -143,8 +143,9 @@ def _check_index_arrays(a, indices, op, bool_op):
         raise ValueError(f"[{bool_op}] Boolean indices not supported.")
 
 
-def _gather(a, indices, axes, slice_sizes, op="gather"):
-    """MLX's ``gather``; ``op`` names the caller in out-of-bounds messages."""
+def gather(a, indices, axes, slice_sizes, op="gather"):
+    """MLX's C++ ``gather`` (mlx/ops.cpp; Python has no ``mx.gather``): ``op``
+    names the caller in out-of-bounds messages."""
     _check_index_arrays(a, indices, "gather", "Gather")
     if len(slice_sizes) != a.ndim:
         raise ValueError(
@@ -168,8 +169,8 @@ def _gather(a, indices, axes, slice_sizes, op="gather"):
     return make_array(P.Gather(axes, slice_sizes, op), [a, *inputs])
 
 
-def _scatter(a, indices, updates, axes, op="", reduce_type="none"):
-    """MLX's ``scatter`` (and ``scatter_add`` / ``_prod`` / ``_max`` / ``_min`` for
+def scatter(a, indices, updates, axes, op="", reduce_type="none"):
+    """MLX's C++ ``scatter`` (and ``scatter_add`` / ``_prod`` / ``_max`` / ``_min`` for
     ``reduce_type`` "sum", "prod", "max", "min"). (For boolean indices MLX
     throws a bare C string, which Python shows as a SystemError; mlxref raises
     a ValueError.)"""
@@ -205,7 +206,7 @@ def _take(a, indices, axis, op):
     axis = axis + a.ndim if axis < 0 else axis
     slice_sizes = list(a.shape)
     slice_sizes[axis] = 1
-    out = _gather(a, [indices], [axis], slice_sizes, op)
+    out = gather(a, [indices], [axis], slice_sizes, op)
     k = indices.ndim
     if axis != 0:
         # Move the index dimensions to where ``axis`` was.
@@ -420,7 +421,7 @@ def _gather_nd(src, indices, gather_first):
 
     axes = list(range(len(indices)))
     slice_sizes = [1] * len(indices) + list(src.shape[len(indices) :])
-    out = _gather(src, gather_indices, axes, slice_sizes, "")
+    out = gather(src, gather_indices, axes, slice_sizes, "")
     return squeeze(out, [max_dims + num_slices + ax for ax in axes]), max_dims
 
 
@@ -786,14 +787,14 @@ def setitem(a, index, value, reduce_type="none"):
         # ``mlx_add_item`` etc.): a boolean mask is an index array here.
         indices, updates, axes = _scatter_args(a, index, value)
         if indices:
-            return _scatter(a, indices, updates, axes, reduce_type=reduce_type)
-        return _WHOLE_UPDATE[reduce_type](a, updates)
+            return scatter(a, indices, updates, axes, reduce_type=reduce_type)
+        return WHOLE_UPDATE[reduce_type](a, updates)
     mask = _boolean_mask(index)
     if mask is not None:
         return _masked_scatter(a, mask, _value_array(value, a.dtype))
     indices, updates, axes = _scatter_args(a, index, value)
     if indices:
-        return _scatter(a, indices, updates, axes)
+        return scatter(a, indices, updates, axes)
     # A full overwrite (``a[...] = v``). MLX keeps v's dtype here; the result
     # of an assignment keeps a's dtype.
     return updates.astype(a.dtype)
@@ -812,15 +813,13 @@ class ArrayAt:
 
     __slots__ = ("_x", "_index", "_has_index")
 
-    def __init__(self, x):
+    def __init__(self, x, index=None, has_index=False):
         self._x = x
-        self._index = None
-        self._has_index = False
+        self._index = index
+        self._has_index = has_index
 
     def __getitem__(self, index):
-        at = ArrayAt(self._x)
-        at._index, at._has_index = index, True
-        return at
+        return ArrayAt(self._x, index, True)
 
     def _apply(self, name, reduce_type, v, transform=None):
         if not self._has_index:
@@ -886,7 +885,7 @@ def put_along_axis(a, /, indices, values, axis=None, *, stream=None):
     upd = broadcast_to(upd, indices.shape)
     index_arrays = P.along_axis_indices(indices, axis)
     upd = reshape(upd, upd.shape + (1,) * a.ndim)
-    return _scatter(a, index_arrays, upd, list(range(a.ndim)), "put_along_axis")
+    return scatter(a, index_arrays, upd, list(range(a.ndim)), "put_along_axis")
 
 
 def _dynamic_slice_inputs(a, start, axes, op):

@@ -68,31 +68,6 @@ def _axis_message(op):
 # --- reshape, flatten --------------------------------------------------------------
 
 
-def _reshape_output_shape(size, shape):
-    """MLX's ``Reshape::output_shape``: infer one -1, then check the size."""
-    shape = list(shape)
-    known, infer = 1, None
-    for i, d in enumerate(shape):
-        if d == -1:
-            if infer is not None:
-                raise ValueError("[reshape] Reshape can only infer one dimension.")
-            infer = i
-        else:
-            known *= d
-    if infer is not None:
-        if known == 0:
-            raise ValueError("[reshape] Cannot infer the shape of an empty array")
-        shape[infer] = size // known
-        known *= shape[infer]
-    # MLX accepts e.g. (-2, -3) for size 6 and makes an array with negative
-    # dimensions; mlxref refuses any negative dimension with the size message.
-    if known != size or any(d < 0 for d in shape):
-        raise ValueError(
-            f"[reshape] Cannot reshape array of size {size} into shape {format_shape(shape)}."
-        )
-    return tuple(shape)
-
-
 _RESHAPE = "reshape(a: array, /, shape: Sequence[int], *, stream: StreamOrDevice = None) -> array"
 
 
@@ -104,7 +79,7 @@ def reshape(a, /, shape, *, stream=None):
         return copy.copy(a)
     if graph.in_dynamic_tracing():  # MLX keeps the -1, inferred again at each replay
         return make_array(P.Reshape(shape), [a])
-    return make_array(P.Reshape(_reshape_output_shape(a.size, shape)), [a])
+    return make_array(P.Reshape(P.reshape_output_shape(a.size, shape)), [a])
 
 
 def flatten(a, /, start_axis=0, end_axis=-1, *, stream=None):
@@ -311,7 +286,10 @@ def strided_slice(a, start, stop, strides):
     return make_array(Slice(starts, stops, strides), [a])
 
 
-_WHOLE_UPDATE = {"sum": add, "prod": multiply, "max": maximum, "min": minimum}
+# The op a slice update that covers all of ``src`` is (no SliceUpdate node, as
+# in MLX), per reduce type; also what ``x.at[index].add(v)`` and friends build
+# when the index holds no array (``setitem`` in ops/indexing.py).
+WHOLE_UPDATE = {"sum": add, "prod": multiply, "max": maximum, "min": minimum}
 
 
 def strided_slice_update(src, update, start, stop, strides, reduce_type="none"):
@@ -322,7 +300,7 @@ def strided_slice_update(src, update, start, stop, strides, reduce_type="none"):
     upd = broadcast_to(update.astype(src.dtype), upd_shape)
     if not neg and upd_shape == src.shape:
         # The window is all of src: no SliceUpdate, as in MLX.
-        return upd if reduce_type == "none" else _WHOLE_UPDATE[reduce_type](src, upd)
+        return upd if reduce_type == "none" else WHOLE_UPDATE[reduce_type](src, upd)
     return make_array(SliceUpdate(starts, stops, strides, reduce_type), [src, upd])
 
 
@@ -383,7 +361,8 @@ def stack(arrays, /, axis=0, *, stream=None):
     return concatenate([expand_dims(x, ax) for x in arrays], axis)
 
 
-def _slice_axis(a, axis, start, stop):
+def slice_axis(a, axis, start, stop):
+    """``a[start:stop]`` along ``axis``, all of every other axis."""
     starts = [0] * a.ndim
     stops = list(a.shape)
     starts[axis], stops[axis] = start, stop
@@ -403,7 +382,7 @@ def _split_at(a, indices, ax):
     start = 0
     for i in range(len(indices) + 1):
         stop = indices[i] if i < len(indices) else n
-        pieces.append(_slice_axis(a, ax, start, stop))
+        pieces.append(slice_axis(a, ax, start, stop))
         start = stop
     return pieces
 
@@ -886,8 +865,8 @@ def diff(a, /, n=1, axis=-1, *, stream=None):
     x = a
     for _ in range(n):
         size = x.shape[ax]
-        upper = _slice_axis(x, ax, 1, size)
-        lower = _slice_axis(x, ax, 0, max(size - 1, 0))
+        upper = slice_axis(x, ax, 1, size)
+        lower = slice_axis(x, ax, 0, max(size - 1, 0))
         x = subtract(upper, lower)
     return x
 

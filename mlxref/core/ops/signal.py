@@ -14,7 +14,7 @@ from .. import dtypes as _dt
 from ..array import array
 from .common import incompatible_arguments
 from .conv import conv1d
-from .creation import _arange, ones
+from .creation import ones, typed_arange
 from .elementwise import abs, add, cos, multiply, sin, square, subtract
 from .shape import flip, pad
 
@@ -43,7 +43,7 @@ def _window(name, M):
         return array([], _dt.float32), None
     if M == 1:
         return ones((1,), _dt.float32), None
-    return None, _arange(0, M, 1, _dt.float32)
+    return None, typed_arange(0, M, 1, _dt.float32)
 
 
 def bartlett(M, *, stream=None):

@@ -42,7 +42,7 @@ from .indexing import take_along_axis
 from .linalg import matmul, tri_inv
 from .reduction import any, max, min, sum
 from .shape import (
-    _slice_axis, concatenate, expand_dims, flatten, moveaxis, reshape, split, squeeze, swapaxes,
+    concatenate, expand_dims, flatten, moveaxis, reshape, slice_axis, split, squeeze, swapaxes,
 )
 from .sort import argsort
 
@@ -265,9 +265,9 @@ def lu(a, *, stream=None):
     m, n = a.shape[-2:]
     k = builtins.min(m, n)
     if n != k:
-        lower = _slice_axis(lower, lower.ndim - 1, 0, k)
+        lower = slice_axis(lower, lower.ndim - 1, 0, k)
     elif m != k:
-        upper = _slice_axis(upper, upper.ndim - 2, 0, k)
+        upper = slice_axis(upper, upper.ndim - 2, 0, k)
     return rows, add(lower, eye(m, k)), upper
 
 
@@ -361,7 +361,7 @@ def _det_small(a):
         return broadcast_to(array(1.0, a.dtype), a.shape[:-2])
 
     def element(i, j):
-        row = _slice_axis(_slice_axis(a, a.ndim - 2, i, i + 1), a.ndim - 1, j, j + 1)
+        row = slice_axis(slice_axis(a, a.ndim - 2, i, i + 1), a.ndim - 1, j, j + 1)
         return squeeze(squeeze(row, -1), -1)
 
     if n == 1:

@@ -37,7 +37,7 @@ from .comparison import isnan
 from .elementwise import add, equal, less, minimum, multiply, not_equal, stop_gradient, where
 from .indexing import take
 from .reduction import any, cumsum, is_c_int, sum
-from .shape import _slice_axis, concatenate, expand_dims, reshape, squeeze, transpose
+from .shape import concatenate, expand_dims, reshape, slice_axis, squeeze, transpose
 
 __all__ = [
     "sort", "argsort", "partition", "argpartition", "topk", "searchsorted", "median", "unique"
@@ -141,7 +141,7 @@ def topk(a, /, k, axis=-1, *, stream=None):
                          f"for array with shape: {format_shape(a.shape)}")
     if k == n:
         return copy.copy(a)
-    return _slice_axis(partition(a, -k, ax), ax, n - k, n)
+    return slice_axis(partition(a, -k, ax), ax, n - k, n)
 
 
 def searchsorted(sorted_sequence, values, /, side="left", *, stream=None):
@@ -202,9 +202,9 @@ def median(a, /, axis=None, keepdims=False, *, stream=None):
     dtype = float_dtype(a.dtype)
     ordered = sort(flat, -1)
     last, mid = flat.ndim - 1, count // 2
-    out = astype(_slice_axis(ordered, last, mid, mid + 1), dtype)
+    out = astype(slice_axis(ordered, last, mid, mid + 1), dtype)
     if count % 2 == 0:
-        lower = astype(_slice_axis(ordered, last, mid - 1, mid), dtype)
+        lower = astype(slice_axis(ordered, last, mid - 1, mid), dtype)
         out = multiply(add(out, lower), scalar_array(0.5, dtype))
     if a.dtype.is_inexact:
         # The sort put any nan last, where the middle never reaches it.
@@ -269,7 +269,7 @@ def unique(a, /, size, return_index=False, return_inverse=False, return_counts=F
         slots = arange(size, dtype=_dt.int32)
         below = less(expand_dims(group, 0), expand_dims(slots, 1))  # (size, n)
         first = sum(below, 1)                               # where each entry starts
-        filled = less(slots, add(_slice_axis(group, 0, n - 1, n), 1))
+        filled = less(slots, add(slice_axis(group, 0, n - 1, n), 1))
         first_index = take(order, minimum(first, n - 1))
         index = where(filled, first_index, take(order, 0)) if size else first_index
         index = astype(index, _dt.uint32)

@@ -23,6 +23,8 @@ The transform rules are written with mlxref ops, so a gradient is itself a
 lazy graph and higher-order derivatives need no extra machinery. The ops
 import the primitives and the primitives' rules call the ops; the loop is
 closed by importing the ``ops`` package as a module, used only at call time.
+Read next: mlxref/core/primitives/elementwise.py (the first family) and
+mlxref/core/backend/cpu/ (the kernels an ``eval`` calls).
 """
 
 import inspect
@@ -30,6 +32,7 @@ import inspect
 from .. import dtypes as _dt
 from .. import ops
 from ..array import array
+from ..backend.cpu.copy import astype
 
 
 class Primitive:
@@ -245,12 +248,7 @@ class AsType(Primitive):
 
     def eval(self, inputs):
         (x,) = inputs
-        # The conversion of each element (mlxref/core/dtypes.py ``convert``),
-        # stored as the dtype holds them.
-        data = _dt.convert(x.data(), x.dtype, self.dtype)
-        if x.dtype is _dt.bool_ and self.dtype.is_float and not _dt._exact(data):
-            return [[1.0 if v else 0.0 for v in data]]  # what the store would give
-        return [self.dtype.store(data)]
+        return [astype(x.data(), x.dtype, self.dtype)]
 
 
 class StopGradient(Primitive):

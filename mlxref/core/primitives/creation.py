@@ -1,19 +1,19 @@
-"""Primitives that create arrays: ``Arange`` (no inputs), ``Full`` and
-``RandomBits`` (random bits from a key).
+"""Primitives that create arrays: ``Arange`` (no inputs), ``Full``,
+``RandomBits`` (random bits from a key) and ``Load`` (a file's elements).
 
-Read alongside: mlx/primitives.h (``Arange``, ``Full``, ``RandomBits``),
-mlx/ops.cpp (``arange``, ``full``), mlx/backend/cpu/arange.h, and for the
-random bits mlx/backend/cpu/threefry.cpp and ``RandomBits::eval_cpu`` in
-mlx/backend/cpu/primitives.cpp.
-
-Everything else in the creation family (zeros, ones, eye, linspace, ...) is
-composed from these and other ops, as in MLX.
+Read alongside: mlx/primitives.h (``Arange``, ``Full``, ``RandomBits``,
+``Load``) and mlx/ops.cpp (``arange``, ``full``). The rest of the family
+(zeros, ones, eye, linspace, ...) is composed from these and other ops, as in MLX.
+Read next: mlxref/core/backend/cpu/arange.py and threefry.py (their kernels),
+mlxref/core/ops/creation.py (the ops).
 """
 
 import math
 
 from .. import dtypes as _dt
 from .. import ops
+from ..backend.cpu.arange import arange
+from ..backend.cpu.threefry import random_bits
 from .base import Copy, Primitive, make_array
 
 
@@ -48,15 +48,7 @@ class Arange(Primitive):
 
     def eval(self, inputs):
         size = arange_size(self.start, self.stop, self.step)
-        if self.dtype.is_inexact:
-            start, step = float(self.start), float(self.step)
-            return [[start + i * step for i in range(size)]]
-        # MLX's CPU kernel casts start and start + step to the integer type
-        # first (truncating), then steps by their difference: so
-        # arange(0, 3, 0.5, dtype=int32) is six zeros.
-        first = int(self.start)
-        step = int(self.start + self.step) - first
-        return [[first + i * step for i in range(size)]]
+        return [arange(self.start, self.step, size, self.dtype)]
 
 
 class Full(Copy):
@@ -86,52 +78,6 @@ class Full(Copy):
         return [make_array(Full(), inputs)], list(axes)
 
 
-# --- random bits ------------------------------------------------------------------
-
-_MASK32 = 0xFFFFFFFF
-_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
-
-
-def threefry2x32(key, first, second):
-    """MLX's ``threefry2x32_hash`` (mlx/backend/cpu/threefry.cpp): Threefry 2x32
-    with 20 rounds, hashing counter pairs ``(first[i], second[i])`` under a
-    pair of key words; the hashed pairs come back as two lists.
-
-    The words are Python ints kept to 32 bits with a mask, so every addition
-    wraps as C's ``uint32_t`` does. Each step runs over all the pairs at once
-    (a list comprehension per step), which is what keeps it fast in Python.
-    """
-    k0, k1 = key
-    ks = (k0, k1, k0 ^ k1 ^ 0x1BD11BDA)
-    m = _MASK32
-    x0 = [(c + k0) & m for c in first]
-    x1 = [(c + k1) & m for c in second]
-    for i in range(5):
-        for r in _ROTATIONS[i % 2]:
-            x0 = [(a + b) & m for a, b in zip(x0, x1)]
-            x1 = [((b << r) & m | (b >> (32 - r))) ^ a for a, b in zip(x0, x1)]
-        add0, add1 = ks[(i + 1) % 3], (ks[(i + 2) % 3] + i + 1) & m
-        x0 = [(a + add0) & m for a in x0]
-        x1 = [(b + add1) & m for b in x1]
-    return x0, x1
-
-
-def random_words(key, n):
-    """The ``n`` uint32 words MLX's CPU kernel writes for one key.
-
-    Word ``j`` of the first half and word ``j`` of the second half are the
-    two halves of the hash of the counter pair ``(j, j + half)``; an odd
-    count puts one more word in the middle, the first half of the hash of
-    ``(half, 0)``, and the second half starts one word later.
-    """
-    half, odd = n // 2, n % 2
-    low, high = threefry2x32(key, range(half), range(half + odd, n))
-    if not odd:
-        return low + high
-    (middle,), _ = threefry2x32(key, [half], [0])
-    return low + [middle] + high
-
-
 _BITS_DTYPES = {1: _dt.uint8, 2: _dt.uint16, 4: _dt.uint32}
 
 
@@ -140,9 +86,8 @@ class RandomBits(Primitive):
 
     The input is a key of shape ``(2,)``, or under vmap a stack of keys
     ``(..., 2)``: each key fills its share of the output, in order. A key's
-    share is ``bytes`` bytes, made of ``ceil(bytes / 4)`` words
-    (``random_words``) read little-endian, the last word cut short if the
-    share is not a whole number of words.
+    share is ``bytes`` bytes of Threefry hashes (the kernel:
+    mlxref/core/backend/cpu/threefry.py).
 
     The bits are integers of the key: MLX defines no vjp or jvp for them
     (so they raise its message). The vmap rule is MLX's: the key's batch
@@ -174,22 +119,7 @@ class RandomBits(Primitive):
         return [make_array(RandomBits(shape, self.width), [key])], [kax]
 
     def eval(self, inputs):
-        (keys,) = inputs
-        data = keys.data()
-        num_keys = len(data) // 2
-        size = math.prod(self.shape)
-        per_key = size // num_keys if num_keys else 0
-        nbytes = per_key * self.width
-        out = []
-        for i in range(num_keys):
-            words = random_words((data[2 * i], data[2 * i + 1]), (nbytes + 3) // 4)
-            if self.width == 4:
-                out += words
-                continue
-            raw = b"".join(w.to_bytes(4, "little") for w in words)[:nbytes]
-            out += [int.from_bytes(raw[j : j + self.width], "little")
-                    for j in range(0, nbytes, self.width)]
-        return [out]
+        return [random_bits(inputs[0].data(), math.prod(self.shape), self.width)]
 
 
 class Load(Primitive):

@@ -3,6 +3,8 @@
 Read alongside: mlx/primitives.h and mlx/primitives.cpp (``CustomTransforms``,
 ``Depends``), mlx/ops.cpp (``depends``) and mlx/transforms.cpp
 (``custom_function``, ``checkpoint``).
+Read next: mlxref/core/transforms/custom_function.py and checkpoint.py (what
+builds these nodes).
 """
 
 from .. import ops

@@ -1,69 +1,19 @@
-"""Primitives that read or write elements at computed positions.
+"""Primitives that read or write elements at computed positions: slices,
+dynamic slices, gather, scatter.
 
-Read alongside: mlx/primitives.h (``Slice``, ``SliceUpdate``, ``Gather``,
-``GatherAxis``, ``Scatter``, ``MaskedScatter``) and mlx/backend/cpu/indexing.cpp
-for what their ``eval`` does.
-
-Positions are flat row-major offsets: a strided window is ``strided_indices``,
-and an index array contributes ``index * stride`` of the axis it indexes.
-Negative indices count from the end, as in MLX's kernels. An index outside its
-axis is an ``IndexError`` here (MLX reads or writes out of bounds); each
-primitive is told the name of the op that built it, for that message.
+Read alongside: mlx/primitives.h and mlx/primitives.cpp (``Slice``,
+``SliceUpdate``, ``DynamicSlice``, ``DynamicSliceUpdate``, ``Gather``,
+``GatherAxis``, ``Scatter``, ``MaskedScatter``). Each primitive is told the
+name of the op that built it, for its out-of-bounds message.
+Read next: mlxref/core/backend/cpu/indexing.py and slicing.py (their kernels).
 """
-
-import math
 
 from .. import dtypes as _dt
 from .. import ops
 from ..array import array, from_data
-from ..scalar import is_symbolic, sympy  # sympy is imported at its first use
-from ..backend.cpu.copy import gather_strided, row_major_strides, strided_indices
-from ..backend.cpu.rounding import rounding
+from ..backend.cpu.indexing import gather, gather_axis, masked_scatter, scatter, slice_update
+from ..backend.cpu.slicing import dynamic_slice, dynamic_slice_update, slice_data
 from .base import Primitive, batch_size, make_array, move_batch_axis
-
-def _out_of_bounds(op, index, axis, size):
-    prefix = f"[{op}] " if op else ""
-    return IndexError(f"{prefix}Index {index} is out of bounds for axis {axis} with size {size}.")
-
-
-def _wrapped(values, axis, size, op):
-    """Index values with negatives counted from the end; IndexError if outside the axis."""
-    out = []
-    for v in values:
-        if v < -size or v >= size:
-            raise _out_of_bounds(op, v, axis, size)
-        out.append(v + size if v < 0 else v)
-    return out
-
-
-def _index_offsets(a_shape, axes, index_arrays, op):
-    """Flat offset in ``a`` selected by each position of the (same-shape) index arrays."""
-    strides = row_major_strides(a_shape)
-    n = math.prod(index_arrays[0].shape) if index_arrays else 1
-    offsets = [0] * n
-    for ax, idx in zip(axes, index_arrays):
-        s = strides[ax]
-        values = _wrapped(idx.data(), ax, a_shape[ax], op)
-        offsets = [o + v * s for o, v in zip(offsets, values)]
-    return offsets
-
-
-def _index_error(op, mode, what="indices"):
-    """MLX's refusal to differentiate with respect to integer indices (or a mask)."""
-    return ValueError(
-        f"[{op}] Cannot calculate {mode} with respect to {what}. "
-        f"Use stop_gradient on {what} to stop gradients from being computed."
-    )
-
-
-def _zeros(shape, dtype):
-    return ops.zeros(shape, dtype)
-
-
-def _batch_positions(size, ndim, dtype):
-    """``arange(size)`` laid along axis 0 of an ``ndim``-d array (size 1 elsewhere)."""
-    return from_data(list(range(size)), (size,) + (1,) * (ndim - 1), dtype)
-
 
 REDUCE_TYPES = ("none", "sum", "prod", "max", "min")
 """MLX's ``Scatter::ReduceType`` / ``SliceUpdate::ReduceType`` (None, Sum, Prod, Max, Min)."""
@@ -75,50 +25,22 @@ def _check_reduce(reduce_type, op):
     return reduce_type
 
 
-def _combine(reduce_type, dtype):
-    """``(old, update) -> new`` for one element, rounded as ``dtype`` holds it
-    where MLX's kernel keeps the running value in ``dtype`` (sum, prod)."""
-    rounded = rounding(dtype) if reduce_type in ("sum", "prod") else None
-    if reduce_type == "none":
-        return lambda old, u: u
-    if reduce_type == "sum":
-        op = lambda old, u: old + u
-    elif reduce_type == "prod":
-        op = lambda old, u: old * u
-    elif reduce_type == "max":
-        # ``old > u ? old : u`` as MLX's kernel: the update wins unless the old
-        # value is strictly greater, so a nan on either side may stay or go.
-        # SymPy's Max (Min) on expressions.
-        return lambda old, u: (sympy.Max(old, u) if is_symbolic(old) or is_symbolic(u)
-                               else old if old > u else u)
-    else:
-        return lambda old, u: (sympy.Min(old, u) if is_symbolic(old) or is_symbolic(u)
-                               else old if old < u else u)
-    if rounded is None:
-        return op
-    return lambda old, u: rounded(op(old, u))
+def _index_error(op, mode, what="indices"):
+    """MLX's refusal to differentiate with respect to integer indices (or a mask)."""
+    return ValueError(
+        f"[{op}] Cannot calculate {mode} with respect to {what}. "
+        f"Use stop_gradient on {what} to stop gradients from being computed."
+    )
+
+
+def _tangent(given, i, x, dtype):
+    """The tangent of input ``i`` (``x``) as ``dtype``; zeros if it has none."""
+    return ops.astype(given[i], dtype) if i in given else ops.zeros(x.shape, dtype)
 
 
 def _where_equal(a, b, x):
     """``x`` where ``a == b``, else zero."""
     return ops.where(ops.equal(a, b), x, array(0, x.dtype))
-
-
-def along_axis_indices(indices, axis):
-    """One index array per axis that, with ``indices`` on ``axis``, names for
-    each position p of ``indices`` the element p with its ``axis`` coordinate
-    replaced by ``indices[p]``: what turns an along-axis scatter (``GatherAxis``'s
-    vjp, ``put_along_axis``) into a ``Scatter`` over every axis."""
-    out = []
-    for d, n in enumerate(indices.shape):
-        if d == axis:
-            out.append(indices)
-            continue
-        shape = [1] * indices.ndim
-        shape[d] = n
-        positions = from_data(list(range(n)), tuple(shape), indices.dtype)
-        out.append(ops.broadcast_to(positions, indices.shape))
-    return out
 
 
 class _StridedWindow(Primitive):
@@ -132,20 +54,24 @@ class _StridedWindow(Primitive):
         self.strides = tuple(strides)
 
     def params(self):
-        return {
-            "start_indices": self.start_indices,
-            "end_indices": self.end_indices,
-            "strides": self.strides,
-        }
+        return {"start_indices": self.start_indices, "end_indices": self.end_indices,
+                "strides": self.strides}
 
     def _params(self):
         return self.start_indices, self.end_indices, self.strides
 
-    def _window(self, shape):
-        """The window's flat offset and per-axis flat strides in an array of ``shape``."""
-        in_strides = row_major_strides(shape)
-        offset = sum(s * k for s, k in zip(self.start_indices, in_strides))
-        return offset, [st * k for st, k in zip(self.strides, in_strides)]
+    def _slice(self, x):
+        """The window of ``x``."""
+        return make_array(Slice(*self._params()), [x])
+
+    def _batched(self, ax, size):
+        """The window with a whole batch axis of ``size`` inserted at ``ax``:
+        start 0, stop its size, step 1."""
+        start, stop, strides = (list(p) for p in self._params())
+        start.insert(ax, 0)
+        stop.insert(ax, size)
+        strides.insert(ax, 1)
+        return start, stop, strides
 
 
 class Slice(_StridedWindow):
@@ -169,28 +95,21 @@ class Slice(_StridedWindow):
     def eval(self, inputs):
         (x,) = inputs
         (shape,) = self.output_shapes(inputs)
-        offset, strides = self._window(x.shape)
-        return [gather_strided(x.data(), shape, strides, offset)]
-
+        return [slice_data(x.data(), x.shape, self.start_indices, self.strides, shape)]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # The cotangent goes back into the window it came from; elements the
         # slice skipped get zero (MLX: slice_update of zeros).
         (x,), (cot,) = primals, cotangents
-        return [make_array(SliceUpdate(*self._params()), [_zeros(x.shape, cot.dtype), cot])]
+        return [make_array(SliceUpdate(*self._params()), [ops.zeros(x.shape, cot.dtype), cot])]
 
     def jvp(self, primals, tangents, argnums):
-        return [make_array(Slice(*self._params()), tangents)]
+        return [self._slice(tangents[0])]
 
     def vmap(self, inputs, axes):
-        # The whole batch axis, taken in order: start 0, stop its size, step 1.
         (x,), (ax,) = inputs, axes
-        start, stop, strides = (list(p) for p in self._params())
-        if ax is not None:
-            start.insert(ax, 0)
-            stop.insert(ax, x.shape[ax])
-            strides.insert(ax, 1)
-        return [make_array(Slice(start, stop, strides), [x])], [ax]
+        window = self._params() if ax is None else self._batched(ax, x.shape[ax])
+        return [make_array(Slice(*window), [x])], [ax]
 
 
 class SliceUpdate(_StridedWindow):
@@ -216,12 +135,8 @@ class SliceUpdate(_StridedWindow):
 
     def eval(self, inputs):
         src, update = inputs
-        offset, strides = self._window(src.shape)
-        out = list(src.data())  # a copy: element lists are never mutated
-        combine = _combine(self.reduce_type, src.dtype)
-        for i, v in zip(strided_indices(update.shape, strides, offset), update.data()):
-            out[i] = combine(out[i], v)
-        return [out]
+        return [slice_update(src.data(), src.shape, src.dtype, update.data(), update.shape,
+                             self.start_indices, self.strides, self.reduce_type)]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # As MLX's SliceUpdate::vjp. src: "none" zeroes the overwritten window,
@@ -237,7 +152,7 @@ class SliceUpdate(_StridedWindow):
         for i in argnums:
             if i == 0:
                 if r == "none":
-                    zeros = _zeros(update.shape, cot.dtype)
+                    zeros = ops.zeros(update.shape, cot.dtype)
                     grads.append(make_array(self._same(), [cot, zeros]))
                 elif r == "sum":
                     grads.append(cot)
@@ -246,12 +161,12 @@ class SliceUpdate(_StridedWindow):
                 else:
                     grads.append(_where_equal(out, src, cot))
             else:
-                window = make_array(Slice(*self._params()), [cot])
+                window = self._slice(cot)
                 if r == "prod":
-                    src_w = make_array(Slice(*self._params()), [src])
+                    src_w = self._slice(src)
                     window = ops.multiply(window, ops.astype(src_w, cot.dtype))
                 elif r in ("max", "min"):
-                    out_w = make_array(Slice(*self._params()), [out])
+                    out_w = self._slice(out)
                     window = _where_equal(out_w, update, window)
                 grads.append(window)
         return grads
@@ -265,17 +180,16 @@ class SliceUpdate(_StridedWindow):
         src, update = primals
         given = dict(zip(argnums, tangents))
         dtype = tangents[0].dtype
-        t_src = ops.astype(given[0], dtype) if 0 in given else _zeros(src.shape, dtype)
-        t_upd = ops.astype(given[1], dtype) if 1 in given else _zeros(update.shape, dtype)
+        t_src, t_upd = _tangent(given, 0, src, dtype), _tangent(given, 1, update, dtype)
         r = self.reduce_type
         if r in ("none", "sum"):
             return [make_array(self._same(), [t_src, t_upd])]
         if r == "prod":
             scaled = make_array(self._same(), [t_src, ops.astype(update, dtype)])
-            src_w = ops.astype(make_array(Slice(*self._params()), [src]), dtype)
+            src_w = ops.astype(self._slice(src), dtype)
             return [make_array(self._same("sum"), [scaled, ops.multiply(src_w, t_upd)])]
         out = make_array(self._same(), [src, update])
-        out_w = make_array(Slice(*self._params()), [out])
+        out_w = self._slice(out)
         kept = _where_equal(out, src, t_src)
         return [make_array(self._same("sum"), [kept, _where_equal(out_w, update, t_upd)])]
 
@@ -283,17 +197,13 @@ class SliceUpdate(_StridedWindow):
         # src and update batched on one axis (src's if it has one; the unbatched
         # one broadcast along it), and the window spans all of that axis.
         (src, update), (src_ax, upd_ax) = inputs, axes
-        start, stop, strides = (list(p) for p in self._params())
         if src_ax is None and upd_ax is None:
             return [make_array(self._same(), [src, update])], [None]
         size = batch_size(inputs, axes)
         ax = upd_ax if src_ax is None else src_ax
         src = move_batch_axis(src, src_ax, size, ax)
         update = move_batch_axis(update, upd_ax, size, ax)
-        start.insert(ax, 0)
-        stop.insert(ax, size)
-        strides.insert(ax, 1)
-        prim = SliceUpdate(start, stop, strides, self.reduce_type)
+        prim = SliceUpdate(*self._batched(ax, size), self.reduce_type)
         return [make_array(prim, [src, update])], [ax]
 
 
@@ -309,21 +219,6 @@ class _DynamicWindow(Primitive):
 
     def params(self):
         return {"axes": self.axes}
-
-    def _offset(self, shape, start, window):
-        """The window's flat offset in an array of ``shape``; an IndexError
-        when it does not fit (MLX reads or writes out of bounds)."""
-        starts = [0] * len(shape)
-        values = start.data()
-        for ax, v in zip(self.axes, values if start.ndim else values[:1]):
-            if v < 0 or v + window[ax] > shape[ax]:
-                raise IndexError(
-                    f"[{self.op}] Start index {v} on axis {ax} does not fit a window of "
-                    f"size {window[ax]} in an axis of size {shape[ax]}."
-                )
-            starts[ax] = v
-        strides = row_major_strides(shape)
-        return sum(s * k for s, k in zip(starts, strides)), strides
 
     def _no_start_rule(self, mode):
         return ValueError(f"[{type(self).__name__}::{mode}] Not supported for start indices.")
@@ -347,8 +242,8 @@ class DynamicSlice(_DynamicWindow):
 
     def eval(self, inputs):
         a, start = inputs
-        offset, strides = self._offset(a.shape, start, self.slice_size)
-        return [gather_strided(a.data(), self.slice_size, strides, offset)]
+        return [dynamic_slice(a.data(), a.shape, self.axes, start.data(), self.slice_size,
+                              self.op)]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # The cotangent written back into its window of zeros (as MLX).
@@ -356,7 +251,7 @@ class DynamicSlice(_DynamicWindow):
         if list(argnums) != [0]:
             raise self._no_start_rule("vjp")
         (cot,) = cotangents
-        zeros = _zeros(a.shape, cot.dtype)
+        zeros = ops.zeros(a.shape, cot.dtype)
         return [make_array(DynamicSliceUpdate(self.axes), [zeros, cot, start])]
 
     def jvp(self, primals, tangents, argnums):
@@ -387,11 +282,8 @@ class DynamicSliceUpdate(_DynamicWindow):
 
     def eval(self, inputs):
         src, update, start = inputs
-        offset, strides = self._offset(src.shape, start, update.shape)
-        out = list(src.data())  # a copy: element lists are never mutated
-        for i, v in zip(strided_indices(update.shape, strides, offset), update.data()):
-            out[i] = v
-        return [out]
+        return [dynamic_slice_update(src.data(), src.shape, update.data(), update.shape,
+                                     self.axes, start.data(), self.op)]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # src: the cotangent with the window zeroed; update: the cotangent's window.
@@ -400,7 +292,7 @@ class DynamicSliceUpdate(_DynamicWindow):
         grads = []
         for i in argnums:
             if i == 0:
-                zeros = _zeros(update.shape, cot.dtype)
+                zeros = ops.zeros(update.shape, cot.dtype)
                 grads.append(make_array(DynamicSliceUpdate(self.axes), [cot, zeros, start]))
             elif i == 1:
                 grads.append(make_array(DynamicSlice(self.axes, update.shape), [cot, start]))
@@ -414,8 +306,7 @@ class DynamicSliceUpdate(_DynamicWindow):
         if 2 in given:
             raise self._no_start_rule("jvp")
         dtype = tangents[0].dtype
-        t_src = ops.astype(given[0], dtype) if 0 in given else _zeros(src.shape, dtype)
-        t_upd = ops.astype(given[1], dtype) if 1 in given else _zeros(update.shape, dtype)
+        t_src, t_upd = _tangent(given, 0, src, dtype), _tangent(given, 1, update, dtype)
         return [make_array(DynamicSliceUpdate(self.axes), [t_src, t_upd, start])]
 
     def vmap(self, inputs, axes):
@@ -461,12 +352,8 @@ class Gather(Primitive):
 
     def eval(self, inputs):
         a, indices = inputs[0], inputs[1:]
-        window = strided_indices(self.slice_sizes, row_major_strides(a.shape))
-        if not window:
-            return [[]]
-        bases = _index_offsets(a.shape, self.axes, indices, self.op)
-        data = a.data()
-        return [[data[b + w] for b in bases for w in window]]
+        return [gather(a.data(), a.shape, self.axes, [x.data() for x in indices],
+                       self.slice_sizes, self.op)]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # Every window read adds its cotangent back where it was read from:
@@ -477,7 +364,7 @@ class Gather(Primitive):
         for i in argnums:
             if i > 0:
                 raise _index_error("gather", "VJP")
-            zeros = _zeros(a.shape, cot.dtype)
+            zeros = ops.zeros(a.shape, cot.dtype)
             grads.append(make_array(Scatter(self.axes, "sum"), [zeros, *indices, cot]))
         return grads
 
@@ -512,7 +399,7 @@ class Gather(Primitive):
         # Both: example b reads from slice b of the source, i.e. one more index
         # array, b itself, on the source's batch axis (window 1, squeezed away).
         idx_ndim = indices[0].ndim
-        positions = _batch_positions(size, idx_ndim, indices[0].dtype)
+        positions = _positions(size, idx_ndim, 0, indices[0].dtype)
         positions = ops.broadcast_to(ops.moveaxis(positions, 0, out_ax), indices[0].shape)
         slice_sizes.insert(a_ax, 1)
         out = self._gather(a, indices + [positions], gather_axes + [a_ax], slice_sizes)
@@ -520,6 +407,23 @@ class Gather(Primitive):
 
     def _gather(self, a, indices, axes, slice_sizes):
         return make_array(Gather(axes, slice_sizes, self.op), [a, *indices])
+
+
+def _positions(n, ndim, axis, dtype):
+    """``arange(n)`` laid along ``axis`` of an ``ndim``-d array (size 1 elsewhere)."""
+    shape = [1] * ndim
+    shape[axis] = n
+    return from_data(list(range(n)), tuple(shape), dtype)
+
+
+def along_axis_indices(indices, axis):
+    """One index array per axis that, with ``indices`` on ``axis``, names for
+    each position p of ``indices`` the element p with its ``axis`` coordinate
+    replaced by ``indices[p]``: what turns an along-axis scatter (``GatherAxis``'s
+    vjp, ``put_along_axis``) into a ``Scatter`` over every axis."""
+    return [indices if d == axis else
+            ops.broadcast_to(_positions(n, indices.ndim, d, indices.dtype), indices.shape)
+            for d, n in enumerate(indices.shape)]
 
 
 class GatherAxis(Primitive):
@@ -542,13 +446,8 @@ class GatherAxis(Primitive):
 
     def eval(self, inputs):
         a, indices = inputs
-        strides = row_major_strides(a.shape)
-        base_strides = [0 if d == self.axis else s for d, s in enumerate(strides)]
-        bases = strided_indices(indices.shape, base_strides)
-        values = _wrapped(indices.data(), self.axis, a.shape[self.axis], self.op)
-        s = strides[self.axis]
-        data = a.data()
-        return [[data[b + v * s] for b, v in zip(bases, values)]]
+        return [gather_axis(a.data(), a.shape, self.axis, indices.data(), indices.shape,
+                            self.op)]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # A scatter-add of the cotangent into zeros (MLX uses ScatterAxis; here
@@ -563,7 +462,7 @@ class GatherAxis(Primitive):
             index_arrays = along_axis_indices(indices, self.axis)
             updates = ops.reshape(cot, cot.shape + (1,) * a.ndim)
             axes = list(range(a.ndim))
-            zeros = _zeros(a.shape, cot.dtype)
+            zeros = ops.zeros(a.shape, cot.dtype)
             grads.append(make_array(Scatter(axes, "sum"), [zeros, *index_arrays, updates]))
         return grads
 
@@ -583,6 +482,11 @@ class GatherAxis(Primitive):
         a = move_batch_axis(a, a_ax, size, 0)
         indices = move_batch_axis(indices, idx_ax, size, 0)
         return [make_array(GatherAxis(self.axis + 1, self.op), [a, indices])], [0]
+
+
+def _update_window(indices, updates):
+    """The shape of one update's window: the axes of ``updates`` after the index axes."""
+    return updates.shape[(indices[0].ndim if indices else 0):]
 
 
 class Scatter(Primitive):
@@ -608,24 +512,9 @@ class Scatter(Primitive):
 
     def eval(self, inputs):
         a, indices, updates = inputs[0], inputs[1:-1], inputs[-1]
-        out = list(a.data())
-        index_ndim = indices[0].ndim if indices else 0
-        window_shape = updates.shape[index_ndim:]
-        strides = row_major_strides(a.shape)
-        window = strided_indices(window_shape, strides)
-        if not window:
-            return [out]
-        bases = _index_offsets(a.shape, self.axes, indices, self.op)
-        upd = updates.data()
-        n = len(window)
-        # MLX's scatter combines in the array's dtype (backend/cpu/indexing.cpp),
-        # so sums and products that meet at one position are rounded after
-        # each step.
-        combine = _combine(self.reduce_type, a.dtype)
-        for p, b in enumerate(bases):
-            for k, w in enumerate(window):
-                out[b + w] = combine(out[b + w], upd[p * n + k])
-        return [out]
+        window = _update_window(indices, updates)
+        return [scatter(a.data(), a.shape, a.dtype, self.axes, [x.data() for x in indices],
+                        updates.data(), window, self.reduce_type, self.op)]
 
     def _same(self, reduce_type=None):
         return Scatter(self.axes, reduce_type or self.reduce_type, self.op)
@@ -638,7 +527,7 @@ class Scatter(Primitive):
         """For each update, the product of the *other* updates that land on the
         same element, without dividing by a zero update: the product of the
         nonzero ones and the number of zeros, per element of ``a``."""
-        window = updates.shape[(indices[0].ndim if indices else 0):]
+        window = _update_window(indices, updates)
         u = ops.astype(updates, dtype)
         is_zero = ops.equal(u, array(0, dtype))
         nonzero = ops.where(is_zero, array(1, dtype), u)
@@ -646,7 +535,7 @@ class Scatter(Primitive):
         prod = self._gather(make_array(self._same("prod"), [ones, *indices, nonzero]),
                             indices, window)
         zeros = self._gather(
-            make_array(self._same("sum"), [_zeros(a.shape, dtype), *indices,
+            make_array(self._same("sum"), [ops.zeros(a.shape, dtype), *indices,
                                            ops.astype(is_zero, dtype)]), indices, window)
         zero = array(0, dtype)
         without_self = ops.where(ops.equal(zeros, zero), ops.divide(prod, nonzero), zero)
@@ -672,15 +561,14 @@ class Scatter(Primitive):
         (cot,) = cotangents
         (out,) = outputs
         r = self.reduce_type
-        index_ndim = indices[0].ndim if indices else 0
-        window = updates.shape[index_ndim:]
+        window = _update_window(indices, updates)
         grads = []
         for i in argnums:
             if i == 0:
                 if r == "sum":
                     grads.append(cot)
                 elif r == "none":
-                    zeros = _zeros(updates.shape, cot.dtype)
+                    zeros = ops.zeros(updates.shape, cot.dtype)
                     grads.append(make_array(self._same(), [cot, *indices, zeros]))
                 elif r == "prod":
                     upd = ops.astype(updates, cot.dtype)
@@ -716,13 +604,11 @@ class Scatter(Primitive):
         if any(0 < i < len(primals) - 1 for i in given):
             raise _index_error("scatter", "JVP")
         dtype = tangents[0].dtype
-        t_a = ops.astype(given[0], dtype) if 0 in given else _zeros(a.shape, dtype)
-        last = len(primals) - 1
-        t_u = ops.astype(given[last], dtype) if last in given else _zeros(updates.shape, dtype)
+        t_a, t_u = _tangent(given, 0, a, dtype), _tangent(given, len(primals) - 1, updates, dtype)
         r = self.reduce_type
         if r in ("none", "sum"):
             return [make_array(self._same(), [t_a, *indices, t_u])]
-        window = updates.shape[(indices[0].ndim if indices else 0):]
+        window = _update_window(indices, updates)
         if r == "prod":
             scaled = make_array(self._same(), [t_a, *indices, ops.astype(updates, dtype)])
             seen = self._gather(ops.astype(a, dtype), indices, window)
@@ -747,8 +633,8 @@ class Scatter(Primitive):
         a = move_batch_axis(a, axes[0], size, 0)
         indices = [move_batch_axis(x, ax, size, 0) for x, ax in zip(indices, axes[1:-1])]
         index_shape = indices[0].shape if indices else (size,)
-        positions = _batch_positions(size, len(index_shape), indices[0].dtype if indices
-                                     else _dt.int32)
+        positions = _positions(size, len(index_shape), 0,
+                               indices[0].dtype if indices else _dt.int32)
         indices.append(ops.broadcast_to(positions, index_shape))
         # updates: (batch,) + index shape + a window with a size-1 batch axis.
         updates = ops.expand_dims(move_batch_axis(updates, axes[-1], size, 0), len(index_shape))
@@ -767,25 +653,8 @@ class MaskedScatter(Primitive):
 
     def eval(self, inputs):
         a, mask, values = inputs
-        out = list(a.data())
         batches = a.shape[0] if a.ndim else 1
-        if batches == 0:
-            return [out]
-        m, v = mask.data(), values.data()
-        per_mask = len(m) // batches
-        per_value = len(v) // batches
-        for b in range(batches):
-            used = 0
-            for i in range(b * per_mask, (b + 1) * per_mask):
-                if m[i]:
-                    if used >= per_value:
-                        raise RuntimeError(
-                            "[MaskedScatter::eval_cpu] Source does not have enough "
-                            "elements for mask."
-                        )
-                    out[i] = v[b * per_value + used]
-                    used += 1
-        return [out]
+        return [masked_scatter(a.data(), batches, mask.data(), values.data())]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # a: the cotangent where the mask is false (masked positions were
@@ -806,7 +675,7 @@ class MaskedScatter(Primitive):
     @staticmethod
     def _values_vjp(a, mask, values, cot):
         if values.size == 0:
-            return _zeros(values.shape, cot.dtype)
+            return ops.zeros(values.shape, cot.dtype)
         batches = a.shape[0] if a.ndim else 1
         per_mask = mask.size // batches if batches else 0
         per_value = values.size // batches if batches else 0
@@ -818,7 +687,7 @@ class MaskedScatter(Primitive):
         target = ops.where(m, ops.add(rank, first), array(0, _dt.int32))
         contrib = ops.where(m, ops.reshape(cot, (batches, per_mask)), array(0, cot.dtype))
         flat = make_array(Scatter([0], "sum"), [
-            _zeros((values.size,), cot.dtype),
+            ops.zeros((values.size,), cot.dtype),
             ops.reshape(target, (-1,)),
             ops.reshape(contrib, (-1, 1)),
         ])
@@ -831,8 +700,8 @@ class MaskedScatter(Primitive):
         if 1 in given:
             raise ValueError("[masked_scatter] invalid arg index in JVP")
         dtype = tangents[0].dtype
-        t_a = given[0] if 0 in given else _zeros(a.shape, dtype)
-        t_v = ops.astype(given[2], dtype) if 2 in given else _zeros(values.shape, dtype)
+        t_a = given[0] if 0 in given else ops.zeros(a.shape, dtype)
+        t_v = ops.astype(given[2], dtype) if 2 in given else ops.zeros(values.shape, dtype)
         return [make_array(MaskedScatter(), [ops.astype(t_a, dtype), mask, t_v])]
 
     def vmap(self, inputs, axes):

@@ -1,8 +1,9 @@
 """Primitives that move elements without changing them: broadcast, reshape, ...
 
-Read alongside: mlx/primitives.h (``Broadcast``, ``Reshape``, ``Transpose``,
-``Slice``, ``Concatenate``, ``Split``, ...). Each one computes the flat indices
-its output reads from (``strided_indices``) and gathers.
+Read alongside: mlx/primitives.h and mlx/primitives.cpp (``Broadcast``,
+``Reshape``, ``Transpose``, ``Concatenate``, ``Split``, ``Pad``, ...).
+Read next: mlxref/core/backend/cpu/copy.py (their kernels: copies along
+strides), mlxref/core/primitives/indexing.py (slices, gather, scatter).
 """
 
 import math
@@ -10,7 +11,9 @@ import math
 from .. import dtypes as _dt
 from .. import ops
 from ..array import array
-from ..backend.cpu.copy import gather_strided, row_major_strides, strided_indices
+from ..backend.cpu.copy import (broadcast, concatenate, gather_strided, pad, split, transpose,
+                               view)
+from ..printing import format_shape
 from .base import Primitive, batch_size, make_array, make_arrays, move_batch_axis
 from .indexing import Scatter, Slice
 
@@ -52,7 +55,7 @@ class Broadcast(Primitive):
         return [self.shape]
 
     def eval(self, inputs):
-        return [broadcast_data(inputs[0], self.output_shapes(inputs)[0])]
+        return [broadcast(inputs[0].data(), inputs[0].shape, self.output_shapes(inputs)[0])]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         if len(primals) > 1:
@@ -86,19 +89,6 @@ class Broadcast(Primitive):
         out_ax = ax + lead
         shape = self.shape[:out_ax] + (x.shape[ax],) + self.shape[out_ax:]
         return [ops.broadcast_to(x, shape)], [out_ax]
-
-
-def broadcast_data(x, shape):
-    """The elements of ``x`` broadcast to ``shape`` (repeated along new leading
-    axes, stride 0 along its size-1 axes), in row-major order."""
-    lead = len(shape) - x.ndim
-    if shape[lead:] == x.shape:  # only new leading axes: repeat the list
-        return x.data() * math.prod(shape[:lead])
-    strides = [0] * lead + [
-        0 if n == 1 and m != 1 else s
-        for n, m, s in zip(x.shape, shape[lead:], row_major_strides(x.shape))
-    ]
-    return gather_strided(x.data(), shape, strides)
 
 
 class BroadcastAxes(Primitive):
@@ -136,7 +126,7 @@ class BroadcastAxes(Primitive):
         return [tuple(shape)]
 
     def eval(self, inputs):
-        return [broadcast_data(inputs[0], self.output_shapes(inputs)[0])]
+        return [broadcast(inputs[0].data(), inputs[0].shape, self.output_shapes(inputs)[0])]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # The first input's cotangent is Broadcast's (summed over what was
@@ -166,6 +156,31 @@ class BroadcastAxes(Primitive):
         return [make_array(self, moved)], [0 if batched else None]
 
 
+def reshape_output_shape(size, shape):
+    """MLX's ``Reshape::output_shape``: infer one -1, then check the size."""
+    shape = list(shape)
+    known, infer = 1, None
+    for i, d in enumerate(shape):
+        if d == -1:
+            if infer is not None:
+                raise ValueError("[reshape] Reshape can only infer one dimension.")
+            infer = i
+        else:
+            known *= d
+    if infer is not None:
+        if known == 0:
+            raise ValueError("[reshape] Cannot infer the shape of an empty array")
+        shape[infer] = size // known
+        known *= shape[infer]
+    # MLX accepts e.g. (-2, -3) for size 6 and makes an array with negative
+    # dimensions; mlxref refuses any negative dimension with the size message.
+    if known != size or any(d < 0 for d in shape):
+        raise ValueError(
+            f"[reshape] Cannot reshape array of size {size} into shape {format_shape(shape)}."
+        )
+    return tuple(shape)
+
+
 class Reshape(Primitive):
     """The same elements in row-major order under a new shape."""
 
@@ -180,9 +195,7 @@ class Reshape(Primitive):
     def output_shapes(self, inputs):
         # Checked again here, as MLX's Reshape::output_shape: a shapeless
         # compile replays the node on inputs of another size.
-        from ..ops.shape import _reshape_output_shape
-
-        return [_reshape_output_shape(inputs[0].size, self.shape)]
+        return [reshape_output_shape(inputs[0].size, self.shape)]
 
     def eval(self, inputs):
         return [inputs[0].data()]  # row-major order is unchanged; lists are never mutated
@@ -300,11 +313,7 @@ class Transpose(Primitive):
         return [tuple(shape[ax] for ax in self.axes)]
 
     def eval(self, inputs):
-        (x,) = inputs
-        in_strides = row_major_strides(x.shape)
-        shape = [x.shape[ax] for ax in self.axes]
-        strides = [in_strides[ax] for ax in self.axes]
-        return [gather_strided(x.data(), shape, strides)]
+        return [transpose(inputs[0].data(), inputs[0].shape, self.axes)]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # The inverse permutation: input axis axes[i] came from output axis i.
@@ -420,15 +429,7 @@ class Concatenate(Primitive):
         return [tuple(shape)]
 
     def eval(self, inputs):
-        # Row-major: for every index of the axes before ``axis``, each input
-        # contributes one contiguous block of prod(shape[axis:]) elements.
-        outer = math.prod(inputs[0].shape[: self.axis])
-        blocks = [(x.data(), math.prod(x.shape[self.axis :])) for x in inputs]
-        out = []
-        for o in range(outer):
-            for data, n in blocks:
-                out.extend(data[o * n : (o + 1) * n])
-        return [out]
+        return [concatenate([x.data() for x in inputs], [x.shape for x in inputs], self.axis)]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # Input i owns the window [offsets[i], offsets[i + 1]) of the axis.
@@ -474,28 +475,15 @@ class Split(Primitive):
     def params(self):
         return {"indices": self.indices, "axis": self.axis}
 
-    def _bounds(self, n):
-        cuts = (0,) + self.indices + (n,)
-        return list(zip(cuts[:-1], cuts[1:]))
-
     def output_shapes(self, inputs):
         shape = inputs[0].shape
-        out = []
-        for start, stop in self._bounds(shape[self.axis]):
-            s = list(shape)
-            s[self.axis] = stop - start
-            out.append(tuple(s))
-        return out
+        cuts = (0,) + self.indices + (shape[self.axis],)
+        return [shape[: self.axis] + (stop - start,) + shape[self.axis + 1 :]
+                for start, stop in zip(cuts[:-1], cuts[1:])]
 
     def eval(self, inputs):
         (x,) = inputs
-        strides = row_major_strides(x.shape)
-        data = x.data()
-        outs = []
-        for shape, (start, _) in zip(self.output_shapes(inputs), self._bounds(x.shape[self.axis])):
-            idx = strided_indices(shape, strides, start * strides[self.axis])
-            outs.append([data[i] for i in idx])
-        return outs
+        return split(x.data(), x.shape, self.axis, self.output_shapes(inputs))
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # One cotangent per piece (the transform fills pieces nobody used with
@@ -543,12 +531,7 @@ class Pad(Primitive):
     def eval(self, inputs):
         x, value = inputs
         (out_shape,) = self.output_shapes(inputs)
-        out_strides = row_major_strides(out_shape)
-        offset = sum(lo * out_strides[ax] for ax, lo in zip(self.axes, self.low_pad_size))
-        out = value.data() * math.prod(out_shape)  # a fresh list we own
-        for i, v in zip(strided_indices(x.shape, out_strides, offset), x.data()):
-            out[i] = v
-        return [out]
+        return [pad(x.data(), x.shape, value.data()[0], out_shape, self.axes, self.low_pad_size)]
 
     def _inner(self, cot):
         """The window of the padded array where the input sits."""
@@ -652,18 +635,7 @@ class View(Primitive):
 
     def eval(self, inputs):
         (x,) = inputs
-        data = x.data()
-        if any(not isinstance(v, (bool, int, float, complex)) for v in data):
-            # A symbol has no bits: it keeps its name through a view that
-            # maps each element to one element (so a view and its inverse
-            # give the symbol back), and nothing else is defined.
-            if x.dtype.size != self.dtype.size:
-                raise ValueError(
-                    f"[view] A symbolic array cannot be viewed as {self.dtype.name}: "
-                    f"{x.dtype.name} and {self.dtype.name} differ in size."
-                )
-            return [list(data)]
-        return [_dt.from_bytes(_dt.to_bytes(data, x.dtype), self.dtype)]
+        return [view(x.data(), x.dtype, self.dtype)]
 
 
 class AsStrided(Primitive):
