@@ -27,7 +27,7 @@ The algorithm:
    elementwise primitives (and broadcasts) into one ``Compiled`` node,
    within MLX's limits (depth 11, 24 arrays), when every consumer of a fused
    array is in the chain; a broadcast also read outside it is split, the
-   chain getting its own copy (mlxref/core/primitives/compiled.py generates
+   chain getting its own copy (mlxref/core/backend/cpu/compiled.py generates
    the chain's code).
 6. ``compile_replace``: at every call, rebuild the tape's nodes on the real
    inputs (lazily, as any op); ``outputs=`` trees get their new arrays.
