@@ -1,10 +1,9 @@
 """``Compiled``: a chain of elementwise primitives fused into one, by ``mx.compile``.
 
 Read alongside: mlx/compile.cpp (``Compiled``'s constructor, which names the
-kernel after its tape, ``is_equivalent`` and ``output_shapes``). MLX's
-``Compiled`` throws for vjp, jvp and vmap (compile steps aside when its
-inputs are tracers); mlxref's unfold the chain into its primitives' nodes
-(``unfold``) and transform those.
+kernel after its tape, ``is_equivalent``, ``output_shapes``, and the vjp,
+jvp and vmap that throw: a compiled function called on tracers runs the
+original function, so no transform meets the node).
 Read next: mlxref/core/backend/cpu/compiled.py (the generated loop, and why
 it gives the unfused bits); mlxref/core/transforms/compile.py (what is fused).
 """
@@ -76,6 +75,18 @@ class Compiled(Primitive):
     def output_dtypes(self, inputs):
         return [self.tape[o][2] for o in self.outputs]
 
+    # MLX's Compiled has no rules: mx.compile calls the function itself on
+    # tracers, so a transform never meets a Compiled node it made.
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        raise RuntimeError("[Compiled] Cannot vjp primitive.")
+
+    def jvp(self, primals, tangents, argnums):
+        raise RuntimeError("[Compiled] Cannot jvp primitive.")
+
+    def vmap(self, inputs, axes):
+        raise RuntimeError("[Compiled] Cannot vmap primitive.")
+
     # --- evaluation ------------------------------------------------------------
 
     def eval(self, inputs):
@@ -127,45 +138,6 @@ class Compiled(Primitive):
             expression=primitive.expression if rule is primitive.numeric else None,
             expression_raises=primitive.expression_raises,
             moves_elements=primitive.moves_elements)
-
-    # --- transforms, by unfolding ------------------------------------------------
-
-    def unfold(self, inputs):
-        """The fused chain rebuilt on ``inputs`` as nodes of its own primitives."""
-        shape = self.output_shapes(inputs)[0]
-        values = list(inputs)
-        for primitive, refs, _ in self.tape:
-            if type(primitive) is Broadcast:
-                primitive = Broadcast(shape)
-            (value,) = make_arrays(primitive, [values[r] for r in refs])
-            values.append(value)
-        return [values[self.n_inputs + o] for o in self.outputs]
-
-    def vjp(self, primals, cotangents, argnums, outputs):
-        from ..transforms.vjp import vjp
-
-        def chain(*xs):
-            return self.unfold([xs[argnums.index(i)] if i in argnums else p
-                                for i, p in enumerate(primals)])
-
-        _, vjps = vjp(chain, [primals[i] for i in argnums], cotangents)
-        return vjps
-
-    def jvp(self, primals, tangents, argnums):
-        from ..transforms.jvp import jvp
-
-        def chain(*xs):
-            return self.unfold([xs[argnums.index(i)] if i in argnums else p
-                                for i, p in enumerate(primals)])
-
-        _, jvps = jvp(chain, [primals[i] for i in argnums], tangents)
-        return jvps
-
-    def vmap(self, inputs, axes):
-        from ..transforms.vmap import vmap
-
-        outs = vmap(lambda *xs: self.unfold(list(xs)), in_axes=tuple(axes))(*inputs)
-        return list(outs), [0] * len(outs)
 
     def _dtype_of(self, r):
         """The dtype of value ``r``: an input's or a step's."""

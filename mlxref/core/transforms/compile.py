@@ -34,8 +34,9 @@ The algorithm:
 
 When an input is a tracer (inside grad, vjp, jvp, vmap or another compile)
 the function is simply called, as in MLX: that is how ``grad(compile(f))``
-and ``vmap(compile(f))`` work. ``disable_compile()``, ``enable_compile()`` and
-the environment variable ``MLX_DISABLE_COMPILE`` switch compilation off and on.
+and ``vmap(compile(f))`` work (``Compiled``, as MLX's, has no rules).
+``disable_compile()``, ``enable_compile()`` and the environment variable
+``MLX_DISABLE_COMPILE`` switch compilation off and on.
 """
 
 import copy
