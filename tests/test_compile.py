@@ -11,6 +11,7 @@ import math
 import pytest
 
 import mlxref.core as mx
+from mlxref.core.primitives.base import make_arrays
 from mlxref.core.primitives.compiled import Compiled
 # (the package's ``compile`` is the function; the module is reached by name)
 compile_module = importlib.import_module("mlxref.core.transforms.compile")
@@ -350,21 +351,51 @@ def test_composes_with_every_transform():
     assert h(x).tolist() == (mx.exp(x) * 3).tolist()
 
 
-def test_compiled_primitive_rules_by_unfolding():
+def test_compiled_primitive_has_no_rules_as_in_mlx():
+    # MLX's Compiled::vjp, jvp and vmap throw: a transform never meets the
+    # node, since a compiled function called on tracers runs the function.
     x, y = mx.array(X[:3]), mx.array(Y[:3])
     out = mx.compile(lambda a, b: mx.sin(a) * mx.exp(b) + a)(x, y)
     node, inputs = out.primitive(), out.inputs()
     assert isinstance(node, Compiled)
     cot = mx.array([1.0, 2.0, 3.0])
-    got = node.vjp(inputs, [cot], [0, 1], [out])
-    want = mx.vjp(lambda a, b: mx.sin(a) * mx.exp(b) + a, [x, y], [cot])[1]
-    assert [g.tolist() for g in got] == [w.tolist() for w in want]
-    (tan,) = node.jvp(inputs, [cot], [0])
-    assert tan.tolist() == mx.jvp(lambda a: mx.sin(a) * mx.exp(y) + a, [x], [cot])[1][0].tolist()
-    batched = [mx.stack([x, y]), y]
-    (v,), axes = node.vmap(batched, [0, None])
-    assert axes == [0]
-    assert v.tolist() == (mx.sin(batched[0]) * mx.exp(y) + batched[0]).tolist()
+    with pytest.raises(RuntimeError, match=r"^\[Compiled\] Cannot vjp primitive\.$"):
+        node.vjp(inputs, [cot], [0, 1], [out])
+    with pytest.raises(RuntimeError, match=r"^\[Compiled\] Cannot jvp primitive\.$"):
+        node.jvp(inputs, [cot], [0])
+    with pytest.raises(RuntimeError, match=r"^\[Compiled\] Cannot vmap primitive\.$"):
+        node.vmap([mx.stack([x, y]), y], [0, None])
+
+    def replayed(a):  # the node itself on a tracer: what compile never builds
+        return mx.sum(make_arrays(node, [a, y])[0])
+
+    with pytest.raises(RuntimeError, match="Cannot vjp primitive"):
+        mx.grad(replayed)(x)
+    with pytest.raises(RuntimeError, match="Cannot jvp primitive"):
+        mx.jvp(replayed, [x], [cot])
+    with pytest.raises(RuntimeError, match="Cannot vmap primitive"):
+        mx.vmap(replayed)(mx.stack([x, y]))
+
+
+def test_transforms_of_a_compiled_function_run_the_function():
+    calls = []
+
+    def f(a, b):
+        calls.append(a.is_tracer())
+        return mx.sin(a) * mx.exp(b) + a
+
+    x, y, cot = mx.array(X[:3]), mx.array(Y[:3]), mx.array([1.0, 2.0, 3.0])
+    cf = mx.compile(f)
+    outs, vjps = mx.vjp(cf, [x, y], [cot])
+    assert not any(isinstance(p, Compiled) for p in _nodes(outs + vjps))
+    assert calls == [True]  # called on the tracers, not traced for the cache
+    want = mx.vjp(f, [x, y], [cot])
+    assert [a.tolist() for a in outs + vjps] == [a.tolist() for a in want[0] + want[1]]
+    assert mx.jvp(lambda a: cf(a, y), [x], [cot])[1][0].tolist() == \
+        mx.jvp(lambda a: f(a, y), [x], [cot])[1][0].tolist()
+    batched = mx.stack([x, y])
+    assert mx.vmap(cf, in_axes=(0, None))(batched, y).tolist() == \
+        mx.vmap(f, in_axes=(0, None))(batched, y).tolist()
 
 
 def test_captured_state_inputs_and_outputs():

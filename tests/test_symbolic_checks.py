@@ -221,6 +221,28 @@ def test_a_rule_that_raises_is_reported_with_its_message(monkeypatch):
     assert "the rule broke here" in symbolic.format_table([r])
 
 
+def test_compiled_is_checked_as_a_primitive_without_rules(monkeypatch):
+    # MLX's Compiled throws for vjp, jvp and vmap: its cases check the fused
+    # forward and that each transform raises MLX's RuntimeError.
+    from mlxref.core.primitives.compiled import Compiled
+    from mlxref.symbolic import elementwise as cases
+
+    (case, *_) = [c for c in cases.CASES if c.primitive is Compiled]
+    r = check_case(case)
+    assert (r.forward, r.vjp, r.jvp, r.vmap, r.method) == (True, True, True, True, "no rule")
+    # Another error, or a rule that runs, fails the check.
+    def another_error(self, *args):
+        raise RuntimeError("[Compiled] Another message.")
+
+    def a_rule(self, inputs, axes):
+        return [make_array(E.Sin(), [inputs[0]])], [axes[0]]
+
+    monkeypatch.setattr(Compiled, "vjp", another_error)
+    monkeypatch.setattr(Compiled, "vmap", a_rule)
+    r = check_case(case)
+    assert (r.forward, r.vjp, r.jvp, r.vmap) == (True, False, True, False)
+
+
 def test_a_case_whose_program_does_not_use_its_primitive_says_so():
     r = check_case(Case(E.Exp, mx.sin, V))
     assert not r.ok

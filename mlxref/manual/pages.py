@@ -417,7 +417,7 @@ def walk_drawing(case, path):
               for k, shape in enumerate(case.shapes)]
     try:
         drawing = viz.trace(case.build, inputs, transform="vjp", **LOOK)
-    except ValueError as e:  # no vjp (MLX's "Not implemented")
+    except (ValueError, RuntimeError) as e:  # no vjp (MLX's "Not implemented", Compiled's)
         return str(e)
     return None if _render(drawing, path) else "no Graphviz here"
 

@@ -168,7 +168,7 @@ def _formulas(case, exact=False):
 def _rule(run, labels, exact):
     try:
         arrays = run()
-    except ValueError as e:  # MLX has no such rule: its message
+    except (ValueError, RuntimeError) as e:  # MLX has no such rule: its message
         return [(labels[0], None, str(e))]
     return [(label, a.shape, _elements(a, exact)) for label, a in zip(labels, arrays)]
 
@@ -180,7 +180,7 @@ def _vmap(case, dtype, exact):
     batched = [mx.stack([examples[0][j], examples[1][j]]) for j in range(len(case.shapes))]
     try:
         out = mx.vmap(case.build)(*batched)
-    except ValueError as e:
+    except (ValueError, RuntimeError) as e:  # MLX has no such rule: its message
         return [("vmap f", None, str(e))]
     return [("vmap f", out.shape, _elements(out, exact))]
 

@@ -68,7 +68,11 @@ class Case:
     shapes: tuple
     domain: str = "real"
     zero: bool = False  # MLX's rule for it is a zero gradient
-    raises: bool = False  # MLX has no vjp or jvp for it: both raise "Not implemented"
+    raises: bool = False  # MLX has no vjp or jvp for it: both raise MLX's error
+    no_vmap: bool = False  # nor vmap (with ``raises``): it raises MLX's error too
+    # MLX's error for a rule it does not have: Primitive's default, unless the
+    # primitive throws its own (Compiled's "[Compiled] Cannot vjp primitive.").
+    error: tuple = (ValueError, "[Primitive::{mode}] Not implemented for {name}")
     note: str = ""
     points: bool = False  # an iterative algorithm: checked at "high-precision points"
 
@@ -267,6 +271,9 @@ def check_vmap(case, batch=2):
         for b in range(batch)
     ]
     n = len(case.shapes)
+    if case.no_vmap:  # every input batched on axis 0 must raise MLX's error
+        batched = [mx.stack([examples[b][j] for b in range(batch)]) for j in range(n)]
+        return _not_implemented(lambda: mx.vmap(case.build)(*batched), "vmap", case)
     configs = [[ax if j == i else None for j in range(n)]
                for i in range(n) for ax in range(len(case.shapes[i]) + 1)]
     if n > 1:
@@ -477,12 +484,13 @@ def check_vmap_points(case, batch=2, seed=0):
 
 
 def _not_implemented(run, mode, case):
-    """Does ``run`` raise MLX's error for a rule the primitive does not have?"""
+    """Does ``run`` raise MLX's error (``case.error``) for a rule the primitive does not have?"""
+    kind, message = case.error
     try:
         run()
-    except ValueError as e:
+    except kind as e:
         # The name may carry the primitive's parameters (MLX's "View int32").
-        expected = f"[Primitive::{mode}] Not implemented for {case.primitive.__name__}"
+        expected = message.format(mode=mode, name=case.primitive.__name__)
         return str(e) == expected + "." or (str(e).startswith(expected + " ")
                                             and str(e).endswith("."))
     return False

@@ -31,7 +31,8 @@ def _divmod_both(a, b):
 def _fused(f):
     """``f``'s graph as ``mx.compile`` fuses it (compile's own trace, simplify
     and fuse), replayed on the case's arrays, tracers included, where a
-    compiled function would step aside and call ``f``."""
+    compiled function would step aside and call ``f``: so the transforms
+    meet the Compiled node, and raise MLX's error."""
     entries = {}
 
     def replay(*xs):
@@ -49,12 +50,20 @@ def _compiled(x, y):
     return B.make_array(Compiled(tape, [x.dtype, y.dtype], [2], [x.size, y.size]), [x, y])
 
 
+# MLX's Compiled has no vjp, jvp or vmap (a compiled function called on
+# tracers runs the function itself): its cases check the fused forward, and
+# that each transform raises this.
+COMPILED_ERROR = (RuntimeError, "[Compiled] Cannot {mode} primitive")
+
 CASES = [
-    Case(Compiled, _compiled, ((3,), (3,)), note="a fused chain, as mx.compile builds it"),
+    Case(Compiled, _compiled, ((3,), (3,)), note="a fused chain, as mx.compile builds it",
+         raises=True, no_vmap=True, error=COMPILED_ERROR),
     Case(Compiled, _fused(lambda x, y: mx.exp(-x) * y + mx.tanh(y) / (x * x + 1)), VV,
-         note="mx.compile's fusion: broadcasts, a shared subexpression"),
+         note="mx.compile's fusion: broadcasts, a shared subexpression",
+         raises=True, no_vmap=True, error=COMPILED_ERROR),
     Case(Compiled, _fused(lambda x: (lambda e: e * mx.log1p(e) - mx.sigmoid(x))(mx.exp(x))),
-         V, note="mx.compile's fusion: sigmoid, a step on whole lists"),
+         V, note="mx.compile's fusion: sigmoid, a step on whole lists",
+         raises=True, no_vmap=True, error=COMPILED_ERROR),
     Case(B.Copy, lambda x: B.make_array(B.Copy(), [x]), V,
          note="only a transform's tracers are Copy nodes"),
     Case(B.AsType, lambda x: x.astype(mx.float32), V),

@@ -67,7 +67,7 @@ def stages(fun, inputs):
 
 
 def _names(traced, input_names):
-    """id(_Value) -> name for every value of the traced tape: the inputs by
+    """id(TapeValue) -> name for every value of the traced tape: the inputs by
     ``input_names``, the rest numbered 1..n in tape order (``const_1``,
     ``mul_2``), as ``record.Builder`` names the nodes of a graph."""
     names = {id(v): n for v, n in zip(traced.inputs, input_names)}
@@ -105,7 +105,7 @@ class _Drawer:
         self.real_inputs = real_inputs  # the arguments, for the inputs' values
         self.values = values
         self.specs = []  # clusters, for record.resolve_clusters
-        self.known = {}  # stage name -> {id(_Value): its Node in that stage}
+        self.known = {}  # stage name -> {id(TapeValue): its Node in that stage}
         self.last = None  # the stage drawn before, for what simplify removed
 
     def node(self, stage, label, kind, shape, dtype, primitive=None, value=None):

@@ -18,7 +18,7 @@ The algorithm:
    inputs again at every replay (see ``ops.common.dynamic_broadcast_arrays``
    and ``NumberOfElements``). ``trace_entry`` is steps 1 to 5 in one call.
 3. ``compile_dfs``: the graph between the placeholders and the outputs as a
-   tape of ``_Node``s (mlxref's own small copy, so the traced arrays are
+   tape of ``TapeNode``s (mlxref's own small copy, so the traced arrays are
    never rewired); arrays with data are constants.
 4. ``compile_simplify``: merge scalar constants of the same value and dtype,
    drop Copy and StopGradient, and merge nodes whose primitives are
@@ -27,15 +27,16 @@ The algorithm:
    elementwise primitives (and broadcasts) into one ``Compiled`` node,
    within MLX's limits (depth 11, 24 arrays), when every consumer of a fused
    array is in the chain; a broadcast also read outside it is split, the
-   chain getting its own copy (mlxref/core/primitives/compiled.py generates
+   chain getting its own copy (mlxref/core/backend/cpu/compiled.py generates
    the chain's code).
 6. ``compile_replace``: at every call, rebuild the tape's nodes on the real
    inputs (lazily, as any op); ``outputs=`` trees get their new arrays.
 
 When an input is a tracer (inside grad, vjp, jvp, vmap or another compile)
 the function is simply called, as in MLX: that is how ``grad(compile(f))``
-and ``vmap(compile(f))`` work. ``disable_compile()``, ``enable_compile()`` and
-the environment variable ``MLX_DISABLE_COMPILE`` switch compilation off and on.
+and ``vmap(compile(f))`` work (``Compiled``, as MLX's, has no rules).
+``disable_compile()``, ``enable_compile()`` and the environment variable
+``MLX_DISABLE_COMPILE`` switch compilation off and on.
 """
 
 import copy
@@ -190,7 +191,7 @@ def _flatten_into(obj, arrays, key):
             f"{type(obj).__qualname__}.")
 
 
-class _Entry:
+class CacheEntry:
     """One traced signature: MLX's ``CacheEntry``."""
 
     def __init__(self, shapeless, inputs, constants):
@@ -198,9 +199,9 @@ class _Entry:
         self.shapes = [x.shape for x in inputs]
         self.dtypes = [x.dtype for x in inputs]
         self.constants = constants
-        self.inputs = []  # the placeholders' _Values
-        self.outputs = []  # the outputs' _Values
-        self.tape = []  # _Nodes, inputs before consumers
+        self.inputs = []  # the placeholders' TapeValues
+        self.outputs = []  # the outputs' TapeValues
+        self.tape = []  # TapeNodes, inputs before consumers
         self.structure = None  # the output tree, arrays where the results go
         self.num_outputs = 0  # arrays in it (the captured outputs follow)
 
@@ -228,7 +229,7 @@ def compile_trace(fun, args, kwargs=None, shapeless=False, captured_inputs=None,
     flat, constants = _flatten_arguments(args, kwargs)
     originals = trees.arrays(captured_inputs) if captured_inputs is not None else []
     flat = flat + originals
-    entry = _Entry(shapeless, flat, constants)
+    entry = CacheEntry(shapeless, flat, constants)
     placeholders = [placeholder(x.shape, x.dtype) for x in flat]
     # Their ids now: the function may update a captured one in place
     # (``state[0] *= 2`` points the handle at a new node).
@@ -256,7 +257,7 @@ def compile_trace(fun, args, kwargs=None, shapeless=False, captured_inputs=None,
 # --- 3. the tape --------------------------------------------------------------------------
 
 
-class _Value:
+class TapeValue:
     """One array of the traced graph: an input (``index``), a constant
     (``array``) or output ``position`` of ``node``."""
 
@@ -267,14 +268,14 @@ class _Value:
         self.node, self.position, self.array, self.index = node, position, array, index
 
 
-class _Node:
-    """One primitive applied to ``inputs`` (``_Value``s), giving ``outputs``."""
+class TapeNode:
+    """One primitive applied to ``inputs`` (``TapeValue``s), giving ``outputs``."""
 
     __slots__ = ("primitive", "inputs", "outputs")
 
     def __init__(self, primitive, inputs, shapes, dtypes):
         self.primitive, self.inputs = primitive, list(inputs)
-        self.outputs = [_Value(s, d, self, i) for i, (s, d) in enumerate(zip(shapes, dtypes))]
+        self.outputs = [TapeValue(s, d, self, i) for i, (s, d) in enumerate(zip(shapes, dtypes))]
 
 
 def compile_dfs(entry, placeholders, placeholder_ids, outs, originals):
@@ -283,7 +284,7 @@ def compile_dfs(entry, placeholders, placeholder_ids, outs, originals):
     original_ids = {x.id() for x in originals}
     values = {}
     for k, (p, i) in enumerate(zip(placeholders, placeholder_ids)):
-        values[i] = _Value(p.shape, p.dtype, index=k)
+        values[i] = TapeValue(p.shape, p.dtype, index=k)
     entry.inputs = [values[i] for i in placeholder_ids]
     tape = []
     for out in outs:
@@ -299,7 +300,7 @@ def compile_dfs(entry, placeholders, placeholder_ids, outs, originals):
             if a.is_available() or not a.has_primitive():
                 # A handle of the entry's own: the constant is in use for as
                 # long as the entry lives, so no kernel may donate its buffer.
-                values[a.id()] = _Value(a.shape, a.dtype, array=copy.copy(a))
+                values[a.id()] = TapeValue(a.shape, a.dtype, array=copy.copy(a))
                 stack.pop()
                 continue
             pending = [x for x in a.inputs() if x.id() not in values]
@@ -308,8 +309,8 @@ def compile_dfs(entry, placeholders, placeholder_ids, outs, originals):
                 continue
             stack.pop()
             siblings = a.outputs()
-            node = _Node(a.primitive(), [values[x.id()] for x in a.inputs()],
-                         [o.shape for o in siblings], [o.dtype for o in siblings])
+            node = TapeNode(a.primitive(), [values[x.id()] for x in a.inputs()],
+                            [o.shape for o in siblings], [o.dtype for o in siblings])
             for o, v in zip(siblings, node.outputs):
                 values[o.id()] = v
             tape.append(node)
@@ -335,7 +336,7 @@ def compile_simplify(entry):
     """Merge equal scalar constants, drop no-ops, merge equivalent nodes."""
     outputs = entry.outputs
     output_ids = {id(v) for v in outputs}
-    replace = {}  # id(_Value) -> the _Value standing for it
+    replace = {}  # id(TapeValue) -> the TapeValue standing for it
 
     def find(v):
         return replace.get(id(v), v)
@@ -387,7 +388,7 @@ def _live(tape, outputs):
 
 
 def _parents(tape):
-    """id(_Value) -> [(node, input position)] of the nodes reading it."""
+    """id(TapeValue) -> [(node, input position)] of the nodes reading it."""
     parents = {}
     for node in tape:
         for i, x in enumerate(node.inputs):
@@ -399,7 +400,7 @@ def _split_one(a, parents, cache):
     """A copy of ``a``'s node, read by ``a``'s readers in the chain (``cache``)
     in its place; the readers outside the chain keep ``a``."""
     node = a.node
-    twin = _Node(node.primitive, node.inputs, [a.shape], [a.dtype])
+    twin = TapeNode(node.primitive, node.inputs, [a.shape], [a.dtype])
     b = twin.outputs[0]
     inside = [(p, k) for p, k in parents[id(a)] if id(p.outputs[0]) in cache]
     parents[id(a)] = [(p, k) for p, k in parents[id(a)] if id(p.outputs[0]) not in cache]
@@ -424,7 +425,7 @@ def compile_fuse(entry):
         if id(node) in fused:
             continue
         root = node.outputs[0]
-        cache = {}  # id(_Value) -> _Value in the chain
+        cache = {}  # id(TapeValue) -> TapeValue in the chain
         input_ids = set()
 
         def recurse(a, depth, shape):
@@ -490,8 +491,8 @@ def compile_fuse(entry):
             [steps.index(a) for a in old_outputs],
             [math.prod(x.shape) for x in chain_inputs],
         )
-        compiled = _Node(primitive, chain_inputs, [a.shape for a in old_outputs],
-                         [a.dtype for a in old_outputs])
+        compiled = TapeNode(primitive, chain_inputs, [a.shape for a in old_outputs],
+                            [a.dtype for a in old_outputs])
         fused.update(id(a.node) for a in steps)
         new_tape.append(compiled)
         # The chain's inputs are read by the new node; the readers of its

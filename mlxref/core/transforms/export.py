@@ -53,9 +53,9 @@ from ..array import array, from_data
 from ..graph_utils import node_name
 from ..primitives.base import Primitive
 from .compile import (
-    _Entry,
-    _Node,
-    _Value,
+    CacheEntry,
+    TapeNode,
+    TapeValue,
     compile_replace,
     compile_simplify,
     compile_trace,
@@ -113,7 +113,7 @@ def _check_outputs(outputs):
 
 
 class _Function:
-    """One trace: MLX's ``FunctionTable::Function`` (inputs are an _Entry's)."""
+    """One trace: MLX's ``FunctionTable::Function`` (inputs are a CacheEntry's)."""
 
     def __init__(self, kwarg_keys, entry):
         self.kwarg_keys, self.entry = kwarg_keys, entry
@@ -478,15 +478,16 @@ def _read(doc):
     table = FunctionTable(bool(doc["shapeless"]))
     for f in doc["functions"]:
         avals = [(tuple(x["shape"]), _dt._by_name(x["dtype"])) for x in f["inputs"]]
-        entry = _Entry(table.shapeless, [_Aval(s, d) for s, d in avals], ())
-        entry.inputs = [_Value(s, d, index=k) for k, (s, d) in enumerate(avals)]
+        entry = CacheEntry(table.shapeless, [_Aval(s, d) for s, d in avals], ())
+        entry.inputs = [TapeValue(s, d, index=k) for k, (s, d) in enumerate(avals)]
         entry.tape = []
         for n in f["nodes"]:
             cls = _primitive_class(n["primitive"])
             primitive = cls.from_state({k: decode(v) for k, v in n["state"].items()})
-            entry.tape.append(_Node(primitive, [_value(r, entry, constants) for r in n["inputs"]],
-                                    [tuple(o["shape"]) for o in n["outputs"]],
-                                    [_dt._by_name(o["dtype"]) for o in n["outputs"]]))
+            entry.tape.append(TapeNode(primitive,
+                                       [_value(r, entry, constants) for r in n["inputs"]],
+                                       [tuple(o["shape"]) for o in n["outputs"]],
+                                       [_dt._by_name(o["dtype"]) for o in n["outputs"]]))
         entry.outputs = [_value(r, entry, constants) for r in f["outputs"]]
         keys = list(f["kwarg_keys"])
         if len(keys) > len(avals) or not all(isinstance(k, str) for k in keys):
@@ -496,20 +497,20 @@ def _read(doc):
 
 
 def _value(ref, entry, constants):
-    """The _Value a reference names, in the trace read so far."""
+    """The TapeValue a reference names, in the trace read so far."""
     kind = ref[0]
     if kind == "input":
         return entry.inputs[ref[1]]
     if kind == "constant":
         a = constants[ref[1]]
-        return _Value(a.shape, a.dtype, array=a)
+        return TapeValue(a.shape, a.dtype, array=a)
     if kind == "node" and 0 <= ref[1] < len(entry.tape):
         return entry.tape[ref[1]].outputs[ref[2]]
     raise ValueError(f"bad reference {ref!r}")
 
 
 class _Aval:
-    """A shape and a dtype (what ``_Entry`` reads of its inputs)."""
+    """A shape and a dtype (what ``CacheEntry`` reads of its inputs)."""
 
     def __init__(self, shape, dtype):
         self.shape, self.dtype = shape, dtype
