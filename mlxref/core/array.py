@@ -26,6 +26,7 @@ import weakref
 
 from . import dtypes as _dt
 from . import graph
+from .backend.cpu import allocator
 from .scalar import is_symbolic
 
 creation_order = itertools.count(1)  # every array's id, and viz's names, in one sequence
@@ -63,7 +64,7 @@ class _ArrayDesc:
 
     def __del__(self):
         if self.data is not None:
-            graph.free(self.data)
+            allocator.free(self.data)
 
 
 class array:
@@ -95,9 +96,11 @@ class array:
             o._desc.position = i
         return outputs
 
-    def _set_data(self, data, view_of=None):
+    def set_data(self, data, view_of=None):
+        """Give this array its elements (MLX's ``array::set_data``), counted by the
+        allocator; a view (``Primitive.view``) shares the buffer of ``view_of``."""
         self._desc.data = data
-        graph.allocate(data, len(data) * self._desc.dtype.size, view_of)
+        allocator.allocate(data, len(data) * self._desc.dtype.size, view_of)
 
     # --- the node, as mlx/array.h exposes it -----------------------------------
 
@@ -146,6 +149,22 @@ class array:
         (mlxref's own: drawings use it to say why there is nothing to draw.)"""
         return self._desc.detached
 
+    def is_donatable(self):
+        """May a kernel write its output into this array's buffer? (MLX's
+        ``array::is_donatable``: nothing but this handle refers to the descriptor,
+        nothing but the descriptor to its elements, and no view shares them.)"""
+        d = self._desc
+        data = d.data
+        return (data is not None and allocator.held_once(d) and allocator.held_once(data)
+                and not allocator.shares_buffer(data))
+
+    def release_data(self):
+        """Drop the elements and return them: a donor's buffer passes to the
+        output (``allocator.donate``), and the donor goes when its node is detached."""
+        d = self._desc
+        data, d.data = d.data, None
+        return data
+
     def set_tracer(self, is_tracer):
         self._desc.is_tracer = is_tracer
 
@@ -173,7 +192,7 @@ class array:
     def __setstate__(self, state):
         data, shape, name = state
         self._desc = _ArrayDesc(shape, getattr(_dt, name))
-        self._set_data(list(data))  # counted by the memory model, like any new array
+        self.set_data(list(data))  # counted by the memory model, like any new array
 
     @property
     def shape(self):
@@ -668,7 +687,7 @@ def from_data(data, shape, dtype):
     """An evaluated array holding the flat list ``data`` (trusted: no checks),
     as MLX's C++ ``array(data, shape, dtype)`` constructor."""
     a = _handle_of(_ArrayDesc(shape, dtype))
-    a._set_data(data)
+    a.set_data(data)
     return a
 
 
