@@ -19,7 +19,8 @@ import copy
 from . import device as _device
 from .array import array
 from .dtypes import Dtype
-from .ops.common import incompatible_arguments, is_scalar, to_array
+from .convert import is_scalar, to_array
+from .ops.common import incompatible_arguments
 
 _BACKENDS = ("any", "mpi", "nccl", "jaccl", "ring")
 _GROUP = "Group | None = None, stream: StreamOrDevice = None) -> array"

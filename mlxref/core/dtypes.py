@@ -1,9 +1,9 @@
 """MLX's fourteen dtypes, what each one stores, and MLX's type promotion.
 
 Read alongside: mlx/dtype.h and mlx/dtype.cpp (``Dtype``, ``Dtype::Category``,
-the promotion table behind ``promote_types``, ``issubdtype``),
-python/src/convert.cpp (how Python scalars are "weakly" typed) and
-python/src/ops.cpp (``finfo``, ``iinfo``, ``result_type``, ``can_cast``).
+the promotion table behind ``promote_types``, ``issubdtype``) and
+python/src/ops.cpp (``finfo``, ``iinfo``, ``result_type``, ``can_cast``). How
+Python scalars are "weakly" typed is the conversion's: mlxref/core/convert.py.
 
 An array's elements are Python numbers holding exactly what its dtype holds:
 
@@ -337,35 +337,6 @@ _INDEX = {d: i for i, d in enumerate(ALL)}
 def promote_types(a, b):
     """MLX's ``promote_types`` (C++): the dtype ``a`` and ``b`` meet in."""
     return ALL[_PROMOTION[_INDEX[a]][_INDEX[b]]]
-
-
-def default_dtype_of_scalar(value):
-    """The dtype ``mx.array(value)`` gives a Python scalar (an int that does
-    not fit int32 is int64)."""
-    if isinstance(value, bool):
-        return bool_
-    if isinstance(value, int):
-        return int32 if -(2**31) <= value < 2**31 else int64
-    if isinstance(value, complex):
-        return complex64
-    return float32
-
-
-def weak_scalar_dtype(value, other):
-    """The dtype a Python scalar takes when it meets an array of dtype ``other``.
-
-    Python scalars are weakly typed (python/src/convert.cpp): they adopt the
-    array's dtype when they fit its category, so ``int8 array * 2`` stays int8
-    and ``float16 array * 2.5`` stays float16, but ``int32 array * 2.5`` is
-    float32, ``bool array + 1`` is int32 and anything plus ``1j`` is complex64.
-    """
-    if isinstance(value, bool):
-        return other
-    if isinstance(value, int):
-        return other if other is not bool_ else int32
-    if isinstance(value, complex):
-        return complex64
-    return other if other.is_inexact else float32
 
 
 # --- casts ------------------------------------------------------------------------------
