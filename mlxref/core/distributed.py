@@ -32,10 +32,6 @@ class Group:
     def __init__(self, *args, **kwargs):
         raise TypeError("mlx.core.distributed.Group: no constructor defined!")
 
-    @classmethod
-    def _singleton(cls):
-        return object.__new__(cls)
-
     def rank(self):
         """This process's rank in the group: 0."""
         return 0
@@ -55,7 +51,7 @@ class Group:
 
 
 Group.__module__ = "mlxref.core.distributed"
-_WORLD = Group._singleton()
+_WORLD = object.__new__(Group)  # the one group: ``Group()`` refuses, as MLX's has no constructor
 
 
 def is_available(backend="any"):

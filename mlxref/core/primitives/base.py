@@ -248,7 +248,7 @@ class AsType(Primitive):
         # The conversion of each element (mlxref/core/dtypes.py ``convert``),
         # stored as the dtype holds them.
         data = _dt.convert(x.data(), x.dtype, self.dtype)
-        if x.dtype is _dt.bool_ and self.dtype.is_float and not _dt._exact(data):
+        if x.dtype is _dt.bool_ and self.dtype.is_float and not _dt.holds_symbolic(data):
             return [[1.0 if v else 0.0 for v in data]]  # what the store would give
         return [self.dtype.store(data)]
 
