@@ -394,12 +394,15 @@ def is_comparable_with_array(other):
             or hasattr(other, "__mlx_array__") or hasattr(other, "__array__"))
 
 
+_OPERANDS = (array,) + SCALARS  # (the common operands, accepted without a call)
+
+
 def operand(what, other):
     """``other``, checked for an operator of MLX's array (``is_comparable_with_array``,
     ``throw_invalid_operation``): a string, list, tuple, dict... is refused with
     MLX's message (None is left to the op, whose TypeError MLX's binding also
     raises)."""
-    if other is None or is_comparable_with_array(other):
+    if type(other) in _OPERANDS or other is None or is_comparable_with_array(other):
         return other
     kind = type(other)
     name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
