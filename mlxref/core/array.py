@@ -160,7 +160,9 @@ class array:
         nothing but the descriptor to its elements, and no view shares them.)"""
         d = self._desc
         data = d.data
-        return (data is not None and allocator.held_once(d) and allocator.held_once(data)
+        return (data is not None
+                and sys.getrefcount(d) == allocator.SOLE_REFCOUNT  # held by this handle alone
+                and sys.getrefcount(data) == allocator.SOLE_REFCOUNT  # held by d alone
                 and not allocator.shares_buffer(data))
 
     def release_data(self):

@@ -125,28 +125,18 @@ class _Holder:
     __slots__ = ("ref",)
 
 
-def _refcount(obj):
-    return sys.getrefcount(obj)
-
-
 def _sole_refcount():
-    """What ``sys.getrefcount`` reports, in a function of one argument, for an
-    object one slot holds and its caller reads through a local name, as
-    ``held_once`` is called: measured, not assumed, since what it counts of
-    its caller's frame differs between Pythons."""
+    """What ``sys.getrefcount`` reports for an object one slot holds, read into a
+    local name, as ``array.is_donatable`` reads a descriptor and its elements:
+    measured, not assumed, since what it counts of its caller's frame differs
+    between Pythons. Reference counts stand for MLX's ``use_count() == 1``."""
     holder = _Holder()
     holder.ref = []
     ref = holder.ref
-    return _refcount(ref)
+    return sys.getrefcount(ref)
 
 
-_SOLE = _sole_refcount()
-
-
-def held_once(obj):
-    """Does one slot alone hold ``obj``, besides the caller's local name that
-    is passed here? MLX's ``use_count() == 1``, which reference counts stand for."""
-    return sys.getrefcount(obj) == _SOLE
+SOLE_REFCOUNT = _sole_refcount()
 
 
 def donate(inputs, out, result):
