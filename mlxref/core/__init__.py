@@ -43,7 +43,7 @@ from .dtypes import (  # noqa: F401
     uint64,
     unsignedinteger,
 )
-from .graph import (  # noqa: F401
+from .memory import (  # noqa: F401
     clear_cache,
     get_active_memory,
     get_cache_memory,

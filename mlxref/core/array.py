@@ -12,21 +12,27 @@ Elements live in one flat Python list in row-major order; a 0-d array holds a
 one-element list. There is no global graph: a node simply refers to its
 primitive and its input arrays. The node is read through MLX's public methods
 (``inputs()``, ``primitive()``, ``siblings()``, ``outputs()``, ``id()``...);
-nodes are built by ``make_arrays`` in ``primitives/base.py``. Operators and
-methods call the functions in ``mlxref.core.ops``. Python values come in
-and go out through convert.py (python/src/convert.cpp); an array prints
-through printing.py (python/src/print.cpp).
+nodes are built by ``make_arrays`` in ``primitives/base.py``. An array's
+elements are counted by the allocator when it gets them (``set_data``:
+backend/cpu/allocator.py) and returned when its descriptor goes.
+
+Operators and methods are MLX's Python binding's (python/src/array.cpp): each
+calls the op of the same name in ``mlxref.core.ops``. Python values come in
+and go out through convert.py (python/src/convert.cpp and utils.cpp: an
+operator's other operand is checked there too); an array prints through
+printing.py (python/src/print.cpp).
+
+Read next: mlxref/core/graph.py (``eval_arrays``), mlxref/core/convert.py.
 """
 
 import itertools
 import math
-import numbers
 import sys
 import weakref
 
 from . import dtypes as _dt
 from . import graph
-from .scalar import is_symbolic
+from .backend.cpu import allocator
 
 creation_order = itertools.count(1)  # every array's id, and viz's names, in one sequence
 
@@ -63,7 +69,7 @@ class _ArrayDesc:
 
     def __del__(self):
         if self.data is not None:
-            graph.free(self.data)
+            allocator.free(self.data)
 
 
 class array:
@@ -95,9 +101,11 @@ class array:
             o._desc.position = i
         return outputs
 
-    def _set_data(self, data, view_of=None):
+    def set_data(self, data, view_of=None):
+        """Give this array its elements (MLX's ``array::set_data``), counted by the
+        allocator; a view (``Primitive.view``) shares the buffer of ``view_of``."""
         self._desc.data = data
-        graph.allocate(data, len(data) * self._desc.dtype.size, view_of)
+        allocator.allocate(data, len(data) * self._desc.dtype.size, view_of)
 
     # --- the node, as mlx/array.h exposes it -----------------------------------
 
@@ -146,6 +154,24 @@ class array:
         (mlxref's own: drawings use it to say why there is nothing to draw.)"""
         return self._desc.detached
 
+    def is_donatable(self):
+        """May a kernel write its output into this array's buffer? (MLX's
+        ``array::is_donatable``: nothing but this handle refers to the descriptor,
+        nothing but the descriptor to its elements, and no view shares them.)"""
+        d = self._desc
+        data = d.data
+        return (data is not None
+                and sys.getrefcount(d) == allocator.SOLE_REFCOUNT  # held by this handle alone
+                and sys.getrefcount(data) == allocator.SOLE_REFCOUNT  # held by d alone
+                and not allocator.shares_buffer(data))
+
+    def release_data(self):
+        """Drop the elements and return them: a donor's buffer passes to the
+        output (``allocator.donate``), and the donor goes when its node is detached."""
+        d = self._desc
+        data, d.data = d.data, None
+        return data
+
     def set_tracer(self, is_tracer):
         self._desc.is_tracer = is_tracer
 
@@ -173,7 +199,7 @@ class array:
     def __setstate__(self, state):
         data, shape, name = state
         self._desc = _ArrayDesc(shape, getattr(_dt, name))
-        self._set_data(list(data))  # counted by the memory model, like any new array
+        self.set_data(list(data))  # counted by the memory model, like any new array
 
     @property
     def shape(self):
@@ -258,72 +284,76 @@ class array:
 
     __str__ = __repr__
 
-    # --- operators ------------------------------------------------------------------
-    # Each forwards to the op of the same name in mlxref.core.ops.
+    # --- operators (python/src/array.cpp) -------------------------------------------
+    # Each checks its other operand as MLX's binding does (``convert.operand``:
+    # a string, list, dict... is refused with MLX's message) and calls the op of
+    # the same name in mlxref.core.ops, which converts it.
 
-    def __add__(self, other):
-        _check_operand("addition", other)
-        return ops.add(self, other)
-
-    def __radd__(self, other):
-        _check_operand("addition", other)
-        return ops.add(other, self)
-
-    def __sub__(self, other):
-        _check_operand("subtraction", other)
-        return ops.subtract(self, other)
-
-    def __rsub__(self, other):
-        _check_operand("subtraction", other)
-        return ops.subtract(other, self)
-
-    def __mul__(self, other):
-        _check_operand("multiplication", other)
-        return ops.multiply(self, other)
-
-    def __rmul__(self, other):
-        _check_operand("multiplication", other)
-        return ops.multiply(other, self)
-
-    def __truediv__(self, other):
-        _check_operand("division", other)
-        return ops.divide(self, other)
-
-    def __rtruediv__(self, other):
-        _check_operand("division", other)
-        return ops.divide(other, self)
-
+    def __add__(self, other): return ops.add(self, convert.operand("addition", other))
+    def __radd__(self, other): return ops.add(convert.operand("addition", other), self)
+    def __sub__(self, other): return ops.subtract(self, convert.operand("subtraction", other))
+    def __rsub__(self, other): return ops.subtract(convert.operand("subtraction", other), self)
+    def __mul__(self, other): return ops.multiply(self, convert.operand("multiplication", other))
+    def __rmul__(self, other): return ops.multiply(convert.operand("multiplication", other), self)
+    def __truediv__(self, other): return ops.divide(self, convert.operand("division", other))
+    def __rtruediv__(self, other): return ops.divide(convert.operand("division", other), self)
     def __floordiv__(self, other):
-        _check_operand("floor division", other)
-        return ops.floor_divide(self, other)
-
+        return ops.floor_divide(self, convert.operand("floor division", other))
     def __rfloordiv__(self, other):
-        _check_operand("floor division", other)
-        return ops.floor_divide(other, self)
-
-    def __mod__(self, other):
-        _check_operand("modulus", other)
-        return ops.remainder(self, other)
-
-    def __rmod__(self, other):
-        _check_operand("modulus", other)
-        return ops.remainder(other, self)
-
-    def __pow__(self, other):
-        _check_operand("power", other)
-        return ops.power(self, other)
-
-    def __rpow__(self, other):
-        _check_operand("power", other)
-        return ops.power(other, self)
-
-    def __matmul__(self, other):
-        return ops.matmul(self, other)
-
-    def __rmatmul__(self, other):
-        return ops.matmul(other, self)
-
+        return ops.floor_divide(convert.operand("floor division", other), self)
+    def __mod__(self, other): return ops.remainder(self, convert.operand("modulus", other))
+    def __rmod__(self, other): return ops.remainder(convert.operand("modulus", other), self)
+    def __pow__(self, other): return ops.power(self, convert.operand("power", other))
+    def __rpow__(self, other): return ops.power(convert.operand("power", other), self)
+    def __matmul__(self, other): return ops.matmul(self, other)
+    def __rmatmul__(self, other): return ops.matmul(other, self)
     __div__, __rdiv__ = __truediv__, __rtruediv__  # MLX's Python 2 names, kept
+
+    # Comparisons. ``==`` and ``!=`` with what is not comparable with an array
+    # (a list, a string...) are plain False and True, as in MLX (None is a TypeError).
+    def __eq__(self, other):
+        if other is None or convert.is_comparable_with_array(other):
+            return ops.equal(self, other)
+        return False
+
+    def __ne__(self, other):
+        if other is None or convert.is_comparable_with_array(other):
+            return ops.not_equal(self, other)
+        return True
+
+    def __lt__(self, other): return ops.less(self, convert.operand("less than", other))
+    def __le__(self, other):
+        return ops.less_equal(self, convert.operand("less than or equal", other))
+    def __gt__(self, other): return ops.greater(self, convert.operand("greater than", other))
+    def __ge__(self, other):
+        return ops.greater_equal(self, convert.operand("greater than or equal", other))
+
+    # Bitwise: MLX's operators refuse floats with their own message (before the
+    # op's: ``convert.bitwise_operand``), take ~ of a bool as logical not, and
+    # have no reflected forms (``1 & a`` is Python's TypeError).
+    def __and__(self, other):
+        return ops.bitwise_and(self, convert.bitwise_operand("bitwise and", self, other))
+
+    def __or__(self, other):
+        return ops.bitwise_or(self, convert.bitwise_operand("bitwise or", self, other))
+
+    def __xor__(self, other):
+        return ops.bitwise_xor(self, convert.bitwise_operand("bitwise xor", self, other))
+
+    def __lshift__(self, other):
+        return ops.left_shift(self, convert.bitwise_operand("left shift", self, other))
+
+    def __rshift__(self, other):
+        return ops.right_shift(self, convert.bitwise_operand("right shift", self, other))
+
+    def __invert__(self):
+        if self.dtype.is_inexact:
+            raise ValueError("Floating point types not allowed with bitwise inversion.")
+        return ops.bitwise_invert(self)
+
+    def __pos__(self): return self._handle()
+    def __neg__(self): return ops.negative(self)
+    def __abs__(self): return ops.abs(self)
 
     # In place: MLX's ``a += b`` points ``a`` at the new result's descriptor
     # (``overwrite_descriptor``, as ``a[i] = v``) and returns ``a`` itself: every
@@ -331,108 +361,31 @@ class array:
     # ``a`` before keep the old one. The dtype is the result's (an int32
     # ``a += 0.5`` makes ``a`` float32).
     def _in_place(self, what, op, other):
-        _check_operand("inplace " + what, other)
-        self.overwrite_descriptor(op(self, other))
+        self.overwrite_descriptor(op(self, convert.operand("inplace " + what, other)))
         return self
 
-    def __iadd__(self, other):
-        return self._in_place("addition", ops.add, other)
-
-    def __isub__(self, other):
-        return self._in_place("subtraction", ops.subtract, other)
-
-    def __imul__(self, other):
-        return self._in_place("multiplication", ops.multiply, other)
+    def __iadd__(self, other): return self._in_place("addition", ops.add, other)
+    def __isub__(self, other): return self._in_place("subtraction", ops.subtract, other)
+    def __imul__(self, other): return self._in_place("multiplication", ops.multiply, other)
+    def __ifloordiv__(self, other):
+        return self._in_place("floor division", ops.floor_divide, other)
+    def __imod__(self, other): return self._in_place("modulus", ops.remainder, other)
+    def __ipow__(self, other): return self._in_place("power", ops.power, other)
+    def __iand__(self, other): return self._in_place("bitwise and", array.__and__, other)
+    def __ior__(self, other): return self._in_place("bitwise or", array.__or__, other)
+    def __ixor__(self, other): return self._in_place("bitwise xor", array.__xor__, other)
+    def __ilshift__(self, other): return self._in_place("left shift", array.__lshift__, other)
+    def __irshift__(self, other): return self._in_place("right shift", array.__rshift__, other)
 
     def __itruediv__(self, other):
-        _check_operand("inplace division", other)
+        convert.operand("inplace division", other)
         if not self.dtype.is_inexact:  # MLX refuses it, where ``a /= 2`` would make a float
             raise ValueError("In place division cannot cast to non-floating point type.")
         return self._in_place("division", ops.divide, other)
 
-    def __ifloordiv__(self, other):
-        return self._in_place("floor division", ops.floor_divide, other)
-
-    def __imod__(self, other):
-        return self._in_place("modulus", ops.remainder, other)
-
-    def __ipow__(self, other):
-        return self._in_place("power", ops.power, other)
-
     def __imatmul__(self, other):
         self.overwrite_descriptor(ops.matmul(self, other))
         return self
-
-    def __iand__(self, other):
-        return self._in_place("bitwise and", _bitwise_op("bitwise and", ops.bitwise_and), other)
-
-    def __ior__(self, other):
-        return self._in_place("bitwise or", _bitwise_op("bitwise or", ops.bitwise_or), other)
-
-    def __ixor__(self, other):
-        return self._in_place("bitwise xor", _bitwise_op("bitwise xor", ops.bitwise_xor), other)
-
-    def __ilshift__(self, other):
-        return self._in_place("left shift", _bitwise_op("left shift", ops.left_shift), other)
-
-    def __irshift__(self, other):
-        return self._in_place("right shift", _bitwise_op("right shift", ops.right_shift), other)
-
-    def __pos__(self):
-        return self._handle()
-
-    def __neg__(self):
-        return ops.negative(self)
-
-    def __abs__(self):
-        return ops.abs(self)
-
-    # Bitwise: MLX's operators refuse floats with their own message (before the
-    # op's), take ~ of a bool as logical not, and have no reflected forms
-    # (``1 & a`` is Python's TypeError).
-    def __invert__(self):
-        if self.dtype.is_inexact:
-            raise ValueError("Floating point types not allowed with bitwise inversion.")
-        return ops.bitwise_invert(self)
-
-    def __and__(self, other):
-        return ops.bitwise_and(self, _bitwise_operand("bitwise and", self, other))
-
-    def __or__(self, other):
-        return ops.bitwise_or(self, _bitwise_operand("bitwise or", self, other))
-
-    def __xor__(self, other):
-        return ops.bitwise_xor(self, _bitwise_operand("bitwise xor", self, other))
-
-    def __lshift__(self, other):
-        return ops.left_shift(self, _bitwise_operand("left shift", self, other))
-
-    def __rshift__(self, other):
-        return ops.right_shift(self, _bitwise_operand("right shift", self, other))
-
-    # ``==`` and ``!=`` with what is not comparable with an array (a list, a
-    # string...) are plain False and True, as in MLX (None is a TypeError).
-    def __eq__(self, other):
-        return ops.equal(self, other) if other is None or _comparable(other) else False
-
-    def __ne__(self, other):
-        return ops.not_equal(self, other) if other is None or _comparable(other) else True
-
-    def __lt__(self, other):
-        _check_operand("less than", other)
-        return ops.less(self, other)
-
-    def __le__(self, other):
-        _check_operand("less than or equal", other)
-        return ops.less_equal(self, other)
-
-    def __gt__(self, other):
-        _check_operand("greater than", other)
-        return ops.greater(self, other)
-
-    def __ge__(self, other):
-        _check_operand("greater than or equal", other)
-        return ops.greater_equal(self, other)
 
     def __getitem__(self, index):
         return ops.getitem(self, index)
@@ -443,39 +396,92 @@ class array:
         # descriptor, so they keep its old value.
         self.overwrite_descriptor(ops.setitem(self, index, value))
 
-    # --- a few methods MLX's array has ---------------------------------------
+    # --- methods: each is the op of the same name on the array (python/src/array.cpp) ---
+    # (``stream=`` is accepted and changes nothing: mlxref/core/device.py.)
 
     def reshape(self, *shape, stream=None):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = shape[0]
         return ops.reshape(self, tuple(shape))
 
-    def flatten(self, start_axis=0, end_axis=-1, stream=None):
-        return ops.flatten(self, start_axis, end_axis)
-
     def transpose(self, *axes, stream=None):
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = axes[0]
         return ops.transpose(self, tuple(axes) if axes else None)
 
-    def swapaxes(self, axis1, axis2, stream=None):
-        return ops.swapaxes(self, axis1, axis2)
+    def flatten(self, start_axis=0, end_axis=-1, stream=None):
+        return ops.flatten(self, start_axis, end_axis)
 
+    def swapaxes(self, axis1, axis2, stream=None): return ops.swapaxes(self, axis1, axis2)
     def moveaxis(self, source, destination, stream=None):
         return ops.moveaxis(self, source, destination)
+    def squeeze(self, axis=None, stream=None): return ops.squeeze(self, axis)
+    def split(self, indices_or_sections, axis=0, stream=None):
+        return ops.split(self, indices_or_sections, axis)
+    def diag(self, k=0, *, stream=None): return ops.diag(self, k)
+    def diagonal(self, offset=0, axis1=0, axis2=1, stream=None):
+        return ops.diagonal(self, offset, axis1, axis2)
+    def view(self, dtype, *, stream=None): return ops.view(self, dtype)  # the same bytes as dtype
+    def conj(self, *, stream=None): return ops.conjugate(self)
 
-    def squeeze(self, axis=None, stream=None):
-        return ops.squeeze(self, axis)
+    def round(self, decimals=0, stream=None):
+        return ops.elementwise.rounded(self, decimals, _ROUND_METHOD)
 
-    @property
-    def at(self):
-        """MLX's ``x.at[index].add(v)`` and friends: updates where a repeated
-        index applies every time (``ops.ArrayAt``)."""
-        return ops.ArrayAt(self)
+    # Reductions: ``a.sum(axis, keepdims)`` is ``mx.sum(a, axis, keepdims)``.
+    def sum(self, axis=None, keepdims=False, stream=None): return ops.sum(self, axis, keepdims)
+    def prod(self, axis=None, keepdims=False, stream=None): return ops.prod(self, axis, keepdims)
+    def mean(self, axis=None, keepdims=False, stream=None): return ops.mean(self, axis, keepdims)
+    def max(self, axis=None, keepdims=False, stream=None): return ops.max(self, axis, keepdims)
+    def min(self, axis=None, keepdims=False, stream=None): return ops.min(self, axis, keepdims)
+    def all(self, axis=None, keepdims=False, stream=None): return ops.all(self, axis, keepdims)
+    def any(self, axis=None, keepdims=False, stream=None): return ops.any(self, axis, keepdims)
+    def argmax(self, axis=None, keepdims=False, stream=None):
+        return ops.argmax(self, axis, keepdims)
+    def argmin(self, axis=None, keepdims=False, stream=None):
+        return ops.argmin(self, axis, keepdims)
+    def logsumexp(self, axis=None, keepdims=False, stream=None):
+        return ops.logsumexp(self, axis, keepdims)
+    def var(self, axis=None, keepdims=False, ddof=0, stream=None):
+        return ops.var(self, axis, keepdims, ddof)
+    def std(self, axis=None, keepdims=False, ddof=0, stream=None):
+        return ops.std(self, axis, keepdims, ddof)
+
+    # Scans: ``a.cumsum(axis, reverse=, inclusive=)`` is ``mx.cumsum(a, ...)``.
+    def cumsum(self, axis=None, *, reverse=False, inclusive=True, stream=None):
+        return ops.cumsum(self, axis, reverse=reverse, inclusive=inclusive)
+    def cumprod(self, axis=None, *, reverse=False, inclusive=True, stream=None):
+        return ops.cumprod(self, axis, reverse=reverse, inclusive=inclusive)
+    def cummax(self, axis=None, *, reverse=False, inclusive=True, stream=None):
+        return ops.cummax(self, axis, reverse=reverse, inclusive=inclusive)
+    def cummin(self, axis=None, *, reverse=False, inclusive=True, stream=None):
+        return ops.cummin(self, axis, reverse=reverse, inclusive=inclusive)
+    def logcumsumexp(self, axis=None, *, reverse=False, inclusive=True, stream=None):
+        return ops.logcumsumexp(self, axis, reverse=reverse, inclusive=inclusive)
+
+    # Element-wise math: ``a.exp()`` is ``mx.exp(a)``.
+    def abs(self, stream=None): return ops.abs(self)
+    def square(self, stream=None): return ops.square(self)
+    def sqrt(self, stream=None): return ops.sqrt(self)
+    def rsqrt(self, stream=None): return ops.rsqrt(self)
+    def reciprocal(self, stream=None): return ops.reciprocal(self)
+    def exp(self, stream=None): return ops.exp(self)
+    def log(self, stream=None): return ops.log(self)
+    def log1p(self, stream=None): return ops.log1p(self)
+    def log2(self, stream=None): return ops.log2(self)
+    def log10(self, stream=None): return ops.log10(self)
+    def sin(self, stream=None): return ops.sin(self)
+    def cos(self, stream=None): return ops.cos(self)
 
     @property
     def T(self):
         return ops.transpose(self)
+
+    @property
+    def mT(self):
+        """The last two axes swapped (MLX's ``matrix_transpose``)."""
+        if self.ndim < 2:
+            raise ValueError("[matrix_transpose] Input array must have at least 2 dimensions.")
+        return ops.swapaxes(self, -1, -2)
 
     @property
     def real(self):
@@ -487,112 +493,26 @@ class array:
         """The imaginary part (``mx.imag``): float32 for complex64, else zeros."""
         return ops.imag(self)
 
-    def conj(self, *, stream=None):
-        return ops.conjugate(self)
-
-    def sum(self, axis=None, keepdims=False, stream=None):
-        return ops.sum(self, axis, keepdims)
-
-    def prod(self, axis=None, keepdims=False, stream=None):
-        return ops.prod(self, axis, keepdims)
-
-    def mean(self, axis=None, keepdims=False, stream=None):
-        return ops.mean(self, axis, keepdims)
-
-    def var(self, axis=None, keepdims=False, ddof=0, stream=None):
-        return ops.var(self, axis, keepdims, ddof)
-
-    def std(self, axis=None, keepdims=False, ddof=0, stream=None):
-        return ops.std(self, axis, keepdims, ddof)
-
-    def max(self, axis=None, keepdims=False, stream=None):
-        return ops.max(self, axis, keepdims)
-
-    def min(self, axis=None, keepdims=False, stream=None):
-        return ops.min(self, axis, keepdims)
-
-    def argmax(self, axis=None, keepdims=False, stream=None):
-        return ops.argmax(self, axis, keepdims)
-
-    def argmin(self, axis=None, keepdims=False, stream=None):
-        return ops.argmin(self, axis, keepdims)
-
-    def all(self, axis=None, keepdims=False, stream=None):
-        return ops.all(self, axis, keepdims)
-
-    def any(self, axis=None, keepdims=False, stream=None):
-        return ops.any(self, axis, keepdims)
-
-    def logsumexp(self, axis=None, keepdims=False, stream=None):
-        return ops.logsumexp(self, axis, keepdims)
-
-    def cumsum(self, axis=None, *, reverse=False, inclusive=True, stream=None):
-        return ops.cumsum(self, axis, reverse=reverse, inclusive=inclusive)
-
-    def cumprod(self, axis=None, *, reverse=False, inclusive=True, stream=None):
-        return ops.cumprod(self, axis, reverse=reverse, inclusive=inclusive)
-
-    def cummax(self, axis=None, *, reverse=False, inclusive=True, stream=None):
-        return ops.cummax(self, axis, reverse=reverse, inclusive=inclusive)
-
-    def cummin(self, axis=None, *, reverse=False, inclusive=True, stream=None):
-        return ops.cummin(self, axis, reverse=reverse, inclusive=inclusive)
-
-    def logcumsumexp(self, axis=None, *, reverse=False, inclusive=True, stream=None):
-        return ops.logcumsumexp(self, axis, reverse=reverse, inclusive=inclusive)
-
-    def diag(self, k=0, *, stream=None):
-        return ops.diag(self, k)
-
-    def diagonal(self, offset=0, axis1=0, axis2=1, stream=None):
-        return ops.diagonal(self, offset, axis1, axis2)
-
-    def abs(self, stream=None):
-        return ops.abs(self)
-
-    def square(self, stream=None):
-        return ops.square(self)
-
-    def sqrt(self, stream=None):
-        return ops.sqrt(self)
-
-    def rsqrt(self, stream=None):
-        return ops.rsqrt(self)
-
-    def reciprocal(self, stream=None):
-        return ops.reciprocal(self)
-
-    def exp(self, stream=None):
-        return ops.exp(self)
-
-    def log(self, stream=None):
-        return ops.log(self)
-
-    def sin(self, stream=None):
-        return ops.sin(self)
-
-    def cos(self, stream=None):
-        return ops.cos(self)
-
-    def log1p(self, stream=None):
-        return ops.log1p(self)
-
-    def log2(self, stream=None):
-        return ops.log2(self)
-
-    def log10(self, stream=None):
-        return ops.log10(self)
-
-    def view(self, dtype, *, stream=None):
-        """The same bytes read as ``dtype`` (``mx.view``)."""
-        return ops.view(self, dtype)
-
     @property
-    def mT(self):
-        """The last two axes swapped (MLX's ``matrix_transpose``)."""
-        if self.ndim < 2:
-            raise ValueError("[matrix_transpose] Input array must have at least 2 dimensions.")
-        return ops.swapaxes(self, -1, -2)
+    def at(self):
+        """MLX's ``x.at[index].add(v)`` and friends: updates where a repeated
+        index applies every time (``ops.ArrayAt``)."""
+        return ops.ArrayAt(self)
+
+    # --- the Python protocols MLX's array binds ------------------------------------
+
+    def __bytes__(self):
+        """The elements' bytes as MLX stores them (row-major, little-endian)."""
+        return _dt.to_bytes(elements(self), self.dtype)
+
+    def __format__(self, spec):
+        """A 0-d array formats as its Python scalar (``f"{x:.3f}"``); any other
+        prints as ``repr`` and takes no format spec."""
+        if spec and self.ndim > 0:
+            raise TypeError("unsupported format string passed to mx.array.__format__")
+        if self.ndim == 0:
+            return format(self.item(), spec)
+        return repr(self)
 
     def __array_namespace__(self, api_version=None):
         """The module with the array API's functions: ``mlxref.core``."""
@@ -612,25 +532,6 @@ class array:
             "elements live in a Python list, not in memory another library can share. "
             "Copy it instead: np.array(a), or a.tolist()."
         )
-
-    def __bytes__(self):
-        """The elements' bytes as MLX stores them (row-major, little-endian)."""
-        return _dt.to_bytes(elements(self), self.dtype)
-
-    def __format__(self, spec):
-        """A 0-d array formats as its Python scalar (``f"{x:.3f}"``); any other
-        prints as ``repr`` and takes no format spec."""
-        if spec and self.ndim > 0:
-            raise TypeError("unsupported format string passed to mx.array.__format__")
-        if self.ndim == 0:
-            return format(self.item(), spec)
-        return repr(self)
-
-    def round(self, decimals=0, stream=None):
-        return ops.elementwise.rounded(self, decimals, _ROUND_METHOD)
-
-    def split(self, indices_or_sections, axis=0, stream=None):
-        return ops.split(self, indices_or_sections, axis)
 
 
 def _sibling(desc, k):
@@ -668,7 +569,7 @@ def from_data(data, shape, dtype):
     """An evaluated array holding the flat list ``data`` (trusted: no checks),
     as MLX's C++ ``array(data, shape, dtype)`` constructor."""
     a = _handle_of(_ArrayDesc(shape, dtype))
-    a._set_data(data)
+    a.set_data(data)
     return a
 
 
@@ -692,44 +593,6 @@ _ROUND_METHOD = (
     "round(self, decimals: int = 0, *, stream: mlx.core.Stream | mlx.core.ThreadLocalStream | "
     "mlx.core.Device | mlx.core.DeviceType | None = None) -> mlx.core.array"
 )
-
-
-def _comparable(other):
-    """MLX's ``is_comparable_with_array``: an array, a number, or what converts to one."""
-    return (isinstance(other, (array, numbers.Number)) or is_symbolic(other)
-            or hasattr(other, "__mlx_array__") or hasattr(other, "__array__"))
-
-
-def _check_operand(what, other):
-    """MLX's ``is_comparable_with_array`` for an operator's other operand: a
-    string, list, tuple, dict... is refused with MLX's message (None is left
-    to the op, whose TypeError MLX's binding also raises)."""
-    if other is None or _comparable(other):
-        return
-    kind = type(other)
-    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
-    raise ValueError(f"Cannot perform {what} on an mlx.core.array and {name}")
-
-
-def _bitwise_op(what, op):
-    """``op(a, b)`` after the check MLX's bitwise operators make (``_bitwise_operand``)."""
-    return lambda a, b: op(a, _bitwise_operand(what, a, b))
-
-
-def _bitwise_operand(what, a, other):
-    """``other``, checked for one of MLX's bitwise operators on ``a``: a float
-    on either side (a Python int is weakly typed by ``a``, so ``float array &
-    1`` is one) is refused with the operator's own message, before the op's."""
-    _check_operand(what, other)
-    if isinstance(other, array):
-        dtype = other.dtype
-    elif type(other) in (bool, int, float, complex):
-        dtype = _dt.weak_scalar_dtype(other, a.dtype)
-    else:
-        return other  # the op converts it, or says why it cannot
-    if a.dtype.is_inexact or dtype.is_inexact:
-        raise ValueError(f"Floating point types not allowed with {what}.")
-    return other
 
 
 from . import convert, ops, printing  # noqa: E402  (they need the array class defined above)

@@ -1,15 +1,22 @@
-"""Python values in and out of arrays: ``mx.array(...)``, ``tolist()``, NumPy and buffers.
+"""Python values in and out of arrays: ``mx.array(...)``, an op's arguments,
+``tolist()``, NumPy and buffers.
 
 Read alongside: python/src/convert.cpp (``create_array``, ``get_shape``,
-``validate_shape``, ``array_from_list``, ``nd_array_to_mlx``, ``tolist``) and
-python/src/utils.cpp (``to_array``: an ndarray met by an array takes the
-array's dtype).
+``validate_shape``, ``array_from_list``, ``nd_array_to_mlx``, ``tolist``),
+python/src/utils.cpp (``to_array``, ``to_arrays``: Python scalars are weakly
+typed; an ndarray met by an array takes the array's dtype) and
+python/src/utils.h (``is_comparable_with_array``, what operators accept).
 
 ``create_array`` is what ``mx.array(val, dtype)`` does: a nested list's shape
 is read down its first elements and every element is checked against it; the
 dtype is inferred from the Python scalars (bool < int32 < int64 < float32 <
 complex64) unless given; the elements are converted and stored as the dtype
 holds them. An mx.array inside a list makes the result a lazy stack.
+
+An op's arguments become arrays here, once per op: ``to_array`` for an
+argument that is an array on its own, ``to_arrays`` for operands that meet
+(a Python scalar takes the dtype of the array it meets: ``weak_scalar_dtype``),
+``scalar_or_array`` for a ``scalar | array`` argument given a dtype.
 
 mlxref never imports NumPy itself: an object is NumPy's when its type's module
 is ``numpy`` (or one of its submodules), and then NumPy is already in
@@ -19,10 +26,13 @@ is only ever called by NumPy, so it finds NumPy there too.
 MLX maps NumPy's dtypes to its own by name, except float64 (to float32, as a
 Python float) and complex128 (to complex64); ``mx.array(x, dtype=...)`` casts
 the NumPy values as MLX's ``static_cast`` does (``dtypes.convert``).
-Read next: mlxref/core/array.py (the handle these values go into).
+
+Read next: mlxref/core/array.py (the handle these values go into),
+mlxref/core/ops/common.py (what an op does with its arrays next).
 """
 
 import math
+import numbers
 import struct
 import sys
 
@@ -56,7 +66,7 @@ def create_array(val, dtype=None, handle=None):
         return from_data(*from_numpy(val, dtype))
     if val is None:
         raise ops.common.incompatible_arguments(_INIT, (handle, val))
-    if flat is None and not _is_element(val):
+    if flat is None and not is_scalar(val):
         buffer = from_buffer(val, dtype)
         if buffer is None:
             raise _invalid_type(val)
@@ -105,10 +115,6 @@ def _invalid_type(v):
     """MLX's ValueError for an element it cannot read (python/src/convert.cpp)."""
     return ValueError(
         f"Invalid type {ops.common.type_name(v)} received in array initialization.")
-
-
-def _is_element(v):
-    return isinstance(v, (bool, int, float, complex)) or is_symbolic(v)
 
 
 def _list_shape(value):
@@ -160,7 +166,7 @@ def _validate_list(value, shape, depth, flat):
                 raise ValueError(_NON_UNIFORM)
             has_array = True
         else:
-            if not _is_element(v):
+            if not is_scalar(v):
                 raise _invalid_type(v)
             if depth + 1 != len(shape):
                 raise ValueError(_NON_UNIFORM)
@@ -208,6 +214,215 @@ def nested(flat, shape):
         return list(flat)
     step = math.prod(shape[1:])
     return [nested(flat[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0])]
+
+
+# --- operands: Python values as an op's arguments -------------------------------------
+# python/src/utils.cpp (``to_array``, ``to_arrays``) and utils.h
+# (``is_comparable_with_array``): what every op does first with its arguments.
+
+SCALARS = (bool, int, float, complex)
+_FLOAT32_INTS = range(-(2**24), 2**24 + 1)  # every int here is exactly a float32
+
+
+def is_scalar(x):
+    """A Python number (a subclass too) or a SymPy expression."""
+    return type(x) in SCALARS or isinstance(x, SCALARS) or is_symbolic(x)
+
+
+def default_dtype_of_scalar(value):
+    """The dtype ``mx.array(value)`` gives a Python scalar (an int that does
+    not fit int32 is int64)."""
+    if isinstance(value, bool):
+        return _dt.bool_
+    if isinstance(value, int):
+        return _dt.int32 if -(2**31) <= value < 2**31 else _dt.int64
+    if isinstance(value, complex):
+        return _dt.complex64
+    return _dt.float32
+
+
+def weak_scalar_dtype(value, other):
+    """The dtype a Python scalar takes when it meets an array of dtype ``other``.
+
+    Python scalars are weakly typed (python/src/utils.cpp ``to_array``): they
+    adopt the array's dtype when they fit its category, so ``int8 array * 2``
+    stays int8 and ``float16 array * 2.5`` stays float16, but ``int32 array *
+    2.5`` is float32, ``bool array + 1`` is int32 and anything plus ``1j`` is
+    complex64.
+    """
+    if isinstance(value, bool):
+        return other
+    if isinstance(value, int):
+        return other if other is not _dt.bool_ else _dt.int32
+    if isinstance(value, complex):
+        return _dt.complex64
+    return other if other.is_inexact else _dt.float32
+
+
+def _check_int_fits(value, dtype):
+    """MLX's check on a Python int converted for an array of ``dtype``
+    (python/src/utils.cpp ``to_array``): an integer type narrower than 64 bits
+    must hold it. So ``uint8 array + 300`` and ``full((2,), 300, uint8)``
+    raise, where ``mx.array(300, dtype=uint8)`` wraps; next to a bool, int64
+    or uint64 array the int just wraps (``uint64 array + -1`` adds 2**64 - 1,
+    ``bool array + 2**40`` adds 0 as an int32), as in MLX."""
+    if type(value) is int and dtype.is_integer and dtype.size < 8:
+        info = _dt.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            raise ValueError(f"Converting {value} to {dtype.name} would result in overflow.")
+
+
+def scalar_array(value, dtype, meets=None):
+    """A 0-d array holding one Python scalar (or SymPy expression) as ``dtype``.
+
+    ``meets`` is the dtype of the array the scalar meets in an op (default
+    ``dtype``): a Python int must fit it (``_check_int_fits``).
+    """
+    if type(value) not in SCALARS:
+        if is_symbolic(value):
+            return from_data([value], (), dtype)
+        for plain in SCALARS:  # a subclass (NumPy's float64...)
+            if isinstance(value, plain):
+                value = plain(value)
+                break
+    t = type(value)
+    if t is int:
+        int64_dtype(value)
+        _check_int_fits(value, meets or dtype)
+    if dtype is _dt.float32 and (t is float or (t is int and value in _FLOAT32_INTS)):
+        # The common case (x * 2.0, x / n, maximum(x, 0)): what convert and
+        # store give, in one rounding (an int this small is a float32 already).
+        return from_data([dtype.cast(value)], (), dtype)
+    return from_data(dtype.store(_dt.convert([value], None, dtype)), (), dtype)
+
+
+def to_array(x):
+    """An array from an array (itself), a Python scalar, a nested list, a NumPy
+    array or a buffer: an op's argument that is an array on its own."""
+    if isinstance(x, array):
+        return x
+    if is_numpy(x):
+        return array(x)
+    if isinstance(x, numbers.Number) and not isinstance(x, SCALARS):
+        x = float(x) if isinstance(x, numbers.Real) else x
+    return array(x)
+
+
+def scalar_or_array(value, dtype=None):
+    """MLX's ``to_array(value, dtype)`` for ``scalar | array`` arguments.
+
+    An array is returned as it is, whatever ``dtype`` says. A Python scalar
+    gets ``dtype`` if it suits it, as a weakly typed scalar does
+    (``weak_scalar_dtype``): a float never becomes an integer (it is float32
+    then), an int never becomes bool (it is int32 then) and must fit the
+    integer dtype, and an int that does not fit int32 is int64 by default.
+    """
+    if isinstance(value, array):
+        return value
+    if not is_scalar(value) and is_numpy(value):
+        return array(value, dtype)
+    if is_scalar(value):
+        if dtype is None:
+            return scalar_array(value, default_dtype_of_scalar(value))
+        return scalar_array(value, weak_scalar_dtype(value, dtype), meets=dtype)
+    raise ValueError(f"Invalid type {type(value).__name__} received in array initialization.")
+
+
+def to_arrays(*values):
+    """An op's arguments as arrays of one promoted dtype (not yet broadcast).
+
+    Python scalars are weakly typed: they take the dtype of the arrays they
+    meet when it fits (``int32 array * 2`` is int32, ``int32 array * 2.5`` is
+    float32), as MLX's ``to_arrays`` makes them.
+    """
+    if len(values) == 2:  # the common cases first: two arrays, or an array and a number
+        a, b = values
+        ta, tb = type(a), type(b)
+        if ta is array and tb is array and a.dtype is b.dtype:
+            return [a, b]
+        if ta is array and tb in SCALARS:
+            meets = a.dtype
+            dtype = _dt.promote_types(meets, weak_scalar_dtype(b, meets))
+            return [a if meets is dtype else ops.astype(a, dtype), scalar_array(b, dtype, meets)]
+        if tb is array and ta in SCALARS:
+            meets = b.dtype
+            dtype = _dt.promote_types(meets, weak_scalar_dtype(a, meets))
+            return [scalar_array(a, dtype, meets), b if meets is dtype else ops.astype(b, dtype)]
+    if any(type(v) not in SCALARS and is_numpy(v) for v in values):
+        values = _numpy_operands(values)
+    for v in values:
+        if isinstance(v, (list, tuple)):  # MLX takes arrays and scalars here, not lists
+            raise ValueError(f"Invalid type {type(v).__name__} received in array initialization.")
+    strong = [to_array(v) for v in values if not is_scalar(v)]
+    meets = None  # the arrays' dtype, which Python ints must fit
+    if strong:
+        dtype = strong[0].dtype
+        for a in strong[1:]:
+            dtype = _dt.promote_types(dtype, a.dtype)
+        meets = dtype
+        for v in values:
+            if is_scalar(v):
+                dtype = _dt.promote_types(dtype, weak_scalar_dtype(v, dtype))
+    else:
+        dtype = _dt.bool_
+        for v in values:
+            dtype = _dt.promote_types(dtype, default_dtype_of_scalar(v))
+    it = iter(strong)
+    out = []
+    for v in values:
+        a = scalar_array(v, dtype, meets) if is_scalar(v) else next(it)
+        out.append(ops.astype(a, dtype))
+    return out
+
+
+def _numpy_operands(values):
+    """NumPy operands as arrays (python/src/utils.cpp ``to_arrays``): next to an
+    mlx array they take its dtype (``int32 array + np.float32(1.5)`` is int32);
+    otherwise their own. A NumPy float64 scalar is a Python float: weak, as in MLX."""
+    meets = next((v.dtype for v in values if isinstance(v, array)), None)
+    out = []
+    for v in values:
+        if type(v) not in SCALARS and is_numpy(v):
+            v = float(v) if isinstance(v, float) else array(v, meets)
+        out.append(v)
+    return out
+
+
+def is_comparable_with_array(other):
+    """MLX's ``is_comparable_with_array``: an array, a number, or what converts to one."""
+    return (isinstance(other, (array, numbers.Number)) or is_symbolic(other)
+            or hasattr(other, "__mlx_array__") or hasattr(other, "__array__"))
+
+
+_OPERANDS = (array,) + SCALARS  # (the common operands, accepted without a call)
+
+
+def operand(what, other):
+    """``other``, checked for an operator of MLX's array (``is_comparable_with_array``,
+    ``throw_invalid_operation``): a string, list, tuple, dict... is refused with
+    MLX's message (None is left to the op, whose TypeError MLX's binding also
+    raises)."""
+    if type(other) in _OPERANDS or other is None or is_comparable_with_array(other):
+        return other
+    kind = type(other)
+    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    raise ValueError(f"Cannot perform {what} on an mlx.core.array and {name}")
+
+
+def bitwise_operand(what, a, other):
+    """``other``, checked for one of MLX's bitwise operators on ``a``: a float
+    on either side (a Python int is weakly typed by ``a``, so ``float array &
+    1`` is one) is refused with the operator's own message, before the op's."""
+    operand(what, other)
+    if isinstance(other, array):
+        dtype = other.dtype
+    elif type(other) in SCALARS:
+        dtype = weak_scalar_dtype(other, a.dtype)
+    else:
+        return other  # the op converts it, or says why it cannot
+    if a.dtype.is_inexact or dtype.is_inexact:
+        raise ValueError(f"Floating point types not allowed with {what}.")
+    return other
 
 
 # --- NumPy ---------------------------------------------------------------------------

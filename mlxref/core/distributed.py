@@ -19,7 +19,8 @@ import copy
 from . import device as _device
 from .array import array
 from .dtypes import Dtype
-from .ops.common import incompatible_arguments, is_scalar, to_array
+from .convert import is_scalar, to_array
+from .ops.common import incompatible_arguments
 
 _BACKENDS = ("any", "mpi", "nccl", "jaccl", "ring")
 _GROUP = "Group | None = None, stream: StreamOrDevice = None) -> array"
@@ -30,10 +31,6 @@ class Group:
 
     def __init__(self, *args, **kwargs):
         raise TypeError("mlx.core.distributed.Group: no constructor defined!")
-
-    @classmethod
-    def _singleton(cls):
-        return object.__new__(cls)
 
     def rank(self):
         """This process's rank in the group: 0."""
@@ -54,7 +51,7 @@ class Group:
 
 
 Group.__module__ = "mlxref.core.distributed"
-_WORLD = Group._singleton()
+_WORLD = object.__new__(Group)  # the one group: ``Group()`` refuses, as MLX's has no constructor
 
 
 def is_available(backend="any"):

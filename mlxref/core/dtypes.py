@@ -1,9 +1,9 @@
 """MLX's fourteen dtypes, what each one stores, and MLX's type promotion.
 
 Read alongside: mlx/dtype.h and mlx/dtype.cpp (``Dtype``, ``Dtype::Category``,
-the promotion table behind ``promote_types``, ``issubdtype``),
-python/src/convert.cpp (how Python scalars are "weakly" typed) and
-python/src/ops.cpp (``finfo``, ``iinfo``, ``result_type``, ``can_cast``).
+the promotion table behind ``promote_types``, ``issubdtype``) and
+python/src/ops.cpp (``finfo``, ``iinfo``, ``result_type``, ``can_cast``). How
+Python scalars are "weakly" typed is the conversion's: mlxref/core/convert.py.
 
 An array's elements are Python numbers holding exactly what its dtype holds:
 
@@ -41,7 +41,7 @@ from .scalar import is_symbolic
 _NUMBER_TYPES = frozenset((bool, int, float, complex))
 
 
-def _exact(data):
+def holds_symbolic(data):
     """True when ``data`` holds SymPy expressions, which are stored as they are."""
     return "sympy" in sys.modules and not set(map(type, data)) <= _NUMBER_TYPES
 
@@ -52,7 +52,7 @@ def _each(data, one):
 
 
 def _store_bool(data):
-    if _exact(data):
+    if holds_symbolic(data):
         return _each(data, bool)
     return list(map(bool, data))
 
@@ -77,7 +77,7 @@ def _integer_store(code, bits, signed):
 
 
 def _store_float64(data):
-    if _exact(data):
+    if holds_symbolic(data):
         return _each(data, float)
     return _pyarray.array("d", data).tolist()
 
@@ -94,7 +94,7 @@ def _float32_struct(n):
 
 
 def _store_float32(data):
-    if _exact(data):
+    if holds_symbolic(data):
         return _each(data, _round_float32)
     try:
         packed = _float32_struct(len(data)).pack(*data)
@@ -121,7 +121,7 @@ def _store_float16(data):
     """float16 as MLX's CPU build rounds to it: to float32 first, then to
     float16 from there (mlx/types/fp16.h converts only from float). A double
     rounds twice, as in MLX: 1 + 2**-11 + 2**-40 gives 1.0, not 1.0009765625."""
-    if _exact(data):
+    if holds_symbolic(data):
         return _each(data, _round_float16)
     data = _pyarray.array("f", data)
     fmt = f"{len(data)}e"
@@ -137,7 +137,7 @@ def _round_bfloat16(v):
 
 def _store_bfloat16(data):
     """bfloat16 is float32's top 16 bits: round the float32 to nearest even there."""
-    if _exact(data):
+    if holds_symbolic(data):
         return _each(data, _round_bfloat16)
     bits = _pyarray.array("I", _pyarray.array("f", data).tobytes())
     for i, b in enumerate(bits):
@@ -149,7 +149,7 @@ def _store_bfloat16(data):
 
 
 def _store_complex64(data):
-    if _exact(data):
+    if holds_symbolic(data):
         return _each(data, lambda v: _store_complex64([v])[0])
     parts = []
     for v in data:
@@ -219,7 +219,7 @@ class Dtype:
     __str__ = __repr__
 
     def __reduce__(self):  # pickle and copy give back the one instance
-        return (_by_name, (self.name,))
+        return (by_name, (self.name,))
 
     # The questions mlxref's ops ask most, in MLX's words (issubdtype).
     @property
@@ -272,7 +272,7 @@ ALL = (bool_, uint8, uint16, uint32, uint64, int8, int16, int32, int64,
 _BY_NAME = {d.name: d for d in ALL}
 
 
-def _by_name(name):
+def by_name(name):
     return _BY_NAME[name]
 
 
@@ -337,35 +337,6 @@ _INDEX = {d: i for i, d in enumerate(ALL)}
 def promote_types(a, b):
     """MLX's ``promote_types`` (C++): the dtype ``a`` and ``b`` meet in."""
     return ALL[_PROMOTION[_INDEX[a]][_INDEX[b]]]
-
-
-def default_dtype_of_scalar(value):
-    """The dtype ``mx.array(value)`` gives a Python scalar (an int that does
-    not fit int32 is int64)."""
-    if isinstance(value, bool):
-        return bool_
-    if isinstance(value, int):
-        return int32 if -(2**31) <= value < 2**31 else int64
-    if isinstance(value, complex):
-        return complex64
-    return float32
-
-
-def weak_scalar_dtype(value, other):
-    """The dtype a Python scalar takes when it meets an array of dtype ``other``.
-
-    Python scalars are weakly typed (python/src/convert.cpp): they adopt the
-    array's dtype when they fit its category, so ``int8 array * 2`` stays int8
-    and ``float16 array * 2.5`` stays float16, but ``int32 array * 2.5`` is
-    float32, ``bool array + 1`` is int32 and anything plus ``1j`` is complex64.
-    """
-    if isinstance(value, bool):
-        return other
-    if isinstance(value, int):
-        return other if other is not bool_ else int32
-    if isinstance(value, complex):
-        return complex64
-    return other if other.is_inexact else float32
 
 
 # --- casts ------------------------------------------------------------------------------
@@ -435,7 +406,7 @@ def convert(data, source, dtype):
     to float32, and from there to float16 or bfloat16 (whose stores round a
     float32), as MLX's float16 and bfloat16 types convert only from float.
     """
-    if _exact(data):
+    if holds_symbolic(data):
         return _each(data, lambda v: convert([v], source, dtype)[0])
     if dtype is bool_:
         return [v != 0 for v in data]

@@ -21,7 +21,7 @@ from . import dtypes as _dt
 from . import ops
 from .array import array
 from .printing import format_shape
-from .ops.common import to_array
+from .convert import to_array
 
 __all__ = [
     "cross_entropy",

@@ -1,7 +1,7 @@
-"""Evaluation of lazy graphs, the memory counters, and the tracing state.
+"""Evaluation of lazy graphs, and the tracing state.
 
-Read alongside: mlx/transforms.cpp ``eval_impl`` (evaluation and ``detach``),
-mlx/transforms_impl.h (``InTracing``, ``RetainGraph``) and mlx/memory.h.
+Read alongside: mlx/transforms.cpp ``eval_impl`` (evaluation and ``detach``)
+and mlx/transforms_impl.h (``InTracing``, ``RetainGraph``).
 
 An array is either *evaluated* (it holds its elements) or a *node* (it holds
 its primitive and its inputs). ``eval_arrays`` finds the unevaluated part of
@@ -12,15 +12,22 @@ once. Arrays that are being traced by a transform keep their graph
 (``is_tracer``). ``mx.eval`` itself, which takes trees, is in
 ``transforms/eval.py``, as MLX's is in transforms.cpp.
 
+Each computed list is handed to the allocator's bookkeeping through
+``array.set_data``, and an elementwise node may take over a dying input's
+buffer (``allocator.donate``): mlxref/core/backend/cpu/allocator.py.
+
 Not in MLX: ``charging(charge)`` hands each evaluation's nodes to ``charge``
 before any is computed, so a caller (mlxref.viz's work budget) can refuse it.
+
+Read next: mlxref/core/transforms/eval.py (``mx.eval``),
+mlxref/core/backend/cpu/allocator.py (the memory counters and donation).
 """
 
 import contextvars
 import gc
-import os
-import sys
 import threading
+
+from .backend.cpu import allocator
 
 # --- tracing state -------------------------------------------------------------
 # Each is a context variable, so threads (and asyncio tasks) never see each
@@ -115,189 +122,23 @@ class cycle_collector_paused:
             gc.enable()
 
 
-# --- memory ---------------------------------------------------------------------
-
-
-class _Memory:
-    """Bytes of evaluated element data alive (elements x itemsize), like MLX.
-
-    Arrays that share one element list (a reshape, a copy, stop_gradient, the
-    outputs of a custom function) share one buffer, as they do in MLX, so it is
-    counted once. A view (a broadcast, transpose or slice: ``Primitive.view``)
-    has its own list in mlxref, but in MLX it shares its input's buffer, so it
-    is counted as one more holder of that buffer: it costs nothing, and keeps
-    the buffer alive after its input is gone. ``buffers`` maps a list's id to
-    [holders of that list, buffer], and a buffer is [lists sharing it,
-    nbytes]. The lock keeps the counts right when threads evaluate or free
-    arrays at once.
-    """
-
-    # One instance, ``_memory``: its slots are cheaper to update than class
-    # attributes (every array allocates and frees through them).
-    __slots__ = ("active", "peak", "buffers", "lock")
-
-    def __init__(self):
-        self.active = 0
-        self.peak = 0
-        self.buffers = {}
-        self.lock = threading.Lock()  # nothing inside it can free an array, so it is never re-entered
-
-
-_memory = _Memory()
-
-
-# (acquire/release rather than ``with``: these run for every array, and the
-# lock's __enter__/__exit__ cost more than the counting.)
-
-
-def allocate(data, nbytes, view_of=None):
-    """Count ``data`` (a new element list, one more holder of a counted one,
-    or a view sharing the buffer of the counted list ``view_of``)."""
-    key = id(data)
-    _memory.lock.acquire()
-    try:
-        entry = _memory.buffers.get(key)
-        if entry is not None:
-            entry[0] += 1
-            return
-        source = _memory.buffers.get(id(view_of)) if view_of is not None else None
-        if source is not None:
-            buffer = source[1]
-            buffer[0] += 1
-        else:
-            buffer = [1, nbytes]
-            _memory.active += nbytes
-            if _memory.active > _memory.peak:
-                _memory.peak = _memory.active
-        _memory.buffers[key] = [1, buffer]
-    finally:
-        _memory.lock.release()
-
-
-def free(data):
-    """One holder of ``data`` is gone; the last one lets go of its buffer, and
-    the last list sharing a buffer returns its bytes."""
-    key = id(data)
-    _memory.lock.acquire()
-    try:
-        entry = _memory.buffers[key]
-        entry[0] -= 1
-        if entry[0] == 0:
-            del _memory.buffers[key]
-            buffer = entry[1]
-            buffer[0] -= 1
-            if buffer[0] == 0:
-                _memory.active -= buffer[1]
-    finally:
-        _memory.lock.release()
-
-
-def shares_buffer(data):
-    """Does another list (a view) share ``data``'s buffer?"""
-    entry = _memory.buffers.get(id(data))
-    return entry is not None and entry[1][0] > 1
-
-
-def get_active_memory():
-    """``mx.get_active_memory()``: bytes of element data held by live arrays."""
-    return _memory.active
-
-
-def get_peak_memory():
-    """``mx.get_peak_memory()``: the most ``get_active_memory()`` has been since the last reset."""
-    return _memory.peak
-
-
-def reset_peak_memory():
-    """``mx.reset_peak_memory()``: set the peak to 0; the next allocation raises it again."""
-    _memory.peak = 0
-
-
-def _physical_memory():
-    """Bytes of RAM, as mlx/backend/no_gpu/linux_memory.h reads them (0 if unknown)."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return 0
-
-
-class _Limits:
-    """The limits MLX's CPU allocator keeps (mlx/backend/no_gpu/allocator.cpp).
-    mlxref records them and hands them back; nothing enforces them (MLX's CPU
-    allocator does not enforce its memory limit either)."""
-
-    memory = int(0.8 * _physical_memory()) or 1 << 33
-    cache = 32 << 20
-
-
-_SIZE_T = range(2**64)
-
-
-def _limit(name, limit):
-    if not isinstance(limit, int) or isinstance(limit, bool) or limit not in _SIZE_T:
-        from .ops.common import incompatible_arguments  # graph.py is imported before ops
-        raise incompatible_arguments(f"{name}(limit: int) -> int", (limit,))
-    return limit
-
-
-def get_cache_memory():
-    """``mx.get_cache_memory()``: always 0. MLX keeps freed buffers in a cache to
-    reuse; mlxref's element lists go back to Python when the last array holding
-    them goes, so there is never anything cached."""
-    return 0
-
-
-def clear_cache():
-    """``mx.clear_cache()``: empty the cache, which in mlxref is always empty."""
-
-
-def set_memory_limit(limit):
-    """``mx.set_memory_limit(limit)``: record ``limit`` (bytes) and return the limit
-    it replaces. The first one is MLX's CPU default, 0.8 x the machine's RAM.
-    Recorded only: mlxref, like MLX's CPU build, never waits or fails on it."""
-    limit = _limit("set_memory_limit", limit)
-    with _memory.lock:
-        _Limits.memory, old = limit, _Limits.memory
-    return old
-
-
-def get_memory_limit():
-    """``mx.get_memory_limit()``: the limit ``set_memory_limit`` last recorded."""
-    return _Limits.memory
-
-
-def set_cache_limit(limit):
-    """``mx.set_cache_limit(limit)``: record ``limit`` (bytes) and return the one it
-    replaces (MLX's default: 32 MiB). mlxref caches nothing, so it has no effect."""
-    limit = _limit("set_cache_limit", limit)
-    with _memory.lock:
-        _Limits.cache, old = limit, _Limits.cache
-    return old
-
-
-def set_wired_limit(limit):
-    """``mx.set_wired_limit(limit)``: wiring memory is a Metal matter; as in MLX's
-    CPU build the argument is checked, nothing is recorded and 0 is returned."""
-    _limit("set_wired_limit", limit)
-    return 0
-
-
 # --- errors kept for synchronize ------------------------------------------------
 
 # A kernel's failure inside ``async_eval``, kept until ``synchronize`` (MLX
 # runs the kernel on its stream's thread and rethrows its error there).
 _deferred = []
+_deferred_lock = threading.Lock()
 
 
 def defer_error(error):
     """Keep ``error`` (a kernel's RuntimeError from ``async_eval``) for ``synchronize``."""
-    with _memory.lock:
+    with _deferred_lock:
         _deferred.append(error)
 
 
 def raise_deferred():
     """Raise the first error ``async_eval`` kept, forgetting them all; else nothing."""
-    with _memory.lock:
+    with _deferred_lock:
         errors = _deferred[:]
         _deferred.clear()
     if errors:
@@ -370,73 +211,6 @@ def _unevaluated_postorder(outputs):
     return order
 
 
-# MLX's is_donatable(in, out) (mlx/backend/common/utils.h): a buffer up to this
-# many bytes larger than the output may still be reused for it.
-_DONATION_EXTRA = 16384
-
-
-def _refcount(obj):
-    return sys.getrefcount(obj)
-
-
-class _Holder:
-    __slots__ = ("ref",)
-
-
-def _sole_refcount():
-    """What ``_refcount`` reports for an object one slot holds, read through a
-    local name as ``_donate`` reads it: measured, not assumed, since what
-    ``sys.getrefcount`` counts of its caller's frame differs between Pythons."""
-    holder = _Holder()
-    holder.ref = []
-    ref = holder.ref
-    return _refcount(ref)
-
-
-_SOLE = _sole_refcount()
-
-
-def _donate(inputs, node, result):
-    """Buffer donation: let the output take over one input's buffer.
-
-    MLX's elementwise and copy kernels write into an input's buffer instead of
-    allocating one when nothing else can see that input (``is_donatable``: the
-    node holds the only reference to the input's descriptor and the
-    descriptor the only one to its buffer), the element sizes agree and the
-    buffer is at most 16 KiB larger than the output; its slices and
-    transposes are views of their input's buffer. So a chain ``abs(abs(x))``
-    of a deleted ``x`` never holds two buffers, and ``get_peak_memory`` does
-    not grow.
-
-    mlxref's kernels compute a new list (lists are never mutated in place),
-    so donation here means: the donor's list is released before the output's
-    is counted, which is what MLX's counters see. (Python briefly held both
-    lists while the kernel ran; the counters count arrays' buffers, as MLX's
-    count its allocator's, and never a kernel's temporaries.) The reference
-    counts stand for MLX's ``use_count``: an input handle of this node, its
-    descriptor referred to by that handle alone, the list by that descriptor
-    alone (reference counts, compared with ``_SOLE``).
-    """
-    (out,) = node.outputs()
-    nbytes = out.size * out.dtype.size
-    for x in inputs:
-        d = x._desc
-        data = d.data
-        if (
-            data is not None
-            and data is not result
-            and d.dtype.size == out.dtype.size
-            and out.size <= len(data)  # (a compiled chain reads smaller inputs too)
-            and len(data) * d.dtype.size <= nbytes + _DONATION_EXTRA
-            and _refcount(d) == _SOLE  # held by x alone
-            and _refcount(data) == _SOLE  # held by d alone
-            and not shares_buffer(data)  # and no view shares its buffer
-        ):
-            d.data = None  # the node's handle is all that refers to it; it goes at detach
-            free(data)
-            return
-
-
 def eval_arrays(outputs):
     """Evaluate a flat list of arrays (MLX's ``eval_impl``)."""
     charge = _charge.get()
@@ -459,7 +233,7 @@ def eval_arrays(outputs):
             results = primitive.eval(inputs)
             kept = node.is_tracer()  # tracers keep their graph for the transform
             if primitive.donates and not kept and len(outputs) == 1:
-                _donate(inputs, node, results[0])
+                allocator.donate(inputs, outputs[0], results[0])
             for out, data in zip(outputs, results):
                 if out.is_available():  # a sibling kept from an earlier eval (see array._sibling)
                     continue
@@ -467,11 +241,11 @@ def eval_arrays(outputs):
                 # output's dtype (mlxref/core/dtypes.py). A primitive that only
                 # moves its inputs' elements has nothing to round.
                 if primitive.view:  # shares its input's buffer in MLX
-                    out._set_data(data, view_of=inputs[0].data())
+                    out.set_data(data, view_of=inputs[0].data())
                 else:
-                    out._set_data(data if primitive.moves_elements else out.dtype.store(data))
+                    out.set_data(data if primitive.moves_elements else out.dtype.store(data))
             # Let go of this node's lists, so the next node can find its input's
-            # list referred to by that input alone (``_donate``).
+            # list referred to by that input alone (``allocator.donate``).
             inputs = results = data = None
             if not kept:
                 for out in outputs:

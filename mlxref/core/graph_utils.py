@@ -1,54 +1,131 @@
-"""``mx.export_to_dot`` and the names MLX gives a graph's arrays.
+"""``mx.export_to_dot``: a graph as Graphviz DOT text, and the names MLX gives its arrays.
 
-Read alongside: mlx/graph_utils.cpp (``NodeNamer``, ``export_to_dot``) and
-python/src/export.cpp (``export_to_dot``: a path or an object with
-``write``). The DOT text is mlxref.viz's drawing of the graph, not a second
-DOT writer: this is the one place the core reaches up to ``mlxref.viz``,
-imported when ``export_to_dot`` is called (viz imports the core, so it
-cannot be imported while the core is).
+Read alongside: mlx/graph_utils.cpp (``NodeNamer``, ``depth_first_traversal``,
+``export_to_dot``) and python/src/export.cpp (``export_to_dot``: a path or an
+object with ``write``; keyword arguments name arrays).
 
-Read next: mlxref/viz/__init__.py (``draw``), mlxref/viz/dot.py.
+The text has the structure MLX writes: an input (an array without a
+primitive) is a ``rank=source`` node; each primitive is a rectangle with an
+edge from each of its inputs and one to each of its outputs; an output that
+no other node reads is ``rank=sink``. Arrays are named as MLX names them (the
+keyword names, then A, B, ..., Z, AA, AB, ...). MLX names a primitive's node
+by its address in memory; mlxref numbers them 1, 2, ... in the order they
+are written, so the text is the same on every run. (mlxref.viz draws the
+same graph with shapes, dtypes and values.)
+
+Read next: mlxref/core/transforms/export.py (``exporter``'s callback names
+arrays with ``node_name`` too).
 """
 
 import os
 
 
 def node_name(n):
-    """MLX's ``NodeNamer`` name of the ``n``-th array named: A, B, ..., Z, BA, BB, ..."""
+    """MLX's ``NodeNamer`` name of the ``n``-th array named (from 0): A, B, ...,
+    Z, AA, AB, ..., AZ, BA, ..."""
     letters = ""
-    while True:
-        letters = chr(ord("A") + n % 26) + letters
-        n //= 26
-        if n == 0:
-            return letters
+    n += 1
+    while n > 0:
+        n, k = divmod(n - 1, 26)
+        letters = chr(ord("A") + k) + letters
+    return letters
+
+
+class NodeNamer:
+    """MLX's ``NodeNamer``: a name for each array, given (``set_name``) or the
+    next in ``node_name``'s sequence, counting the given names too."""
+
+    def __init__(self):
+        self.names = {}
+
+    def get_name(self, x):
+        name = self.names.get(x.id())
+        if name is None:
+            name = self.names[x.id()] = node_name(len(self.names))
+        return name
+
+    def set_name(self, x, name):
+        self.names[x.id()] = name
+
+
+def depth_first_traversal(outputs):
+    """MLX's ``depth_first_traversal``: every array behind ``outputs``, each
+    after its inputs and once (an array's siblings count as visited with it).
+    Iterative, so a graph 100,000 nodes deep needs no recursion."""
+    seen = set()
+    order = []
+
+    def visit(x):
+        seen.add(x.id())
+        seen.update(s.id() for s in x.siblings())
+        return (x, iter(x.inputs()))
+
+    for out in outputs:
+        if out.id() in seen:
+            continue
+        stack = [visit(out)]
+        while stack:
+            x, inputs = stack[-1]
+            for a in inputs:
+                if a.id() not in seen:
+                    stack.append(visit(a))
+                    break
+            else:
+                stack.pop()
+                order.append(x)
+    return order
+
+
+def to_dot(namer, outputs):
+    """The DOT text of the graph behind ``outputs`` (MLX's ``export_to_dot``)."""
+    order = depth_first_traversal(outputs)
+    # Arrays another array reads are intermediates; the others are outputs.
+    intermediate = {a.id() for x in order if x.has_primitive() for a in x.inputs()}
+    numbers = {}  # a primitive's number, in the order they are written
+    lines = ["digraph {"]
+    for x in order:
+        if not x.has_primitive():
+            lines.append(f'{{ rank=source; "{namer.get_name(x)}"; }}')
+            continue
+        node = numbers.setdefault(id(x.primitive()), len(numbers) + 1)
+        lines.append(f'{{ {node} [label ="{x.primitive().name}", shape=rectangle]; }}')
+        for a in x.inputs():
+            lines.append(f'"{namer.get_name(a)}" -> {node}')
+        for a in x.outputs():
+            rank = "" if a.id() in intermediate else "rank=sink; "
+            lines.append(f'{{ {rank}"{namer.get_name(a)}"; }}')
+            lines.append(f'{node} -> "{namer.get_name(a)}"')
+    return "\n".join(lines) + "\n}"
 
 
 def export_to_dot(file, *args, **kwargs):
-    """Write the graph behind the arrays ``args`` as Graphviz DOT to ``file``
-    (a path or an object with ``write``); ``kwargs`` name more arrays to draw
-    (``x=x``), and those without a primitive are the graph's inputs. The text
-    is mlxref.viz's drawing (``viz.draw``), byte-identical on every run.
+    """Write the graph behind the arrays ``args`` and ``kwargs`` as Graphviz DOT
+    to ``file`` (a path or an object with ``write``); a keyword names its array
+    (``x=x``).
 
     >>> import io
     >>> import mlxref.core as mx
     >>> x = mx.array(1.0)
     >>> out = io.StringIO()
     >>> mx.export_to_dot(out, mx.exp(x), x=x)
-    >>> "x -> exp_1" in out.getvalue()
-    True
+    >>> print(out.getvalue())
+    digraph {
+    { rank=source; "x"; }
+    { 1 [label ="Exp", shape=rectangle]; }
+    "x" -> 1
+    { rank=sink; "B"; }
+    1 -> "B"
+    }
     """
-    from .. import viz  # the core's one reference upwards (module docstring)
-
-    if not isinstance(file, (str, os.PathLike)) and not hasattr(file, "write"):
+    namer = NodeNamer()
+    for name, a in kwargs.items():
+        namer.set_name(a, name)
+    outputs = list(args) + list(kwargs.values())
+    if isinstance(file, (str, os.PathLike)):
+        with open(file, "w", encoding="utf-8") as f:
+            f.write(to_dot(namer, outputs))
+    elif hasattr(file, "write"):
+        file.write(to_dot(namer, outputs))
+    else:
         raise ValueError("[export_to_dot] Accepts file-like objects or strings "
                          "to be used as filenames.")
-    # As MLX's: every array given is drawn, and a named array without a
-    # primitive is an input (the drawing names those).
-    inputs = {k: a for k, a in kwargs.items() if not a.has_primitive()}
-    outputs = list(args) + [a for a in kwargs.values() if a.has_primitive()]
-    text = viz.draw(outputs, names=inputs or None).to_dot()
-    if hasattr(file, "write"):
-        file.write(text)
-    else:
-        with open(file, "w", encoding="utf-8") as f:
-            f.write(text)

@@ -11,7 +11,7 @@ which here is ``{}``; ``start_capture``/``stop_capture`` do nothing, as without 
 import sys
 
 from . import device as _device
-from . import graph as _graph
+from . import memory as _memory
 from .ops.common import incompatible_arguments
 
 _warned = set()
@@ -32,49 +32,49 @@ def is_available():
 def get_active_memory():
     """Deprecated: ``mx.get_active_memory()``."""
     _deprecated("get_active_memory")
-    return _graph.get_active_memory()
+    return _memory.get_active_memory()
 
 
 def get_peak_memory():
     """Deprecated: ``mx.get_peak_memory()``."""
     _deprecated("get_peak_memory")
-    return _graph.get_peak_memory()
+    return _memory.get_peak_memory()
 
 
 def reset_peak_memory():
     """Deprecated: ``mx.reset_peak_memory()``."""
     _deprecated("reset_peak_memory")
-    _graph.reset_peak_memory()
+    _memory.reset_peak_memory()
 
 
 def get_cache_memory():
     """Deprecated: ``mx.get_cache_memory()``."""
     _deprecated("get_cache_memory")
-    return _graph.get_cache_memory()
+    return _memory.get_cache_memory()
 
 
 def set_memory_limit(limit):
     """Deprecated: ``mx.set_memory_limit(limit)``."""
     _deprecated("set_memory_limit")
-    return _graph.set_memory_limit(limit)
+    return _memory.set_memory_limit(limit)
 
 
 def set_cache_limit(limit):
     """Deprecated: ``mx.set_cache_limit(limit)``."""
     _deprecated("set_cache_limit")
-    return _graph.set_cache_limit(limit)
+    return _memory.set_cache_limit(limit)
 
 
 def set_wired_limit(limit):
     """Deprecated: ``mx.set_wired_limit(limit)``."""
     _deprecated("set_wired_limit")
-    return _graph.set_wired_limit(limit)
+    return _memory.set_wired_limit(limit)
 
 
 def clear_cache():
     """Deprecated: ``mx.clear_cache()``."""
     _deprecated("clear_cache")
-    _graph.clear_cache()
+    _memory.clear_cache()
 
 
 def device_info():

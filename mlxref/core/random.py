@@ -29,7 +29,8 @@ from . import dtypes as _dt
 from .array import array
 from .printing import format_shape
 from .ops.common import astype, broadcast_shapes, incompatible_arguments, to_shape
-from .ops.creation import check_dtype, scalar_or_array
+from .convert import scalar_or_array
+from .ops.creation import check_dtype
 from .ops.elementwise import (
     abs,
     add,

@@ -1,5 +1,5 @@
 """What the file formats share: the elements of an array as little-endian
-bytes and back, paths and their extensions, and ``_Corrupt``, the one error
+bytes and back, paths and their extensions, and ``Corrupt``, the one error
 a damaged file gets (``load`` names the file in it).
 
 Read alongside: python/src/load.cpp (file names and objects, the extension
@@ -15,13 +15,13 @@ from ..array import array, elements, from_data
 from ..scalar import is_symbolic
 
 # dtype -> (struct code, array-protocol kind): little-endian on disk, as MLX writes.
-_CODES = {
+CODES = {
     _dt.bool_: "?", _dt.uint8: "B", _dt.uint16: "H", _dt.uint32: "I", _dt.uint64: "Q",
     _dt.int8: "b", _dt.int16: "h", _dt.int32: "i", _dt.int64: "q",
     _dt.float16: "e", _dt.float32: "f", _dt.float64: "d",
 }
 
-class _Corrupt(Exception):
+class Corrupt(Exception):
     """What is wrong with a file being loaded; ``load`` names the file and
     raises ``error`` (MLX's exception type for that fault)."""
 
@@ -33,7 +33,7 @@ class _Corrupt(Exception):
 # --- elements <-> bytes ----------------------------------------------------------
 
 
-def _to_bytes(a):
+def to_bytes(a):
     """The elements of ``a`` (evaluated), row-major and little-endian."""
     data = elements(a)
     if any(is_symbolic(v) for v in data):
@@ -49,16 +49,16 @@ def _to_bytes(a):
         out = bytearray(2 * n)
         out[0::2], out[1::2] = wide[2::4], wide[3::4]
         return bytes(out)
-    return struct.pack(f"<{n}{_CODES[a.dtype]}", *data)
+    return struct.pack(f"<{n}{CODES[a.dtype]}", *data)
 
 
-def _from_bytes(raw, dtype, shape, big_endian=False):
+def from_bytes(raw, dtype, shape, big_endian=False):
     """An array of ``dtype`` and ``shape`` from its raw row-major bytes."""
-    return from_data(_decode(raw, dtype, math.prod(shape), big_endian),
+    return from_data(decode(raw, dtype, math.prod(shape), big_endian),
                             tuple(shape), dtype)
 
 
-def _decode(raw, dtype, n, big_endian=False):
+def decode(raw, dtype, n, big_endian=False):
     """The ``n`` elements of ``dtype`` in ``raw``, as the dtype stores them."""
     order = ">" if big_endian else "<"
     if dtype is _dt.complex64:
@@ -70,15 +70,15 @@ def _decode(raw, dtype, n, big_endian=False):
         wide[3::4], wide[2::4] = raw[hi::2], raw[lo::2]
         data = list(struct.unpack(f"<{n}f", wide))
     else:
-        data = list(struct.unpack(f"{order}{n}{_CODES[dtype]}", raw))
+        data = list(struct.unpack(f"{order}{n}{CODES[dtype]}", raw))
     return dtype.store(data)
 
 
-def _is_path(file):
+def is_path(file):
     return isinstance(file, (str, os.PathLike))
 
 
-def _with_extension(file, ext):
+def with_extension(file, ext):
     """MLX appends the extension to a path that does not end with it."""
     name = os.fspath(file)
     if isinstance(name, bytes):
@@ -86,9 +86,9 @@ def _with_extension(file, ext):
     return name if name.endswith(ext) else name + ext
 
 
-def _write(file, data, ext, op):
-    if _is_path(file):
-        with open(_with_extension(file, ext), "wb") as f:
+def write(file, data, ext, op):
+    if is_path(file):
+        with open(with_extension(file, ext), "wb") as f:
             f.write(data)
     elif hasattr(file, "write"):
         file.write(data)
@@ -96,7 +96,7 @@ def _write(file, data, ext, op):
         raise ValueError(f"[{op}] Input must be a file-like object, or string")
 
 
-def _check_bad_cast(value, op, name):
+def check_bad_cast(value, op, name):
     if not isinstance(value, array):
         raise RuntimeError(
             f"[{op}] {name} is a {type(value).__name__}, not an mlx array (MLX itself "

@@ -37,15 +37,15 @@ from ..ops.shape import transpose
 from ..primitives.base import make_array
 from ..primitives.creation import Load
 from .common import (
-    _CODES,
-    _check_bad_cast,
-    _Corrupt,
-    _decode,
-    _from_bytes,
-    _is_path,
-    _to_bytes,
-    _with_extension,
-    _write,
+    CODES,
+    check_bad_cast,
+    Corrupt,
+    decode,
+    from_bytes,
+    is_path,
+    to_bytes,
+    with_extension,
+    write,
 )
 from .gguf import read_gguf
 
@@ -79,19 +79,19 @@ def _npy_bytes(a):
     header = f"{{'descr': '{_npy_descr(a.dtype)}', 'fortran_order': False, 'shape': {shape}, }}"
     pad = -(len(_NPY_MAGIC) + 4 + len(header) + 1) % 64
     header = (header + " " * pad + "\n").encode("latin1")
-    return _NPY_MAGIC + b"\x01\x00" + struct.pack("<H", len(header)) + header + _to_bytes(a)
+    return _NPY_MAGIC + b"\x01\x00" + struct.pack("<H", len(header)) + header + to_bytes(a)
 
 
 # The array-protocol type strings MLX reads (without the byte-order character).
 _NPY_DTYPES = {"V2": _dt.bfloat16, "b1": _dt.bool_, "c8": _dt.complex64}
-_NPY_DTYPES.update({_npy_descr(d)[1:]: d for d in _CODES if d is not _dt.bool_})
+_NPY_DTYPES.update({_npy_descr(d)[1:]: d for d in CODES if d is not _dt.bool_})
 
 
 def _npy_dtype(descr):
     """mlx/io/load.cpp ``dtype_from_array_protocol``: (dtype, big endian)."""
     dtype = _NPY_DTYPES.get(descr[1:] if descr[:1] in "<>|=" else descr)
     if dtype is None:
-        raise _Corrupt(f"its dtype {descr!r} is not one MLX reads (Unsupported array "
+        raise Corrupt(f"its dtype {descr!r} is not one MLX reads (Unsupported array "
                        "protocol type-string)", ValueError)
     return dtype, descr[:1] == ">"
 
@@ -100,18 +100,18 @@ def _npy_header(raw):
     """(dtype, big endian, fortran order, shape, data offset) from the start of
     a .npy file (``raw`` holds at least its header)."""
     if raw[:6] != _NPY_MAGIC:
-        raise _Corrupt("it is not a .npy file (no NumPy magic string at its start)")
+        raise Corrupt("it is not a .npy file (no NumPy magic string at its start)")
     if len(raw) < 10 or raw[6] not in (1, 2, 3):
-        raise _Corrupt("its .npy header is truncated or of an unknown version")
+        raise Corrupt("its .npy header is truncated or of an unknown version")
     if raw[6] == 1:
         (length,), start = struct.unpack("<H", raw[8:10]), 10
     else:
         if len(raw) < 12:
-            raise _Corrupt("its .npy header is truncated")
+            raise Corrupt("its .npy header is truncated")
         (length,), start = struct.unpack("<I", raw[8:12]), 12
     text = raw[start:start + length]
     if len(text) < length:
-        raise _Corrupt(f"its .npy header should be {length} bytes but the file ends "
+        raise Corrupt(f"its .npy header should be {length} bytes but the file ends "
                        f"after {len(text)}")
     try:
         header = _parse_header(text.decode("latin1"))
@@ -120,7 +120,7 @@ def _npy_header(raw):
                 and all(type(d) is int and d >= 0 for d in shape)):
             raise ValueError
     except (ValueError, KeyError, TypeError, SyntaxError):
-        raise _Corrupt("its .npy header is not a dict with 'descr', 'fortran_order' and "
+        raise Corrupt("its .npy header is not a dict with 'descr', 'fortran_order' and "
                        f"'shape': {text[:80]!r}") from None
     dtype, big = _npy_dtype(descr)
     return dtype, big, fortran, shape, start + length
@@ -137,11 +137,11 @@ def _read_npy(raw):
     need = math.prod(shape) * dtype.size
     body = raw[offset:offset + need]
     if len(body) < need:
-        raise _Corrupt(_npy_truncated(need, len(body)))
+        raise Corrupt(_npy_truncated(need, len(body)))
     if not fortran:
-        return _from_bytes(body, dtype, shape, big)
+        return from_bytes(body, dtype, shape, big)
     # Column-major: read as the reversed shape, then transpose (as MLX does).
-    return transpose(_from_bytes(body, dtype, shape[::-1], big))
+    return transpose(from_bytes(body, dtype, shape[::-1], big))
 
 
 def _reader(name, op, offset, dtype, shape, big_endian=False, short=None):
@@ -164,7 +164,7 @@ def _reader(name, op, offset, dtype, shape, big_endian=False, short=None):
                 f"{need} bytes of data at byte {offset} were wanted but the file holds "
                 f"{len(body)} there (it changed since it was loaded?)")
             raise RuntimeError(f"[{op}] Cannot load {name}: {what}.") from None
-        return _decode(body, dtype, n, big_endian)
+        return decode(body, dtype, n, big_endian)
 
     return read
 
@@ -211,7 +211,7 @@ def _safetensors_bytes(arrays, metadata):
     for key, a in arrays.items():
         if a.dtype not in _SAFETENSORS:
             raise RuntimeError("[save_safetensors] received invalid dtype.")
-        blob = _to_bytes(a)
+        blob = to_bytes(a)
         header[key] = {"dtype": _SAFETENSORS[a.dtype], "shape": list(a.shape),
                        "data_offsets": [offset, offset + len(blob)]}
         blobs.append(blob)
@@ -225,19 +225,19 @@ def _safetensors_header(raw, size):
     """(JSON header, its length) of a safetensors file of ``size`` bytes whose
     first bytes ``raw`` holds (at least the header, when the file has it)."""
     if size < 8:
-        raise _Corrupt(f"it is {size} bytes long, shorter than a safetensors header")
+        raise Corrupt(f"it is {size} bytes long, shorter than a safetensors header")
     (length,) = struct.unpack("<Q", raw[:8])
     if length == 0 or length >= 100_000_000:
-        raise _Corrupt(f"its JSON header length ({length}) is invalid: not a safetensors file?")
+        raise Corrupt(f"its JSON header length ({length}) is invalid: not a safetensors file?")
     if size < 8 + length:
-        raise _Corrupt(f"the JSON header is {length} bytes long but the file is only "
+        raise Corrupt(f"the JSON header is {length} bytes long but the file is only "
                        f"{size} bytes (an incomplete download or a corrupt file?)")
     try:
         header = json.loads(raw[8:8 + length].decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
-        raise _Corrupt(f"its JSON header does not parse ({e})") from None
+        raise Corrupt(f"its JSON header does not parse ({e})") from None
     if not isinstance(header, dict):
-        raise _Corrupt("its JSON header is not an object")
+        raise Corrupt("its JSON header is not an object")
     return header, length
 
 
@@ -249,13 +249,13 @@ def _read_safetensors(raw, size=None, tensor=None):
     header, length = _safetensors_header(raw, size)
     if tensor is None:
         def tensor(offset, dtype, shape):
-            return _from_bytes(raw[offset:offset + math.prod(shape) * dtype.size], dtype, shape)
+            return from_bytes(raw[offset:offset + math.prod(shape) * dtype.size], dtype, shape)
     data_size = size - 8 - length
     arrays, metadata = {}, {}
     for key, item in header.items():
         if key == "__metadata__":
             if not isinstance(item, (dict, type(None))):
-                raise _Corrupt("its __metadata__ is not an object")
+                raise Corrupt("its __metadata__ is not an object")
             metadata.update(item or {})
             continue
         try:
@@ -264,17 +264,17 @@ def _read_safetensors(raw, size=None, tensor=None):
             if not all(type(d) is int and d >= 0 for d in shape + (begin, end)):
                 raise TypeError
         except (KeyError, TypeError, ValueError):
-            raise _Corrupt(f"its entry for tensor {key!r} is not a dtype, shape and two "
+            raise Corrupt(f"its entry for tensor {key!r} is not a dtype, shape and two "
                            "data offsets") from None
         if dtype is None:
-            raise _Corrupt(f"tensor {key!r} has the dtype {item['dtype']!r}, which MLX "
+            raise Corrupt(f"tensor {key!r} has the dtype {item['dtype']!r}, which MLX "
                            "does not read")
         need = math.prod(shape) * dtype.size
         if end < begin or end - begin != need:
-            raise _Corrupt(f"tensor {key!r} has invalid data offsets ({begin}, {end}): "
+            raise Corrupt(f"tensor {key!r} has invalid data offsets ({begin}, {end}): "
                            f"expecting {need} bytes")
         if end > data_size:
-            raise _Corrupt(f"tensor {key!r} has data offsets ({begin}, {end}) beyond the "
+            raise Corrupt(f"tensor {key!r} has data offsets ({begin}, {end}) beyond the "
                            f"{data_size} bytes of data (an incomplete download or a "
                            "corrupt file?)")
         arrays[key] = tensor(8 + length + begin, dtype, shape)
@@ -313,22 +313,22 @@ def _check_array(value, signature, args):
 def save(file, arr):
     """``mx.save``: one array to a .npy file (``.npy`` appended to a path without it)."""
     _check_array(arr, "save(file: file | str | pathlib.Path, arr: array) -> None", [file, arr])
-    _write(file, _npy_bytes(arr), ".npy", "save")
+    write(file, _npy_bytes(arr), ".npy", "save")
 
 
 def _savez(file, args, kwargs, compression, op):
     arrays = {}
     for k, v in kwargs.items():
-        _check_bad_cast(v, op, k)
+        check_bad_cast(v, op, k)
         arrays[k] = v
     for i, v in enumerate(args):
         name = f"arr_{i}"
-        _check_bad_cast(v, op, name)
+        check_bad_cast(v, op, name)
         if name in arrays:
             raise ValueError(f"[savez] Cannot use un-named variables and keyword {name}")
         arrays[name] = v
-    if _is_path(file):
-        file = _with_extension(file, ".npz")
+    if is_path(file):
+        file = with_extension(file, ".npz")
     elif not hasattr(file, "write"):
         raise ValueError(f"[{op}] Input must be a file-like object, or string")
     with zipfile.ZipFile(file, "w", compression=compression) as z:
@@ -358,13 +358,13 @@ def save_safetensors(file, arrays, metadata=None):
         raise ValueError(
             "[save_safetensors] Metadata must be a dictionary with string keys and values")
     for k, v in arrays.items():
-        _check_bad_cast(v, "save_safetensors", repr(k))
-    _write(file, _safetensors_bytes(arrays, metadata), ".safetensors", "save_safetensors")
+        check_bad_cast(v, "save_safetensors", repr(k))
+    write(file, _safetensors_bytes(arrays, metadata), ".safetensors", "save_safetensors")
 
 
 def _read_all(file, op):
     """(bytes, label) of a path or a binary file object."""
-    if _is_path(file):
+    if is_path(file):
         name = os.fspath(file)
         try:
             with open(name, "rb") as f:
@@ -389,13 +389,13 @@ def _read_npz(raw):
                 key = name[:-4] if len(name) > 4 and name.endswith(".npy") else name
                 try:
                     arrays[key] = _read_npy(z.read(name))
-                except _Corrupt as e:
-                    raise _Corrupt(f"its member {name!r}: {e}", e.error) from None
+                except Corrupt as e:
+                    raise Corrupt(f"its member {name!r}: {e}", e.error) from None
     except (zipfile.BadZipFile, EOFError, OSError, NotImplementedError) as e:
-        raise _Corrupt(f"it is not a readable zip (.npz) file ({e})", ValueError) from None
+        raise Corrupt(f"it is not a readable zip (.npz) file ({e})", ValueError) from None
     except Exception as e:  # zlib errors of a damaged deflated member
         if type(e).__name__ == "error" and type(e).__module__ == "zlib":
-            raise _Corrupt(f"a compressed member is damaged ({e})", ValueError) from None
+            raise Corrupt(f"a compressed member is damaged ({e})", ValueError) from None
         raise
     return arrays
 
@@ -404,7 +404,7 @@ def load(file, /, format=None, return_metadata=False, *, stream=None):
     """``mx.load``: the array (.npy), dict (.npz, .safetensors) or, with
     ``return_metadata=True`` (safetensors), ``(dict, metadata)`` in ``file``."""
     if format is None:
-        if _is_path(file):
+        if is_path(file):
             name = os.fspath(file)
         elif hasattr(file, "read"):
             name = getattr(file, "name", None)
@@ -422,15 +422,15 @@ def load(file, /, format=None, return_metadata=False, *, stream=None):
         raise ValueError(f"[load] Unknown file format {format}")
     op = {"npy": "load_npy", "npz": "load_npz", "safetensors": "load_safetensors",
           "gguf": "load_gguf"}[format]
-    if format == "gguf" and not _is_path(file):
+    if format == "gguf" and not is_path(file):
         raise ValueError("[load_gguf] Input must be a string")
-    if format in ("npy", "safetensors") and _is_path(file):  # read at eval, as in MLX
+    if format in ("npy", "safetensors") and is_path(file):  # read at eval, as in MLX
         name = os.fspath(file)
         try:
             if format == "npy":
                 return _load_npy_lazily(name)
             arrays, metadata = _load_safetensors_lazily(name)
-        except _Corrupt as e:
+        except Corrupt as e:
             raise e.error(f"[{op}] Cannot load {name}: {e}.") from None
         return (arrays, metadata) if return_metadata else arrays
     raw, label = _read_all(file, op)
@@ -441,6 +441,6 @@ def load(file, /, format=None, return_metadata=False, *, stream=None):
             return _read_npz(raw)
         read = read_gguf if format == "gguf" else _read_safetensors
         arrays, metadata = read(raw)
-    except _Corrupt as e:
+    except Corrupt as e:
         raise e.error(f"[{op}] Cannot load {label}: {e}.") from None
     return (arrays, metadata) if return_metadata else arrays

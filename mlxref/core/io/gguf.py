@@ -37,7 +37,7 @@ import struct
 from .. import dtypes as _dt
 from ..array import array, from_data
 from ..ops.common import incompatible_arguments
-from .common import _check_bad_cast, _Corrupt, _decode, _from_bytes, _is_path, _to_bytes
+from .common import check_bad_cast, Corrupt, decode, from_bytes, is_path, to_bytes
 
 _MAGIC = b"GGUF"
 _ALIGNMENT = 32  # gguflib's default, when the file has no general.alignment
@@ -102,7 +102,7 @@ def _metadata_value(value):
     kind = _VALUE_OF_DTYPE.get(value.dtype)
     if kind is None:
         raise ValueError(f"[save_gguf] array type {value.dtype.name} not support for metadata.")
-    data = _to_bytes(value)
+    data = to_bytes(value)
     if value.ndim == 0:
         return kind, data
     return _ARRAY, struct.pack("<IQ", kind, value.size) + data
@@ -148,7 +148,7 @@ def _gguf_bytes(arrays, metadata):
         offset += -offset % alignment
         infos.append(_string(key) + struct.pack(f"<I{a.ndim}QIQ", a.ndim, *a.shape[::-1],
                                                 kind, offset))
-        blob = _to_bytes(a)
+        blob = to_bytes(a)
         blobs.append(blob)
         offset += len(blob)
     head = (_MAGIC + struct.pack("<IQQ", 3, len(arrays), len(metadata)) + b"".join(pairs)
@@ -168,13 +168,13 @@ def save_gguf(file, arrays, metadata=None):
             "save_gguf(file: file | str | pathlib.Path, arrays: dict[str, array], metadata: "
             "dict[str, array | str | list[str]])", [file, arrays] + (
                 [] if metadata is None else [metadata]))
-    if not _is_path(file):
+    if not is_path(file):
         raise ValueError("[save_gguf] Input must be a string")
     for k, v in arrays.items():
         if not isinstance(k, str):
             raise RuntimeError(f"[save_gguf] The key {k!r} is not a str (MLX itself "
                                "raises RuntimeError: std::bad_cast).")
-        _check_bad_cast(v, "save_gguf", repr(k))
+        check_bad_cast(v, "save_gguf", repr(k))
     metadata = metadata or {}
     _check_metadata(metadata)
     name = os.fsdecode(os.fspath(file))
@@ -196,7 +196,7 @@ class _Reader:
 
     def take(self, n, what):
         if n > len(self.raw) - self.pos:
-            raise _Corrupt(f"{what} extends past the end of the file (at byte {self.pos}, "
+            raise Corrupt(f"{what} extends past the end of the file (at byte {self.pos}, "
                            f"{n} bytes wanted, {len(self.raw) - self.pos} left): an "
                            "incomplete download or a corrupt file?")
         self.pos += n
@@ -212,7 +212,7 @@ class _Reader:
         try:
             return raw.decode("utf-8")
         except UnicodeDecodeError:
-            raise _Corrupt(f"{what} is not UTF-8 text") from None
+            raise Corrupt(f"{what} is not UTF-8 text") from None
 
 
 def _read_value(r, kind, what):
@@ -222,15 +222,15 @@ def _read_value(r, kind, what):
     if kind == _ARRAY:
         inner, n = r.unpack("IQ", what)
         if inner == _ARRAY:
-            raise _Corrupt(f"{what} is an array of arrays (MLX: Only supports loading "
+            raise Corrupt(f"{what} is an array of arrays (MLX: Only supports loading "
                            "1-layer of nested arrays)", ValueError)
         if inner == _STRING:
             return [r.string(what) for _ in range(n)]
         if inner not in _VALUES:
-            raise _Corrupt(f"{what} is an array of unknown value type {inner}")
+            raise Corrupt(f"{what} is an array of unknown value type {inner}")
         return _read_numbers(r, inner, n, (n,), what)
     if kind not in _VALUES:
-        raise _Corrupt(f"{what} has an unknown value type {kind} ([load_gguf] Received "
+        raise Corrupt(f"{what} has an unknown value type {kind} ([load_gguf] Received "
                        "unexpected type.)")
     return _read_numbers(r, kind, 1, (), what)
 
@@ -248,9 +248,9 @@ def _quantized(name, kind, shape, raw):
     mlx/io/gguf_quants.cpp unpacks them: blocks of 32 weights, each with a
     float16 scale (and, in Q4_1, a float16 minimum)."""
     if not shape:
-        raise _Corrupt(f"the quantized tensor {name!r} has no dimensions")
+        raise Corrupt(f"the quantized tensor {name!r} has no dimensions")
     if shape[-1] % 32:
-        raise _Corrupt(f"the quantized tensor {name!r} has a last dimension of {shape[-1]}, "
+        raise Corrupt(f"the quantized tensor {name!r} has a last dimension of {shape[-1]}, "
                        "not a multiple of 32 (MLX: incompatible last dim shape)")
     blocks = math.prod(shape) // 32
     block_bytes = _TENSOR_TYPES[kind][2]
@@ -338,22 +338,22 @@ def _k_quantized(kind, shape, raw):
 def _tensor(name, kind, shape, raw):
     """The arrays one tensor loads as (one, or a quantized triplet)."""
     if kind in _TENSOR_DTYPES:
-        return {name: _from_bytes(raw, _TENSOR_DTYPES[kind], shape)}
+        return {name: from_bytes(raw, _TENSOR_DTYPES[kind], shape)}
     if kind in (_Q4_0, _Q4_1, _Q8_0):
         return _quantized(name, kind, shape, raw)
     if kind == _BF16:  # gguflib converts it to float16 for MLX
-        flat = _decode(raw, _dt.bfloat16, math.prod(shape))
+        flat = decode(raw, _dt.bfloat16, math.prod(shape))
         return {name: from_data(_dt.float16.store(flat), shape, _dt.float16)}
     if kind in _K_DECODERS:  # gguflib dequantizes them to float16 for MLX
         return {name: from_data(_k_quantized(kind, shape, raw), shape, _dt.float16)}
     type_name = _TENSOR_TYPES[kind][0]
     if kind == _Q4_K:
-        raise _Corrupt(
+        raise Corrupt(
             f"tensor {name!r} is of type q4_k, which MLX reads wrongly (gguflib scales the "
             "high nibbles of each 32 bytes with the low nibbles' sub-block scale and min, "
             "where GGML uses the next sub-block's), and mlxref does not read",
             NotImplementedError)
-    raise _Corrupt(f"tensor {name!r} is of type {type_name}, which MLX does not read "
+    raise Corrupt(f"tensor {name!r} is of type {type_name}, which MLX does not read "
                    "([load_gguf] gguf_tensor_to_f16 failed)")
 
 
@@ -361,10 +361,10 @@ def read_gguf(raw):
     """(arrays, metadata) from the bytes of a GGUF file."""
     r = _Reader(raw)
     if raw[:4] != _MAGIC:
-        raise _Corrupt("it is not a GGUF file (it does not start with 'GGUF')")
+        raise Corrupt("it is not a GGUF file (it does not start with 'GGUF')")
     version, n_tensors, n_pairs = r.unpack("4xIQQ", "the GGUF header")
     if version not in (2, 3):
-        raise _Corrupt(f"its GGUF version is {version}; MLX reads versions 2 and 3")
+        raise Corrupt(f"its GGUF version is {version}; MLX reads versions 2 and 3")
     metadata, alignment = {}, _ALIGNMENT
     for i in range(n_pairs):
         key = r.string(f"metadata key {i}")
@@ -373,17 +373,17 @@ def read_gguf(raw):
         if key == "general.alignment" and kind == _UINT32:
             alignment = metadata[key].item()
     if alignment == 0:
-        raise _Corrupt("its general.alignment is 0")
+        raise Corrupt("its general.alignment is 0")
     infos = []
     for i in range(n_tensors):
         name = r.string(f"the name of tensor {i}")
         (ndim,) = r.unpack("I", f"tensor {name!r}")
         if ndim > _MAX_DIMS:
-            raise _Corrupt(f"tensor {name!r} has {ndim} dimensions, more than the "
+            raise Corrupt(f"tensor {name!r} has {ndim} dimensions, more than the "
                            f"{_MAX_DIMS} GGUF readers take")
         *dims, kind, offset = r.unpack(f"{ndim}QIQ", f"tensor {name!r}")
         if kind >= len(_TENSOR_TYPES) or _TENSOR_TYPES[kind][1] == 0:
-            raise _Corrupt(f"tensor {name!r} has an unknown tensor type {kind}")
+            raise Corrupt(f"tensor {name!r} has an unknown tensor type {kind}")
         infos.append((name, tuple(dims[::-1]), kind, offset))
     data_start = r.pos + (-r.pos % alignment)
     arrays = {}
@@ -392,14 +392,14 @@ def read_gguf(raw):
         _, per_block, block_bytes = _TENSOR_TYPES[kind]
         nbytes = -(-math.prod(shape) // per_block) * block_bytes
         if start > len(raw):
-            raise _Corrupt(f"tensor {name!r} has a data offset past the end of the file: "
+            raise Corrupt(f"tensor {name!r} has a data offset past the end of the file: "
                            "an incomplete download or a corrupt file?")
         if nbytes > len(raw) - start:
-            raise _Corrupt(f"tensor {name!r} extends past the end of the file: an "
+            raise Corrupt(f"tensor {name!r} extends past the end of the file: an "
                            "incomplete download or a corrupt file?")
         for key, value in _tensor(name, kind, shape, raw[start:start + nbytes]).items():
             if key in arrays:
-                raise _Corrupt(f"it has two tensors named {key!r} (a quantized tensor's "
+                raise Corrupt(f"it has two tensors named {key!r} (a quantized tensor's "
                                "scales and biases count too)")
             arrays[key] = value
     return arrays, metadata

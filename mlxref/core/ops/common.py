@@ -1,10 +1,10 @@
-"""What every op does before it builds a node: convert, promote, broadcast, check
-axes and shape arguments.
+"""What every op does before it builds a node, after its arguments are arrays
+(mlxref/core/convert.py ``to_arrays``): cast, broadcast, check axes and shape
+arguments.
 
 Read alongside: mlx/ops.cpp (``broadcast_shapes``, ``broadcast_arrays``,
-``astype``), python/src/convert.cpp (weakly typed Python scalars) and
-python/src/ops.cpp (the bindings whose errors ``incompatible_arguments`` and
-``to_shape`` reproduce).
+``astype``) and python/src/ops.cpp (the bindings whose errors
+``incompatible_arguments`` and ``to_shape`` reproduce).
 
 An op that would return one of its inputs unchanged (``astype`` to the same
 dtype, ``broadcast_to`` the same shape...) returns a new handle of it
@@ -14,136 +14,20 @@ dtype, ``broadcast_to`` the same shape...) returns a new handle of it
 
 import copy
 import math
-import numbers
 import operator
 
 from .. import dtypes as _dt
-from .. import convert
-from ..array import array, from_data
-from ..printing import format_shape
-from ..convert import int64_dtype
-from ..scalar import is_symbolic
 from .. import graph
+from ..array import array
+from ..convert import to_array
+from ..printing import format_shape
 from ..primitives.base import AsType, StopGradient, make_array
 from ..primitives.shape import Broadcast, BroadcastAxes
 
-SCALARS = (bool, int, float, complex)
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 # mlxref holds an array's elements in one Python list; it stops at this many.
 MAX_ELEMENTS = INT32_MAX
 _INT64 = range(-(2**63), 2**63)
-_FLOAT32_INTS = range(-(2**24), 2**24 + 1)  # every int here is exactly a float32
-
-
-def is_scalar(x):
-    return type(x) in SCALARS or isinstance(x, SCALARS) or is_symbolic(x)
-
-
-def check_int_fits(value, dtype):
-    """MLX's check on a Python int converted for an array of ``dtype``
-    (python/src/utils.cpp ``to_array``): an integer type narrower than 64 bits
-    must hold it. So ``uint8 array + 300`` and ``full((2,), 300, uint8)``
-    raise, where ``mx.array(300, dtype=uint8)`` wraps; next to a bool, int64
-    or uint64 array the int just wraps (``uint64 array + -1`` adds 2**64 - 1,
-    ``bool array + 2**40`` adds 0 as an int32), as in MLX."""
-    if type(value) is int and dtype.is_integer and dtype.size < 8:
-        info = _dt.iinfo(dtype)
-        if not info.min <= value <= info.max:
-            raise ValueError(f"Converting {value} to {dtype.name} would result in overflow.")
-
-
-def scalar_array(value, dtype, meets=None):
-    """A 0-d array holding one Python scalar (or SymPy expression) as ``dtype``.
-
-    ``meets`` is the dtype of the array the scalar meets in an op (default
-    ``dtype``): a Python int must fit it (``check_int_fits``).
-    """
-    if type(value) not in SCALARS:
-        if is_symbolic(value):
-            return from_data([value], (), dtype)
-        for plain in (bool, int, float, complex):  # a subclass (NumPy's float64...)
-            if isinstance(value, plain):
-                value = plain(value)
-                break
-    if type(value) is int:
-        int64_dtype(value)
-        check_int_fits(value, meets or dtype)
-    t = type(value)
-    if dtype is _dt.float32 and (t is float or (t is int and value in _FLOAT32_INTS)):
-        # The common case (x * 2.0, x / n, maximum(x, 0)): what convert and
-        # store give, in one rounding (an int this small is a float32 already).
-        return from_data([dtype.cast(value)], (), dtype)
-    return from_data(dtype.store(_dt.convert([value], None, dtype)), (), dtype)
-
-
-def to_array(x, dtype=None):
-    """An array from an array, a Python scalar or a nested list."""
-    if isinstance(x, array):
-        return x if dtype is None else astype(x, dtype)
-    if convert.is_numpy(x):
-        return array(x, dtype)
-    if isinstance(x, numbers.Number) and not isinstance(x, SCALARS):
-        x = float(x) if isinstance(x, numbers.Real) else x
-    return array(x, dtype)
-
-
-def as_arrays(*values):
-    """Convert op arguments to arrays of one promoted dtype (not yet broadcast).
-
-    Python scalars are weakly typed: they take the dtype of the arrays they
-    meet when it fits (``int32 array * 2`` is int32, ``int32 array * 2.5`` is
-    float32), as in MLX.
-    """
-    if len(values) == 2:  # the common cases first: two arrays, or an array and a number
-        a, b = values
-        ta, tb = type(a), type(b)
-        if ta is array and tb is array and a.dtype is b.dtype:
-            return [a, b]
-        if ta is array and tb in SCALARS:
-            dtype = _dt.promote_types(a.dtype, _dt.weak_scalar_dtype(b, a.dtype))
-            return [a if a.dtype is dtype else astype(a, dtype), scalar_array(b, dtype, a.dtype)]
-        if tb is array and ta in SCALARS:
-            dtype = _dt.promote_types(b.dtype, _dt.weak_scalar_dtype(a, b.dtype))
-            return [scalar_array(a, dtype, b.dtype), b if b.dtype is dtype else astype(b, dtype)]
-    if any(type(v) not in SCALARS and convert.is_numpy(v) for v in values):
-        values = _numpy_operands(values)
-    for v in values:
-        if isinstance(v, (list, tuple)):  # MLX takes arrays and scalars here, not lists
-            raise ValueError(f"Invalid type {type(v).__name__} received in array initialization.")
-    strong = [v for v in values if not is_scalar(v)]
-    strong = [to_array(v) for v in strong]
-    meets = None  # the arrays' dtype, which Python ints must fit
-    if strong:
-        dtype = strong[0].dtype
-        for a in strong[1:]:
-            dtype = _dt.promote_types(dtype, a.dtype)
-        meets = dtype
-        for v in values:
-            if is_scalar(v):
-                dtype = _dt.promote_types(dtype, _dt.weak_scalar_dtype(v, dtype))
-    else:
-        dtype = _dt.bool_
-        for v in values:
-            dtype = _dt.promote_types(dtype, _dt.default_dtype_of_scalar(v))
-    it = iter(strong)
-    out = []
-    for v in values:
-        a = scalar_array(v, dtype, meets) if is_scalar(v) else next(it)
-        out.append(astype(a, dtype))
-    return out
-
-
-def _numpy_operands(values):
-    """NumPy operands as arrays (python/src/utils.cpp ``to_arrays``): next to an
-    mlx array they take its dtype (``int32 array + np.float32(1.5)`` is int32);
-    otherwise their own. A NumPy float64 scalar is a Python float: weak, as in MLX."""
-    meets = next((v.dtype for v in values if isinstance(v, array)), None)
-    out = []
-    for v in values:
-        if type(v) not in SCALARS and convert.is_numpy(v):
-            v = float(v) if isinstance(v, float) else array(v, meets)
-        out.append(v)
-    return out
 
 
 _ASTYPE = "astype(a: array, dtype: Dtype, /, *, stream: StreamOrDevice = None) -> array"

@@ -13,12 +13,13 @@ import math
 
 from .. import dtypes as _dt
 from ..array import array
+from ..convert import scalar_or_array, to_arrays
 from ..primitives import elementwise as P
 from ..primitives.base import make_array
 from . import creation as _creation
 from . import elementwise as _ew
 from . import reduction as _reduction
-from .common import as_arrays, incompatible_arguments
+from .common import incompatible_arguments
 
 __all__ = [
     "array_equal", "allclose", "isclose", "isnan", "isinf", "isfinite", "isposinf",
@@ -54,7 +55,7 @@ def array_equal(a, b, /, *, equal_nan=False, stream=None):
     if type(equal_nan) is not bool:
         raise incompatible_arguments(_SIGNATURES["array_equal"], (a, b),
                                      {"equal_nan": equal_nan})
-    a, b = as_arrays(a, b)
+    a, b = to_arrays(a, b)
     if a.shape != b.shape:
         return array(False)
     equal_nan = equal_nan and a.dtype.is_inexact
@@ -99,7 +100,7 @@ def allclose(a, b, /, rtol=1e-5, atol=1e-8, *, equal_nan=False, stream=None):
 
 def isnan(a, /, *, stream=None):
     """``mx.isnan``: ``a != a``; all False for integers and bool."""
-    a = _creation.scalar_or_array(a)
+    a = scalar_or_array(a)
     if _exact_only(a):
         return _creation.full(a.shape, False, _dt.bool_)
     return _ew.not_equal(a, a)
@@ -107,7 +108,7 @@ def isnan(a, /, *, stream=None):
 
 def isinf(a, /, *, stream=None):
     """``mx.isinf``: +-inf; a complex number is infinite when either part is."""
-    a = _creation.scalar_or_array(a)
+    a = scalar_or_array(a)
     if _exact_only(a):
         return _creation.full(a.shape, False, _dt.bool_)
     if a.dtype is _dt.complex64:
@@ -117,14 +118,14 @@ def isinf(a, /, *, stream=None):
 
 def isfinite(a, /, *, stream=None):
     """``mx.isfinite``: neither inf nor nan; all True for integers and bool."""
-    a = _creation.scalar_or_array(a)
+    a = scalar_or_array(a)
     if _exact_only(a):
         return _creation.full(a.shape, True, _dt.bool_)
     return _ew.logical_not(_ew.logical_or(isinf(a), isnan(a)))
 
 
 def _equals_infinity(a, value):
-    a = _creation.scalar_or_array(a)
+    a = scalar_or_array(a)
     if _exact_only(a):
         return _creation.full(a.shape, False, _dt.bool_)
     # MLX compares with inf in a's own dtype (for complex64: inf + 0j).
@@ -151,7 +152,7 @@ def nan_to_num(a, nan=0.0, posinf=None, neginf=None, *, stream=None):
         kwargs = {k: v for k, v in (("nan", nan), ("posinf", posinf), ("neginf", neginf))
                   if v is not None and not (k == "nan" and type(v) is float and v == 0.0)}
         raise incompatible_arguments(_SIGNATURES["nan_to_num"], (a,), kwargs)
-    a = _creation.scalar_or_array(a)
+    a = scalar_or_array(a)
     dtype = a.dtype
     if not dtype.is_inexact:
         return copy.copy(a)

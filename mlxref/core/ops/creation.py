@@ -18,6 +18,7 @@ import math
 from .. import dtypes as _dt
 from .. import convert
 from ..array import array, elements, from_data
+from ..convert import scalar_or_array
 from ..scalar import is_symbolic
 from ..primitives.base import make_array
 from ..primitives.creation import Arange, Full, arange_size
@@ -28,9 +29,7 @@ from .common import (
     broadcast_shapes,
     broadcast_to,
     incompatible_arguments,
-    is_scalar,
     plain_ints,
-    scalar_array,
     to_shape,
 )
 from .elementwise import add, divide, equal, greater_equal, multiply, subtract, where
@@ -88,26 +87,6 @@ def check_dtype(dtype, signature, args):
     """``dtype`` must be an mlxref Dtype (or None, where the op allows it)."""
     if dtype is not None and not isinstance(dtype, _dt.Dtype):
         raise incompatible_arguments(signature, args)
-
-
-def scalar_or_array(value, dtype=None):
-    """MLX's ``to_array(value, dtype)`` (python/src/convert.cpp) for ``scalar | array`` arguments.
-
-    An array is returned as it is, whatever ``dtype`` says. A Python scalar
-    gets ``dtype`` if it suits it, as a weakly typed scalar does
-    (``weak_scalar_dtype``): a float never becomes an integer (it is float32
-    then), an int never becomes bool (it is int32 then) and must fit the
-    integer dtype, and an int that does not fit int32 is int64 by default.
-    """
-    if isinstance(value, array):
-        return value
-    if not is_scalar(value) and convert.is_numpy(value):
-        return array(value, dtype)
-    if is_scalar(value):
-        if dtype is None:
-            return scalar_array(value, _dt.default_dtype_of_scalar(value))
-        return scalar_array(value, _dt.weak_scalar_dtype(value, dtype), meets=dtype)
-    raise ValueError(f"Invalid type {type(value).__name__} received in array initialization.")
 
 
 def check_scalar_or_array(value):
@@ -257,7 +236,7 @@ def arange(*args, stream=None, **kwargs):
     if dtype is None:
         dtype = _dt.bool_
         for v in inferred:
-            dtype = _dt.promote_types(dtype, _dt.default_dtype_of_scalar(v))
+            dtype = _dt.promote_types(dtype, convert.default_dtype_of_scalar(v))
     return typed_arange(start, stop, 1 if step is None else step, dtype)
 
 

@@ -1,7 +1,8 @@
 """Elementwise ops: each converts, promotes and broadcasts, then builds one node.
 
-Read alongside: mlx/ops.cpp (``exp``, ``add``, ``where`` ...). The primitives
-they build are in ``mlxref.core.primitives.elementwise``.
+Read alongside: mlx/ops.cpp (``exp``, ``add``, ``where`` ...). Their arguments
+become arrays in one step (mlxref/core/convert.py ``to_array``, ``to_arrays``);
+the primitives they build are in ``mlxref.core.primitives.elementwise``.
 """
 
 import copy
@@ -9,6 +10,7 @@ import math
 
 from .. import dtypes as _dt
 from ..array import array
+from ..convert import default_dtype_of_scalar, is_scalar, to_array, to_arrays, weak_scalar_dtype
 from ..primitives import base as _base
 from ..primitives import elementwise as P
 from ..primitives.base import make_array
@@ -16,14 +18,11 @@ from . import creation as _creation  # zeros_like, at call time (creation import
 from .common import (
     INT32_MAX,
     INT32_MIN,
-    as_arrays,
     astype,
     broadcast_arrays,
     float_dtype,
     incompatible_arguments,
-    is_scalar,
     plain_ints,
-    to_array,
 )
 
 __all__ = [
@@ -215,13 +214,13 @@ def trunc(a, /, *, stream=None):
 def degrees(a, /, *, stream=None):
     """``mx.degrees``: radians to degrees, composed as MLX does: ``a`` times
     ``180 / pi`` as an array of ``a``'s float dtype (ints and bools: float32)."""
-    (a,) = as_arrays(a)  # a scalar or an array (MLX refuses a list here)
+    (a,) = to_arrays(a)  # a scalar or an array (MLX refuses a list here)
     return multiply(a, array(180.0 / math.pi, float_dtype(a.dtype)))
 
 
 def radians(a, /, *, stream=None):
     """``mx.radians``: degrees to radians, ``a`` times ``pi / 180`` (as ``degrees``)."""
-    (a,) = as_arrays(a)  # a scalar or an array (MLX refuses a list here)
+    (a,) = to_arrays(a)  # a scalar or an array (MLX refuses a list here)
     return multiply(a, array(math.pi / 180.0, float_dtype(a.dtype)))
 
 
@@ -307,7 +306,7 @@ def conj(a, /, *, stream=None):
 
 
 def _binary(primitive, a, b, operand_dtype=None):
-    a, b = as_arrays(a, b)
+    a, b = to_arrays(a, b)
     if operand_dtype is not None:
         a, b = astype(a, operand_dtype(a.dtype)), astype(b, operand_dtype(b.dtype))
     a, b = broadcast_arrays(a, b)
@@ -331,14 +330,14 @@ def divide(a, b, /, *, stream=None):
 
 
 def floor_divide(a, b, /, *, stream=None):
-    a, b = as_arrays(a, b)
+    a, b = to_arrays(a, b)
     if a.dtype is _dt.complex64:  # MLX 0.32.4 divides complex numbers, with no floor
         return _binary(P.Divide(), a, b)
     return _binary(P.FloorDivide(), a, b)
 
 
 def remainder(a, b, /, *, stream=None):
-    a, b = as_arrays(a, b)
+    a, b = to_arrays(a, b)
     if a.dtype is _dt.complex64:
         raise ValueError("[remainder] Complex type not supported.")
     return _binary(P.Remainder(), a, b)
@@ -347,7 +346,7 @@ def remainder(a, b, /, *, stream=None):
 def divmod(a, b, /, *, stream=None):
     """``mx.divmod``: ``[a // b, a % b]``, the two outputs of one ``DivMod`` node
     (a list, as MLX returns). Promoted and broadcast as ``floor_divide``."""
-    a, b = as_arrays(a, b)
+    a, b = to_arrays(a, b)
     if a.dtype is _dt.complex64:
         raise ValueError("[divmod] Complex type not supported.")
     a, b = broadcast_arrays(a, b)
@@ -367,7 +366,7 @@ def minimum(a, b, /, *, stream=None):
 
 
 def arctan2(a, b, /, *, stream=None):
-    a, b = as_arrays(a, b)
+    a, b = to_arrays(a, b)
     if a.dtype is _dt.complex64:
         raise ValueError("[arctan2] Not supported for complex64.")
     return _binary(P.ArcTan2(), a, b, operand_dtype=float_dtype)
@@ -416,7 +415,7 @@ def logical_or(a, b, /, *, stream=None):
 def logical_xor(a, b, /, *, stream=None):
     """``mx.logical_xor``: MLX's ``logical_xor`` (mlx/ops.cpp) is
     ``not_equal`` of the operands cast to bool; no primitive of its own."""
-    a, b = as_arrays(a, b)
+    a, b = to_arrays(a, b)
     return not_equal(astype(a, _dt.bool_), astype(b, _dt.bool_))
 
 
@@ -429,14 +428,14 @@ def _own_dtype(x, other):
     if not is_scalar(x):
         return to_array(x).dtype
     if not is_scalar(other):
-        return _dt.weak_scalar_dtype(x, other.dtype)
-    return _dt.default_dtype_of_scalar(x)
+        return weak_scalar_dtype(x, other.dtype)
+    return default_dtype_of_scalar(x)
 
 
 def _bitwise(op, name, a, b, shift=False):
     """MLX's ``bitwise_impl``: both operands in their promoted dtype, which must
     be an integer type or bool. A shift of bools shifts uint8s (``left_shift``)."""
-    x, y = as_arrays(a, b)
+    x, y = to_arrays(a, b)
     dtypes = [_own_dtype(a, b), _own_dtype(b, a)]
     dtype = x.dtype
     if shift and dtype is _dt.bool_:
@@ -491,7 +490,7 @@ def bitwise_invert(a, /, *, stream=None):
 
 def where(condition, x, y, /, *, stream=None):
     """``mx.where``: elements of ``x`` where ``condition`` holds, else of ``y``."""
-    x, y = as_arrays(x, y)
+    x, y = to_arrays(x, y)
     condition = astype(to_array(condition), _dt.bool_)
     condition, x, y = broadcast_arrays(condition, x, y)
     return make_array(P.Select(), [condition, x, y])

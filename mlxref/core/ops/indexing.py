@@ -33,7 +33,8 @@ from ..array import array, from_data
 from ..printing import format_shape
 from ..primitives import indexing as P
 from ..primitives.base import make_array
-from .common import (broadcast_arrays, broadcast_shapes, broadcast_to, is_scalar, normalize_axis,
+from ..convert import is_scalar
+from .common import (broadcast_arrays, broadcast_shapes, broadcast_to, normalize_axis,
                      plain_ints)
 from .elementwise import negative, reciprocal
 from .shape import (

@@ -36,7 +36,8 @@ import copy
 from ..array import array
 from ..primitives import reduction as P
 from ..primitives.base import make_array
-from .common import astype, float_dtype, incompatible_arguments, index_value, scalar_array
+from ..convert import scalar_array
+from .common import astype, float_dtype, incompatible_arguments, index_value
 from .elementwise import abs as _abs
 from .elementwise import (
     add, conjugate, divide, equal, exp, log, maximum, multiply, not_equal, real, sqrt, square,

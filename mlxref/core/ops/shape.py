@@ -23,7 +23,7 @@ from .common import (astype, broadcast_to, check_dims, incompatible_arguments, i
                      normalize_axis, plain_ints, to_shape)
 from .common import broadcast_shapes as _broadcast_shapes
 from .common import dynamic_broadcast_arrays
-from .creation import scalar_or_array
+from ..convert import scalar_or_array
 from .elementwise import add, maximum, minimum, multiply, subtract
 
 _Array = array

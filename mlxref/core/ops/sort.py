@@ -28,10 +28,8 @@ from ..array import array
 from ..printing import format_shape
 from ..primitives import sort as P
 from ..primitives.base import make_array
-from .common import (
-    astype, float_dtype, incompatible_arguments, is_scalar, normalize_axis,
-    scalar_array,
-)
+from ..convert import is_scalar, scalar_array
+from .common import astype, float_dtype, incompatible_arguments, normalize_axis
 from .creation import arange, full, zeros
 from .comparison import isnan
 from .elementwise import add, equal, less, minimum, multiply, not_equal, stop_gradient, where

@@ -44,14 +44,14 @@ class Primitive:
     moves_elements = False
 
     # True when MLX's kernel may write its one output into an input's buffer
-    # (elementwise and copy kernels): ``graph._donate`` then lets the output
+    # (elementwise and copy kernels): ``allocator.donate`` then lets the output
     # take over an input nothing else can see.
     donates = False
 
     # True when MLX's output is a view of the first input's buffer (a
     # broadcast, transpose or slice: strides over the same memory). mlxref
     # builds a list, and the memory counters count it as sharing that buffer
-    # (``graph.allocate``), as MLX's do.
+    # (``allocator.allocate``), as MLX's do.
     view = False
 
     # False where MLX's class has no vjp and the vjp here is mlxref's own (the
@@ -221,7 +221,7 @@ class Copy(Primitive):
 class AsType(Primitive):
     """Cast to ``dtype``: ``x.astype(dtype)``."""
 
-    donates = True  # MLX's copy kernel reuses a donatable input (graph._donate)
+    donates = True  # MLX's copy kernel reuses a donatable input (allocator.donate)
 
     # ``eval`` stores its results itself, so that a cast from bool to a float
     # (ReLU's mask in every gradient) skips the rounding pass: 0 and 1 are exact.

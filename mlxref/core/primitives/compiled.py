@@ -27,7 +27,7 @@ class Compiled(Primitive):
     ``input_sizes`` say which inputs hold one element (read once)."""
 
     moves_elements = True  # each step rounds its own results in the loop
-    donates = True  # MLX's compiled kernels reuse a donatable input (graph._donate)
+    donates = True  # MLX's compiled kernels reuse a donatable input (allocator.donate)
 
     def __init__(self, tape, input_dtypes, outputs, input_sizes):
         self.tape = list(tape)

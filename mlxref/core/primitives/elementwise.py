@@ -41,7 +41,7 @@ class Unary(Primitive):
     scales the cotangent, the jvp scales the tangent.
     """
 
-    donates = True  # MLX's unary kernel reuses a donatable input (graph._donate)
+    donates = True  # MLX's unary kernel reuses a donatable input (allocator.donate)
 
     abstract = True  # a family, not a primitive of its own
     # Or ``float32_kernel(data, dtype)``: MLX's results for a whole list of
@@ -99,7 +99,7 @@ class Binary(Primitive):
     input; the jvp sums tangent times partial over the inputs that have one.
     """
 
-    donates = True  # MLX's binary kernel reuses a donatable input (graph._donate)
+    donates = True  # MLX's binary kernel reuses a donatable input (allocator.donate)
 
     abstract = True  # a family, not a primitive of its own
     numeric_lists = None  # or ``numeric`` over whole lists, for speed (Maximum, Minimum)
@@ -961,7 +961,7 @@ class Select(Primitive):
     the result is a ``Piecewise``: a symbolic condition (x > 0) has no truth value.
     """
 
-    donates = True  # MLX's ternary kernel reuses a donatable input (graph._donate)
+    donates = True  # MLX's ternary kernel reuses a donatable input (allocator.donate)
 
     numeric = staticmethod(lambda c, x, y: x if _truth(c) else y)
     symbolic = staticmethod(lambda c, x, y: sympy.Piecewise((x, _condition(c)), (y, True)))

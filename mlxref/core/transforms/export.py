@@ -358,7 +358,7 @@ def decode(obj):
         if kind == "complex":
             return complex(decode(v[0]), decode(v[1]))
         if kind == "dtype":
-            return _dt._by_name(v)
+            return _dt.by_name(v)
         raise ValueError(f"unknown value {obj!r}")
     return obj
 
@@ -477,7 +477,7 @@ def _read(doc):
     constants = [_constant_array(c) for c in doc["constants"]]
     table = FunctionTable(bool(doc["shapeless"]))
     for f in doc["functions"]:
-        avals = [(tuple(x["shape"]), _dt._by_name(x["dtype"])) for x in f["inputs"]]
+        avals = [(tuple(x["shape"]), _dt.by_name(x["dtype"])) for x in f["inputs"]]
         entry = CacheEntry(table.shapeless, [_Aval(s, d) for s, d in avals], ())
         entry.inputs = [TapeValue(s, d, index=k) for k, (s, d) in enumerate(avals)]
         entry.tape = []
@@ -487,7 +487,7 @@ def _read(doc):
             entry.tape.append(TapeNode(primitive,
                                        [_value(r, entry, constants) for r in n["inputs"]],
                                        [tuple(o["shape"]) for o in n["outputs"]],
-                                       [_dt._by_name(o["dtype"]) for o in n["outputs"]]))
+                                       [_dt.by_name(o["dtype"]) for o in n["outputs"]]))
         entry.outputs = [_value(r, entry, constants) for r in f["outputs"]]
         keys = list(f["kwarg_keys"])
         if len(keys) > len(avals) or not all(isinstance(k, str) for k in keys):
@@ -517,7 +517,7 @@ class _Aval:
 
 
 def _constant_array(c):
-    shape, dtype = tuple(c["shape"]), _dt._by_name(c["dtype"])
+    shape, dtype = tuple(c["shape"]), _dt.by_name(c["dtype"])
     if "runs" in c:
         elements = [decode(x) for x, n in c["runs"] for _ in range(n)]
     else:

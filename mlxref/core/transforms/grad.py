@@ -15,7 +15,8 @@ import functools
 from .. import ops
 from ..array import array
 from ..dtypes import float32
-from ..ops.common import incompatible_arguments, scalar_array
+from ..convert import scalar_array
+from ..ops.common import incompatible_arguments
 from . import trees
 from .vjp import vjp
 

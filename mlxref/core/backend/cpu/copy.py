@@ -77,7 +77,7 @@ def astype(data, dtype, to):
     """The elements of ``dtype`` converted to ``to`` (mlxref/core/dtypes.py
     ``convert``), stored as ``to`` holds them."""
     out = _dt.convert(data, dtype, to)
-    if dtype is _dt.bool_ and to.is_float and not _dt._exact(out):
+    if dtype is _dt.bool_ and to.is_float and not _dt.holds_symbolic(out):
         # What the store would give, without its rounding pass: 0 and 1 are
         # exact (ReLU's mask in every gradient is such a cast).
         return [1.0 if v else 0.0 for v in out]
