@@ -277,7 +277,7 @@ def test_the_issues_leaks_when_put_back(student, capsys):
             "the hint of Unary.vjp spells out task 2.1's answer",
             f"tutorials/ASSIGNMENTS.md:{_line(guide, 'd(a/b)/db = -out/b')}: gives task "
             "2.3's answer (ops.negative(ops.divide(out, b)))",
-            "a line of task 5.2's answer (mlxref/core/primitives/reduction.py:_shift_axes:",
+            "a line of task 5.2's answer (mlxref/core/primitives/reduction.py:shift_axes:",
             "a line of task 2.5's answer (mlxref/core/primitives/reduction.py:_exclusive_prod:",
             "function _other_prod does the work of task 2.5's _exclusive_prod",
         ]:

@@ -191,13 +191,7 @@ def private_imports(sources, allowed=()):
 
 
 COURSE_AND_TOOLS = ["mlxref.viz", "mlxref.nn", "mlxref.symbolic", "mlxref.course",
-                    "mlxref.assignment", "mlxref.grader", "mlxref.sandbox", "mlxref.leaks",
-                    "mlxref.manual", "mlxref.mlx_docs", "mlxref.cli", "mlxref.expr"]
-
-# primitives/compiled.py imports transforms/compile.py; another helper of issue 28
-# removes that import: the lead deletes this mark when the branches are merged.
-_COMPILED_IMPORTS_TRANSFORMS = pytest.mark.xfail(
-    strict=True, reason="primitives/compiled.py imports mlxref.core.transforms (issue 28)")
+                    "mlxref.manual", "mlxref.cli"]
 
 # Module pairs that import each other by design: the ops build primitives and the
 # primitives' rules call the ops (primitives/base.py's docstring); the array class
@@ -206,56 +200,12 @@ _COMPILED_IMPORTS_TRANSFORMS = pytest.mark.xfail(
 ALLOWED_CYCLES = [("mlxref.core.ops", "mlxref.core.primitives"),
                   ("mlxref.core.array", "mlxref.core.convert")]
 
-# Being fixed in issue 28; the lead empties this. A new cycle fails the test.
-# (ops/elementwise.py's imag calls creation.zeros_like, as MLX's imag does, and
-# creation builds linspace, eye and tri from the elementwise ops.)
-KNOWN_CYCLES = {
-    "mlxref.assignment <-> mlxref.grader",
-    "mlxref.assignment <-> mlxref.leaks",
-    "mlxref.core.linalg <-> mlxref.core.ops.solvers",
-    "mlxref.core.ops.creation <-> mlxref.core.ops.elementwise",
-}
-
 # ``array._node`` is MLX's ``array::make_arrays``'s one way into the handle.
 ALLOWED_PRIVATE = {"mlxref/core/primitives/base.py array._node"}
 
-# Being fixed in issue 28; the lead empties this. A new private import fails the test.
+# Being fixed in issue 28 (the fft/conv/quantized branch); the lead empties this.
 KNOWN_PRIVATE = {
-    "mlxref/core/ops/diagonal.py _gather",
-    "mlxref/core/ops/diagonal.py _scatter",
-    "mlxref/core/ops/einsum.py _gather",
-    "mlxref/core/ops/fft.py _arange",
-    "mlxref/core/ops/indexing.py _WHOLE_UPDATE",
-    "mlxref/core/ops/masked_mm.py _drop_vector_axes",
     "mlxref/core/ops/masked_mm.py _indices_or_default",
-    "mlxref/core/ops/signal.py _arange",
-    "mlxref/core/ops/solvers.py _slice_axis",
-    "mlxref/core/ops/sort.py _is_c_int",
-    "mlxref/core/ops/sort.py _slice_axis",
-    "mlxref/core/primitives/reduction.py _complex_greater",
-    "mlxref/core/primitives/reduction.py _complex_logaddexp",
-    "mlxref/core/primitives/shape.py _reshape_output_shape",
-    "mlxref/core/primitives/sort.py _complex_greater",
-    "mlxref/core/primitives/sort.py _groups",
-    "mlxref/core/primitives/sort.py _shift_axes",
-    "mlxref/core/primitives/sort.py _unbatched",
-    "mlxref/core/primitives/sort.py _ungroup",
-    "mlxref/core/transforms/export.py _Entry",
-    "mlxref/core/transforms/export.py _Node",
-    "mlxref/core/transforms/export.py _Value",
-    "mlxref/grader.py assignment._function_spans",
-    "mlxref/grader.py assignment._BEGIN",
-    "mlxref/grader.py assignment._END",
-    "mlxref/manual/__init__.py cli._build_parser",
-    "mlxref/manual/notebooks.py pages._html",
-    "mlxref/manual/rules.py symbolic._input_dtype",
-    "mlxref/manual/rules.py symbolic._inputs",
-    "mlxref/manual/rules.py symbolic._symbols",
-    "mlxref/manual/rules.py symbolic._sym_array",
-    "mlxref/manual/rules.py symbolic._elements",
-    "mlxref/manual/rules.py symbolic._number",
-    "mlxref/symbolic/reduction.py _shapeless",
-    "mlxref/symbolic/sort.py _offsets",
     "mlxref/viz/budget.py _QuantizedProduct",
 }
 
@@ -265,9 +215,8 @@ def test_the_core_imports_no_course_tooling_drawing_or_manual():
     assert found == [], "the core reaches up: " + "; ".join(found)
 
 
-@pytest.mark.parametrize("path", [
-    pytest.param(p, marks=_COMPILED_IMPORTS_TRANSFORMS) if p.name == "compiled.py" else p
-    for p in sorted((PACKAGE / "core" / "primitives").glob("*.py"))], ids=_relative)
+@pytest.mark.parametrize("path", sorted((PACKAGE / "core" / "primitives").glob("*.py")),
+                         ids=_relative)
 def test_primitives_import_no_transform(path):
     found = forbidden_imports({_relative(path): path.read_text()}, "mlxref.core.primitives",
                               ["mlxref.core.transforms"])
@@ -282,8 +231,7 @@ def test_kernels_import_no_primitive_op_or_transform():
 
 def test_no_two_modules_import_each_other():
     found = import_cycles(_package_sources(), ALLOWED_CYCLES)
-    new = [where for key, where in found.items() if key not in KNOWN_CYCLES]
-    assert new == [], "modules that import each other: " + "; ".join(new)
+    assert found == {}, "modules that import each other: " + "; ".join(found.values())
 
 
 def test_private_names_stay_in_their_module():

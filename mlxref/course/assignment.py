@@ -119,7 +119,7 @@ HINTS = {
         "return ([one output of primitive], [0]): the output batched on axis 0, for inputs "
         "batched on axes (None: not batched; at least one is), using batch_size and "
         "move_batch_axis above",
-    ("5.2", "_shift_axes"):
+    ("5.2", "shift_axes"):
         "return, as a sorted tuple, the axes of the batched array (batch axis ax) that are "
         "the per-example axes in axes",
     ("5.2", "_out_batch_axis"):

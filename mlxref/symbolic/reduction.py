@@ -14,10 +14,10 @@ from ..core.primitives import creation as C
 from ..core.primitives import linalg as L
 from ..core.primitives import reduction as R
 from . import Case
-from .shape import _shapeless
+from .shape import shapeless
 
 
-def _offsets(x, values):
+def offsets(x, values):
     """Each element of ``x`` beside shifted copies of itself: ``x[..., None] +
     values`` (``x[..., None, None] + values`` for a table of offsets)."""
     values = mx.array(values)
@@ -36,14 +36,14 @@ CASES = [
     Case(R.Reduce, lambda x: mx.prod(x * mx.array([1.0, 0.0, 1.0]), axis=0), ((3,),),
          note="prod with a zero factor"),
     # Reduce: max and min (ordered by constant offsets; ties in the second ones)
-    Case(R.Reduce, lambda x: mx.max(_offsets(x, [0.0, 1.0, -1.0]), axis=-1), ((2,),),
+    Case(R.Reduce, lambda x: mx.max(offsets(x, [0.0, 1.0, -1.0]), axis=-1), ((2,),),
          note="max"),
-    Case(R.Reduce, lambda x: mx.max(_offsets(x, [0.0, 1.0, 1.0]), axis=-1, keepdims=True),
+    Case(R.Reduce, lambda x: mx.max(offsets(x, [0.0, 1.0, 1.0]), axis=-1, keepdims=True),
          ((2,),), note="max with a tie"),
     Case(R.Reduce,
-         lambda x: mx.min(_offsets(x, [[0.0, 1.0], [-1.0, -1.0]]), axis=(-2, -1)),
+         lambda x: mx.min(offsets(x, [[0.0, 1.0], [-1.0, -1.0]]), axis=(-2, -1)),
          ((2,),), note="min over two axes, with a tie"),
-    Case(R.Reduce, lambda x: mx.min(_offsets(x, [2.0, 0.5, 3.0]), axis=(0, 1)), ((1,),),
+    Case(R.Reduce, lambda x: mx.min(offsets(x, [2.0, 0.5, 3.0]), axis=(0, 1)), ((1,),),
          note="min over every axis"),
     # Reduce: all, any (bool results: MLX's zero rule)
     Case(R.Reduce, lambda x: mx.all(x, axis=0).astype(x.dtype), ((2, 2),), "positive",
@@ -52,13 +52,13 @@ CASES = [
          zero=True, note="any"),
     # ArgReduce (an index: zero rule)
     Case(R.ArgReduce,
-         lambda x: mx.argmax(_offsets(x, [0.0, 1.0, -1.0]), axis=-1).astype(x.dtype), ((2,),),
+         lambda x: mx.argmax(offsets(x, [0.0, 1.0, -1.0]), axis=-1).astype(x.dtype), ((2,),),
          zero=True, note="argmax"),
     Case(R.ArgReduce,
-         lambda x: mx.argmin(_offsets(x, [0.0, 1.0, -1.0]), keepdims=True).astype(x.dtype),
+         lambda x: mx.argmin(offsets(x, [0.0, 1.0, -1.0]), keepdims=True).astype(x.dtype),
          ((1,),), zero=True, note="argmin of the flattened array"),
     # Scan: cumsum, every direction
-    Case(R.NumberOfElements, _shapeless(lambda x: mx.mean(x, axis=-1) * mx.var(x)), ((2, 3),),
+    Case(R.NumberOfElements, shapeless(lambda x: mx.mean(x, axis=-1) * mx.var(x)), ((2, 3),),
          note="mean and var under shapeless compile: 1/n and n as nodes"),
     Case(R.Scan, lambda x: mx.cumsum(x, axis=1), ((2, 3),), note="cumsum"),
     Case(R.Scan, lambda x: mx.cumsum(x, axis=0, reverse=True), ((3, 2),),
@@ -78,15 +78,15 @@ CASES = [
     Case(R.Scan, lambda x: mx.cumprod(x * mx.array([1.0, 0.0, 1.0, 1.0]), reverse=True,
                                       inclusive=False), ((4,),), "positive",
          note="reverse exclusive cumprod through a zero"),
-    Case(R.Scan, lambda x: mx.cummax(_offsets(x, [0.0, 1.0, 1.0, -1.0, 2.0]), axis=-1),
+    Case(R.Scan, lambda x: mx.cummax(offsets(x, [0.0, 1.0, 1.0, -1.0, 2.0]), axis=-1),
          ((2,),), note="cummax with a tie"),
-    Case(R.Scan, lambda x: mx.cummax(_offsets(x, [1.0, 0.0, 1.0, 2.0]), reverse=True,
+    Case(R.Scan, lambda x: mx.cummax(offsets(x, [1.0, 0.0, 1.0, 2.0]), reverse=True,
                                      inclusive=False), ((1,),),
          note="reverse exclusive cummax with a tie"),
-    Case(R.Scan, lambda x: mx.cummin(_offsets(x, [0.0, -1.0, -1.0, 1.0]), axis=1,
+    Case(R.Scan, lambda x: mx.cummin(offsets(x, [0.0, -1.0, -1.0, 1.0]), axis=1,
                                      inclusive=False), ((2,),),
          note="exclusive cummin with a tie"),
-    Case(R.Scan, lambda x: mx.cummin(_offsets(x, [[0.0, -1.0], [-1.0, 2.0]]), axis=-2,
+    Case(R.Scan, lambda x: mx.cummin(offsets(x, [[0.0, -1.0], [-1.0, 2.0]]), axis=-2,
                                      reverse=True), ((1,),),
          note="reverse cummin over a middle axis"),
     Case(R.Scan, lambda x: mx.logcumsumexp(x, axis=0), ((2, 2),), note="logcumsumexp"),

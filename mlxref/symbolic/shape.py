@@ -27,7 +27,7 @@ def _split_three(x):
     return mx.concatenate([c * b, a * a])
 
 
-def _shapeless(f):
+def shapeless(f):
     """``f`` with its graph built as ``compile(..., shapeless=True)`` traces it
     (the broadcasts then read their shapes from the other operands)."""
     def traced(*args):
@@ -48,9 +48,9 @@ CASES = [
     Case(S.Broadcast, lambda x: mx.broadcast_to(x, (2, 3, 2)), ((3, 1),),
          note="a new leading axis and a stretched size-1 axis"),
     Case(S.Broadcast, lambda a, b: a * b, ((2, 1), (3,))),
-    Case(S.Broadcast, _shapeless(lambda a, b: a * b), ((2, 1), (3,)),
+    Case(S.Broadcast, shapeless(lambda a, b: a * b), ((2, 1), (3,)),
          note="shapeless compile's form: each operand's shape from the other"),
-    Case(S.BroadcastAxes, _shapeless(lambda a, b: a @ b), ((2, 1, 2, 2), (3, 2, 1)),
+    Case(S.BroadcastAxes, shapeless(lambda a, b: a @ b), ((2, 1, 2, 2), (3, 2, 1)),
          note="matmul's batch axes under shapeless compile"),
     Case(S.Reshape, lambda x: mx.reshape(x, (3, 2)), ((2, 3),)),
     Case(S.Flatten, lambda x: mx.flatten(x, -2, -1), ((2, 2, 2),)),

@@ -11,34 +11,34 @@ indices get MLX's zero rule.
 from .. import core as mx
 from ..core.primitives import sort as S
 from . import Case
-from .reduction import _offsets
+from .reduction import offsets
 
 CASES = [
     # Sort: a permutation of the input, ties (equal offsets) kept in order
-    Case(S.Sort, lambda x: mx.sort(_offsets(x, [0.0, 1.0, -1.0])), ((2,),),
+    Case(S.Sort, lambda x: mx.sort(offsets(x, [0.0, 1.0, -1.0])), ((2,),),
          note="sort of the last axis"),
-    Case(S.Sort, lambda x: mx.sort(_offsets(x, [[0.0, 2.0], [1.0, 0.0]]), axis=1), ((2,),),
+    Case(S.Sort, lambda x: mx.sort(offsets(x, [[0.0, 2.0], [1.0, 0.0]]), axis=1), ((2,),),
          note="sort of a middle axis, with a tie"),
-    Case(S.Sort, lambda x: mx.sort(_offsets(x, [[1.0, -1.0], [0.0, 2.0]]), axis=None), ((1,),),
+    Case(S.Sort, lambda x: mx.sort(offsets(x, [[1.0, -1.0], [0.0, 2.0]]), axis=None), ((1,),),
          note="sort of the flattened array"),
     # ArgSort (indices: zero rule)
     Case(S.ArgSort,
-         lambda x: mx.argsort(_offsets(x, [0.0, 1.0, -1.0])).astype(x.dtype), ((2,),),
+         lambda x: mx.argsort(offsets(x, [0.0, 1.0, -1.0])).astype(x.dtype), ((2,),),
          zero=True, note="argsort of the last axis"),
     Case(S.ArgSort,
-         lambda x: mx.argsort(_offsets(x, [[0.0, 2.0], [1.0, -1.0]]), axis=1).astype(x.dtype),
+         lambda x: mx.argsort(offsets(x, [[0.0, 2.0], [1.0, -1.0]]), axis=1).astype(x.dtype),
          ((2,),), zero=True, note="argsort of a middle axis"),
     # Partition, directly and as topk builds it
-    Case(S.Partition, lambda x: mx.partition(_offsets(x, [2.0, 0.0, 3.0, 1.0, -1.0]), 2),
+    Case(S.Partition, lambda x: mx.partition(offsets(x, [2.0, 0.0, 3.0, 1.0, -1.0]), 2),
          ((2,),), note="partition of the last axis"),
     Case(S.Partition,
-         lambda x: mx.partition(_offsets(x, [[1.0, 0.0], [-1.0, 1.0]]), -1, axis=1), ((2,),),
+         lambda x: mx.partition(offsets(x, [[1.0, 0.0], [-1.0, 1.0]]), -1, axis=1), ((2,),),
          note="partition of a middle axis at kth=-1, with a tie"),
-    Case(S.Partition, lambda x: mx.topk(_offsets(x, [0.5, 3.0, -2.0, 1.0]), 2), ((2,),),
+    Case(S.Partition, lambda x: mx.topk(offsets(x, [0.5, 3.0, -2.0, 1.0]), 2), ((2,),),
          note="topk: a partition and a slice"),
     # ArgPartition (indices: zero rule)
     Case(S.ArgPartition,
-         lambda x: mx.argpartition(_offsets(x, [2.0, 0.0, 3.0, 1.0]), 1).astype(x.dtype),
+         lambda x: mx.argpartition(offsets(x, [2.0, 0.0, 3.0, 1.0]), 1).astype(x.dtype),
          ((2,),), zero=True, note="argpartition"),
     # SearchSorted (indices: zero rule). The sequence is a constant, since MLX
     # cannot vmap over it, and the values are ``0 * x + c``, which SymPy
@@ -46,11 +46,11 @@ CASES = [
     # run and vmap batches them.
     Case(S.SearchSorted,
          lambda x: mx.searchsorted(mx.array([0.0, 1.0, 1.0, 2.0]),
-                                   _offsets(0 * x, [1.0, -1.0, 0.5, 3.0])).astype(x.dtype),
+                                   offsets(0 * x, [1.0, -1.0, 0.5, 3.0])).astype(x.dtype),
          ((2,),), zero=True, note="searchsorted, side left, at a tie"),
     Case(S.SearchSorted,
          lambda x: mx.searchsorted(mx.array([0.0, 1.0, 1.0, 2.0]),
-                                   _offsets(0 * x, [[1.0, -1.0], [0.5, 2.0]]),
+                                   offsets(0 * x, [[1.0, -1.0], [0.5, 2.0]]),
                                    side="right").astype(x.dtype),
          ((2,),), zero=True, note="searchsorted, side right, values of two dimensions"),
 ]

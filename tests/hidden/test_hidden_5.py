@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import mlxref.core as mx
 from mlxref.core.primitives import elementwise as E
 from mlxref.core.primitives.base import vmap_elementwise
-from mlxref.core.primitives.reduction import Reduce, _out_batch_axis, _shift_axes
+from mlxref.core.primitives.reduction import Reduce, _out_batch_axis, shift_axes
 from mlxref.core.primitives.shape import Reshape
 from hidden_support import SETTINGS, draw_array, elements, expect, shapes
 
@@ -113,9 +113,9 @@ class TestHidden5_2:
         axes = _example_axes(data, ndim)
         ax = data.draw(st.integers(0, ndim), label="batch axis")
         shifted = tuple(d + 1 if d >= ax else d for d in axes)
-        got = _shift_axes(axes, ax)
+        got = shift_axes(axes, ax)
         assert tuple(got) == shifted, (
-            f"_shift_axes({axes}, {ax}): expected {shifted}, received {got!r}"
+            f"shift_axes({axes}, {ax}): expected {shifted}, received {got!r}"
         )
         want = ax if keepdims else ax - sum(1 for d in shifted if d < ax)
         got = _out_batch_axis(ax, shifted, keepdims)

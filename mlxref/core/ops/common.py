@@ -22,6 +22,7 @@ from ..array import array
 from ..convert import to_array
 from ..printing import format_shape
 from ..primitives.base import AsType, StopGradient, make_array
+from ..primitives.creation import Full
 from ..primitives.shape import Broadcast, BroadcastAxes
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
@@ -296,3 +297,9 @@ def float_dtype(dtype):
     """The dtype a float-valued op (exp, sin, divide...) gives: ints and bools
     become float32, floating and complex dtypes stay (MLX's ``at_least_float``)."""
     return dtype if dtype.is_inexact else _dt.float32
+
+
+def filled_like(a, vals):
+    """MLX's C++ ``full_like``: ``vals`` broadcast against ``a`` (under shapeless
+    compile, against its shape at each replay), then a Full node."""
+    return make_array(Full(), [broadcast_arrays(a, vals)[1]])

@@ -25,9 +25,9 @@ from ..primitives.creation import Arange, Full, arange_size
 from .common import (
     INT32_MAX,
     astype,
-    broadcast_arrays,
     broadcast_shapes,
     broadcast_to,
+    filled_like,
     incompatible_arguments,
     plain_ints,
     to_shape,
@@ -106,12 +106,6 @@ def _full(shape, vals):
     return make_array(Full(), [broadcast_to(vals, shape)])
 
 
-def _full_like(a, vals):
-    """MLX's ``full_like``: ``vals`` broadcast against ``a`` (under shapeless
-    compile, against its shape at each replay), then a Full node."""
-    return make_array(Full(), [broadcast_arrays(a, vals)[1]])
-
-
 def full(shape, vals, dtype=None, *, stream=None):
     """``mx.full``: an array of ``shape`` filled with ``vals`` (broadcast).
 
@@ -147,7 +141,7 @@ def zeros_like(a, /, dtype=None, *, stream=None):
     if not isinstance(a, array):
         raise incompatible_arguments(sig, (a, dtype))
     check_dtype(dtype, sig, (a, dtype))
-    return _full_like(a, array(0, dtype or a.dtype))
+    return filled_like(a, array(0, dtype or a.dtype))
 
 
 def ones_like(a, /, dtype=None, *, stream=None):
@@ -156,7 +150,7 @@ def ones_like(a, /, dtype=None, *, stream=None):
     if not isinstance(a, array):
         raise incompatible_arguments(sig, (a, dtype))
     check_dtype(dtype, sig, (a, dtype))
-    return _full_like(a, array(1, dtype or a.dtype))
+    return filled_like(a, array(1, dtype or a.dtype))
 
 
 # MLX's aliases (python/src/ops.cpp): nothing is left uninitialised in mlxref either.
@@ -174,7 +168,7 @@ def full_like(a, /, vals, dtype=None, *, stream=None):
     dtype = dtype or a.dtype
     vals = scalar_or_array(check_scalar_or_array(vals), dtype)
     broadcast_shapes(a.shape, vals.shape)  # MLX broadcasts both (and so checks them)
-    return _full_like(a, astype(vals, dtype))
+    return filled_like(a, astype(vals, dtype))
 
 
 # --- arange and linspace -----------------------------------------------------------------

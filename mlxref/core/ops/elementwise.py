@@ -14,13 +14,13 @@ from ..convert import default_dtype_of_scalar, is_scalar, to_array, to_arrays, w
 from ..primitives import base as _base
 from ..primitives import elementwise as P
 from ..primitives.base import make_array
-from . import creation as _creation  # zeros_like, at call time (creation imports this module)
 from .common import (
     INT32_MAX,
     INT32_MIN,
     astype,
     broadcast_arrays,
     float_dtype,
+    filled_like,
     incompatible_arguments,
     plain_ints,
 )
@@ -285,7 +285,7 @@ def imag(a, /, *, stream=None):
     """``mx.imag``: the imaginary part, float32; zeros for a real array."""
     a = to_array(a)
     if a.dtype is not _dt.complex64:
-        return _creation.zeros_like(a)
+        return filled_like(a, array(0, a.dtype))  # zeros_like(a), as MLX's imag
     return _unary(P.Imag(), a)
 
 

@@ -78,7 +78,7 @@ class ArgReduce(Primitive):
         if ax is None:
             return _unbatched(self, x)
         if self.axis is not None:
-            (axis,) = _shift_axes((self.axis,), ax)
+            (axis,) = shift_axes((self.axis,), ax)
             out = make_array(ArgReduce(self.kind, axis, self.keepdims), [x])
             return [out], [_out_batch_axis(ax, (axis,), self.keepdims)]
         example_ndim = x.ndim - 1
@@ -103,7 +103,7 @@ def _reduced_shape(shape, axes, keepdims):
     return tuple(n for d, n in enumerate(shape) if d not in axes)
 
 
-def _shift_axes(axes, ax):
+def shift_axes(axes, ax):
     """Per-example ``axes`` (non-negative ints, sorted) as the same axes of the
     batched array, whose batch axis is ``ax``: a tuple, sorted. Every vmap rule
     of this module and of sort.py uses it."""
@@ -302,7 +302,7 @@ class Reduce(Primitive):
         (x,), (ax,) = inputs, axes
         if ax is None:
             return _unbatched(self, x)
-        shifted = _shift_axes(self.axes, ax)
+        shifted = shift_axes(self.axes, ax)
         out = make_array(Reduce(self.kind, shifted, self.keepdims), [x])
         return [out], [_out_batch_axis(ax, shifted, self.keepdims)]
         # END TASK 5.2
@@ -357,7 +357,7 @@ class NumberOfElements(Primitive):
     def vmap(self, inputs, axes):
         # The count of one example: its axes, past the batch axis (MLX's rule).
         (x,), (ax,) = inputs, axes
-        shifted = self.axes if ax is None else _shift_axes(self.axes, ax)
+        shifted = self.axes if ax is None else shift_axes(self.axes, ax)
         return [make_array(NumberOfElements(shifted, self.inverted, self.dtype), [x])], [None]
 
 
@@ -567,7 +567,7 @@ class Scan(Primitive):
         if self.axis is None:
             x, ax, axis = _flat_examples(x, ax), 0, 1
         else:
-            (axis,) = _shift_axes((self.axis,), ax)
+            (axis,) = shift_axes((self.axis,), ax)
         return [make_array(Scan(axis, self.reverse, self.inclusive, self.reduce_type), [x])], [ax]
 
     def eval(self, inputs):
@@ -782,7 +782,7 @@ class Softmax(Primitive):
         (x,), (ax,) = inputs, axes
         if ax is None:
             return _unbatched(self, x)
-        batched = Softmax(_shift_axes(self.axes, ax), self.precise, self.composed)
+        batched = Softmax(shift_axes(self.axes, ax), self.precise, self.composed)
         return [make_array(batched, [x])], [ax]
 
     def eval(self, inputs):

@@ -18,7 +18,7 @@ from .. import dtypes as _dt
 from .. import ops
 from ..backend.cpu.sort import argpartition, argsort, partition, searchsorted, sort
 from .base import Primitive, make_array
-from .reduction import _shift_axes
+from .reduction import shift_axes
 
 
 class _AlongAxis(Primitive):
@@ -41,7 +41,7 @@ class _AlongAxis(Primitive):
         (x,), (ax,) = inputs, axes
         if ax is None:
             return [make_array(self, [x])], [None]
-        (axis,) = _shift_axes((self.axis,), ax)
+        (axis,) = shift_axes((self.axis,), ax)
         return [make_array(self._batched(axis), [x])], [ax]
 
 
