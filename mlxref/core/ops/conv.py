@@ -86,8 +86,8 @@ def _run_conv_checks(x, w, n_dim, groups):
                          f"{format_shape(x.shape)}).")
 
 
-def conv_general_impl(x, w, stride, padding_lo, padding_hi, kernel_dilation, input_dilation,
-                  groups, flip):
+def conv_general_impl(x, w, stride, padding_lo, padding_hi, kernel_dilation,
+                      input_dilation, groups, flip):
     """MLX's C++ ``conv_general`` (``conv_general`` below is its Python
     binding): checks, promotion, negative padding, the node.
     Each parameter is a list of ints (one for every axis, or one for all)."""
@@ -189,7 +189,7 @@ def _conv(name, n, input, weight, stride, padding, dilation, groups):
         name, n, False, input, weight,
         {"stride": stride, "padding": padding, "dilation": dilation}, groups)
     return conv_general_impl(input, weight, stride, padding, padding, dilation, [1] * n,
-                         groups, False)
+                             groups, False)
 
 
 def _conv_transpose(name, n, input, weight, stride, padding, dilation, output_padding,
@@ -202,7 +202,7 @@ def _conv_transpose(name, n, input, weight, stride, padding, dilation, output_pa
     if weight.ndim < n + 1 or input.ndim < n + 1:
         # MLX reads the shapes before its checks; let conv_general's raise.
         return conv_general_impl(input, weight, [1] * n, padding, padding, dilation, stride,
-                             groups, True)
+                                 groups, True)
     lo, hi = [], []
     for i in range(n):
         wt_size = 1 + dilation[i] * (weight.shape[1 + i] - 1)
