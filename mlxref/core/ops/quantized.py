@@ -14,10 +14,11 @@ import math
 
 from .. import dtypes as _dt
 from ..array import array
+from ..backend.cpu.quantized import FP4_E2M1
 from ..printing import format_shape
 from ..primitives.base import make_array
-from ..primitives.quantized import (FP4_E2M1, FromFP8, GatherQMM, GatherQQMM, QQMatmul,
-                                   QuantizedMatmul, ToFP8)
+from ..primitives.quantized import (FromFP8, GatherQMM, GatherQQMM, QQMatmul, QuantizedMatmul,
+                                   ToFP8)
 from .common import (astype, broadcast_arrays, broadcast_shapes, broadcast_to,
                      incompatible_arguments)
 from .creation import arange
