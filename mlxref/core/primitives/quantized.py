@@ -105,19 +105,16 @@ class QuantizedMatmul(QuantizedProduct):
                                         scales.shape, biases, x.dtype, self.group_size,
                                         self.bits, self.mode, self.transpose)]
 
-    def _biases(self, primals):
-        return primals[3] if self.mode == "affine" else None
-
     def vjp(self, primals, cotangents, argnums, outputs):
         (cot,) = cotangents
         x, w, scales = primals[:3]
+        biases = primals[3] if self.mode == "affine" else None
         dsb = None
         out = []
         for arg in argnums:
             if arg == 0:
-                out.append(ops.quantized_matmul(
-                    cot, w, scales, self._biases(primals), not self.transpose,
-                    self.group_size, self.bits, self.mode))
+                out.append(ops.quantized_matmul(cot, w, scales, biases, not self.transpose,
+                                                self.group_size, self.bits, self.mode))
             elif arg == 1:
                 raise RuntimeError(
                     "[QuantizedMatmul::vjp] no gradient wrt the quantized weights.")
