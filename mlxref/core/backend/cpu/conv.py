@@ -1,8 +1,7 @@
 """The convolution's kernel: for each output element, the taps that read an input element.
 
 Read alongside: mlx/backend/cpu/conv.cpp (``slow_conv_1D``, ``slow_conv_2D``,
-``slow_conv_3D``: the loops over output positions and kernel taps, and the
-``explicit_gemm_conv_*`` variants that give the same sums).
+``slow_conv_3D``: the loops over output positions and kernel taps).
 
 Layouts are channels-last, as in MLX: the input is ``(N, *spatial, C_in)``,
 the weight ``(C_out, *kernel, C_in / groups)`` and the output
