@@ -21,7 +21,7 @@ from mlxref.core.transforms import export as export_module
 
 # Bases no node is ever built from.
 ABSTRACT = {"Unary", "Binary", "Comparison", "_DynamicWindow", "_StridedWindow",
-            "_QuantizedProduct", "_AlongAxis", "_Permuted"}
+            "QuantizedProduct", "_AlongAxis", "_Permuted"}
 
 # Example constructor arguments of every primitive class that takes some.
 SAMPLES = {

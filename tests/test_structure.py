@@ -203,13 +203,6 @@ ALLOWED_CYCLES = [("mlxref.core.ops", "mlxref.core.primitives"),
 # ``array._node`` is MLX's ``array::make_arrays``'s one way into the handle.
 ALLOWED_PRIVATE = {"mlxref/core/primitives/base.py array._node"}
 
-# Being fixed in issue 28 (the fft/conv/quantized branch); the lead empties this.
-KNOWN_PRIVATE = {
-    "mlxref/core/ops/masked_mm.py _indices_or_default",
-    "mlxref/viz/budget.py _QuantizedProduct",
-}
-
-
 def test_the_core_imports_no_course_tooling_drawing_or_manual():
     found = forbidden_imports(_package_sources(), "mlxref.core", COURSE_AND_TOOLS)
     assert found == [], "the core reaches up: " + "; ".join(found)
@@ -236,8 +229,8 @@ def test_no_two_modules_import_each_other():
 
 def test_private_names_stay_in_their_module():
     found = private_imports(_package_sources(), ALLOWED_PRIVATE)
-    new = [where for key, where in found.items() if key not in KNOWN_PRIVATE]
-    assert new == [], "private names used by another module (make them public): " + "; ".join(new)
+    assert found == {}, ("private names used by another module (make them public): "
+                         + "; ".join(found.values()))
 
 
 # --- the rules catch what they are written for ---------------------------------------

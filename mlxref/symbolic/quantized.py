@@ -12,6 +12,7 @@ import os
 import tempfile
 
 from .. import core as mx
+from ..core.backend.cpu.quantized import FP4_E2M1
 from ..core.primitives import creation as C
 from ..core.primitives import quantized as Q
 
@@ -22,7 +23,7 @@ F32 = mx.float32
 # two matrices of them
 _LEVELS = mx.array([[0x21021021, 0x02102102, 0x10210210, 0x21021021]], mx.uint32)
 _LEVELS2 = mx.stack([_LEVELS, _LEVELS[:, ::-1]])
-_ROW = mx.array([Q.FP4_E2M1])  # on the fp4 grid, with a largest magnitude of 6: exact
+_ROW = mx.array([FP4_E2M1])  # on the fp4 grid, with a largest magnitude of 6: exact
 
 
 def _padded(x):

@@ -38,7 +38,7 @@ from ..core.primitives.elementwise import Power
 from ..core.primitives.factorizations import QRF, SVD, Eig, Eigh
 from ..core.primitives.linalg import AddMM, Inverse, Matmul
 from ..core.primitives.masked_mm import BlockMaskedMM, GatherMM, SegmentedMM
-from ..core.primitives.quantized import _QuantizedProduct
+from ..core.primitives.quantized import QuantizedProduct
 from ..core.primitives.solvers import LUF, Cholesky
 from .record import op_name
 
@@ -104,7 +104,7 @@ def raise_with(name):
 # Products: each output element is a sum of k products, k the last axis of the
 # first input. Factorizations and solvers: about n operations per element of an
 # n x n matrix (n**3 in all).
-_PRODUCTS = (Matmul, AddMM, GatherMM, SegmentedMM, BlockMaskedMM, _QuantizedProduct)
+_PRODUCTS = (Matmul, AddMM, GatherMM, SegmentedMM, BlockMaskedMM, QuantizedProduct)
 _CUBIC = (Inverse, QRF, SVD, Eigh, Eig, LUF, Cholesky)
 
 

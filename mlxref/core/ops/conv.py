@@ -86,9 +86,10 @@ def _run_conv_checks(x, w, n_dim, groups):
                          f"{format_shape(x.shape)}).")
 
 
-def _conv_general(x, w, stride, padding_lo, padding_hi, kernel_dilation, input_dilation,
-                  groups, flip):
-    """MLX's C++ ``conv_general``: checks, promotion, negative padding, the node.
+def conv_general_impl(x, w, stride, padding_lo, padding_hi, kernel_dilation,
+                      input_dilation, groups, flip):
+    """MLX's C++ ``conv_general`` (``conv_general`` below is its Python
+    binding): checks, promotion, negative padding, the node.
     Each parameter is a list of ints (one for every axis, or one for all)."""
     if groups != 1 and x.ndim not in (3, 4):
         raise ValueError("[conv] Can only handle groups != 1 in 1D or 2D convolutions.")
@@ -160,7 +161,7 @@ def conv_general(input, weight, /, stride=1, padding=0, kernel_dilation=1, input
         raise bad()
     if not _is_int(groups) or not isinstance(flip, bool):
         raise bad()
-    return _conv_general(input, weight, lists[0], lo, hi, lists[1], lists[2], groups, flip)
+    return conv_general_impl(input, weight, lists[0], lo, hi, lists[1], lists[2], groups, flip)
 
 
 def _wrapped(name, n, transpose, input, weight, named, groups):
@@ -187,8 +188,8 @@ def _conv(name, n, input, weight, stride, padding, dilation, groups):
     stride, padding, dilation = _wrapped(
         name, n, False, input, weight,
         {"stride": stride, "padding": padding, "dilation": dilation}, groups)
-    return _conv_general(input, weight, stride, padding, padding, dilation, [1] * n,
-                         groups, False)
+    return conv_general_impl(input, weight, stride, padding, padding, dilation, [1] * n,
+                             groups, False)
 
 
 def _conv_transpose(name, n, input, weight, stride, padding, dilation, output_padding,
@@ -200,8 +201,8 @@ def _conv_transpose(name, n, input, weight, stride, padding, dilation, output_pa
          "output_padding": output_padding}, groups)
     if weight.ndim < n + 1 or input.ndim < n + 1:
         # MLX reads the shapes before its checks; let conv_general's raise.
-        return _conv_general(input, weight, [1] * n, padding, padding, dilation, stride,
-                             groups, True)
+        return conv_general_impl(input, weight, [1] * n, padding, padding, dilation, stride,
+                                 groups, True)
     lo, hi = [], []
     for i in range(n):
         wt_size = 1 + dilation[i] * (weight.shape[1 + i] - 1)
@@ -210,7 +211,7 @@ def _conv_transpose(name, n, input, weight, stride, padding, dilation, output_pa
                      + dilation[i] * (weight.shape[1 + i] - 1) + 1)
         out_size = 1 + stride[i] * (input.shape[1 + i] - 1)
         hi.append(conv_size - out_size + padding[i] + output_padding[i])
-    return _conv_general(input, weight, [1] * n, lo, hi, dilation, stride, groups, True)
+    return conv_general_impl(input, weight, [1] * n, lo, hi, dilation, stride, groups, True)
 
 
 def conv1d(input, weight, /, stride=1, padding=0, dilation=1, groups=1, *, stream=None):

@@ -16,7 +16,7 @@ from ..primitives.masked_mm import BlockMaskedMM, GatherMM, SegmentedMM
 from .common import astype, broadcast_arrays, broadcast_shapes, broadcast_to, \
     incompatible_arguments
 from .linalg import drop_vector_axes, matmul
-from .quantized import _indices_or_default
+from .quantized import indices_or_default
 from .shape import expand_dims
 
 __all__ = ["block_masked_mm", "gather_mm", "segmented_mm"]
@@ -130,8 +130,8 @@ def gather_mm(a, b, /, lhs_indices=None, rhs_indices=None, *, sorted_indices=Fal
         return matmul(a, b)
     in_a_ndim, in_b_ndim = a.ndim, b.ndim
     a, b, _ = _operands("gather_mm", a, b)
-    lhs = _indices_or_default("[gather_mm]", lhs_indices, a)
-    rhs = _indices_or_default("[gather_mm]", rhs_indices, b)
+    lhs = indices_or_default("[gather_mm]", lhs_indices, a)
+    rhs = indices_or_default("[gather_mm]", rhs_indices, b)
     lhs, rhs = broadcast_arrays(lhs, rhs)
     primitive = GatherMM(sorted_indices and rhs_indices is None,
                          sorted_indices and lhs_indices is None)

@@ -14,10 +14,11 @@ import math
 
 from .. import dtypes as _dt
 from ..array import array
+from ..backend.cpu.quantized import FP4_E2M1
 from ..printing import format_shape
 from ..primitives.base import make_array
-from ..primitives.quantized import (FP4_E2M1, FromFP8, GatherQMM, GatherQQMM, QQMatmul,
-                                   QuantizedMatmul, ToFP8)
+from ..primitives.quantized import (FromFP8, GatherQMM, GatherQQMM, QQMatmul, QuantizedMatmul,
+                                   ToFP8)
 from .common import (astype, broadcast_arrays, broadcast_shapes, broadcast_to,
                      incompatible_arguments)
 from .creation import arange
@@ -532,7 +533,7 @@ def quantized_matmul(x, w, /, scales, biases=None, transpose=True, group_size=No
     return make_array(QuantizedMatmul(group_size, bits, mode, transpose), inputs)
 
 
-def _indices_or_default(tag, indices, x):
+def indices_or_default(tag, indices, x):
     """MLX's ``indices_or_default``: uint32 indices, or each matrix of x in turn."""
     if x.ndim < 2:
         raise ValueError(f"{tag} Input must have at least two dimensions but got input "
@@ -577,8 +578,8 @@ def gather_qmm(x, w, /, scales, biases=None, lhs_indices=None, rhs_indices=None,
                 "[gather_qmm] Global scale must have one entry per expert with shape "
                 f"{format_shape(w.shape[:-2])} but got {format_shape(global_scale.shape)}.")
         raise ValueError("[gather_qmm] Global scale is only supported on the GPU.")
-    lhs = _indices_or_default("[gather_qmm]", lhs_indices, x)
-    rhs = _indices_or_default("[gather_qmm]", rhs_indices, w)
+    lhs = indices_or_default("[gather_qmm]", lhs_indices, x)
+    rhs = indices_or_default("[gather_qmm]", rhs_indices, w)
     lhs, rhs = broadcast_arrays(lhs, rhs)
     inputs[0] = astype(inputs[0], out_type)
     primitive = GatherQMM(group_size, bits, mode, transpose,
@@ -678,8 +679,8 @@ def gather_qqmm(x, w, /, scales=None, lhs_indices=None, rhs_indices=None, group_
     if mode not in _MODES:
         raise ValueError(f"[gather_qqmm] Invalid quantization mode '{mode}'.")
     group_size, bits = _params(mode, group_size, bits)
-    lhs = _indices_or_default("[gather_qqmm]", lhs_indices, x)
-    rhs = _indices_or_default("[gather_qqmm]", rhs_indices, w)
+    lhs = indices_or_default("[gather_qqmm]", lhs_indices, x)
+    rhs = indices_or_default("[gather_qqmm]", rhs_indices, w)
     lhs, rhs = broadcast_arrays(lhs, rhs)
     inputs = [x, w, lhs, rhs] + ([scales] if scales is not None else [])
     if global_scale_x is not None and global_scale_w is not None:

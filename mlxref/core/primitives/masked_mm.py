@@ -1,87 +1,19 @@
-"""Matrix products of chosen blocks and matrices: ``BlockMaskedMM``,
-``GatherMM`` and ``SegmentedMM``.
+"""Matrix products of chosen blocks and matrices: ``GatherMM``,
+``SegmentedMM`` and ``BlockMaskedMM``.
 
 Read alongside: mlx/primitives.h and mlx/primitives.cpp (their rules, and
-``gather_mm_grad``), mlx/backend/cpu/masked_mm.cpp (the CPU kernels) and
-mlx/ops.cpp (``block_masked_mm``, ``gather_mm``, ``segmented_mm``: the
-ops that broadcast and cast before they build the nodes).
-
-MLX's CPU kernels multiply with BLAS's sgemm, whose float32 dot products
-are formed left to right in a float32 accumulator on the build checked.
-As mlxref's ``Matmul`` (mlxref/core/primitives/linalg.py), a float32
-product whose partial sums cannot leave float32's range is formed in double
-and rounded once (fast; the last bits may differ from MLX's); the others,
-and the half types', follow MLX's float32 roundings step by step (``dot``).
+``gather_mm_grad``) and mlx/ops.cpp (``block_masked_mm``, ``gather_mm``,
+``segmented_mm``: the ops that broadcast and cast before they build the nodes).
+Read next: mlxref/core/backend/cpu/masked_mm.py (the CPU kernels).
 """
 
 import math
-from operator import mul
 
 from .. import dtypes as _dt
 from .. import ops
 from ..array import array
-from ..backend.cpu.matmul import dot_float32, float32_steps, to_float32
+from ..backend.cpu.masked_mm import block_masked_mm, gather_mm, segmented_mm
 from .base import Primitive, multilinear_jvp, vmap_by_examples
-
-def _matrices(x):
-    """The matrices of ``x`` (its last two axes) as lists of rows."""
-    rows, cols = x.shape[-2], x.shape[-1]
-    data = x.data()
-    if rows * cols == 0:
-        return [[[] for _ in range(rows)] for _ in range(math.prod(x.shape[:-2]))]
-    return [[data[r:r + cols] for r in range(s, s + rows * cols, cols)]
-            for s in range(0, len(data), rows * cols)]
-
-
-def _dot_float64(row, col):
-    return sum(map(mul, row, col)) if row else 0.0
-
-
-def _dot_for(dtype, rows, cols):
-    """The dot product an sgemm of these rows and columns is formed with:
-    ``Matmul``'s choice (``float32_steps``)."""
-    if float32_steps(dtype, [v for r in rows for v in r], [v for c in cols for v in c]):
-        return dot_float32
-    return _dot_float64
-
-
-def _product(a_rows, b_rows, n, dtype):
-    """One matrix product ``a @ b`` from their rows, a flat list."""
-    cols = [[row[j] for row in b_rows] for j in range(n)]
-    dot = _dot_for(dtype, a_rows, cols)
-    return [dot(row, col) for row in a_rows for col in cols]
-
-
-def gather_mm_grad(x, dy, lhs_indices, rhs_indices, is_sorted, batch_shape):
-    """MLX's ``gather_mm_grad``: the gradient, for the weights ``w``, of
-    ``gather_mm(x, w.T, lhs_indices, rhs_indices)``, of shape ``batch_shape +
-    (N, K)`` (the transpose of w's). Sorted indices: one ``segmented_mm``
-    over the runs of each matrix; otherwise a ``gather_mm`` added back into
-    each matrix (shared by GatherMM's and GatherQMM's vjps)."""
-    m, k, n = x.shape[-2], x.shape[-1], dy.shape[-1]
-    count = math.prod(batch_shape)
-    out_shape = tuple(batch_shape) + (n, k)
-    if is_sorted:
-        u32 = _dt.uint32
-        segments = ops.zeros((count,), u32).at[ops.flatten(rhs_indices)].add(array(m, u32))
-        segments = ops.cumsum(segments, 0)
-        segments = ops.concatenate([array([0], u32), segments], 0)
-        segments = ops.as_strided(segments, (count, 2), (1, 1), 0)
-        return ops.reshape(ops.segmented_mm(ops.swapaxes(ops.flatten(dy, 0, -2), 0, 1),
-                                            ops.flatten(x, 0, -2), segments), out_shape)
-    dw = ops.gather_mm(ops.swapaxes(dy, -1, -2), x, None, lhs_indices)
-    return ops.reshape(ops.zeros((count, n, k), dw.dtype).at[rhs_indices].add(dw), out_shape)
-
-
-def scatter_back(g, x, lhs, direct):
-    """The gradient of the matrices of ``x`` a gather read at ``lhs``, from the
-    gathered gradient ``g``: ``g`` itself when ``direct`` (sorted indices
-    that read each matrix once, in order), else ``g`` added back into a zero
-    x at those indices (MLX's GatherMM and GatherQMM vjps)."""
-    if direct:
-        return g
-    flat = ops.flatten(ops.zeros_like(x), 0, -3)
-    return ops.reshape(flat.at[lhs].add(g), x.shape)
 
 
 class GatherMM(Primitive):
@@ -109,19 +41,8 @@ class GatherMM(Primitive):
 
     def eval(self, inputs):
         a, b, lhs, rhs = inputs
-        if a.dtype is not _dt.float32:
-            raise RuntimeError("[GatherMM::eval] Currently only supports float32.")
-        m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
-        if k == 0:
-            return [[0.0] * (lhs.size * m * n)]
-        am, bm = _matrices(a), _matrices(b)
-        out = []
-        for i, j in zip(lhs.data(), rhs.data()):
-            if i >= len(am) or j >= len(bm):  # MLX's kernel reads past its buffers
-                raise IndexError(f"[gather_mm] Index ({i}, {j}) out of range for {len(am)} "
-                                 f"matrices of a and {len(bm)} of b.")
-            out.extend(_product(am[i], bm[j], n, a.dtype))
-        return [out]
+        return [gather_mm(a.data(), a.shape, b.data(), b.shape, a.dtype, lhs.data(),
+                          rhs.data())]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         a, b, lhs, rhs = primals
@@ -170,29 +91,7 @@ class SegmentedMM(Primitive):
 
     def eval(self, inputs):
         a, b, segments = inputs
-        m, k, n = a.shape[0], a.shape[1], b.shape[1]
-        a_data, b_data = a.data(), b.data()
-        seg = segments.data()
-        if a.dtype in (_dt.float16, _dt.bfloat16) and m > 1 and any(
-                (s, e) != (0, k) for s, e in zip(seg[::2], seg[1::2]) if e > s):
-            raise ValueError(
-                f"[segmented_mm] {a.dtype.name} segments shorter than the inner dimension "
-                f"{k} with more than one row: MLX's CPU kernel reads the rows after the "
-                "first at the wrong place (its result is wrong); use float32.")
-        out = []
-        for i in range(0, len(seg), 2):
-            start, end = seg[i], seg[i + 1]
-            if end <= start:
-                out.extend([0.0] * (m * n))
-                continue
-            if end > k:  # MLX's kernel reads past its buffers
-                raise ValueError(f"[segmented_mm] Segment ({start}, {end}) is out of range "
-                                 f"for an inner dimension of {k}.")
-            rows = [a_data[r * k + start:r * k + end] for r in range(m)]
-            cols = [b_data[start * n + j:end * n:n] for j in range(n)]
-            dot = _dot_for(a.dtype, rows, cols)
-            out.extend(dot(row, col) for row in rows for col in cols)
-        return [out]
+        return [segmented_mm(a.data(), a.shape, b.data(), b.shape, a.dtype, segments.data())]
 
     @staticmethod
     def _columns(segments, k, dtype):
@@ -232,20 +131,6 @@ class SegmentedMM(Primitive):
         return vmap_by_examples(self, inputs, axes)
 
 
-def _block_mask(x_rows, mask, block, rows, cols):
-    """``x`` (a list of row lists) with the blocks its mask turns off zeroed
-    (a bool mask) or scaled by the mask's value (a float mask's values other
-    than 1), as MLX's ``mask_matrix``."""
-    flat_mask, tcols = mask
-    out = [list(r) for r in x_rows]
-    for r in range(rows):
-        for c in range(cols):
-            v = flat_mask[(r // block) * tcols + c // block]
-            if v != 1:
-                out[r][c] = 0.0 if v is False or v is True else to_float32(out[r][c] * v)
-    return out
-
-
 class BlockMaskedMM(Primitive):
     """``a @ b`` with blocks of ``block_size`` masked: inputs ``a``, ``b``,
     then ``mask_out`` (over the output's blocks) if given, then ``mask_lhs``
@@ -271,70 +156,15 @@ class BlockMaskedMM(Primitive):
     def params(self):
         return {"block_size": self.block_size}
 
-    @staticmethod
-    def _check_shared(masks, batch, own, name, operand):
-        """MLX's kernel masks a batch-broadcast operand in place, once per
-        batch, in the buffer the broadcast batches share: bool masks that
-        differ among them accumulate (a later batch sees the earlier ones'
-        blocks masked too). That is silently wrong: an error here."""
-        own = (1,) * (len(batch) - len(own)) + tuple(own)
-        first = {}
-        for i, mask in enumerate(masks):
-            source, index, stride = 0, i, 1
-            for d, o in zip(reversed(batch), reversed(own)):
-                index, k = divmod(index, d)
-                source += (k if o != 1 else 0) * stride
-                stride *= o
-            if first.setdefault(source, mask) != mask:
-                raise ValueError(
-                    f"[block_masked_mm] The boolean {name} differs along a batch that "
-                    f"{operand} is broadcast along: MLX's CPU kernel masks the shared operand "
-                    "once per batch (its result is wrong). Broadcast the operand first, or "
-                    "use float masks.")
-
     def output_shapes(self, inputs):
         a, b = inputs[0], inputs[1]
         return [a.shape[:-1] + b.shape[-1:]]
 
     def eval(self, inputs):
         a, b = inputs[0], inputs[1]
-        if a.dtype is not _dt.float32:
-            raise RuntimeError("[BlockMaskedMM::eval] Currently only supports float32.")
-        has_op_mask = len(inputs) > 3
-        has_out_mask = len(inputs) in (3, 5)
-        m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
-        count = math.prod(a.shape[:-2])
-        if k == 0:
-            return [[0.0] * (count * m * n)]
-        bs = self.block_size
-        am, bm = _matrices(a), _matrices(b)
-
-        def masks(x):
-            data, rows, cols = x.data(), x.shape[-2], x.shape[-1]
-            if x.dtype is _dt.bool_:
-                data = [bool(v) for v in data]
-            return [(data[s:s + rows * cols], cols) for s in range(0, len(data), rows * cols)]
-
-        lhs_masks = masks(inputs[-2]) if has_op_mask else None
-        rhs_masks = masks(inputs[-1]) if has_op_mask else None
-        if has_op_mask and inputs[-1].dtype is _dt.bool_:
-            for own, found, name, operand in zip(self.shared, (lhs_masks, rhs_masks),
-                                                 ("mask_lhs", "mask_rhs"), "ab"):
-                if own is not None:
-                    self._check_shared(found, a.shape[:-2], own, name, operand)
-        out_masks = masks(inputs[2]) if has_out_mask else None
-        out = []
-        for i in range(count):
-            ai, bi = am[i], bm[i]
-            if has_op_mask:
-                ai = _block_mask(ai, lhs_masks[i], bs, m, k)
-                bi = _block_mask(bi, rhs_masks[i], bs, k, n)
-            c = _product(ai, bi, n, a.dtype)
-            if has_out_mask:
-                rows = [c[r * n:(r + 1) * n] for r in range(m)]
-                c = [v for row in _block_mask(rows, out_masks[i], bs, m, n) for v in row]
-            out.extend(c)
-        return [out]
+        masks = [(m.data(), m.shape, m.dtype) for m in inputs[2:]]
+        return [block_masked_mm(a.data(), a.shape, b.data(), b.shape, a.dtype,
+                                self.block_size, masks, self.shared)]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         """MLX's rule, step by step (its comment in mlx/primitives.cpp derives
@@ -426,3 +256,35 @@ class BlockMaskedMM(Primitive):
 
     def vmap(self, inputs, axes):
         return vmap_by_examples(self, inputs, axes)
+
+
+def gather_mm_grad(x, dy, lhs_indices, rhs_indices, is_sorted, batch_shape):
+    """MLX's ``gather_mm_grad``: the gradient, for the weights ``w``, of
+    ``gather_mm(x, w.T, lhs_indices, rhs_indices)``, of shape ``batch_shape +
+    (N, K)`` (the transpose of w's). Sorted indices: one ``segmented_mm``
+    over the runs of each matrix; otherwise a ``gather_mm`` added back into
+    each matrix (shared by GatherMM's and GatherQMM's vjps)."""
+    m, k, n = x.shape[-2], x.shape[-1], dy.shape[-1]
+    count = math.prod(batch_shape)
+    out_shape = tuple(batch_shape) + (n, k)
+    if is_sorted:
+        u32 = _dt.uint32
+        segments = ops.zeros((count,), u32).at[ops.flatten(rhs_indices)].add(array(m, u32))
+        segments = ops.cumsum(segments, 0)
+        segments = ops.concatenate([array([0], u32), segments], 0)
+        segments = ops.as_strided(segments, (count, 2), (1, 1), 0)
+        return ops.reshape(ops.segmented_mm(ops.swapaxes(ops.flatten(dy, 0, -2), 0, 1),
+                                            ops.flatten(x, 0, -2), segments), out_shape)
+    dw = ops.gather_mm(ops.swapaxes(dy, -1, -2), x, None, lhs_indices)
+    return ops.reshape(ops.zeros((count, n, k), dw.dtype).at[rhs_indices].add(dw), out_shape)
+
+
+def scatter_back(g, x, lhs, direct):
+    """The gradient of the matrices of ``x`` a gather read at ``lhs``, from the
+    gathered gradient ``g``: ``g`` itself when ``direct`` (sorted indices
+    that read each matrix once, in order), else ``g`` added back into a zero
+    x at those indices (MLX's GatherMM and GatherQMM vjps)."""
+    if direct:
+        return g
+    flat = ops.flatten(ops.zeros_like(x), 0, -3)
+    return ops.reshape(flat.at[lhs].add(g), x.shape)
