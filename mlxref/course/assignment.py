@@ -100,7 +100,7 @@ HINTS = {
         "cotangent in cotan_map for one of its outputs (the map is keyed by the arrays' "
         "id(); take the entries out as you use them, and give the other outputs zeros), "
         "run its primitive's rule Primitive.vjp(primals, cotangents, argnums, outputs) "
-        "inside a graph.RetainGraph() block, for the input positions whose id() is in "
+        "inside a RetainGraph() block, for the input positions whose id() is in "
         "calc_grad; leave in cotan_map the sum of the vjps reaching each array (the code "
         "after the region reads it); when listening, announce one events.VjpStep per rule "
         "run (its fields: mlxref/core/transforms/events.py; its position counts the "
@@ -108,7 +108,7 @@ HINTS = {
     ("4.2", "jvp"):
         "walk the nodes of tape (topological order) from the first; for each node, run its "
         "primitive's rule Primitive.jvp(primals, tangents, argnums) inside a "
-        "graph.RetainGraph() block, for the input positions that have a tangent in tan_map "
+        "RetainGraph() block, for the input positions that have a tangent in tan_map "
         "(keyed by the arrays' id()), and put each output's tangent in tan_map (the code "
         "after the region reads it); when listening, announce one events.JvpStep per node "
         "(its fields: mlxref/core/transforms/events.py): the drawings replay them",
