@@ -13,10 +13,11 @@ The algorithm:
 2. ``compile_trace``: on a cache miss, call the function on placeholders
    (arrays with neither data nor primitive, so ``eval`` inside fails as in
    MLX); ``outputs=`` adds the arrays of a captured tree to the outputs.
-   With ``shapeless`` the call runs under ``InTracing(dynamic=True)`` (transforms/tape.py)
-   (MLX's dynamic tracing), so the ops build nodes that read their shapes from their
-   inputs again at every replay (see ``ops.common.dynamic_broadcast_arrays``
-   and ``NumberOfElements``). ``trace_entry`` is steps 1 to 5 in one call.
+   With ``shapeless`` the call runs under ``InTracing(dynamic=True)``
+   (transforms/tape.py; MLX's dynamic tracing), so the ops build nodes that
+   read their shapes from their inputs again at every replay (see
+   ``ops.common.dynamic_broadcast_arrays`` and ``NumberOfElements``).
+   ``trace_entry`` is steps 1 to 5 in one call.
 3. ``compile_dfs``: the graph between the placeholders and the outputs as a
    tape of ``TapeNode``s (mlxref's own small copy, so the traced arrays are
    never rewired); arrays with data are constants.
