@@ -109,10 +109,7 @@ class Convolution(Primitive):
                 grads.append(ops.swapaxes(grad, 0, -1))
         return grads
 
-    def jvp(self, primals, tangents, argnums):
-        """Linear in each input: the sum of the convolutions with one input
-        replaced by its tangent. (MLX has no jvp rule here.)"""
-        return multilinear_jvp(self, primals, tangents, argnums)
+    jvp = multilinear_jvp  # linear in each input (MLX has no jvp rule here)
 
     def vmap(self, inputs, axes):
         x, w = inputs

@@ -71,9 +71,7 @@ class GatherMM(Primitive):
             raise ValueError("[GatherMM] Cannot calculate JVP with respect to indices.")
         return multilinear_jvp(self, primals, tangents, argnums)
 
-    def vmap(self, inputs, axes):
-        """MLX has no vmap for GatherMM: ``vmap_by_examples``."""
-        return vmap_by_examples(self, inputs, axes)
+    vmap = vmap_by_examples  # MLX has none
 
 
 class SegmentedMM(Primitive):
@@ -127,8 +125,7 @@ class SegmentedMM(Primitive):
             raise ValueError("[SegmentedMM] Cannot calculate JVP with respect to segments.")
         return multilinear_jvp(self, primals, tangents, argnums)
 
-    def vmap(self, inputs, axes):
-        return vmap_by_examples(self, inputs, axes)
+    vmap = vmap_by_examples
 
 
 class BlockMaskedMM(Primitive):
@@ -251,11 +248,8 @@ class BlockMaskedMM(Primitive):
                     "Use stop_gradient on masks to stop gradients from being computed.")
         return out
 
-    def jvp(self, primals, tangents, argnums):
-        return multilinear_jvp(self, primals, tangents, argnums)
-
-    def vmap(self, inputs, axes):
-        return vmap_by_examples(self, inputs, axes)
+    jvp = multilinear_jvp
+    vmap = vmap_by_examples
 
 
 def gather_mm_grad(x, dy, lhs_indices, rhs_indices, is_sorted, batch_shape):

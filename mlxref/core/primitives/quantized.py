@@ -13,7 +13,7 @@ modes' scales and values, the products in the input type's roundings).
 from .. import dtypes as _dt
 from .. import ops
 from ..backend.cpu import quantized as kernel
-from .base import Primitive, make_array, vmap_by_examples
+from .base import Primitive, make_array, vmap_by_examples, vmap_in_place
 from .masked_mm import gather_mm_grad, scatter_back
 
 
@@ -39,8 +39,7 @@ class ConvertFP8(Primitive):
     def eval(self, inputs):
         return [kernel.convert_fp8(inputs[0].data(), self.to_fp8)]
 
-    def vmap(self, inputs, axes):
-        return [make_array(self, inputs)], list(axes)
+    vmap = vmap_in_place
 
 
 class ToFP8(ConvertFP8):
@@ -137,9 +136,7 @@ class QuantizedMatmul(QuantizedProduct):
         return _affine_jvp(self, primals, tangents, argnums, "[QuantizedMatmul::jvp] No JVP wrt "
                            "the quantized matrix yet.")
 
-    def vmap(self, inputs, axes):
-        """MLX has none ("NYI"): ``vmap_by_examples``."""
-        return vmap_by_examples(self, inputs, axes)
+    vmap = vmap_by_examples  # MLX has none ("NYI")
 
 
 class GatherQMM(QuantizedProduct):
@@ -206,9 +203,7 @@ class GatherQMM(QuantizedProduct):
         """MLX has none ("NYI"): as QuantizedMatmul's (``_affine_jvp``)."""
         return _affine_jvp(self, primals, tangents, argnums, "GatherQMM::jvp NYI")
 
-    def vmap(self, inputs, axes):
-        """MLX has none ("NYI"): ``vmap_by_examples``."""
-        return vmap_by_examples(self, inputs, axes)
+    vmap = vmap_by_examples  # MLX has none ("NYI")
 
 
 class QQMatmul(QuantizedProduct):

@@ -24,16 +24,13 @@ import operator
 
 from .. import ops
 from .. import scalar as _scalar
-from ..scalar import is_symbolic
 from .. import dtypes as _dt
 from ..backend.cpu.arg_reduce import arg_reduce, argmax, argmin
-from ..backend.cpu.binary import complex_logaddexp
 from ..backend.cpu.reduce import groups, reduction_op, sum_float32, trailing
-from ..backend.cpu.rounding import rounding, unrounded
-from ..backend.cpu.scan import scan_op, scan_step
+from ..backend.cpu.rounding import unrounded
+from ..backend.cpu.scan import logaddexp_step, scan_op, scan_step
 from ..backend.cpu.softmax import simd_exp, softmax
-from ..backend.cpu.unary import FLOAT32_KERNEL_DTYPES
-from .base import Primitive, make_array
+from .base import Primitive, jvp_zeros, make_array, vjp_zeros
 from .elementwise import LogAddExp
 from .indexing import GatherAxis
 
@@ -64,11 +61,8 @@ class ArgReduce(Primitive):
     def output_dtypes(self, inputs):
         return [_dt.uint32]
 
-    def vjp(self, primals, cotangents, argnums, outputs):
-        return [ops.zeros_like(primals[0])]  # an index is piecewise constant
-
-    def jvp(self, primals, tangents, argnums):
-        return [ops.zeros(self.output_shapes(primals)[0], _dt.uint32)]  # MLX's: the output's dtype
+    vjp = vjp_zeros  # an index is piecewise constant
+    jvp = jvp_zeros  # in the output's dtype, as MLX's
 
     def vmap(self, inputs, axes):
         """MLX's ArgReduce::vmap for an int ``axis``: shift it past the batch
@@ -348,11 +342,8 @@ class NumberOfElements(Primitive):
             count = 1.0 / count if count else float("inf")  # as C++'s 1.0 / 0
         return [[count]]
 
-    def vjp(self, primals, cotangents, argnums, outputs):
-        return [ops.zeros_like(primals[0])]
-
-    def jvp(self, primals, tangents, argnums):
-        return [ops.zeros((), self.dtype)]
+    vjp = vjp_zeros
+    jvp = jvp_zeros
 
     def vmap(self, inputs, axes):
         # The count of one example: its axes, past the batch axis (MLX's rule).
@@ -573,8 +564,8 @@ class Scan(Primitive):
     def eval(self, inputs):
         (x,) = inputs
         (dtype,) = self.output_dtypes(inputs)
-        if self.reduce_type == "logaddexp":
-            step = _logaddexp_step(dtype)
+        if self.reduce_type == "logaddexp":  # the elementwise LogAddExp, in the dtype
+            step = logaddexp_step(dtype, LogAddExp.symbolic)
         else:
             step = scan_step(self.reduce_type, dtype)
         return [scan_op(self._scan, step, self.reduce_type, x.data(), x.shape, self.axis, dtype)]
@@ -631,28 +622,6 @@ def _any(group):
 
 
 _FOLDS = {"sum": _sum, "prod": math.prod, "max": _max, "min": _min, "and": _all, "or": _any}
-
-
-def _logaddexp_step(dtype):
-    """One step of logcumsumexp as MLX's ``LogAddExp`` computes it in ``dtype``
-    (float32, float16 and bfloat16: its float32 kernel, rounded at each step):
-    the elementwise primitive's rules, which scan.cpp calls as its ``op``."""
-    if dtype is _dt.complex64:
-        return lambda acc, v: dtype.cast(complex_logaddexp(acc, v))
-    if dtype in FLOAT32_KERNEL_DTYPES:
-        kernel, rounded = LogAddExp.float32_kernel, rounding(dtype)
-
-        def numeric(acc, v):
-            return rounded(kernel([acc], [v], dtype)[0])
-    else:
-        numeric = LogAddExp.numeric
-
-    def step(acc, v):
-        if is_symbolic(acc) or is_symbolic(v):
-            return LogAddExp.symbolic(acc, v)
-        return numeric(acc, v)
-
-    return step
 
 
 def _logsumexp(group, rounded=unrounded, exp=math.exp, total=sum):

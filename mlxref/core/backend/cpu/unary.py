@@ -183,6 +183,25 @@ def ceil(x):
     return _to_integer(math.ceil, x)
 
 
+def sign(x):
+    """-1, 0 or 1 (as a float for a float): nan compares false both ways, so
+    its sign is 0, as in MLX."""
+    s = (x > 0) - (x < 0)
+    return float(s) if isinstance(x, float) else s
+
+
+_LOGS = {"e": math.log, "2": math.log2, "10": math.log10}
+
+
+def log(x, base):
+    """The logarithm in ``base`` ("e", "2" or "10"): -inf at 0, nan below.
+    The C library's log2 and log10, as MLX calls them (ln / ln(10) is not
+    correctly rounded: log10(1000) would be 2.9999999999999996)."""
+    if not x > 0:
+        return -inf if x == 0 else nan
+    return _LOGS[base](x)
+
+
 def arctanh(x):
     """``math.atanh``, with ±inf at ±1 and nan outside [-1, 1], as C's."""
     if -1 < x < 1:
