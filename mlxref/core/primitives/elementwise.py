@@ -85,10 +85,8 @@ class Unary(Primitive):
         (x,) = inputs
         # Evaluation stores the results as the dtype holds them: abs and
         # square of ints give ints again, and wrap.
-        if x.dtype is _COMPLEX64:
-            return [unary.unary_op(x.data(), x.dtype, _complex_numeric(self), self.symbolic)]
         return [unary.unary_op(x.data(), x.dtype, self.numeric, self.symbolic,
-                               self.float32_kernel)]
+                               self.float32_kernel, self.numeric_complex, self.name)]
 
 
 class Binary(Primitive):
@@ -144,11 +142,9 @@ class Binary(Primitive):
         a, b = inputs
         # Evaluation stores the results as the dtype holds them: int + int
         # wraps, bool + bool is a bool again.
-        if a.dtype is _COMPLEX64:
-            return [binary.binary_op(a.data(), b.data(), a.dtype, _complex_numeric(self),
-                                     self.symbolic)]
         return [binary.binary_op(a.data(), b.data(), a.dtype, self.numeric, self.symbolic,
-                                 self.float32_kernel, self.numeric_lists)]
+                                 self.float32_kernel, self.numeric_lists,
+                                 self.numeric_complex, self.name)]
 
 
 class Comparison(Binary):
@@ -171,19 +167,6 @@ class Comparison(Binary):
 
     def jvp(self, primals, tangents, argnums):
         return [ops.zeros(primals[0].shape, tangents[0].dtype)]
-
-    def eval(self, inputs):
-        a, b = inputs
-        numeric = self.numeric if a.dtype is not _COMPLEX64 else _complex_numeric(self)
-        return [binary.binary_op(a.data(), b.data(), a.dtype, numeric, self.symbolic)]
-
-
-def _complex_numeric(primitive):
-    """``primitive.numeric_complex``, or MLX's refusal of complex input."""
-    numeric = primitive.numeric_complex
-    if numeric is None:
-        raise ValueError(f"[{primitive.name}] Not supported for complex64.")
-    return numeric
 
 
 # --- unary -------------------------------------------------------------------------

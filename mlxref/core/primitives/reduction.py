@@ -26,10 +26,10 @@ from .. import ops
 from .. import scalar as _scalar
 from .. import dtypes as _dt
 from ..backend.cpu.arg_reduce import arg_reduce, argmax, argmin
-from ..backend.cpu.reduce import groups, reduction_op, sum_float32, trailing
+from ..backend.cpu.reduce import reduction_op, trailing
 from ..backend.cpu.rounding import unrounded
 from ..backend.cpu.scan import logaddexp_step, scan_op, scan_step
-from ..backend.cpu.softmax import simd_exp, softmax
+from ..backend.cpu.softmax import logsumexp, softmax
 from .base import Primitive, jvp_zeros, make_array, vjp_zeros
 from .elementwise import LogAddExp
 from .indexing import GatherAxis
@@ -705,13 +705,8 @@ class LogSumExp(Primitive):
         (x,) = inputs
         if x.size == 0:
             raise ValueError("[logsumexp] Received empty array.")
-        numeric = _logsumexp
-        if self.composed and x.dtype in (_dt.float16, _dt.bfloat16):
-            # MLX's composed path (backend/cpu/softmax.py): each op rounds.
-            numeric = functools.partial(_logsumexp, rounded=x.dtype.cast, exp=simd_exp,
-                                        total=sum_float32)
-        # scalar.apply maps over the runs: each "element" it passes is one run.
-        return [_scalar.apply(numeric, _logsumexp_symbolic, groups(x.data(), x.shape, self.axes))]
+        return [logsumexp(x.data(), x.shape, self.axes, x.dtype, self.composed, _logsumexp,
+                          _logsumexp_symbolic)]
 
 
 class Softmax(Primitive):
