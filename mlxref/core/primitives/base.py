@@ -247,9 +247,9 @@ def jvp_zeros(primitive, primals, tangents, argnums):
 
 
 def multilinear_jvp(primitive, primals, tangents, argnums):
-    """The jvp MLX lacks of a primitive linear in each input on its own (a
-    product of them): the sum, over the inputs with a tangent, of the
-    primitive with that input replaced by its tangent."""
+    """The jvp of a primitive linear in each input on its own (a product of
+    them; or a linear map of one input, a slice): the sum, over the inputs
+    with a tangent, of the primitive with that input replaced by its tangent."""
     out = None
     for i, t in zip(argnums, tangents):
         term = make_array(primitive, [t if j == i else p for j, p in enumerate(primals)])

@@ -4,11 +4,8 @@ Read alongside: mlx/primitives.h and mlx/primitives.cpp (``Convolution``:
 ``conv_out_shape``, its vjp and vmap rules) and mlx/ops.cpp
 (``conv_general``, which builds it). Layouts are channels-last, as in MLX:
 input ``(N, *spatial, C_in)``, weight ``(C_out, *kernel, C_in / groups)``,
-output ``(N, *out_spatial, C_out)``.
-
-The derivative rules are written with mlxref ops (mostly convolutions with
-other parameters), so a gradient is a lazy graph that can be differentiated
-again.
+output ``(N, *out_spatial, C_out)``. The derivative rules are mostly
+convolutions with other parameters.
 Read next: mlxref/core/backend/cpu/conv.py (the forward loops: which input
 element each kernel tap reads).
 """

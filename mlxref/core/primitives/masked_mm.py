@@ -19,8 +19,7 @@ from .base import Primitive, multilinear_jvp, vmap_by_examples
 class GatherMM(Primitive):
     """``a[lhs_indices[i]] @ b[rhs_indices[i]]`` for every i: inputs ``a``
     (*A, M, K), ``b`` (*B, K, N) and the two uint32 index arrays of one shape
-    S (flat indices into A and B); the output is S + (M, N). MLX's CPU
-    kernel takes float32 only (its error when it evaluates anything else).
+    S (flat indices into A and B); the output is S + (M, N).
 
     MLX's vjp: for ``a``, the gathered product with bᵀ added back into a's
     matrices (or itself, for sorted indices that cover a once); for ``b``,
@@ -133,7 +132,7 @@ class BlockMaskedMM(Primitive):
     then ``mask_out`` (over the output's blocks) if given, then ``mask_lhs``
     and ``mask_rhs`` (over a's and b's blocks) if given, all broadcast to the
     batch shape. A bool mask zeroes the blocks it marks False; a float mask
-    multiplies each block by its value. MLX's CPU kernel takes float32 only.
+    multiplies each block by its value.
 
     MLX's vjp (mlx/primitives.cpp ``BlockMaskedMM::vjp``), for a, b and the
     float masks, but for a float ``mask_out``: MLX's is the blocks' sums of

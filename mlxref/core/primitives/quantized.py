@@ -209,10 +209,9 @@ class GatherQMM(QuantizedProduct):
 class QQMatmul(QuantizedProduct):
     """``qqmm``: x rounded to the mode's grid, times the quantized w
     transposed (inputs ``x, w[, scales][, global_scale_x, global_scale_w]``),
-    MLX's ``QQMatmul``. MLX's CPU build evaluates only a quantized w with one
-    row of x (the global scales unused): ``fp_quantize_dequantize`` of x, then
-    ``fp_qmm_t``. Its vjp is MLX's (which asks for ``qqmm`` of unquantized
-    operands: on the CPU, an error); no jvp ("QQMM::jvp NYI"), no vmap.
+    MLX's ``QQMatmul`` (what its CPU build evaluates: ``quantized.qqmm``). Its
+    vjp is MLX's (which asks for ``qqmm`` of unquantized operands: on the
+    CPU, an error); no jvp ("QQMM::jvp NYI"), no vmap.
     """
 
     def __init__(self, group_size, bits, mode):
@@ -256,12 +255,9 @@ class QQMatmul(QuantizedProduct):
 
 class GatherQQMM(QQMatmul):
     """``gather_qqmm``'s node (inputs ``x, w, lhs_indices, rhs_indices[,
-    scales][, global scales]``), without transform rules, as MLX's.
-
-    MLX's CPU build evaluates none of it ("[GatherQQMM] NYI"). mlxref
-    evaluates what QQMatmul's CPU kernel would (a quantized w and one row
-    per matrix of x: each pair's ``qqmm``) and raises MLX's error otherwise.
-    """
+    scales][, global scales]``), without transform rules, as MLX's; each
+    pair's ``qqmm`` where QQMatmul's CPU kernel would evaluate it
+    (``quantized.gather_qqmm``: MLX's CPU build evaluates none of it)."""
 
     def output_shapes(self, inputs):
         x, w, lhs = inputs[0], inputs[1], inputs[2]

@@ -3,15 +3,10 @@ SearchSorted.
 
 Read alongside: mlx/primitives.h and mlx/primitives.cpp (``Sort``, ``ArgSort``,
 ``Partition``, ``ArgPartition``, ``SearchSorted``: their vjp, jvp and vmap rules).
-Each ``eval`` is one call into mlxref/core/backend/cpu/sort.py (MLX's
-mlx/backend/cpu/sort.cpp: its order, ``nan_aware_less``, and libstdc++'s
-introselect for the partitions), which says how MLX orders nans, ties and
-complex numbers.
-
-The derivative rules are written with mlxref ops, so a gradient is a lazy graph
-that can be differentiated again.
-Read next: mlxref/core/backend/cpu/sort.py, mlxref/core/ops/sort.py (the ops,
-and ``topk``, ``median``, ``unique`` composed from them).
+Read next: mlxref/core/backend/cpu/sort.py (each ``eval``'s kernel, MLX's
+mlx/backend/cpu/sort.cpp: how MLX orders nans, ties and complex numbers, and
+libstdc++'s introselect for the partitions), mlxref/core/ops/sort.py (the
+ops, and ``topk``, ``median``, ``unique`` composed from them).
 """
 
 from .. import dtypes as _dt
