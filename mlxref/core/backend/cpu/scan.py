@@ -78,15 +78,18 @@ def _extreme_step(kind, dtype):
     return lambda acc, v: math.nan if acc != acc or v != v else step(acc, v)
 
 
-def scan_step(reduce_type, dtype):
+def scan_step(reduce_type, dtype, logaddexp_symbolic):
     """The function that combines the running value with the next element,
-    as scan.cpp's ``op`` for ``reduce_type`` ("sum", "prod", "max", "min")
-    does in ``dtype``: every partial result is rounded as ``dtype`` holds it
-    (float16 sums in float16, unlike a Reduce), so ``cumsum([65504, 65504,
-    -65504])`` in float16 is ``[65504, inf, inf]``. Integers wrap the same
-    whether at each step or at the end (the store); products keep only the
-    bits the dtype has, so they stay small. cummax and cummin follow MLX's
-    order on complex64 (``binary.complex_greater``)."""
+    as scan.cpp's ``op`` for ``reduce_type`` ("sum", "prod", "max", "min",
+    "logaddexp": the elementwise LogAddExp, ``logaddexp_symbolic`` on SymPy
+    elements) does in ``dtype``: every partial result is rounded as
+    ``dtype`` holds it (float16 sums in float16, unlike a Reduce), so
+    ``cumsum([65504, 65504, -65504])`` in float16 is ``[65504, inf, inf]``.
+    Integers wrap the same whether at each step or at the end (the store);
+    products keep only the bits the dtype has, so they stay small. cummax and
+    cummin follow MLX's order on complex64 (``binary.complex_greater``)."""
+    if reduce_type == "logaddexp":
+        return _logaddexp_step(dtype, logaddexp_symbolic)
     if reduce_type in ("max", "min"):
         return _extreme_step(reduce_type, dtype)
     combine = operator.add if reduce_type == "sum" else operator.mul
@@ -99,7 +102,7 @@ def scan_step(reduce_type, dtype):
     return lambda total, v: rounded(combine(total, v))
 
 
-def logaddexp_step(dtype, symbolic):
+def _logaddexp_step(dtype, symbolic):
     """One step of logcumsumexp as scan.cpp's ``op``, MLX's elementwise
     ``LogAddExp``, computes it in ``dtype`` (float32, float16 and bfloat16:
     its float32 kernel, rounded at each step); ``symbolic`` on SymPy elements."""

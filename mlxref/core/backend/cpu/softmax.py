@@ -92,7 +92,9 @@ def logsumexp(data, shape, axes, dtype, composed, numeric, symbolic):
     SymPy ones. On MLX's ``composed`` path a float16 or bfloat16 result is
     rounded at each op, its exp is ``simd_exp`` and its sum a Reduce's
     (float32); elsewhere the kernel computes in float32 and rounds once,
-    as the double here does."""
+    as the double here does. An empty array raises MLX's error."""
+    if not data:
+        raise ValueError("[logsumexp] Received empty array.")
     if composed and dtype in (_dt.float16, _dt.bfloat16):
         numeric = functools.partial(numeric, rounded=dtype.cast, exp=simd_exp, total=sum_float32)
     # scalar.apply maps over the runs: each "element" it passes is one run.
