@@ -78,6 +78,28 @@ def _extreme_step(kind, dtype):
     return lambda acc, v: math.nan if acc != acc or v != v else step(acc, v)
 
 
+def _logaddexp_step(dtype, symbolic):
+    """One step of logcumsumexp as scan.cpp's ``op``, MLX's elementwise
+    ``LogAddExp``, computes it in ``dtype`` (float32, float16 and bfloat16:
+    its float32 kernel, rounded at each step); ``symbolic`` on SymPy elements."""
+    if dtype is _dt.complex64:
+        return lambda acc, v: dtype.cast(complex_logaddexp(acc, v))
+    if dtype in FLOAT32_KERNEL_DTYPES:
+        rounded = rounding(dtype)
+
+        def numeric(acc, v):
+            return rounded(logaddexp_float32([acc], [v], dtype)[0])
+    else:
+        numeric = logaddexp
+
+    def step(acc, v):
+        if _scalar.is_symbolic(acc) or _scalar.is_symbolic(v):
+            return symbolic(acc, v)
+        return numeric(acc, v)
+
+    return step
+
+
 def scan_step(reduce_type, dtype, logaddexp_symbolic):
     """The function that combines the running value with the next element,
     as scan.cpp's ``op`` for ``reduce_type`` ("sum", "prod", "max", "min",
@@ -100,28 +122,6 @@ def scan_step(reduce_type, dtype, logaddexp_symbolic):
     if rounded is None:
         return combine
     return lambda total, v: rounded(combine(total, v))
-
-
-def _logaddexp_step(dtype, symbolic):
-    """One step of logcumsumexp as scan.cpp's ``op``, MLX's elementwise
-    ``LogAddExp``, computes it in ``dtype`` (float32, float16 and bfloat16:
-    its float32 kernel, rounded at each step); ``symbolic`` on SymPy elements."""
-    if dtype is _dt.complex64:
-        return lambda acc, v: dtype.cast(complex_logaddexp(acc, v))
-    if dtype in FLOAT32_KERNEL_DTYPES:
-        rounded = rounding(dtype)
-
-        def numeric(acc, v):
-            return rounded(logaddexp_float32([acc], [v], dtype)[0])
-    else:
-        numeric = logaddexp
-
-    def step(acc, v):
-        if _scalar.is_symbolic(acc) or _scalar.is_symbolic(v):
-            return symbolic(acc, v)
-        return numeric(acc, v)
-
-    return step
 
 
 def scan_op(scan_row, step, reduce_type, data, shape, axis, dtype):
