@@ -40,7 +40,8 @@ from support import chapters_run_as_notebooks, frozen_heap  # noqa: F401  (the f
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TUTORIALS = ROOT / "tutorials"
 FILES = sorted(TUTORIALS.glob("*.md"))
-# the numbered chapters' doctests are their notebook runs where those run (tests/manual/test_manual.py)
+# the numbered chapters' doctests are their notebook runs where those run
+# (tests/manual/test_manual.py)
 DOCTESTS = [p for p in FILES if not (chapters_run_as_notebooks() and re.match(r"\d\d-", p.name))]
 
 # `mlxref/core/transforms/vjp.py:_vjp`, `mlxref/core/primitives/shape.py:Broadcast.vjp`
