@@ -222,9 +222,9 @@ def test_file_function(capsys, tmp_path):
 def test_file_function_inside_a_package(capsys, tmp_path):
     """A module that imports its package's neighbours relatively is loaded as
     part of its package (mlxref/viz/figures.py is one: chapter 11 draws it)."""
-    package = tmp_path / "course" / "week3"
+    package = tmp_path / "lectures" / "week3"
     package.mkdir(parents=True)
-    (tmp_path / "course" / "__init__.py").write_text("")
+    (tmp_path / "lectures" / "__init__.py").write_text("")
     (package / "__init__.py").write_text("")
     (package / "layers.py").write_text("import mlxref.core as mx\n\n"
                                        "def act(x):\n    return mx.tanh(x)\n")
