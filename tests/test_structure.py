@@ -25,6 +25,7 @@ import ast
 import math
 import os
 import pathlib
+import re
 import sys
 
 import pytest
@@ -276,7 +277,36 @@ def test_the_seed_example_enters_few_files():
         + ", ".join(sorted(files)))
 
 
+README = PACKAGE.parent / "README.md"
+START_ROW = re.compile(r"^\|\s*(●?)\s*\|\s*\[`mlxref/([^`]+)`\]\([^)]*\) \| (\d+) \|", re.MULTILINE)
+
+
+def start_here_rows(text):
+    """The rows of the README's "Start here" table: (seed mark, file below mlxref/, lines)."""
+    section = text.split("## Start here", 1)[1].split("\n## ", 1)[0]
+    return [(m.group(1) == "●", m.group(2), int(m.group(3))) for m in START_ROW.finditer(section)]
+
+
+def test_start_here_lists_the_seed_files_with_their_sizes():
+    rows = start_here_rows(README.read_text(encoding="utf-8"))
+    seed = files_entered(lambda: mx.grad(lambda x: mx.sin(x) * mx.exp(x))(mx.array(0.5)))
+    assert {name for marked, name, _ in rows if marked} == seed
+    for _, name, stated in rows:
+        lines = len((PACKAGE / name).read_text(encoding="utf-8").splitlines())
+        assert abs(lines - stated) <= max(10, stated // 10), (
+            f"README's Start here says {name} has {stated} lines; it has {lines}")
+
+
 # --- the rules catch what they are written for ---------------------------------------
+
+
+def test_self_check_start_here_rows_are_read():
+    text = ("## Start here\n| | file | lines |\n|---|---|---|\n"
+            "| ● | [`mlxref/core/array.py`](mlxref/core/array.py) | 600 | the array |\n"
+            "| | [`mlxref/core/transforms/jvp.py`](x) | 60 | jvp |\n"
+            "## Next\n| ● | [`mlxref/core/dtypes.py`](x) | 1 | not in the section |\n")
+    assert start_here_rows(text) == [(True, "core/array.py", 600),
+                                     (False, "core/transforms/jvp.py", 60)]
 
 
 def test_self_check_files_entered_counts_each_file_called():
