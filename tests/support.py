@@ -31,19 +31,40 @@ def assert_new_handle(b, a):
     assert b is not a and b.id() == a.id()
 
 
-def _flat(x):
+def flat(x):
+    """Nested lists (and tuples) as one flat list, in row-major order; a scalar
+    as a list of itself."""
     if isinstance(x, (list, tuple)):
         out = []
         for v in x:
-            out.extend(_flat(v))
+            out.extend(flat(v))
         return out
     return [x]
+
+
+def dtype_name(a):
+    """The name of ``a``'s dtype (``"float32"``), for an mlxref array and a real-MLX one alike."""
+    return str(a.dtype).split(".")[-1]
+
+
+def same_value(x, y):
+    """Two Python elements are equal as an array stores them: the same type and
+    value, nan equal to nan, -0.0 not equal to 0.0, complex numbers part by part."""
+    if type(x) is not type(y):
+        return False
+    if type(x) is complex:
+        return same_value(x.real, y.real) and same_value(x.imag, y.imag)
+    if type(x) is float:
+        if x != x or y != y:
+            return x != x and y != y
+        return x == y and math.copysign(1.0, x) == math.copysign(1.0, y)
+    return x == y
 
 
 def close(a, b, rtol=1e-5, atol=1e-6):
     """Elementwise closeness of two (nested) lists or scalars; nan equals nan.
     Complex numbers are close when their real and imaginary parts are."""
-    fa, fb = _flat(a), _flat(b)
+    fa, fb = flat(a), flat(b)
     if len(fa) != len(fb):
         return False
     for x, y in zip(fa, fb):
@@ -82,6 +103,55 @@ def assert_same_as_mlx(ours, theirs, rtol=1e-5, atol=1e-5):
     )
     got, want = ours.tolist(), theirs.tolist()
     assert close(got, want, rtol, atol), f"got {got}, MLX gives {want}"
+
+
+def same_array(a, b):
+    """Whether ``a`` and ``b`` (arrays of mlxref or real MLX) have the same shape,
+    dtype name and elements, the elements compared by ``repr``: nan equals nan,
+    -0.0 differs from 0.0 and ``True`` from ``1``."""
+    return (tuple(a.shape) == tuple(b.shape) and dtype_name(a) == dtype_name(b)
+            and repr(a.tolist()) == repr(b.tolist()))
+
+
+def assert_same_array(ours, theirs, rtol=None, atol=1e-5):
+    """``ours`` and ``theirs`` (arrays of mlxref or real MLX; or lists or tuples
+    of them, of one type and length, pair by pair) have the same shape, dtype
+    name and elements: every element by ``repr``, as ``same_array`` compares
+    them. With ``rtol``, the elements of a floating or complex dtype need only
+    be ``close`` (within ``rtol`` and ``atol``); the others are still exact."""
+    if isinstance(theirs, (list, tuple)):
+        assert type(ours) is type(theirs) and len(ours) == len(theirs), (
+            f"got {type(ours).__name__} of {len(ours)}, "
+            f"expected {type(theirs).__name__} of {len(theirs)}")
+        for o, t in zip(ours, theirs):
+            assert_same_array(o, t, rtol, atol)
+        return
+    assert tuple(ours.shape) == tuple(theirs.shape), f"shape {ours.shape}, expected {theirs.shape}"
+    assert dtype_name(ours) == dtype_name(theirs), f"dtype {ours.dtype}, expected {theirs.dtype}"
+    got, want = ours.tolist(), theirs.tolist()
+    if rtol is not None and dtype_name(ours).startswith(("float", "bfloat", "complex")):
+        assert close(got, want, rtol, atol), f"got {got}, expected {want}"
+    else:
+        assert repr(got) == repr(want), f"got {got}, expected {want}"
+
+
+def assert_same_tree(ours, theirs, rtol=1e-5, atol=1e-5):
+    """``ours`` (mlxref's result) and ``theirs`` (real MLX's) are the same tree:
+    dicts with the same keys in the same order, lists and tuples of one type
+    and length, MLX arrays matched as ``assert_same_as_mlx`` does, and any
+    other leaf equal."""
+    if isinstance(theirs, dict):
+        assert type(ours) is dict and list(ours) == list(theirs), (ours, theirs)
+        for k in theirs:
+            assert_same_tree(ours[k], theirs[k], rtol, atol)
+    elif isinstance(theirs, (list, tuple)):
+        assert type(ours) is type(theirs) and len(ours) == len(theirs), (ours, theirs)
+        for o, t in zip(ours, theirs):
+            assert_same_tree(o, t, rtol, atol)
+    elif real_mx is not None and isinstance(theirs, real_mx.array):
+        assert_same_as_mlx(ours, theirs, rtol, atol)
+    else:
+        assert ours == theirs, (ours, theirs)
 
 
 # (mantissa bits with the hidden one, smallest normal exponent, largest exponent)
@@ -135,6 +205,60 @@ def both(build):
             build(mlxref_core)
         return None
     return build(mlxref_core), theirs
+
+
+def assert_both(build, rtol=None, atol=1e-5):
+    """``build(lib)`` gives the same with mlxref.core and with real MLX: the
+    same array, or list or tuple of arrays (compared as ``assert_same_array``
+    does: exactly, or with ``rtol`` and ``atol``), or the same error (its type,
+    and MLX's message in ours), raised at the same step: when the result is
+    built, or when it is evaluated. Returns ``(ours, theirs)``, or None where
+    MLX raises."""
+    pair = both(build)
+    if pair is None:
+        return None
+    ours, theirs = pair
+    try:
+        real_mx.eval(theirs)
+    except Exception as e:  # noqa: BLE001 - any MLX error must be ours too
+        with pytest.raises(type(e), match=re.escape(str(e))):
+            mlxref_core.eval(ours)
+        return None
+    assert_same_array(ours, theirs, rtol, atol)
+    return ours, theirs
+
+
+def same_in_both(program):
+    """``program(lib)`` has the same outcome with mlxref.core and with real MLX:
+    the same exception (type name and message), or arrays (one, or a list or
+    tuple of them) of the same shape, dtype name and elements, nan equal to
+    nan and the other elements compared with ``==``. Returns our outcome:
+    ``("error", type name, message)`` or ``("ok", shape, dtype name, elements)``."""
+    ours, theirs = _outcome(mlxref_core, program), _outcome(real_mx, program)
+    assert ours == theirs, f"mlxref: {ours}\nMLX:    {theirs}"
+    return ours
+
+
+def _outcome(lib, program):
+    try:
+        out = program(lib)
+    except Exception as e:  # noqa: BLE001 - compared with MLX's
+        return ("error", type(e).__name__, str(e))
+    if isinstance(out, (list, tuple)):
+        return tuple(_outcome(lib, lambda _, o=o: o) for o in out)
+    values = out.tolist()
+    return ("ok", tuple(out.shape), str(out.dtype).split(".")[-1], _canonical(values))
+
+
+def _canonical(v):
+    """Nested values with nan made comparable (nan == nan here)."""
+    if isinstance(v, list):
+        return [_canonical(x) for x in v]
+    if isinstance(v, float) and math.isnan(v):
+        return "nan"
+    if isinstance(v, complex):
+        return (_canonical(v.real), _canonical(v.imag))
+    return v
 
 
 def computed_once(tmp_path_factory, name, compute):

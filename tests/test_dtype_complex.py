@@ -21,7 +21,7 @@ from mlxref import symbolic
 from mlxref.core import ops
 from mlxref.core.primitives import elementwise as E
 
-from support import _flat, assert_same_as_mlx, both, close, needs_mlx, real_mx
+from support import flat, assert_same_as_mlx, both, close, needs_mlx, real_mx
 
 inf, nan = math.inf, math.nan
 LIBS = [mx] + ([real_mx] if real_mx is not None else [])
@@ -35,7 +35,7 @@ W = [0.5 - 1j, 2 + 0.5j, -1 + 1j, 0.75 + 0.125j]
 
 def _bits(x):
     """Each part's repr: == then tells signed zeros apart (any nan equals any nan)."""
-    return [(repr(complex(v).real), repr(complex(v).imag)) for v in _flat(x)]
+    return [(repr(complex(v).real), repr(complex(v).imag)) for v in flat(x)]
 
 
 
@@ -57,7 +57,7 @@ def test_python_complex_numbers_make_complex64_arrays():
     a = mx.array([[1, 2.5], [3j, True]])
     assert a.dtype is mx.complex64 and a.shape == (2, 2)
     assert a.tolist() == [[1 + 0j, 2.5 + 0j], [3j, 1 + 0j]]
-    assert all(type(v) is complex for v in _flat(a.tolist()))
+    assert all(type(v) is complex for v in flat(a.tolist()))
     b = mx.array(1 + 2j)
     assert b.item() == 1 + 2j and type(b.item()) is complex
     assert complex(b) == 1 + 2j
