@@ -38,8 +38,6 @@ def _bits(x):
     return [(repr(complex(v).real), repr(complex(v).imag)) for v in flat(x)]
 
 
-
-
 def _check(build, rtol=1e-5, atol=1e-6):
     """``_both``, and the results (an array or a list of them each) the same as MLX's."""
     pair = both(build)
@@ -116,46 +114,6 @@ def test_construction_and_conversion_match_mlx():
         assert m.array([[1 + 2j, 3j]]).tolist() == [[1 + 2j, 3j]]
         with pytest.raises(TypeError, match="complex"):
             int(m.array(1 + 2j))
-
-
-# --- printing ---------------------------------------------------------------------------
-
-_REPRS = [
-    "[1+2j, 3.5-1e-9j]", "-0-1j", "complex(-0.0, -1)", "complex(nan, nan)", "1+0j",
-    "[[1+2j, 3], [4.5, 1e10j]]", "[1e-5+1e20j, 0.1+0.2j, -1e-40j]",
-    "[complex(inf, -inf), complex(-inf, nan)]", "[complex(0.0, -0.0), complex(-0.0, 0.0)]",
-    "[complex(-nan, -nan), complex(1, -nan), complex(-nan, -1)]", "[0.1j] * 10",
-    "[[1j] * 7] * 8", "[123456789 + 0.000123j]", "[[[1j, 2]], [[3, 4j]]]", "[nan, -nan]",
-]
-
-
-def test_printing_follows_mlxs_format():
-    assert repr(mx.array([1 + 2j, 3.5 - 1e-9j])) == "array([1+2j, 3.5-1e-09j], dtype=complex64)"
-    assert repr(mx.array(complex(0.0, -0.0))) == "array(0+-0j, dtype=complex64)"
-    assert repr(mx.array(complex(nan, nan))) == "array(nan+nanj, dtype=complex64)"
-    assert repr(mx.array(complex(-nan, 1))) == "array(-nan+1j, dtype=complex64)"
-    assert str(mx.array([[1j, 2]])) == "array([[0+1j, 2+0j]], dtype=complex64)"
-
-
-@needs_mlx
-@pytest.mark.parametrize("text", _REPRS)
-def test_printing_matches_mlx(text):
-    value = eval(text)  # noqa: S307 - the literals above
-    assert repr(mx.array(value)) == repr(real_mx.array(value))
-
-
-@needs_mlx
-def test_printing_of_computed_special_values_matches_mlx():
-    for build in [
-        lambda m: m.array([1 + 1j, 0j, 1 + 0j, 1j]) / m.array([0j, 0j, complex(-0.0, 0), 0j]),
-        lambda m: m.array([complex(inf, 0), complex(inf, 1), complex(1e30, 1e30)])
-        * m.array([1j, 1 + 1j, complex(1e10, 1e10)]),
-        lambda m: m.log(m.array([0j, complex(-0.0, 0)])),
-        lambda m: m.sqrt(m.array([-4 + 0j, complex(-4, -0.0)])),
-        lambda m: m.exp(m.array([complex(100, 0), complex(100, 1)])),
-        lambda m: -m.array([0j]),
-    ]:
-        assert repr(build(mx)) == repr(build(real_mx))
 
 
 # --- elementwise ops -------------------------------------------------------------------
