@@ -154,6 +154,54 @@ def assert_same_tree(ours, theirs, rtol=1e-5, atol=1e-5):
         assert ours == theirs, (ours, theirs)
 
 
+# --- integers as a C integer type stores them (a dtype by its MLX name: "int8", "uint64") ---
+
+
+def int_bits(name):
+    """The width of the integer dtype ``name``, in bits."""
+    return int(name.lstrip("uint"))
+
+
+def is_unsigned(name):
+    return name.startswith("u")
+
+
+def int_limits(name):
+    """The smallest and the largest value the integer dtype ``name`` holds."""
+    b = int_bits(name)
+    return (0, 2**b - 1) if is_unsigned(name) else (-(2 ** (b - 1)), 2 ** (b - 1) - 1)
+
+
+def wrap(v, name):
+    """``v`` as the dtype ``name`` stores it: modulo 2**bits, two's complement."""
+    if name == "bool_":
+        return bool(v)
+    b = int_bits(name)
+    v &= (1 << b) - 1
+    return v - (1 << b) if not is_unsigned(name) and v >= 1 << (b - 1) else v
+
+
+def int_edges(name):
+    """The boundary values of a dtype: its limits, around them, and around 0."""
+    if name == "bool_":
+        return [False, True]
+    lo, hi = int_limits(name)
+    return sorted(v for v in {lo, lo + 1, -2, -1, 0, 1, 2, hi - 1, hi} if lo <= v <= hi)
+
+
+def int_array(m, values, name):
+    """An array of ``values`` as dtype ``name``, built through int64 (MLX takes
+    no Python int above 2**63 - 1, so uint64's top half comes in negative)."""
+    if name == "bool_":
+        return m.array(values, m.bool_)
+    return m.array([v - 2**64 if v >= 2**63 else v for v in values], m.int64).astype(
+        getattr(m, name)
+    )
+
+
+# --- floats ---------------------------------------------------------------------------
+
+
 # (mantissa bits with the hidden one, smallest normal exponent, largest exponent)
 FLOAT_FORMATS = {"float16": (11, -14, 15), "bfloat16": (8, -126, 127),
                  "float32": (24, -126, 127), "float64": (53, -1022, 1023)}

@@ -223,17 +223,6 @@ def test_complex_order_is_by_real_then_imaginary_part():
     assert mx.max(a).item() == 3 + 0j and mx.argmin(a).item() == 1
 
 
-def test_promotion_with_complex64():
-    z = mx.array([1j])
-    for dtype in (mx.bool_, mx.uint8, mx.int32, mx.int64, mx.float16, mx.bfloat16,
-                  mx.float32, mx.float64):
-        assert (mx.array([1], dtype) + z).dtype is mx.complex64
-        assert (mx.array([1], dtype) * 1j).dtype is mx.complex64
-    assert (z + 2.5).dtype is mx.complex64 and (2 * z).dtype is mx.complex64
-    assert mx.divide(mx.array([1, 2]), z).dtype is mx.complex64
-    assert (mx.array([[1j]]) @ mx.array([[2]])).tolist() == [[2j]]
-
-
 # --- reductions and matmul ----------------------------------------------------------
 
 REDUCTIONS = "sum prod mean max min argmax argmin all any var std logsumexp cumsum".split()
