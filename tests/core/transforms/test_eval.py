@@ -1,9 +1,14 @@
-"""Laziness, ``eval`` / ``async_eval``, graph release after evaluation, memory counters.
+"""Laziness, ``eval`` / ``async_eval`` and ``synchronize`` (mlxref/core/transforms/eval.py;
+MLX's mlx/transforms.cpp eval), graph release after evaluation, memory counters and
+buffer donation (mlxref/core/memory.py, backend/cpu/allocator.py).
 
 Memory expectations are counted by hand (elements x itemsize) and match what
 real MLX reports for the same programs (``mx.array([1.0] * 1000)`` is 4000 bytes
 there too). The ``gc_paused`` fixture keeps the garbage collector from freeing
 other tests' arrays in the middle of a measurement.
+
+Buffer donation: a chain of elementwise ops on an array nothing else holds
+never holds two buffers (get_peak_memory does not grow), as in MLX.
 """
 
 import gc
@@ -273,3 +278,110 @@ def test_views_share_their_inputs_buffer_as_in_mlx(name, gc_paused):
     assert ours == theirs
     assert ours == (0, 0, -64 * 64 * 4)
 
+
+# --- async_eval and synchronize --------------------------------------------------
+
+
+def test_async_eval_error_surfaces_at_synchronize():
+    a = mx.linalg.inv(mx.array([[1.0, 2.0], [2.0, 4.0]]), stream=mx.cpu)
+    mx.async_eval(a)  # MLX 0.32 raised here; later MLX raises at synchronize
+    with pytest.raises(RuntimeError, match=r"\[Inverse::eval_cpu\] LU factorization failed"):
+        mx.synchronize(mx.cpu)
+    mx.synchronize()  # raised once
+    with pytest.raises(RuntimeError):
+        mx.eval(a)  # still unevaluated: evaluating it fails again
+
+
+# --- buffer donation ----------------------------------------------------------------
+
+
+def _peak_grows(m, program, n=4096):
+    """Does evaluating ``program(x, y)`` (x and y deleted first) raise the peak
+    above what it was with x and y alone?"""
+    x, y = m.zeros((n,)), m.ones((n,))
+    m.eval(x, y)
+    m.reset_peak_memory()
+    m.eval(m.abs(m.zeros((1,))))  # the peak now includes x and y
+    pre = m.get_peak_memory()
+    out = program(x, y)
+    del x, y
+    m.eval(out)
+    return m.get_peak_memory() > pre
+
+
+_CHAINS = {
+    "unary_and_views": lambda m, x, y: m.abs(m.stop_gradient(m.reshape(m.abs(x), (-1,)).T.T)),
+    "slices": lambda m, x, y: m.abs(m.abs(x)[:-1])[1:],
+    "binary": lambda m, x, y: m.exp(x) * y + y,
+    "where": lambda m, x, y: m.where(x > 0, m.abs(y), m.abs(x)),
+    "compiled": lambda m, x, y: m.compile(lambda a, b: m.sin(a) * b + 1)(x, y),
+    # no donation: the input is used twice, the item size changes, a slice
+    # much smaller than its buffer, a reduction
+    "used_twice": lambda m, x, y: (lambda z: z + z)(m.exp(x)),
+    "to_float16": lambda m, x, y: m.abs(x).astype(m.float16),
+    "small_slice": lambda m, x, y: m.abs(m.abs(x)[: x.size // 2]),
+    "sum": lambda m, x, y: m.sum(m.abs(x)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CHAINS))
+@needs_mlx
+def test_donation_matches_mlx(name):
+    program = _CHAINS[name]
+    ours = _peak_grows(mx, lambda x, y: program(mx, x, y))
+    theirs = _peak_grows(real_mx, lambda x, y: program(real_mx, x, y))
+    assert ours == theirs
+
+
+def test_no_donation_while_the_caller_holds_the_input():
+    x = mx.zeros((1024,))
+    mx.eval(x)
+    pre = mx.get_active_memory()
+    y = mx.abs(x)
+    mx.eval(y)
+    assert mx.get_active_memory() == pre + 4 * 1024
+    assert x.tolist() == [0.0] * 1024  # x's elements are untouched
+
+
+def test_no_donation_inside_a_transform():
+    def f(x):
+        y = mx.exp(x)
+        mx.eval(y)  # evaluated inside grad: the graph is kept, nothing donated
+        return (y * y).sum()
+
+    g = mx.grad(f)(mx.array([0.0, 1.0]))
+    assert mx.allclose(g, 2 * mx.exp(2 * mx.array([0.0, 1.0]))).item()
+
+
+@pytest.mark.parametrize("transform", ["grad", "vjp", "jvp", "vmap", "checkpoint"])
+def test_no_transform_keeps_its_arguments_alive(transform):
+    # (compile: tests/core/transforms/test_compile.py, through its trace and its cache)
+    # The cycle collector is paused while mlxref evaluates, so a reference
+    # cycle made by a transform (a recursive closure over its arguments)
+    # would keep the caller's arrays, and their buffers, alive: no donation,
+    # and a peak memory MLX does not have.
+    import gc
+    import weakref
+
+    def f(a):
+        return (mx.sin(a) * 2).sum()
+
+    run = {
+        "grad": lambda x: mx.grad(f)(x),
+        "vjp": lambda x: mx.vjp(f, [x], [mx.array(1.0)])[1][0],
+        "jvp": lambda x: mx.jvp(f, [x], [mx.ones_like(x)])[1][0],
+        "vmap": lambda x: mx.vmap(f)(x),
+        "checkpoint": lambda x: mx.grad(mx.checkpoint(f))(x),
+    }[transform]
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        x = mx.ones((3, 2))
+        ref = weakref.ref(x)
+        out = run(x)
+        mx.eval(out)
+        del x, out
+        assert ref() is None
+    finally:
+        if was:
+            gc.enable()
