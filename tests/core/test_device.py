@@ -1,5 +1,6 @@
 """Devices, streams, ``mx.stream``, the memory API and the ``mx.metal``/``mx.cuda``
-namespaces, against real MLX's CPU build.
+namespaces (mlxref/core/device.py, memory.py, metal.py, cuda.py; MLX's mlx/device.h,
+mlx/stream.h, python/src/memory.cpp), against real MLX's CPU build.
 
 Stream indices are process-wide counters in both libraries, so tests compare how
 they move (a new stream is numbered one past the last) rather than their values.

@@ -1,4 +1,5 @@
-"""``mx.distributed`` on one process, against real MLX with no back-end configured.
+"""``mx.distributed`` on one process (mlxref/core/distributed.py; MLX's mlx/distributed/),
+against real MLX with no back-end configured.
 
 On a group of one MLX's collectives return their input and build no node, so their
 values, gradients, tangents and batching are the identity's; point-to-point
