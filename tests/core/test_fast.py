@@ -1,6 +1,6 @@
 """``mx.fast`` (mlxref/core/fast.py; MLX's mlx/fast.cpp): layer_norm, rms_norm, rope,
-scaled_dot_product_attention and cross_entropy against real MLX (values, dtypes, gradients of every array
-input, vmap, error messages), and the GPU-only functions' errors.
+scaled_dot_product_attention and cross_entropy against real MLX (values, dtypes,
+gradients of every array input, vmap, error messages), and the GPU-only functions' errors.
 """
 
 import random
