@@ -797,19 +797,3 @@ def test_gather_qqmm_of_one_row_is_each_pairs_qqmm():
     got = mx.gather_qqmm(x, wq, scales, mx.array([0, 2]), mx.array([1, 1]))
     for i, (a, b) in enumerate([(0, 1), (2, 1)]):
         assert_array(got[i], mx.qqmm(x[a], wq[b], scales[b]).tolist(), rtol=0, atol=0)
-
-
-def test_the_fast_float32_dot_rounds_as_the_step_by_step_one():
-    # dot_float32 rounds in C (array("f")) what dot rounds one call at a
-    # time: the same bits, overflow to inf and nan included.
-    from array import array
-
-    from mlxref.core.backend.cpu.matmul import dot, dot_float32, float32
-
-    rng = random.Random(3)
-    for n in (0, 1, 5, 300):
-        for _ in range(40):
-            row = array("f", [rng.uniform(-9, 9) * rng.choice([1, 1e-30, 1e25]) for _ in range(n)])
-            col = array("f", [rng.uniform(-9, 9) * rng.choice([1, 1e-12, 1e16]) for _ in range(n)])
-            row, col = row.tolist(), col.tolist()
-            assert repr(dot_float32(row, col)) == repr(float(dot(row, col, float32)))
