@@ -18,7 +18,8 @@ import pytest
 
 import mlxref
 import mlxref.core as mx
-from support import assert_both, assert_same_array, assert_same_error, both, flat, needs_mlx, real_mx
+from support import (assert_both, assert_same_array, assert_same_error, both, flat, needs_mlx,
+                     real_mx)
 
 np = pytest.importorskip("numpy")
 

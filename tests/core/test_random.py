@@ -1,4 +1,6 @@
-"""mx.random against real MLX: the same key or seed gives MLX's numbers.
+"""mx.random (mlxref/core/random.py; MLX's mlx/random.cpp) against real MLX: the same key or
+seed gives MLX's numbers; and the samplers' own properties (determinism, ranges, sample
+statistics, broadcasting, errors).
 
 Integers and keys must be equal; floats within rtol 1e-6 (mlxref's float32
 erfinv and log1p may be an ulp from MLX's). Also: the global key sequence,
@@ -7,13 +9,19 @@ nn.Linear's initial weights, and MLX's error messages.
 """
 
 import math
+import re
 
 import pytest
 
 import mlxref.core as mx
 import mlxref.nn as nn
 from mlxref.utils import tree_flatten
-from support import close, needs_mlx, real_mx
+from support import assert_array, assert_same_array, needs_mlx, real_mx
+
+
+def raises(exc, msg):
+    return pytest.raises(exc, match=re.escape(msg))
+
 
 SEEDS = [0, 1, 12345, 2**40 + 7]
 SHAPES = [(), (1,), (3,), (2, 3), (4, 5)]
@@ -21,16 +29,6 @@ SHAPES = [(), (1,), (3,), (2, 3), (4, 5)]
 
 def _lib_key(lib, seed):
     return lib.random.key(seed)
-
-
-def _same(ours, theirs, rtol=1e-6, atol=0.0):
-    assert ours.shape == tuple(theirs.shape)
-    assert ours.dtype.name == str(theirs.dtype).split(".")[-1]
-    a, b = ours.tolist(), theirs.tolist()
-    if ours.dtype.is_inexact:
-        assert close(a, b, rtol=rtol, atol=atol), (a, b)
-    else:
-        assert a == b
 
 
 # Each sampler, as the same call on either library; shape-dependent ones take the shape.
@@ -64,20 +62,21 @@ def test_each_sampler_gives_mlx_values_for_several_keys_and_shapes(name):
         for shape in SHAPES:
             ours = SAMPLERS[name](mx, shape, mx.random.key(seed))
             theirs = SAMPLERS[name](real_mx, shape, real_mx.random.key(seed))
-            _same(ours, theirs, atol=atol)
+            assert_same_array(ours, theirs, rtol=1e-6, atol=atol)
 
 
 @needs_mlx
 def test_keys_and_split_are_mlx_words():
     for seed in SEEDS + [2**64 - 1]:
-        _same(mx.random.key(seed), real_mx.random.key(seed))
+        assert_same_array(mx.random.key(seed), real_mx.random.key(seed), rtol=1e-6, atol=0.0)
         for num in (0, 1, 2, 3, 7):
-            _same(mx.random.split(mx.random.key(seed), num),
-                  real_mx.random.split(real_mx.random.key(seed), num))
+            assert_same_array(mx.random.split(mx.random.key(seed), num),
+                              real_mx.random.split(real_mx.random.key(seed), num),
+                              rtol=1e-6, atol=0.0)
         # a key made any way is a key: split a split
         k = mx.random.split(mx.random.key(seed))[1]
         rk = real_mx.random.split(real_mx.random.key(seed))[1]
-        _same(mx.random.split(k, 4), real_mx.random.split(rk, 4))
+        assert_same_array(mx.random.split(k, 4), real_mx.random.split(rk, 4), rtol=1e-6, atol=0.0)
 
 
 def test_narrow_bits_are_the_bytes_of_the_words():
@@ -107,8 +106,8 @@ def test_the_global_sequence_follows_seed_as_in_mlx():
         mx.random.seed(seed)
         real_mx.random.seed(seed)
         for ours, theirs in zip(draws(mx), draws(real_mx)):
-            _same(ours, theirs)
-        _same(mx.random.state[0], real_mx.random.state[0])
+            assert_same_array(ours, theirs, rtol=1e-6, atol=0.0)
+        assert_same_array(mx.random.state[0], real_mx.random.state[0], rtol=1e-6, atol=0.0)
     mx.random.seed(7)
     first = mx.random.uniform().item()
     assert mx.random.uniform().item() != first  # the state moved on
@@ -137,7 +136,8 @@ def test_categorical_both_paths_and_permutation():
     ]
     for seed in SEEDS:
         for call in calls:
-            _same(call(mx, mx.random.key(seed)), call(real_mx, real_mx.random.key(seed)))
+            assert_same_array(call(mx, mx.random.key(seed)),
+                              call(real_mx, real_mx.random.key(seed)), rtol=1e-6, atol=0.0)
 
 
 @needs_mlx
@@ -151,7 +151,7 @@ def test_multivariate_normal_is_mlx_to_float32_rounding():
             theirs = real_mx.random.multivariate_normal(real_mx.array(mean), real_mx.array(cov),
                                                         shape, key=real_mx.random.key(seed))
             # MLX's float32 SVD and mlxref's double square root differ by a few ulps
-            _same(ours, theirs, rtol=2e-5, atol=1e-6)
+            assert_same_array(ours, theirs, rtol=2e-5, atol=1e-6)
 
 
 @needs_mlx
@@ -170,7 +170,7 @@ def test_gradients_reach_the_parameters_as_in_mlx():
         ours = mx.grad(f, argnums=(0, 1))(*(mx.array(a) for a in args))
         theirs = real_mx.grad(g, argnums=(0, 1))(*(real_mx.array(a) for a in args))
         for o, t in zip(ours, theirs):
-            _same(o, t)
+            assert_same_array(o, t, rtol=1e-6, atol=0.0)
     # logits and mean get their gradients through add
     g = mx.grad(lambda m: mx.random.multivariate_normal(m, mx.eye(2), (3,),
                                                         key=mx.random.key(1)).sum())
@@ -192,7 +192,8 @@ def test_vmap_over_keys_is_mlx():
     for make, kw in calls:
         key_in = ks.T if kw.get("in_axes") == 1 else ks
         rkey_in = rks.T if kw.get("in_axes") == 1 else rks
-        _same(mx.vmap(make(mx), **kw)(key_in), real_mx.vmap(make(real_mx), **kw)(rkey_in))
+        assert_same_array(mx.vmap(make(mx), **kw)(key_in),
+                          real_mx.vmap(make(real_mx), **kw)(rkey_in), rtol=1e-6, atol=0.0)
 
 
 @needs_mlx
@@ -215,7 +216,7 @@ def test_linear_under_seed_0_has_mlx_weights():
     a, b = tree_flatten(ours.parameters()), real_utils.tree_flatten(theirs.parameters())
     assert [k for k, _ in a] == [k for k, _ in b]
     for (_, x), (_, y) in zip(a, b):
-        _same(x, y)
+        assert_same_array(x, y, rtol=1e-6, atol=0.0)
 
 
 @needs_mlx
@@ -228,11 +229,13 @@ def test_argsort_is_mlx():
         (2.5, {"axis": None}),
     ]
     for data, kw in cases:
-        _same(mx.argsort(mx.array(data), **kw), real_mx.argsort(real_mx.array(data), **kw))
+        assert_same_array(mx.argsort(mx.array(data), **kw),
+                          real_mx.argsort(real_mx.array(data), **kw), rtol=1e-6, atol=0.0)
     rows = [[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]]
     for in_axes in (0, 1):
-        _same(mx.vmap(mx.argsort, in_axes=in_axes)(mx.array(rows)),
-              real_mx.vmap(real_mx.argsort, in_axes=in_axes)(real_mx.array(rows)))
+        assert_same_array(mx.vmap(mx.argsort, in_axes=in_axes)(mx.array(rows)),
+                          real_mx.vmap(real_mx.argsort, in_axes=in_axes)(real_mx.array(rows)),
+                          rtol=1e-6, atol=0.0)
 
 
 def _message(fn):
@@ -294,3 +297,198 @@ def test_where_mlx_crashes_a_clear_error():
         mx.random.permutation(mx.zeros((2, 2)), axis=2)
     with pytest.raises(ValueError, match=r"\[bits\] Bit width must be in \{1, 2, 4\} but got 3"):
         mx.random.bits((2,), 3, mx.random.key(0))
+
+
+# --- the samplers' own properties ---------------------------------------------------------------------------
+
+
+def test_same_seed_same_values_different_seed_different_values():
+    mx.random.seed(42)
+    first = (mx.random.uniform(shape=(5,)).tolist(), mx.random.normal((5,)).tolist(),
+             mx.random.randint(0, 1000, (5,)).tolist())
+    mx.random.seed(42)
+    again = (mx.random.uniform(shape=(5,)).tolist(), mx.random.normal((5,)).tolist(),
+             mx.random.randint(0, 1000, (5,)).tolist())
+    assert first == again
+    mx.random.seed(43)
+    other = (mx.random.uniform(shape=(5,)).tolist(), mx.random.normal((5,)).tolist(),
+             mx.random.randint(0, 1000, (5,)).tolist())
+    assert other[0] != first[0] and other[1] != first[1] and other[2] != first[2]
+    # successive draws differ
+    mx.random.seed(42)
+    assert mx.random.uniform(shape=(5,)).tolist() != mx.random.uniform(shape=(5,)).tolist()
+
+
+def test_a_key_gives_the_same_values_every_time():
+    a = mx.random.uniform(shape=(4,), key=mx.random.key(7)).tolist()
+    mx.random.uniform(shape=(3,))  # the global sequence does not matter
+    assert mx.random.uniform(shape=(4,), key=mx.random.key(7)).tolist() == a
+    assert mx.random.uniform(shape=(4,), key=mx.random.key(8)).tolist() != a
+    k = mx.array([0, 3], mx.uint32)
+    assert mx.random.normal((3,), key=k).tolist() == mx.random.normal((3,), key=k).tolist()
+    assert mx.random.randint(0, 100, (6,), key=k).tolist() == \
+        mx.random.randint(0, 100, (6,), key=k).tolist()
+
+
+def test_uniform():
+    mx.random.seed(0)
+    u = mx.random.uniform(shape=(1000,))
+    assert u.shape == (1000,) and u.dtype is mx.float32
+    values = u.tolist()
+    assert all(0.0 <= v < 1.0 for v in values)
+    assert abs(sum(values) / 1000 - 0.5) < 0.05
+    assert len(set(values)) > 990
+    v = mx.random.uniform(-3, -1, (500,)).tolist()
+    assert all(-3.0 <= x < -1.0 for x in v)
+    assert min(v) < -2.9 and max(v) > -1.1
+    s = mx.random.uniform()
+    assert s.shape == () and 0.0 <= s.item() < 1.0
+    assert mx.random.uniform(0, 1, (0,)).shape == (0,)
+    assert mx.random.uniform(0, 1, [2, 3]).shape == (2, 3)
+
+
+def test_uniform_with_array_bounds_broadcasts():
+    low = mx.array([0.0, 10.0, 100.0])
+    out = mx.random.uniform(low, low + 1, (4, 3))
+    assert out.shape == (4, 3) and out.dtype is mx.float32
+    for row in out.tolist():
+        for lo, x in zip([0.0, 10.0, 100.0], row):
+            assert lo <= x < lo + 1
+    out = mx.random.uniform(mx.array([1, 2]), mx.array([[3], [4]]), (2, 2))
+    for i, row in enumerate(out.tolist()):
+        for j, x in enumerate(row):
+            assert 1 + j <= x < 3 + i
+    assert out.dtype is mx.float32
+
+
+def test_uniform_errors():
+    with raises(ValueError, "[uniform] Cannot generate random values of shape () from "
+                "broadcasted shape (3)."):
+        mx.random.uniform(mx.zeros((3,)), 1)
+    with raises(ValueError, "[broadcast_shapes] Shapes (3,2) and (3) cannot be broadcast."):
+        mx.random.uniform(mx.zeros((3,)), 1, (3, 2))
+    with raises(ValueError, "[uniform] Can only generate uniform numbers with real floating "
+                "point type."):
+        mx.random.uniform(0, 1, (2,), mx.int32)
+    with raises(RuntimeError, "[uniform] Unsupported type."):
+        mx.random.uniform(0, 1, (2,), mx.float64)
+    with raises(ValueError, "[bits] Negative dimensions not allowed."):
+        mx.random.uniform(0, 1, (-2,))
+    with raises(ValueError, "Invalid type list received in array initialization."):
+        mx.random.uniform(0, [1, 2], (2,))
+    with raises(TypeError, "uniform(): incompatible function arguments."):
+        mx.random.uniform(0, 1, 3)
+
+
+def test_normal_statistics():
+    mx.random.seed(1)
+    values = mx.random.normal((10000,)).tolist()
+    mean = sum(values) / len(values)
+    std = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+    assert abs(mean) < 0.05 and abs(std - 1.0) < 0.05
+    values = mx.random.normal((10000,), loc=3.0, scale=0.5).tolist()
+    mean = sum(values) / len(values)
+    std = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+    assert abs(mean - 3.0) < 0.03 and abs(std - 0.5) < 0.03
+
+
+def test_normal_shapes_dtypes_and_array_parameters():
+    z = mx.random.normal()
+    assert z.shape == () and z.dtype is mx.float32
+    assert mx.random.normal((2, 3), mx.float64).dtype is mx.float64
+    assert mx.random.normal([0, 2]).shape == (0, 2)
+    # loc broadcasts against the draws: one draw, three means
+    out = mx.random.normal((), loc=mx.array([1.0, 2.0, 3.0]), key=mx.random.key(5)).tolist()
+    assert len(out) == 3 and abs(out[1] - out[0] - 1.0) < 1e-6 and abs(out[2] - out[0] - 2.0) < 1e-6
+    assert_array(mx.random.normal([2, 2], scale=0), [[0.0, 0.0], [0.0, 0.0]], mx.float32)
+    base = mx.random.normal((3,), key=mx.random.key(9)).tolist()
+    scaled = mx.random.normal((3,), loc=1, scale=mx.array([1.0, 2.0, 3.0]),
+                              key=mx.random.key(9)).tolist()
+    for i in range(3):
+        assert abs(scaled[i] - (1 + (i + 1) * base[i])) < 1e-6
+    assert mx.random.normal((3,), loc=mx.array([1, 2, 3])).dtype is mx.float32
+
+
+def test_normal_errors():
+    with raises(ValueError, "[normal] Only floating point and complex64 types are supported."):
+        mx.random.normal((3,), mx.int32)
+    with raises(ValueError, "[bits] Negative dimensions not allowed."):
+        mx.random.normal((-1,))
+    with raises(ValueError, "Invalid type list received in array initialization."):
+        mx.random.normal(loc=[1.0])
+
+
+def test_randint():
+    mx.random.seed(3)
+    r = mx.random.randint(0, 10, (2000,))
+    assert r.shape == (2000,) and r.dtype is mx.int32
+    values = r.tolist()
+    assert all(isinstance(v, int) and 0 <= v < 10 for v in values)
+    assert set(values) == set(range(10))
+    neg = mx.random.randint(-5, -1, (200,)).tolist()
+    assert set(neg) == {-5, -4, -3, -2}
+    assert mx.random.randint(0, 10).shape == ()
+    assert mx.random.randint(0, 10, (5,), mx.int64).dtype is mx.int64
+    b = mx.random.randint(0, 2, (200,), mx.bool_)
+    assert b.dtype is mx.bool_ and set(b.tolist()) == {True, False}
+    # high <= low: MLX clamps to low
+    assert_array(mx.random.randint(5, 5, (3,)), [5, 5, 5], mx.int32)
+    assert_array(mx.random.randint(5, 2, (3,)), [5, 5, 5], mx.int32)
+    # float bounds: floor of a uniform in [0.5, 3.7), clamped to [0, 2]
+    assert set(mx.random.randint(0.5, 3.7, (300,)).tolist()) == {0, 1, 2}
+    per_column = mx.random.randint(mx.array([0, 10]), 20, (50, 2)).tolist()
+    assert all(0 <= x < 20 and 10 <= y < 20 for x, y in per_column)
+
+
+def test_randint_and_seed_errors():
+    with raises(ValueError, "[randint] randint only accepts integer dtypes and bool."):
+        mx.random.randint(0, 10, (5,), mx.float32)
+    with raises(ValueError, "[broadcast_shapes] Shapes (3) and (2) cannot be broadcast."):
+        mx.random.randint(mx.array([0, 10]), 20, (3,))
+    with raises(ValueError, "[bits] Negative dimensions not allowed."):
+        mx.random.randint(0, 10, (-1,))
+    with raises(TypeError, "seed(): incompatible function arguments. The following argument "
+                "types are supported:\n    1. seed(seed: int) -> None\n\n"
+                "Invoked with types: float"):
+        mx.random.seed(1.5)
+    with raises(TypeError, "seed(): incompatible function arguments."):
+        mx.random.seed(-1)
+
+
+def test_random_bits_are_a_node_on_the_key_and_the_arithmetic_is_lazy():
+    key = mx.random.key(1)
+    u = mx.random.uniform(2.0, 3.0, (3,), key=key)
+    # low + (high - low) * u: lazy, down to the RandomBits node whose one input is the key
+    assert u.data() is None and u.primitive().name == "Add"
+    found = []
+    stack = [u]
+    while stack:
+        node = stack.pop()
+        if node.primitive() is not None and node.primitive().name == "RandomBits":
+            found.append(node)
+        stack.extend(node.inputs())
+    assert len(found) == 1
+    (bits,) = found
+    assert bits.dtype is mx.uint32 and bits.shape == (3,)
+    assert len(bits.inputs()) == 1 and bits.inputs()[0].id() == key.id()
+
+
+@needs_mlx
+def test_random_shapes_and_dtypes_match_mlx():
+    cases = [
+        ("uniform", (), {}), ("uniform", (0, 1, (2, 3)), {}), ("uniform", (2, 3, [4]), {}),
+        ("normal", ((3,),), {}), ("normal", ((2,),), {"dtype": "float64"}),
+        ("normal", ((),), {"loc": "array3"}), ("randint", (0, 10, (5,)), {}),
+        ("randint", (0, 2, (5,)), {"dtype": "bool_"}),
+        ("randint", (0, 10, (2, 2)), {"dtype": "int64"}),
+    ]
+    for name, args, kwargs in cases:
+        def conv(lib):
+            kw = {}
+            for k, v in kwargs.items():
+                kw[k] = getattr(lib, v) if k == "dtype" else lib.array([1.0, 2.0, 3.0])
+            return kw
+        ours = getattr(mx.random, name)(*args, **conv(mx))
+        theirs = getattr(real_mx.random, name)(*args, **conv(real_mx))
+        assert ours.shape == theirs.shape, name
+        assert ours.dtype.name == str(theirs.dtype).split(".")[-1], name
