@@ -115,14 +115,12 @@ def same_array(a, b):
 
 def assert_same_array(ours, theirs, rtol=None, atol=1e-5):
     """``ours`` and ``theirs`` (arrays of mlxref or real MLX; or lists or tuples
-    of them, of one type and length, pair by pair) have the same shape, dtype
-    name and elements: every element by ``repr``, as ``same_array`` compares
-    them. With ``rtol``, the elements of a floating or complex dtype need only
-    be ``close`` (within ``rtol`` and ``atol``); the others are still exact."""
+    of them, of one length, pair by pair) have the same shape, dtype name and
+    elements: every element by ``repr``, as ``same_array`` compares them. With
+    ``rtol``, the elements of a floating or complex dtype need only be
+    ``close`` (within ``rtol`` and ``atol``); the others are still exact."""
     if isinstance(theirs, (list, tuple)):
-        assert type(ours) is type(theirs) and len(ours) == len(theirs), (
-            f"got {type(ours).__name__} of {len(ours)}, "
-            f"expected {type(theirs).__name__} of {len(theirs)}")
+        assert isinstance(ours, (list, tuple)) and len(ours) == len(theirs), (ours, theirs)
         for o, t in zip(ours, theirs):
             assert_same_array(o, t, rtol, atol)
         return
@@ -257,11 +255,11 @@ def both(build):
 
 def assert_both(build, rtol=None, atol=1e-5):
     """``build(lib)`` gives the same with mlxref.core and with real MLX: the
-    same array, or list or tuple of arrays (compared as ``assert_same_array``
-    does: exactly, or with ``rtol`` and ``atol``), or the same error (its type,
-    and MLX's message in ours), raised at the same step: when the result is
-    built, or when it is evaluated. Returns ``(ours, theirs)``, or None where
-    MLX raises."""
+    same array, or list or tuple of arrays (the same container; the arrays
+    compared as ``assert_same_array`` does: exactly, or with ``rtol`` and
+    ``atol``), or the same error (its type, and MLX's message in ours), raised
+    at the same step: when the result is built, or when it is evaluated.
+    Returns ``(ours, theirs)``, or None where MLX raises."""
     pair = both(build)
     if pair is None:
         return None
@@ -272,6 +270,8 @@ def assert_both(build, rtol=None, atol=1e-5):
         with pytest.raises(type(e), match=re.escape(str(e))):
             mlxref_core.eval(ours)
         return None
+    if isinstance(theirs, (list, tuple)):
+        assert type(ours) is type(theirs), f"got a {type(ours).__name__}, MLX a {type(theirs).__name__}"
     assert_same_array(ours, theirs, rtol, atol)
     return ours, theirs
 
