@@ -3,6 +3,7 @@
 import gc
 import importlib.util
 import math
+import random
 import re
 from fractions import Fraction
 
@@ -150,6 +151,17 @@ def assert_same_tree(ours, theirs, rtol=1e-5, atol=1e-5):
         assert_same_as_mlx(ours, theirs, rtol, atol)
     else:
         assert ours == theirs, (ours, theirs)
+
+
+# --- inputs, the same for both libraries ---------------------------------------------
+
+
+def random_rows(shape, seed, scale=1.0):
+    """Nested lists of random floats (the same for both libraries)."""
+    rng = random.Random(seed)
+    if len(shape) == 1:
+        return [rng.gauss(0.0, scale) for _ in range(shape[0])]
+    return [random_rows(shape[1:], seed * 31 + i, scale) for i in range(shape[0])]
 
 
 # --- integers as a C integer type stores them (a dtype by its MLX name: "int8", "uint64") ---
