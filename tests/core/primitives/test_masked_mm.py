@@ -1,15 +1,12 @@
-"""The matrix-product family beyond matmul, with real MLX as the oracle:
-quantized_matmul, gather_qmm, qqmm, gather_qqmm, gather_mm, block_masked_mm,
-segmented_mm and hadamard_transform.
+"""The masked and gathered matrix products (mlxref/core/primitives/masked_mm.py,
+backend/cpu/masked_mm.py; MLX's mlx/backend/cpu/masked_mm.cpp): gather_mm,
+block_masked_mm and segmented_mm, with real MLX as the oracle.
 
-Forward values are MLX's CPU results bit for bit where mlxref follows its
-kernel step by step (the quantized products in float32, float16 and
-bfloat16, the half types' products, the Hadamard butterflies); the float32
-BLAS products (gather_mm, block_masked_mm, segmented_mm) are formed as
-mlxref's matmul forms them (in double, rounded once: the last bits may
-differ); gradients agree to a tolerance. Transform rules MLX lacks
-raise its messages; where MLX is silently wrong or crashes, mlxref raises a
-clear error instead.
+The half types' products are MLX's CPU results bit for bit; the float32 BLAS
+products are formed as mlxref's matmul forms them (in double, rounded once:
+the last bits may differ); gradients agree to a tolerance. Transform rules MLX
+lacks raise its messages; where MLX is silently wrong or crashes, mlxref raises
+a clear error instead.
 """
 
 import math
@@ -18,33 +15,8 @@ import random
 import pytest
 
 import mlxref.core as mx
-from support import assert_array, assert_same_as_mlx, assert_same_error, both, needs_mlx, real_mx
-
-FLOATS = ["float32", "float16", "bfloat16"]
-
-
-def _rows(shape, seed, scale=1.0):
-    """Nested lists of random floats (the same for both libraries)."""
-    rng = random.Random(seed)
-    if len(shape) == 1:
-        return [rng.gauss(0.0, scale) for _ in range(shape[0])]
-    return [_rows(shape[1:], seed * 31 + i, scale) for i in range(shape[0])]
-
-
-def _values(a):
-    """Elements as nested lists, nan as a string so that lists compare with ==."""
-    def fix(v):
-        if isinstance(v, list):
-            return [fix(x) for x in v]
-        return "nan" if isinstance(v, float) and math.isnan(v) else v
-    return fix(a.tolist())
-
-
-def assert_exact(ours, theirs):
-    """Same shape, dtype and elements, bit for bit (nan equal to nan)."""
-    assert tuple(ours.shape) == tuple(theirs.shape)
-    assert ours.dtype.name == str(theirs.dtype).split(".")[-1]
-    assert _values(ours) == _values(theirs)
+from support import (assert_array, assert_same_array, assert_same_as_mlx, assert_same_error, both,
+                     needs_mlx, random_rows, real_mx)
 
 
 def assert_sgemm(ours, theirs):
@@ -53,7 +25,7 @@ def assert_sgemm(ours, theirs):
     if ours.dtype is mx.float32:
         assert_same_as_mlx(ours, theirs, rtol=1e-5, atol=1e-5)
     else:
-        assert_exact(ours, theirs)
+        assert_same_array(ours, theirs)
 
 
 # --- gather_mm -------------------------------------------------------------------------
@@ -71,8 +43,10 @@ def assert_sgemm(ours, theirs):
 ])
 def test_gather_mm_is_mlx(a_shape, b_shape, lhs, rhs):
     def build(lib):
-        a = lib.array(_rows((math.prod(a_shape) or 1,), 1))[:math.prod(a_shape)].reshape(a_shape)
-        b = lib.array(_rows((math.prod(b_shape) or 1,), 2))[:math.prod(b_shape)].reshape(b_shape)
+        a = lib.array(random_rows((math.prod(a_shape) or 1,), 1))[:math.prod(a_shape)].reshape(
+            a_shape)
+        b = lib.array(random_rows((math.prod(b_shape) or 1,), 2))[:math.prod(b_shape)].reshape(
+            b_shape)
         return lib.gather_mm(a, b, None if lhs is None else lib.array(lhs),
                              None if rhs is None else lib.array(rhs))
 
@@ -91,7 +65,7 @@ def test_sgemm_products_follow_mlx_float32_sums_where_they_overflow():
                 lib.segmented_mm(a[0], b[0], lib.array([[0, 3]]))]
 
     for ours, theirs in zip(*both(build)):
-        assert_exact(ours, theirs)
+        assert_same_array(ours, theirs)
         assert ours.reshape(-1).tolist() == [math.inf]
 
 
@@ -104,10 +78,10 @@ def test_sgemm_products_follow_mlx_float32_sums_where_they_overflow():
 ])
 def test_gather_mm_vjp_is_mlx(lhs, rhs, batch, is_sorted):
     def build(lib):
-        a, b = lib.array(_rows((batch, 3, 5), 1)), lib.array(_rows((3, 5, 6), 2))
+        a, b = lib.array(random_rows((batch, 3, 5), 1)), lib.array(random_rows((3, 5, 6), 2))
         lhs_ = None if lhs is None else lib.array(lhs)
         out_shape = lib.gather_mm(a, b, lhs_, lib.array(rhs)).shape
-        weights = lib.array(_rows(out_shape, 3))
+        weights = lib.array(random_rows(out_shape, 3))
 
         def loss(a, b):
             return (lib.gather_mm(a, b, lhs_, lib.array(rhs), sorted_indices=is_sorted)
@@ -150,13 +124,13 @@ def test_gather_mm_indices_out_of_range_are_a_clear_error():
 
 
 def _block_inputs(lib, kind):
-    a, b = lib.array(_rows((2, 40, 70), 1)), lib.array(_rows((70, 50), 2))
+    a, b = lib.array(random_rows((2, 40, 70), 1)), lib.array(random_rows((70, 50), 2))
     rng = random.Random(9)
     if kind == "bool":  # (b is shared by the batch: its mask must be too, see below)
         masks = [lib.array([[[rng.random() > 0.4 for _ in range(c)] for _ in range(r)]
                             for _ in range(n)]) for r, c, n in ((2, 2, 2), (2, 3, 2), (3, 2, 1))]
     else:
-        masks = [lib.array(_rows(shape, s)) for s, shape in
+        masks = [lib.array(random_rows(shape, s)) for s, shape in
                  ((3, (2, 2, 2)), (4, (2, 2, 3)), (5, (3, 2)))]
     return a, b, masks
 
@@ -192,7 +166,7 @@ def test_block_masked_mm_vectors_nans_and_block_64_are_mlx():
 def test_block_masked_mm_vjp_is_mlx(argnums):
     def build(lib):
         a, b, masks = _block_inputs(lib, "float")
-        weights = lib.array(_rows((2, 40, 50), 8))
+        weights = lib.array(random_rows((2, 40, 50), 8))
 
         def loss(*args):
             return (lib.block_masked_mm(args[0], args[1], 32, *args[2:]) * weights).sum()
@@ -270,8 +244,8 @@ def test_block_masked_mm_bool_masks_of_a_broadcast_operand_are_a_clear_error():
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
 def test_segmented_mm_is_mlx(dtype):
     def build(lib):
-        a = lib.array(_rows((3, 10), 1)).astype(getattr(lib, dtype))
-        b = lib.array(_rows((10, 4), 2)).astype(getattr(lib, dtype))
+        a = lib.array(random_rows((3, 10), 1)).astype(getattr(lib, dtype))
+        b = lib.array(random_rows((10, 4), 2)).astype(getattr(lib, dtype))
         if dtype != "float32":  # one row, or segments spanning K: where MLX's half kernel is right
             return [lib.segmented_mm(a[:1], b, lib.array([[0, 3], [3, 10], [5, 5], [6, 2]])),
                     lib.segmented_mm(a, b, lib.array([[0, 10], [4, 4]]))]
@@ -285,8 +259,8 @@ def test_segmented_mm_is_mlx(dtype):
 @needs_mlx
 def test_segmented_mm_float64_and_errors_are_mlx():
     def build(lib):
-        a = lib.array(_rows((3, 10), 1), lib.float64)
-        b = lib.array(_rows((10, 4), 2), lib.float64)
+        a = lib.array(random_rows((3, 10), 1), lib.float64)
+        b = lib.array(random_rows((10, 4), 2), lib.float64)
         return lib.segmented_mm(a, b, lib.array([[0, 3], [3, 10]]), stream=lib.cpu)
 
     assert_same_as_mlx(*both(build), rtol=1e-12, atol=1e-12)
@@ -311,14 +285,14 @@ def test_where_mlx_segmented_mm_is_wrong_it_raises_a_clear_error():
 
 # --- the rules MLX lacks ------------------------------------------------------------------
 #
-# MLX has no jvp for GatherMM, BlockMaskedMM, SegmentedMM and GatherQMM (nor for
-# QuantizedMatmul's scales and biases), no vjp for SegmentedMM, and no vmap for
-# any of them. mlxref's rules (checked symbolically by mlxref check-rules) must
-# give what the same program computes without the transform.
+# MLX has no jvp for GatherMM, BlockMaskedMM and SegmentedMM, no vjp for
+# SegmentedMM, and no vmap for any of them. mlxref's rules (checked
+# symbolically by mlxref check-rules) must give what the same program computes
+# without the transform.
 
 
 def _ab(lib):
-    return lib.array(_rows((3, 2, 5), 1)), lib.array(_rows((2, 5, 4), 2))
+    return lib.array(random_rows((3, 2, 5), 1)), lib.array(random_rows((2, 5, 4), 2))
 
 
 def _pairs(lib):
@@ -337,8 +311,8 @@ RULES_MLX_LACKS = {
         + lib.gather_mm(_ab(lib)[0], lib.full((2, 5, 4), 2.0), *_pairs(lib))),
     "gather_mm vmap": (
         lambda lib: lib.vmap(lambda b: lib.gather_mm(_ab(lib)[0], b, *_pairs(lib)), in_axes=2)(
-            lib.array(_rows((2, 5, 2, 4), 4))),
-        lambda lib: lib.stack([lib.gather_mm(_ab(lib)[0], lib.array(_rows((2, 5, 2, 4), 4))[
+            lib.array(random_rows((2, 5, 2, 4), 4))),
+        lambda lib: lib.stack([lib.gather_mm(_ab(lib)[0], lib.array(random_rows((2, 5, 2, 4), 4))[
             :, :, i], *_pairs(lib)) for i in range(2)])),
     "block_masked_mm jvp": (
         lambda lib: lib.jvp(lambda a, o: lib.block_masked_mm(a, _block_inputs(lib, "float")[1],
@@ -359,23 +333,23 @@ RULES_MLX_LACKS = {
     "segmented_mm vjp": (
         lambda lib: lib.grad(lambda a, b: (lib.segmented_mm(a, b, _segments(lib))
                                            * lib.arange(24).reshape(3, 2, 4)).sum(), (0, 1))(
-            lib.array(_rows((2, 5), 1)), lib.array(_rows((5, 4), 2))),
+            lib.array(random_rows((2, 5), 1)), lib.array(random_rows((5, 4), 2))),
         lambda lib: lib.grad(lambda a, b: (lib.stack([
             a[:, s:e] @ b[s:e] for s, e in _segments(lib).tolist()])
             * lib.arange(24).reshape(3, 2, 4)).sum(), (0, 1))(
-            lib.array(_rows((2, 5), 1)), lib.array(_rows((5, 4), 2)))),
+            lib.array(random_rows((2, 5), 1)), lib.array(random_rows((5, 4), 2)))),
     "segmented_mm jvp": (
-        lambda lib: lib.jvp(lambda a: lib.segmented_mm(a, lib.array(_rows((5, 4), 2)),
+        lambda lib: lib.jvp(lambda a: lib.segmented_mm(a, lib.array(random_rows((5, 4), 2)),
                                                        _segments(lib)),
-                            [lib.array(_rows((2, 5), 1))], [lib.ones((2, 5))])[1][0],
-        lambda lib: lib.segmented_mm(lib.ones((2, 5)), lib.array(_rows((5, 4), 2)),
+                            [lib.array(random_rows((2, 5), 1))], [lib.ones((2, 5))])[1][0],
+        lambda lib: lib.segmented_mm(lib.ones((2, 5)), lib.array(random_rows((5, 4), 2)),
                                      _segments(lib))),
     "segmented_mm vmap": (
-        lambda lib: lib.vmap(lambda a: lib.segmented_mm(a, lib.array(_rows((5, 4), 2)),
+        lambda lib: lib.vmap(lambda a: lib.segmented_mm(a, lib.array(random_rows((5, 4), 2)),
                                                         _segments(lib)))(
-            lib.array(_rows((2, 2, 5), 1))),
-        lambda lib: lib.stack([lib.segmented_mm(lib.array(_rows((2, 2, 5), 1))[i],
-                                                lib.array(_rows((5, 4), 2)), _segments(lib))
+            lib.array(random_rows((2, 2, 5), 1))),
+        lambda lib: lib.stack([lib.segmented_mm(lib.array(random_rows((2, 2, 5), 1))[i],
+                                                lib.array(random_rows((5, 4), 2)), _segments(lib))
                                for i in range(2)])),
 }
 
