@@ -1,5 +1,6 @@
-"""Saving and loading: .npy, .npz and safetensors, between mlxref, real MLX and NumPy
-(GGUF: tests/test_gguf.py); a .npy loaded by path is read at eval; fp8 codes.
+"""Saving and loading .npy, .npz and safetensors (mlxref/core/io/formats.py; MLX's mlx/io/load.cpp
+and safetensors.cpp), between mlxref, real MLX and NumPy (GGUF: tests/core/io/test_gguf.py);
+a .npy loaded by path is read at eval; an fp8 tensor loads as its uint8 codes.
 
 Every dtype goes each way: written by mlxref and read by MLX (and NumPy), written
 by MLX (and NumPy) and read by mlxref. The values are compared exactly
@@ -21,7 +22,7 @@ import pytest
 import mlxref.core as mx
 from mlxref.core import graph
 
-from support import needs_mlx, real_mx
+from support import needs_mlx, real_mx, same_array
 from mlxref.core.array import from_data
 
 VALUES = {
@@ -45,18 +46,11 @@ def _mine(name):
     return mx.array(VALUES[name], getattr(mx, name))
 
 
-def _same(a, b):
-    """Same shape, dtype name and elements (by repr)."""
-    return (tuple(a.shape) == tuple(b.shape)
-            and str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1]
-            and repr(a.tolist()) == repr(b.tolist()))
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_npy_round_trip(tmp_path, name):
     a = _mine(name).T  # a transposed (lazy) array saves its values
     mx.save(tmp_path / "a", a)
-    assert _same(mx.load(str(tmp_path / "a.npy")), a)
+    assert same_array(mx.load(str(tmp_path / "a.npy")), a)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -80,11 +74,11 @@ def test_npy_header_follows_the_format(tmp_path, name):
 def test_npy_between_mlxref_and_mlx(tmp_path, name):
     mx.save(tmp_path / "ours", _mine(name))
     real_mx.save(str(tmp_path / "theirs"), real_mx.array(VALUES[name], getattr(real_mx, name)))
-    assert _same(real_mx.load(str(tmp_path / "ours.npy")), _mine(name))
-    assert _same(mx.load(tmp_path / "theirs.npy"), _mine(name))
+    assert same_array(real_mx.load(str(tmp_path / "ours.npy")), _mine(name))
+    assert same_array(mx.load(tmp_path / "theirs.npy"), _mine(name))
     # MLX writes a transposed array column-major (fortran_order True): read back transposed
     real_mx.save(str(tmp_path / "t.npy"), real_mx.array(VALUES[name], getattr(real_mx, name)).T)
-    assert _same(mx.load(tmp_path / "t.npy"), _mine(name).T)
+    assert same_array(mx.load(tmp_path / "t.npy"), _mine(name).T)
 
 
 @pytest.mark.parametrize("name", [n for n in NAMES if n not in NO_NUMPY])
@@ -97,9 +91,10 @@ def test_npy_and_npz_between_mlxref_and_numpy(tmp_path, name):
     np.save(tmp_path / "n.npy", n)
     np.save(tmp_path / "f.npy", np.asfortranarray(n))
     np.savez_compressed(tmp_path / "n.npz", n, named=n)
-    assert _same(mx.load(tmp_path / "n.npy"), a) and _same(mx.load(tmp_path / "f.npy"), a)
+    assert same_array(mx.load(tmp_path / "n.npy"), a) and same_array(mx.load(tmp_path / "f.npy"), a)
     z = mx.load(tmp_path / "n.npz")
-    assert sorted(z) == ["arr_0", "named"] and _same(z["arr_0"], a) and _same(z["named"], a)
+    assert sorted(z) == ["arr_0", "named"] and same_array(z["arr_0"], a) and same_array(
+        z["named"], a)
     mx.savez(tmp_path / "m", a, named=a)
     with np.load(tmp_path / "m.npz") as z:
         assert repr(z["arr_0"].tolist()) == repr(a.tolist()) == repr(z["named"].tolist())
@@ -108,10 +103,10 @@ def test_npy_and_npz_between_mlxref_and_numpy(tmp_path, name):
 def test_big_endian_and_scalar_and_empty_npy(tmp_path):
     np = pytest.importorskip("numpy")
     np.save(tmp_path / "b.npy", np.array([[1, -2]], ">i4"))
-    assert _same(mx.load(tmp_path / "b.npy"), mx.array([[1, -2]]))
+    assert same_array(mx.load(tmp_path / "b.npy"), mx.array([[1, -2]]))
     for a in (mx.array(2.5), mx.zeros((0, 3)), mx.zeros((2, 0, 1), mx.int8)):
         mx.save(tmp_path / "s.npy", a)
-        assert _same(mx.load(tmp_path / "s.npy"), a)
+        assert same_array(mx.load(tmp_path / "s.npy"), a)
         assert np.load(tmp_path / "s.npy").shape == a.shape
 
 
@@ -124,13 +119,13 @@ def test_npz_between_mlxref_and_mlx(tmp_path):
         assert {i.compress_type for i in z.infolist()} == {zipfile.ZIP_DEFLATED}
     loaded = real_mx.load(str(tmp_path / "a.npz"))
     assert sorted(loaded) == sorted([f"arr_{i}" for i in range(len(NAMES))] + ["extra"])
-    assert all(_same(loaded[f"arr_{i}"], ours[n]) for i, n in enumerate(NAMES))
+    assert all(same_array(loaded[f"arr_{i}"], ours[n]) for i, n in enumerate(NAMES))
     loaded = real_mx.load(str(tmp_path / "c.npz"))
-    assert all(_same(loaded[n], ours[n]) for n in NAMES)
+    assert all(same_array(loaded[n], ours[n]) for n in NAMES)
     real_mx.savez_compressed(str(tmp_path / "r"),
                              **{n: real_mx.array(VALUES[n], getattr(real_mx, n)) for n in NAMES})
     loaded = mx.load(tmp_path / "r.npz")
-    assert all(_same(loaded[n], ours[n]) for n in NAMES)
+    assert all(same_array(loaded[n], ours[n]) for n in NAMES)
 
 
 @needs_mlx
@@ -139,12 +134,12 @@ def test_safetensors_between_mlxref_and_mlx(tmp_path):
     ours = {n: _mine(n) for n in names}
     mx.save_safetensors(tmp_path / "a", ours, metadata={"k": "v", "x": ""})
     arrays, meta = real_mx.load(str(tmp_path / "a.safetensors"), return_metadata=True)
-    assert meta == {"k": "v", "x": ""} and all(_same(arrays[n], ours[n]) for n in names)
+    assert meta == {"k": "v", "x": ""} and all(same_array(arrays[n], ours[n]) for n in names)
     real_mx.save_safetensors(str(tmp_path / "r"),
                              {n: real_mx.array(VALUES[n], getattr(real_mx, n)) for n in names},
                              metadata={"m": "1"})
     arrays, meta = mx.load(tmp_path / "r.safetensors", return_metadata=True)
-    assert meta == {"m": "1"} and all(_same(arrays[n], ours[n]) for n in names)
+    assert meta == {"m": "1"} and all(same_array(arrays[n], ours[n]) for n in names)
     assert mx.load(tmp_path / "r.safetensors").keys() == arrays.keys()
 
 
@@ -399,7 +394,7 @@ def test_a_loaded_npy_or_safetensors_is_a_load_node_until_eval(tmp_path):
         mx.ones(3)).tolist() == [0.0, 1.0, 2.0]
 
 
-# --- fp8 (e4m3) codes: from_fp8 and to_fp8 ---------------------------------------------
+# --- fp8 (e4m3) tensors in safetensors (to_fp8, from_fp8: primitives/test_quantized.py) ---
 
 
 @needs_mlx

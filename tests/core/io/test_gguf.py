@@ -1,4 +1,5 @@
-"""GGUF files: ``mx.save_gguf`` and ``mx.load`` of .gguf, between mlxref and real MLX.
+"""GGUF files (mlxref/core/io/gguf.py; MLX's mlx/io/gguf.cpp): ``mx.save_gguf`` and ``mx.load``
+of .gguf, between mlxref and real MLX.
 
 Tensors of every dtype MLX writes go each way, with metadata of every kind
 (strings, lists of strings, 0-d and 1-D arrays); files built here byte by
@@ -16,7 +17,7 @@ import pytest
 
 import mlxref.core as mx
 
-from support import needs_mlx, real_mx
+from support import needs_mlx, real_mx, same_array
 
 LIBS = [mx] + ([real_mx] if real_mx else [])
 TENSOR_DTYPES = ["float32", "float16", "int8", "int16", "int32"]
@@ -49,13 +50,6 @@ def _array(lib, dtype, shape, seed=0):
         flat[0], getattr(lib, dtype))
 
 
-def _same(a, b):
-    """Same shape, dtype name and elements (by repr: nan, -0.0 and types count)."""
-    return (tuple(a.shape) == tuple(b.shape)
-            and str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1]
-            and repr(a.tolist()) == repr(b.tolist()))
-
-
 def _same_metadata(ours, theirs):
     assert sorted(ours) == sorted(theirs)
     for k, v in ours.items():
@@ -63,7 +57,7 @@ def _same_metadata(ours, theirs):
         if isinstance(v, (str, list)):
             assert v == w, k
         else:
-            assert _same(v, w), (k, v, w)
+            assert same_array(v, w), (k, v, w)
 
 
 # --- round trips ---------------------------------------------------------------------
@@ -78,7 +72,7 @@ def test_every_tensor_dtype_round_trips(tmp_path, dtype):
     mx.save_gguf(tmp_path / "a", arrays)  # .gguf appended; a pathlib path
     loaded = mx.load(str(tmp_path / "a.gguf"))
     assert list(loaded) == list(arrays)
-    assert all(_same(loaded[k], arrays[k]) for k in arrays)
+    assert all(same_array(loaded[k], arrays[k]) for k in arrays)
 
 
 @needs_mlx
@@ -91,7 +85,7 @@ def test_tensors_between_mlxref_and_mlx(tmp_path, dtype):
     by_mlx = real_mx.load(str(tmp_path / "ours.gguf"))
     by_us = mx.load(str(tmp_path / "theirs.gguf"))
     for k in ours:
-        assert _same(by_mlx[k], ours[k]) and _same(by_us[k], ours[k]), k
+        assert same_array(by_mlx[k], ours[k]) and same_array(by_us[k], ours[k]), k
 
 
 def _metadata(lib):
@@ -111,7 +105,7 @@ def test_metadata_of_every_kind_between_mlxref_and_mlx(tmp_path):
     for path in ("ours.gguf", "theirs.gguf"):
         ours = mx.load(str(tmp_path / path), return_metadata=True)
         theirs = real_mx.load(str(tmp_path / path), return_metadata=True)
-        assert _same(ours[0]["w"], theirs[0]["w"])
+        assert same_array(ours[0]["w"], theirs[0]["w"])
         _same_metadata(ours[1], theirs[1])
         _same_metadata(ours[1], _metadata(mx))
     assert mx.load(str(tmp_path / "ours.gguf"), return_metadata=False).keys() == {"w"}
@@ -167,7 +161,7 @@ def test_a_general_alignment_places_the_data(tmp_path):
     raw = (tmp_path / "a.gguf").read_bytes()
     assert raw.index(struct.pack("<2f", 1.0, 2.0)) % 64 == 0
     loaded, meta_back = real_mx.load(str(tmp_path / "a.gguf"), return_metadata=True)
-    assert all(_same(loaded[k], arrays[k]) for k in arrays)
+    assert all(same_array(loaded[k], arrays[k]) for k in arrays)
     assert meta_back["general.alignment"].item() == 64
     # a file with 8-byte alignment, built by hand, reads the same in both
     path = tmp_path / "eight.gguf"
@@ -262,7 +256,7 @@ def test_quantized_tensors_load_as_mlxs_affine_triplet(tmp_path, kind, bits):
     if real_mx is not None:
         theirs = real_mx.load(str(path))
         assert sorted(theirs) == sorted(loaded)
-        assert all(_same(loaded[k], theirs[k]) for k in loaded)
+        assert all(same_array(loaded[k], theirs[k]) for k in loaded)
 
 
 @needs_mlx
@@ -274,7 +268,7 @@ def test_quantized_names_and_shapes_as_mlx_takes_them(tmp_path):
         path = tmp_path / f"{name}.gguf"
         path.write_bytes(_gguf([], [(name, (2, 32), 8, _q_blocks(8, 2, 32, 1))]))
         ours, theirs = mx.load(str(path)), real_mx.load(str(path))
-        assert sorted(ours) == sorted(theirs) and all(_same(ours[k], theirs[k]) for k in ours)
+        assert sorted(ours) == sorted(theirs) and all(same_array(ours[k], theirs[k]) for k in ours)
     path = tmp_path / "odd.gguf"
     path.write_bytes(_gguf([], [("w.weight", (32, 2), 8, _q_blocks(8, 2, 32, 1))]))
     with pytest.raises(RuntimeError):
@@ -292,7 +286,7 @@ def test_bfloat16_tensors_load_as_float16_as_in_mlx(tmp_path):
     path = tmp_path / "bf.gguf"
     path.write_bytes(_gguf([], [("b", (2, 4), 30, data)]))
     ours, theirs = mx.load(str(path))["b"], real_mx.load(str(path))["b"]
-    assert ours.dtype == mx.float16 and _same(ours, theirs)
+    assert ours.dtype == mx.float16 and same_array(ours, theirs)
     assert ours.tolist()[0][:2] == [1.0, -3.140625] and ours.tolist()[0][2] == math.inf
 
 
@@ -314,8 +308,8 @@ def test_other_metadata_types_as_mlx_reads_them(tmp_path):
                             ("ds", 9, struct.pack("<IQ", 12, 2) + struct.pack("<2d", 1.5, -2.0))],
                            []))
     _, meta = mx.load(str(path), return_metadata=True)
-    assert _same(meta["d"], mx.array(0.1, mx.float32)) and meta["s"] == "after"
-    assert _same(meta["ds"], mx.array([1.5, -2.0], mx.float32))
+    assert same_array(meta["d"], mx.array(0.1, mx.float32)) and meta["s"] == "after"
+    assert same_array(meta["ds"], mx.array([1.5, -2.0], mx.float32))
 
 
 def _k_blocks(kind, n, seed):
@@ -339,7 +333,7 @@ def test_k_quants_load_as_float16_bit_for_bit_with_mlx(tmp_path, kind):
                                 ("short", (300,), kind, _k_blocks(kind, 2, 1))]))
     ours, theirs = mx.load(str(path)), real_mx.load(str(path))
     assert ours["t"].dtype == mx.float16 and ours["short"].shape == (300,)
-    assert all(_same(ours[k], theirs[k]) for k in ("t", "short"))
+    assert all(same_array(ours[k], theirs[k]) for k in ("t", "short"))
 
 
 @needs_mlx
