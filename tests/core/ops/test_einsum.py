@@ -1,4 +1,5 @@
-"""einsum and einsum_path, with real MLX as the oracle.
+"""einsum and einsum_path (mlxref/core/ops/einsum.py; MLX's mlx/einsum.cpp), with real MLX
+as the oracle.
 
 Each subscript string is evaluated by both libraries on the same random
 operands: same shape, dtype and values (to float tolerance), and the same
