@@ -1,8 +1,10 @@
-"""Behaviours MLX's own test_ops.py checks that mlxref lacked, compared with real MLX.
+"""How the ops read their arguments as MLX's bindings do (mlxref/core/ops/common.py; MLX's
+python/src/ops.cpp and mlx/ops.cpp), compared with real MLX: behaviours MLX's own
+test_ops.py checks that mlxref lacked.
 
-arange's two overloads, broadcast_shapes as its binding reads shapes,
-depends, NumPy integers where an op takes an int, dimensions an op
-computes that overflow 32 bits, and put_along_axis into an empty array.
+arange's two overloads, broadcast_shapes as its binding reads shapes, NumPy
+integers where an op takes an int, dimensions an op computes that overflow 32
+bits, and put_along_axis into an empty array.
 Each case runs on both libraries (same values, or the same error type and
 message); the arrays of 2**30 elements are never evaluated.
 """
@@ -86,39 +88,6 @@ def test_broadcast_shapes_needs_a_shape():
     with pytest.raises(ValueError, match="Must provide at least one shape"):
         mx.broadcast_shapes()
     assert mx.broadcast_shapes((4, 1, 6), (5, 6)) == (4, 5, 6)
-
-
-# --- depends -------------------------------------------------------------------------------
-
-
-@needs_mlx
-def test_depends_matches_mlx():
-    def run(m):
-        a = m.array([1.0, 2.0, 3.0])
-        one = m.depends(m.exp(a), m.log(a))
-        listed = m.depends([m.exp(a), a], [m.log(a)])
-        # the dependencies get zero cotangents, the inputs their own
-        g = m.grad(lambda x: m.depends(x * 2, m.log(x)).sum())(a)
-        vjp = m.vjp(lambda x: m.depends([x, x * 2], [x]), [a], [a, a])[1][0]
-        return [one, *listed, g, vjp]
-
-    ours, theirs = both(run)
-    for x, y in zip(ours, theirs):
-        assert_same_as_mlx(x, y)
-    assert type(mx.depends([mx.ones(2)], mx.ones(1))) is list
-    assert isinstance(mx.depends(mx.ones(2), [mx.ones(1)]), mx.array)
-
-
-@needs_mlx
-def test_depends_argument_errors_match_mlx():
-    assert_same_error(lambda m: m.depends(1, m.ones(2)))
-    assert_same_error(lambda m: m.depends(m.ones(2), [1]))
-
-
-def test_depends_with_no_inputs_is_refused():
-    # MLX crashes the process here
-    with pytest.raises(ValueError, match=r"\[depends\]"):
-        mx.depends([], [mx.ones(2)])
 
 
 # --- NumPy integers as int arguments ---------------------------------------------------------
@@ -240,4 +209,3 @@ def test_put_along_axis_into_an_empty_array_takes_any_indices():
     # with something to write, float indices are still refused (MLX: when evaluated)
     with pytest.raises(ValueError, match="Indices must be integral"):
         mx.put_along_axis(mx.zeros(3), mx.array([1.0]), mx.array([1.0]), axis=0)
-
