@@ -21,6 +21,15 @@ needs_mlx = pytest.mark.skipif(
 )
 
 
+def lib_id(lib):
+    return "mlxref" if lib is mlxref_core else "mlx"
+
+
+# A test taking ``m`` runs on mlxref.core, then (where installed) on real MLX.
+each_lib = pytest.mark.parametrize(
+    "m", [mlxref_core] + ([real_mx] if real_mx is not None else []), ids=lib_id)
+
+
 def ids(arrays):
     """The descriptors' ids of some arrays: what says two handles are one array."""
     return [a.id() for a in arrays]
@@ -319,6 +328,136 @@ def _canonical(v):
     if isinstance(v, complex):
         return (_canonical(v.real), _canonical(v.imag))
     return v
+
+
+def assert_same_result(program):
+    """``program(lib)`` gives the same results with mlxref and MLX (as
+    ``assert_same_array`` compares them, exactly), or the same error: its type,
+    and its message up to nanobind's "Invoked with" line. Returns the error
+    (``binding_error``'s pair) or None."""
+    theirs_error = binding_error(lambda: program(real_mx))
+    if theirs_error is not None:
+        assert binding_error(lambda: program(mlxref_core)) == theirs_error
+        return theirs_error
+    assert_same_array(program(mlxref_core), program(real_mx))
+    return None
+
+
+def binding_error(call):
+    """The (type, message) ``call()`` raises, the message cut before nanobind's
+    "Invoked with" paragraph (which lists the types of the call's arguments);
+    None if it raises nothing."""
+    try:
+        call()
+    except Exception as e:  # noqa: BLE001 - the type and message are compared
+        return type(e), str(e).split("\n\nInvoked with")[0]
+    return None
+
+
+def tied_elements(dtype_name, rng, n):
+    """``n`` elements for the dtype ``dtype_name``, with ties; floats add nans, both
+    zeros and infinities."""
+    if dtype_name == "bool_":
+        return [rng.random() < 0.5 for _ in range(n)]
+    if dtype_name.startswith(("uint", "int")):
+        return [rng.randint(0, 5) for _ in range(n)]
+    if dtype_name == "complex64":
+        return [complex(rng.choice([0.0, 1.0, -1.0]), rng.choice([0.0, 2.0])) for _ in range(n)]
+    return [rng.choice([math.nan, -0.0, 0.0, 1.5, -2.0, 3.0, math.inf, float(rng.randint(-4, 4))])
+            for _ in range(n)]
+
+
+def typed_array(lib, data, dtype_name):
+    """``data`` as an array of ``lib`` (mlxref.core or MLX) of the dtype ``dtype_name``."""
+    return lib.array(data).astype(getattr(lib, dtype_name))
+
+
+# --- vjp and jvp rules against MLX's ---------------------------------------------------
+
+
+def rule_values(shape, start):
+    """Deterministic, varied numbers for cotangents and tangents."""
+    n = 1
+    for d in shape:
+        n *= d
+    return [round(((start + 0.37 * i) % 3.0) - 1.1, 4) for i in range(n)]
+
+
+def rule_arrays(lib, values, shape):
+    return lib.array(values).reshape(shape) if shape else lib.array(values[0])
+
+
+def rules_in_both(f, inputs):
+    """vjp and jvp of ``f(lib, *xs)`` under mlxref and under MLX, same inputs
+    and same cotangents / tangents: ``((vjps, jvp), (mlx_vjps, mlx_jvp))``."""
+    results = []
+    for lib in (mlxref_core, real_mx):
+        xs = [lib.array(x) for x in inputs]
+        out = f(lib, *xs)
+        cot = rule_arrays(lib, rule_values(out.shape, 0.3), out.shape)
+        tangents = [rule_arrays(lib, rule_values(x.shape, 0.7 + k), x.shape)
+                    for k, x in enumerate(xs)]
+        _, vjps = lib.vjp(lambda *a: f(lib, *a), xs, [cot])
+        _, (jvp,) = lib.jvp(lambda *a: f(lib, *a), xs, tangents)
+        results.append((vjps, jvp))
+    return results
+
+
+def assert_rules_same_as_mlx(f, *inputs):
+    """The vjps and the jvp of ``f(lib, *inputs)`` (``rules_in_both``) are MLX's."""
+    (vjps, jvp), (mlx_vjps, mlx_jvp) = rules_in_both(f, inputs)
+    assert len(vjps) == len(mlx_vjps)
+    for ours, theirs in zip(vjps, mlx_vjps):
+        assert_same_as_mlx(ours, theirs)
+    assert_same_as_mlx(jvp, mlx_jvp)
+
+
+# --- vmap over a batch of three examples ---------------------------------------------
+# Batch size 3 and example dimensions 2, 4, 5 all differ, so a batch axis put in the
+# wrong place changes the result's shape.
+
+BATCH = 3
+
+
+def spread_values(n, seed=0):
+    """``n`` distinct numbers of moderate size (so argmax has no ties and prod
+    stays small)."""
+    return [(((i + seed) * 37) % 101 - 50) / 32 for i in range(n)]
+
+
+def spread_array(m, shape, seed=0):
+    """An array of ``shape`` in the library ``m``, of ``spread_values``."""
+    n = 1
+    for d in shape:
+        n *= d
+    return m.array(spread_values(n, seed)).reshape(shape)
+
+
+def batched_shape(shape, ax):
+    """The shape of a batch of examples of ``shape`` stacked on axis ``ax``."""
+    ax = ax % (len(shape) + 1)
+    return shape[:ax] + (BATCH,) + shape[ax:]
+
+
+def axis_positions(ndim):
+    """Every position a batch axis can take in an example of ``ndim`` axes, and -1."""
+    return list(range(ndim + 1)) + [-1]
+
+
+def spread_examples(shape, seed=0):
+    """``BATCH`` mlxref arrays of ``shape``, one per example."""
+    return [spread_array(mlxref_core, shape, seed + 7 * b) for b in range(BATCH)]
+
+
+def assert_stack_of(got, per_example, out_ax):
+    """``got`` (a vmapped result) is the stack of ``per_example`` on axis ``out_ax``."""
+    want = mlxref_core.stack(per_example, out_ax)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    assert got.dtype is want.dtype, (got.dtype, want.dtype)
+    assert close(got.tolist(), want.tolist(), rtol=1e-12, atol=1e-12), (got, want)
+
+
+# --- pytest plumbing -----------------------------------------------------------------
 
 
 def computed_once(tmp_path_factory, name, compute):

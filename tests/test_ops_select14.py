@@ -187,59 +187,6 @@ def test_median_rules():
                                in_axes=axis)(m.reshape(m.arange(12.0), (2, 3, 2))))
 
 
-# --- count_nonzero and minmax ------------------------------------------------------
-
-
-@pytest.mark.parametrize("dtype_name", DTYPES)
-def test_count_nonzero_and_minmax_every_dtype(dtype_name):
-    rng = random.Random(200 + DTYPES.index(dtype_name))
-    data = _data(dtype_name, rng, 12)
-    x = lambda m: _array(m, data, dtype_name).reshape(3, 4)  # noqa: E731
-    for kw in ({}, {"axis": 0}, {"axis": -1, "keepdims": True}, {"axis": (0, 1)},
-               {"axis": []}):
-        check(lambda m: m.count_nonzero(x(m), **kw))
-        check(lambda m: m.minmax(x(m), **kw))
-    check(lambda m: m.count_nonzero(x(m), 1))  # axis by position, as MLX's binding takes it
-    check(lambda m: m.minmax(x(m), 1, True))
-
-
-def test_count_nonzero_and_minmax_edges_and_errors():
-    check(lambda m: m.count_nonzero(m.array([NAN, -0.0, 0.0])))
-    check(lambda m: m.count_nonzero(m.zeros((0, 3)), axis=0))
-    check(lambda m: m.count_nonzero(m.zeros((0, 3))))
-    check(lambda m: m.count_nonzero(m.array(0.0)))
-    check(lambda m: m.count_nonzero(m.array([[1, 0]]), True))  # a bool axis is axis 1
-    check(lambda m: m.minmax(m.array([1.0, NAN])))
-    check(lambda m: m.minmax(m.array([[1, 5], [7, -2]], m.int8), axis=-2))
-    b = lambda m: m.array([[0.0, 1.0, 2.0], [0.0, 0.0, 3.0]])  # noqa: E731
-    for op in ("count_nonzero", "minmax"):
-        assert check(lambda m: getattr(m, op)(b(m), axis=2))[0] is IndexError
-        assert check(lambda m: getattr(m, op)(b(m), axis=(0, 0)))[0] is ValueError
-        assert check(lambda m: getattr(m, op)([1, 2]))[0] is TypeError
-        assert check(lambda m: getattr(m, op)(b(m), axis=1.0))[0] is TypeError
-        assert check(lambda m: getattr(m, op)(b(m), keepdims=1))[0] is TypeError
-    assert check(lambda m: m.minmax(m.zeros((0,))))[0] is ValueError
-    assert check(lambda m: m.minmax(m.zeros((2, 0)), axis=1))[0] is ValueError
-
-
-def test_count_nonzero_and_minmax_rules():
-    b = lambda m: m.array([[0.0, 1.0, 2.0], [0.0, 0.0, 3.0]])  # noqa: E731
-    check(lambda m: m.grad(lambda x: m.count_nonzero(x).astype(m.float32))(b(m)))
-    check(lambda m: m.vjp(lambda x: m.count_nonzero(x, axis=1), [b(m)],
-                          [m.array([1, 1], m.int32)]))
-    check(lambda m: m.jvp(lambda x: m.count_nonzero(x), [b(m)], [b(m)]))
-    ties = lambda m: m.array([1.0, 3.0, 3.0, 1.0])  # noqa: E731
-    check(lambda m: m.grad(lambda x: m.minmax(x)[0] + 2 * m.minmax(x)[1])(ties(m)))
-    check(lambda m: m.vjp(lambda x: m.minmax(x, axis=1), [b(m)],
-                          [m.array([1.0, 2.0]), m.array([3.0, 4.0])]))
-    check(lambda m: m.jvp(lambda x: m.minmax(x, axis=0), [b(m)], [b(m) + 1]))
-    for axis in (0, 1):
-        check(lambda m: m.vmap(m.count_nonzero, in_axes=axis)(b(m)))
-        check(lambda m: m.vmap(lambda x: m.minmax(x), in_axes=axis)(b(m)))
-        check(lambda m: m.vmap(lambda x: m.count_nonzero(x, axis=0, keepdims=True),
-                               in_axes=axis)(m.reshape(m.arange(12) % 3, (2, 3, 2))))
-
-
 # --- unique --------------------------------------------------------------------------
 
 ALL = dict(return_index=True, return_inverse=True, return_counts=True)
