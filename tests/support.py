@@ -292,7 +292,8 @@ def assert_both(build, rtol=None, atol=1e-5):
             mlxref_core.eval(ours)
         return None
     if isinstance(theirs, (list, tuple)):
-        assert type(ours) is type(theirs), f"got a {type(ours).__name__}, MLX a {type(theirs).__name__}"
+        assert type(ours) is type(theirs), (
+            f"got a {type(ours).__name__}, MLX a {type(theirs).__name__}")
     assert_same_array(ours, theirs, rtol, atol)
     return ours, theirs
 

@@ -299,7 +299,7 @@ def test_where_mlx_crashes_a_clear_error():
         mx.random.bits((2,), 3, mx.random.key(0))
 
 
-# --- the samplers' own properties ---------------------------------------------------------------------------
+# --- the samplers' own properties ----------------------------------------------------------
 
 
 def test_same_seed_same_values_different_seed_different_values():

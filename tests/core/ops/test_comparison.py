@@ -60,7 +60,7 @@ def test_classification_under_grad_jvp_and_vmap():
     # The masks have zero derivative; multiplying by them keeps the others.
     same_in_both(lambda M: M.grad(lambda v: (M.isfinite(v) * v).sum())(M.array(x)))
     same_in_both(lambda M: M.jvp(lambda v: M.where(M.isnan(v), 0.0, v), [M.array(x)],
-                         [M.array([1.0, 1.0, 1.0, 1.0])])[1][0])
+                                 [M.array([1.0, 1.0, 1.0, 1.0])])[1][0])
     same_in_both(lambda M: M.vmap(M.isinf)(M.array([[1.0, INF], [-INF, NAN]])))
     same_in_both(lambda M: M.vmap(M.isneginf, in_axes=1)(M.array([[1.0, INF], [-INF, NAN]])))
 
@@ -72,8 +72,8 @@ def test_classification_under_grad_jvp_and_vmap():
 def test_array_equal_within_each_dtype(dtype):
     for equal_nan in (False, True):
         same_in_both(lambda M: M.array_equal(M.array(_values(dtype), getattr(M, dtype)),
-                                     M.array(_values(dtype), getattr(M, dtype)),
-                                     equal_nan=equal_nan))
+                                             M.array(_values(dtype), getattr(M, dtype)),
+                                             equal_nan=equal_nan))
 
 
 def test_array_equal_promotes_and_needs_equal_shapes():
@@ -90,11 +90,13 @@ def test_array_equal_promotes_and_needs_equal_shapes():
 def test_array_equal_equal_nan():
     nan_pair = [[1.0, NAN], [1.0, NAN]]
     same_in_both(lambda M: M.array_equal(M.array(nan_pair[0]), M.array(nan_pair[1])))
-    same_in_both(lambda M: M.array_equal(M.array(nan_pair[0]), M.array(nan_pair[1]), equal_nan=True))
-    same_in_both(lambda M: M.array_equal(M.array([NAN], M.bfloat16), M.array([NAN]), equal_nan=True))
+    same_in_both(
+        lambda M: M.array_equal(M.array(nan_pair[0]), M.array(nan_pair[1]), equal_nan=True))
+    same_in_both(
+        lambda M: M.array_equal(M.array([NAN], M.bfloat16), M.array([NAN]), equal_nan=True))
     # complex: a number is nan when either part is
     same_in_both(lambda M: M.array_equal(M.array([complex(NAN, 1)]), M.array([complex(1, NAN)]),
-                                 equal_nan=True))
+                                         equal_nan=True))
     same_in_both(lambda M: M.array_equal(M.array([1, 2]), M.array([1, 2]), equal_nan=True))
 
 
@@ -125,11 +127,11 @@ def test_isclose_within_each_dtype(dtype):
     shifted = values[1:] + values[:1]
     for equal_nan in (False, True):
         same_in_both(lambda M: M.isclose(M.array(values, getattr(M, dtype)),
-                                 M.array(shifted, getattr(M, dtype)), equal_nan=equal_nan))
+                                         M.array(shifted, getattr(M, dtype)), equal_nan=equal_nan))
         same_in_both(lambda M: M.isclose(M.array(values, getattr(M, dtype)),
-                                 M.array(values, getattr(M, dtype)), equal_nan=equal_nan))
+                                         M.array(values, getattr(M, dtype)), equal_nan=equal_nan))
     same_in_both(lambda M: M.allclose(M.array(values, getattr(M, dtype)),
-                              M.array(values, getattr(M, dtype)), equal_nan=True))
+                                      M.array(values, getattr(M, dtype)), equal_nan=True))
 
 
 def test_isclose_tolerances_infinities_and_broadcasting():
@@ -150,7 +152,8 @@ def test_isclose_mixed_dtypes():
     # unsigned subtraction wraps (|1 - 2| is 255 in uint8); float16 and int
     # inputs meet float32 tolerances
     same_in_both(lambda M: M.isclose(M.array([1, 2], M.uint8), M.array([2, 2], M.uint8)))
-    same_in_both(lambda M: M.isclose(M.array([1, 2], M.uint8), M.array([2, 2], M.uint8), atol=300.0))
+    same_in_both(
+        lambda M: M.isclose(M.array([1, 2], M.uint8), M.array([2, 2], M.uint8), atol=300.0))
     same_in_both(lambda M: M.isclose(M.array([1, 2]), M.array([1.0000001, 2.5], M.float16)))
     same_in_both(lambda M: M.isclose(M.array([1.0, 2.0], M.bfloat16), M.array([1.004, 2.0])))
     same_in_both(lambda M: M.isclose(M.array([1 + 1j, 2j]), M.array([1.0, 2j])))
@@ -186,7 +189,8 @@ def test_nan_to_num_replacements():
     x = [1.0, NAN, INF, -INF, -0.5]
     same_in_both(lambda M: M.nan_to_num(M.array(x), nan=7.0, posinf=100.0, neginf=-3))
     same_in_both(lambda M: M.nan_to_num(M.array(x), 2.5))
-    same_in_both(lambda M: M.nan_to_num(M.array(x, M.float16), nan=1e10, posinf=True))  # C float, then f16
+    same_in_both(
+        lambda M: M.nan_to_num(M.array(x, M.float16), nan=1e10, posinf=True))  # C float, then f16
     same_in_both(lambda M: M.nan_to_num(M.array(x, M.bfloat16), neginf=-1e39))
     same_in_both(lambda M: M.nan_to_num(M.array(x), posinf=1e300))  # beyond a C float: inf
     same_in_both(lambda M: M.nan_to_num(NAN))

@@ -1392,7 +1392,8 @@ def _counts(name):
     """Shift counts C defines: 0 up to the width of the C type the value is
     shifted as (8- and 16-bit types are shifted as 32-bit ints)."""
     width = 64 if int_bits(name) == 64 else 32
-    return sorted({0, 1, int_bits(name) - 1, int_bits(name), int_bits(name) + 1, width - 1} & set(range(width)))
+    return sorted({0, 1, int_bits(name) - 1, int_bits(name), int_bits(name) + 1, width - 1}
+                  & set(range(width)))
 
 
 @pytest.mark.parametrize("name", INTS)
@@ -1683,8 +1684,8 @@ def test_complex_binary_matches_mlx(op):
     if pair and op in EXACT:
         assert _bits(pair[0].tolist()) == _bits(pair[1].tolist()), op
     # a complex array with a real one, and with Python scalars
-    assert_both(lambda m: getattr(m, op)(m.array(Z), m.array([1.5, -2.0, 0.5, 3.0])),
-                rtol=3e-6, atol=1e-6)
+    assert_both(
+        lambda m: getattr(m, op)(m.array(Z), m.array([1.5, -2.0, 0.5, 3.0])), rtol=3e-6, atol=1e-6)
     assert_both(lambda m: getattr(m, op)(2.5, m.array(Z)), rtol=3e-6, atol=1e-6)
     assert_both(lambda m: getattr(m, op)(m.array([1.0, -2.0]), 1j), rtol=3e-6, atol=1e-6)
 
@@ -1796,15 +1797,15 @@ def test_gradients_match_mlx():
     unary = ("exp log log2 log10 log1p sqrt rsqrt sin cos tan sinh cosh tanh arcsin arccos "
              "arctan arcsinh arccosh arctanh square reciprocal negative sign conj round").split()
     for name in unary:
-        assert_both(lambda m: m.vjp(getattr(m, name), [m.array(z)], [m.array(c)])[1],
-                    rtol=1e-5, atol=1e-6)
-        assert_both(lambda m: m.jvp(getattr(m, name), [m.array(z)], [m.array(c)])[1],
-                    rtol=1e-5, atol=1e-6)
+        assert_both(
+            lambda m: m.vjp(getattr(m, name), [m.array(z)], [m.array(c)])[1], rtol=1e-5, atol=1e-6)
+        assert_both(
+            lambda m: m.jvp(getattr(m, name), [m.array(z)], [m.array(c)])[1], rtol=1e-5, atol=1e-6)
     for name in ("abs", "real", "imag"):
         assert_both(lambda m: m.vjp(getattr(m, name), [m.array(z)], [m.array([1.0, 2.0])])[1],
                     rtol=1e-5, atol=1e-6)
-        assert_both(lambda m: m.jvp(getattr(m, name), [m.array(z)], [m.array(c)])[1],
-                    rtol=1e-5, atol=1e-6)
+        assert_both(
+            lambda m: m.jvp(getattr(m, name), [m.array(z)], [m.array(c)])[1], rtol=1e-5, atol=1e-6)
     for name in ("add", "subtract", "multiply", "divide", "maximum", "minimum", "logaddexp"):
         assert_both(lambda m: m.vjp(getattr(m, name), [m.array(z), m.array(w)], [m.array(c)])[1],
                     rtol=1e-5, atol=1e-6)
@@ -1830,8 +1831,8 @@ def test_gradients_match_mlx():
                 rtol=1e-5, atol=1e-6)
     assert_both(lambda m: m.vjp(lambda a, b: a * b, [m.array(z), m.array([2.0, 3.0])],
                                 [m.array(c)])[1], rtol=1e-5, atol=1e-6)
-    assert_both(lambda m: m.vjp(m.abs, [m.array(z)], [m.array([1 + 1j, 1.0])])[1],
-                rtol=1e-5, atol=1e-6)
+    assert_both(
+        lambda m: m.vjp(m.abs, [m.array(z)], [m.array([1 + 1j, 1.0])])[1], rtol=1e-5, atol=1e-6)
     assert_both(lambda m: m.jvp(lambda a: a * a, [m.array(z)], [m.array([1.0, 1.0])])[1],
                 rtol=1e-5, atol=1e-6)
 

@@ -1042,7 +1042,8 @@ def test_nested_vmap_of_sum_and_cumsum_matches_mlx():
         return m.vmap(m.vmap(lambda x: f(m, x), in_axes=1, out_axes=1), in_axes=-1)
 
     shape = (2, 5, 4, BATCH)  # inner batch axis 1 (size 5), outer -1 (size 3)
-    assert_same_as_mlx(nested(mx)(spread_array(mx, shape)), nested(real_mx)(spread_array(real_mx, shape)))
+    assert_same_as_mlx(
+        nested(mx)(spread_array(mx, shape)), nested(real_mx)(spread_array(real_mx, shape)))
 
 
 @needs_mlx
@@ -1054,7 +1055,8 @@ def test_nested_vmap_of_softmax_and_argmax_matches_mlx():
         return m.vmap(m.vmap(lambda x: f(m, x), in_axes=0), in_axes=2, out_axes=1)
 
     shape = (5, 2, BATCH, 4)
-    assert_same_as_mlx(nested(mx)(spread_array(mx, shape)), nested(real_mx)(spread_array(real_mx, shape)))
+    assert_same_as_mlx(
+        nested(mx)(spread_array(mx, shape)), nested(real_mx)(spread_array(real_mx, shape)))
 
 
 # --- per-example gradients ---------------------------------------------------------------
@@ -1411,7 +1413,8 @@ def test_count_nonzero_and_minmax_every_dtype(dtype_name):
                {"axis": []}):
         assert_same_result(lambda m: m.count_nonzero(x(m), **kw))
         assert_same_result(lambda m: m.minmax(x(m), **kw))
-    assert_same_result(lambda m: m.count_nonzero(x(m), 1))  # axis by position, as MLX's binding takes it
+    assert_same_result(
+        lambda m: m.count_nonzero(x(m), 1))  # axis by position, as MLX's binding takes it
     assert_same_result(lambda m: m.minmax(x(m), 1, True))
 
 

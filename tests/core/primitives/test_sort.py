@@ -225,7 +225,8 @@ def test_index_outputs_have_mlx_zero_rules():
         ours = mx.jvp(lambda a: fn(mx, a), [mx.array(x)], [mx.array(t)])
         theirs = real_mx.jvp(lambda a: fn(real_mx, a), [real_mx.array(x)], [real_mx.array(t)])
         assert_same_array(ours[0][0], theirs[0][0])
-        assert_same_array(ours[1][0], theirs[1][0])  # argpartition's: the tangent's dtype, as in MLX
+        assert_same_array(
+            ours[1][0], theirs[1][0])  # argpartition's: the tangent's dtype, as in MLX
         ours = mx.vjp(lambda a: fn(mx, a), [mx.array(x)], [mx.ones(3, mx.uint32)])[1][0]
         theirs = real_mx.vjp(lambda a: fn(real_mx, a), [real_mx.array(x)],
                              [real_mx.ones(3, real_mx.uint32)])[1][0]
@@ -323,19 +324,24 @@ def test_searchsorted_every_dtype_and_side(dtype_name, side):
 
 
 def test_searchsorted_promotes_and_keeps_the_values_shape():
-    assert_same_result(lambda m: m.searchsorted(m.array([1, 2, 3], m.int8), m.array([[2.5, -1.0], [3.0, 9.0]])))
-    assert_same_result(lambda m: m.searchsorted(m.array([1, 2, 3], m.uint8), m.array([-1, 2], m.int8)))
+    assert_same_result(
+        lambda m: m.searchsorted(m.array([1, 2, 3], m.int8), m.array([[2.5, -1.0], [3.0, 9.0]])))
+    assert_same_result(
+        lambda m: m.searchsorted(m.array([1, 2, 3], m.uint8), m.array([-1, 2], m.int8)))
     assert_same_result(lambda m: m.searchsorted(m.array([1, 2, 2, 4]), m.array(2), "right"))
     assert_same_result(lambda m: m.searchsorted(m.array([True, True]), m.array([False, True])))
 
 
 def test_searchsorted_nans_empty_and_unsorted():
     for side in ("left", "right"):
-        assert_same_result(lambda m: m.searchsorted(m.array([1.0, NAN]), m.array([NAN, 3.0, 0.0]), side))
-        assert_same_result(lambda m: m.searchsorted(m.array([], m.float32), m.array([1.0, NAN]), side))
+        assert_same_result(
+            lambda m: m.searchsorted(m.array([1.0, NAN]), m.array([NAN, 3.0, 0.0]), side))
+        assert_same_result(
+            lambda m: m.searchsorted(m.array([], m.float32), m.array([1.0, NAN]), side))
         assert_same_result(lambda m: m.searchsorted(m.array([1, 2]), m.zeros((0, 3)), side))
         # not sorted: whatever MLX's binary search finds
-        assert_same_result(lambda m: m.searchsorted(m.array([5, 1, 4, 2, 3, 0]), m.arange(-1, 7), side))
+        assert_same_result(
+            lambda m: m.searchsorted(m.array([5, 1, 4, 2, 3, 0]), m.arange(-1, 7), side))
 
 
 def test_searchsorted_errors():
@@ -353,8 +359,9 @@ def test_searchsorted_rules():
     seq = lambda m: m.array([1.0, 2.0, 2.0, 4.0])  # noqa: E731
     vals = lambda m: m.array([1.5, 2.0, 9.0])  # noqa: E731
     assert_same_result(lambda m: m.grad(lambda v: m.searchsorted(seq(m), v).sum())(vals(m)))
-    assert_same_result(lambda m: m.vjp(lambda s, v: m.searchsorted(s, v, "right"), [seq(m), vals(m)],
-                                       [m.array([1, 2, 3], m.uint32)]))
+    assert_same_result(
+        lambda m: m.vjp(lambda s, v: m.searchsorted(s, v, "right"), [seq(m), vals(m)],
+                        [m.array([1, 2, 3], m.uint32)]))
     assert_same_result(lambda m: m.jvp(lambda s, v: m.searchsorted(s, v), [seq(m), vals(m)],
                                        [seq(m), vals(m)]))
     grid = lambda m: m.array([[0.0, 2.0, 5.0], [3.0, 4.0, 1.0]])  # noqa: E731
@@ -410,7 +417,8 @@ def test_median_rules():
     x = lambda m: m.array([[3.0, 1.0, 2.0], [0.5, 0.5, 7.0]])  # noqa: E731
     assert_same_result(lambda m: m.vjp(lambda a: m.median(a, axis=-1, keepdims=True), [x(m)],
                                        [m.array([[2.0], [3.0]])]))
-    assert_same_result(lambda m: m.vjp(lambda a: m.median(a, axis=0), [x(m)], [m.array([1.0, 2.0, 3.0])]))
+    assert_same_result(
+        lambda m: m.vjp(lambda a: m.median(a, axis=0), [x(m)], [m.array([1.0, 2.0, 3.0])]))
     assert_same_result(lambda m: m.jvp(lambda a: m.median(a, axis=1), [x(m)], [x(m) * 2 + 1]))
     assert_same_result(lambda m: m.grad(lambda a: m.grad(lambda b: m.median(b * b))(a).sum())(x(m)))
     for axis in (0, 1):
@@ -439,15 +447,18 @@ def test_unique_outputs_and_options():
     assert_same_result(lambda m: m.unique(a(m), 3))
     assert_same_result(lambda m: m.unique(a(m), 5))
     assert_same_result(lambda m: m.unique(a(m), 4, True, True, True, fill_value=0))
-    assert_same_result(lambda m: m.unique(a(m), 2, True, True, True))          # truncated: inverse clamped
+    assert_same_result(
+        lambda m: m.unique(a(m), 2, True, True, True))          # truncated: inverse clamped
     assert_same_result(lambda m: m.unique(a(m), 0, True, True, True))
     assert_same_result(lambda m: m.unique(a(m), 3, return_inverse=True))
     assert_same_result(lambda m: m.unique(a(m), 3, return_index=True))
     assert_same_result(lambda m: m.unique(a(m), 3, return_counts=True, fill_value=None))
-    assert_same_result(lambda m: m.unique(a(m), 4, fill_value=2.5))               # cast to a's dtype
+    assert_same_result(
+        lambda m: m.unique(a(m), 4, fill_value=2.5))               # cast to a's dtype
     assert_same_result(lambda m: m.unique(a(m), 4, fill_value=m.array([7.5])))
     assert_same_result(lambda m: m.unique(a(m).astype(m.float16), 6, fill_value=100000))
-    assert_same_result(lambda m: m.unique(m.array([[3.0, NAN], [NAN, 1.0]]), 4, **ALL))  # nans apart
+    assert_same_result(
+        lambda m: m.unique(m.array([[3.0, NAN], [NAN, 1.0]]), 4, **ALL))  # nans apart
     assert_same_result(lambda m: m.unique(m.array([0.0, -0.0, 1.0]), 3, **ALL))
     assert_same_result(lambda m: m.unique(m.array([[2, 1], [1, 5]]), 3, return_inverse=True))
     assert_same_result(lambda m: m.unique(m.array(5), 2, **ALL))
@@ -460,7 +471,8 @@ def test_unique_errors():
     a = lambda m: m.array([2, 1, 2])  # noqa: E731
     assert assert_same_result(lambda m: m.unique(a(m), -1))[0] is ValueError
     assert assert_same_result(lambda m: m.unique(m.zeros((0,)), 2, **ALL))[0] is ValueError
-    assert assert_same_result(lambda m: m.unique(a(m), 4, fill_value=m.array([2.5, 1.0])))[0] is ValueError
+    assert assert_same_result(lambda m: m.unique(a(m), 4,
+                                                 fill_value=m.array([2.5, 1.0])))[0] is ValueError
     for bad in (lambda m: m.unique(a(m), 3, 1), lambda m: m.unique(a(m), 3.0),
                 lambda m: m.unique([1, 2], 3)):
         assert assert_same_result(bad)[0] is TypeError
@@ -473,19 +485,24 @@ def test_unique_errors():
 def test_unique_rules():
     x = lambda m: m.array([2.0, 1.0, 2.0])  # noqa: E731
     assert_same_result(lambda m: m.grad(lambda a: m.unique(a, 3).sum())(x(m)))
-    assert_same_result(lambda m: m.grad(lambda a: (m.unique(a, 4, fill_value=0.0) * m.arange(4)).sum())(x(m)))
+    assert_same_result(
+        lambda m: m.grad(lambda a: (m.unique(a, 4, fill_value=0.0) * m.arange(4)).sum())(x(m)))
     cot = lambda m: [m.array([1.0, 2.0, 3.0]), m.array([1, 1, 1], m.uint32),  # noqa: E731
                      m.array([1, 1, 1], m.uint32), m.array([1, 1, 1], m.int32)]
     assert_same_result(lambda m: m.vjp(lambda a: m.unique(a, 3, **ALL), [x(m)], cot(m)))
     # the fill value is differentiable and batchable too
     for fill in ((lambda m: m.array(5.0)), (lambda m: m.array([5.0]))):
-        assert_same_result(lambda m: m.grad(lambda f: (m.unique(x(m), 4, fill_value=f) * m.arange(4)).sum())(
-                         fill(m)))
-    assert_same_result(lambda m: m.vmap(lambda f: m.unique(x(m), 4, fill_value=f))(m.array([5.0, 6.0])))
-    assert_same_result(lambda m: m.vmap(lambda a: m.unique(a, 2, fill_value=9))(m.array([[1, 1], [2, 3]])))
+        assert_same_result(
+            lambda m: m.grad(lambda f: (m.unique(x(m), 4, fill_value=f) * m.arange(4)).sum())(
+                fill(m)))
+    assert_same_result(
+        lambda m: m.vmap(lambda f: m.unique(x(m), 4, fill_value=f))(m.array([5.0, 6.0])))
+    assert_same_result(
+        lambda m: m.vmap(lambda a: m.unique(a, 2, fill_value=9))(m.array([[1, 1], [2, 3]])))
     batch = lambda m: m.array([[2.0, 1.0, 2.0], [0.0, 0.0, 0.0]])  # noqa: E731
     for axis in (0, 1):
-        assert_same_result(lambda m: m.vmap(lambda a: m.unique(a, 3, **ALL), in_axes=axis)(batch(m)))
+        assert_same_result(
+            lambda m: m.vmap(lambda a: m.unique(a, 3, **ALL), in_axes=axis)(batch(m)))
     # MLX 0.32.4 has no jvp for it ("[scatter] JVP not yet implemented"); mlxref's
     # values are a gather, so the tangent is gathered the same way.
     assert binding_error(lambda: real_mx.jvp(lambda a: real_mx.unique(a, 3, **ALL), [x(real_mx)],
