@@ -10,8 +10,6 @@ import pytest
 from support import assert_same_as_mlx, needs_mlx, real_mx
 
 import mlxref.core as mx
-from mlxref.core.primitives.creation import Arange, Full
-from mlxref.core.primitives.reduction import ArgReduce
 from mlxref.testing import check_grads
 
 # --- inputs ---------------------------------------------------------------------------
@@ -97,51 +95,6 @@ def test_matmul_of_a_matrix_with_itself():
     _same_as_mlx(lambda m, x: x @ m.swapaxes(x, -1, -2), T)
 
 
-# --- Full and Arange --------------------------------------------------------------------
-
-
-@needs_mlx
-def test_full_jvp_matches_mlx():
-    (_, jvp), (_, mlx_jvp) = _both(lambda m, x: m.full((2, 3), x), [B3])
-    assert_same_as_mlx(jvp, mlx_jvp)
-
-
-@needs_mlx
-def test_full_vjp_is_the_identity_not_mlx_cotangent_times_value():
-    # A deliberate difference: MLX 0.32's Full::vjp multiplies the cotangent
-    # by the filled value, so its gradient of sum(full((3,), x)) at x = 2 is 6.
-    # The derivative is 3; mlxref's rule is the identity (Broadcast sums).
-    theirs = real_mx.grad(lambda x: real_mx.full((3,), x).sum())(real_mx.array(2.0))
-    ours = mx.grad(lambda x: mx.full((3,), x).sum())(mx.array(2.0))
-    assert theirs.item() == 6.0
-    assert ours.item() == 3.0 and ours.dtype is mx.float32
-
-
-def test_full_vjp_sums_over_the_broadcast_axes():
-    x = mx.array([1.0, 2.0, 3.0])
-    cot = mx.array([[1.0, 2.0, 3.0], [10.0, 20.0, 30.0]])
-    _, (vjp,) = mx.vjp(lambda a: mx.full((2, 3), a), [x], [cot])
-    assert vjp.tolist() == [11.0, 22.0, 33.0]
-    assert isinstance(mx.full((2, 3), x).primitive(), Full)
-
-
-@needs_mlx
-def test_arange_in_a_graph_matches_mlx():
-    _same_as_mlx(lambda m, x: x * m.arange(3) + m.sum(m.arange(2.0, 5.0)), B3)
-
-
-def test_arange_and_argreduce_rules_directly():
-    # Arange has no inputs, so no tape holds it; its rules are the base class's.
-    a = mx.arange(3)
-    with pytest.raises(ValueError, match=r"^\[Primitive::vjp\] Not implemented for Arange\.$"):
-        Arange(0, 3, 1, mx.int32).vjp([], [a], [], [a])
-    with pytest.raises(ValueError, match=r"^\[Primitive::jvp\] Not implemented for Arange\.$"):
-        Arange(0, 3, 1, mx.int32).jvp([], [], [])
-    x = mx.array(T)
-    (zero,) = ArgReduce("argmax", 1, False).jvp([x], [mx.ones_like(x)], [0])
-    assert zero.shape == (2, 4) and zero.dtype is mx.uint32
-
-
 # --- second order ---------------------------------------------------------------------------
 
 SECOND_ORDER = {
@@ -169,8 +122,6 @@ CHECKED = {
     "matmul": (lambda a, b: a @ b, [X, mx.swapaxes(X, 0, 1)]),
     "matmul batched": (lambda a, b: a @ b, [X3, X3[:1]]),
     "matvec": (lambda a, b: a @ b, [X, X[0]]),
-    "full": (lambda x: mx.full((2, 3), x), [X[0]]),
-    "arange": (lambda x: x * mx.arange(3), [X]),
 }
 
 

@@ -11,12 +11,9 @@ Batch size 3 and example dimensions 2, 4, 5 are all different, so a batch
 axis put in the wrong place changes the result's shape.
 """
 
-import re
-
 import pytest
 
 import mlxref.core as mx
-from mlxref.core.primitives import creation as C
 from support import assert_same_as_mlx, close, needs_mlx, real_mx
 
 BATCH = 3
@@ -46,12 +43,6 @@ def axis_positions(ndim):
     return list(range(ndim + 1)) + [-1]
 
 
-# (id, f(m, x) written for either module, example shape)
-UNARY = [
-    ("full-row", lambda m, x: m.full((2, 4), x), (4,)),
-    ("full-scalar", lambda m, x: m.full((2, 4), x * 2), ()),
-]
-
 # (id, example shape of a, example shape of b)
 MATMUL = [
     ("vec.vec", (4,), (4,)),
@@ -78,21 +69,6 @@ def matmul_inputs(m, shape_a, shape_b, axes):
 
 
 # --- against MLX -----------------------------------------------------------------------
-
-
-@needs_mlx
-@pytest.mark.parametrize("f,shape", [c[1:] for c in UNARY], ids=[c[0] for c in UNARY])
-def test_unary_ops_match_mlx(f, shape):
-    for in_ax in axis_positions(len(shape)):
-        for out_ax in (0, -1):
-            x = batched_shape(shape, in_ax)
-            ours = mx.vmap(lambda v: f(mx, v), in_axes=in_ax, out_axes=out_ax)(make(mx, x))
-            theirs = real_mx.vmap(lambda v: f(real_mx, v), in_axes=in_ax, out_axes=out_ax)(
-                make(real_mx, x))
-            try:
-                assert_same_as_mlx(ours, theirs)
-            except AssertionError as e:
-                raise AssertionError(f"in_axes={in_ax} out_axes={out_ax}: {e}") from None
 
 
 @needs_mlx
@@ -137,16 +113,6 @@ def assert_stack_of(got, per_example, out_ax):
     assert close(got.tolist(), want.tolist(), rtol=1e-12, atol=1e-12), (got, want)
 
 
-@pytest.mark.parametrize("f,shape", [c[1:] for c in UNARY], ids=[c[0] for c in UNARY])
-def test_unary_ops_equal_a_loop(f, shape):
-    xs = examples(shape)
-    per_example = [f(mx, x) for x in xs]
-    for in_ax in axis_positions(len(shape)):
-        out_ax = -1 if in_ax % 2 else 0
-        got = mx.vmap(lambda v: f(mx, v), in_axes=in_ax, out_axes=out_ax)(mx.stack(xs, in_ax))
-        assert_stack_of(got, per_example, out_ax)
-
-
 @pytest.mark.parametrize("shape_a,shape_b", [c[1:] for c in MATMUL], ids=[c[0] for c in MATMUL])
 def test_matmul_equals_a_loop(shape_a, shape_b):
     a_s, b_s = examples(shape_a, 1), examples(shape_b, 2)
@@ -175,13 +141,3 @@ def test_nested_vmap_of_matmul_is_an_outer_batch_matching_mlx():
     assert ours.shape == (2, 3, 5, 6)
     assert_same_as_mlx(ours, theirs)
 
-
-# --- the rules called directly ------------------------------------------------------------
-
-
-def test_arange_has_no_rule_but_never_needs_one():
-    message = "[Primitive::vmap] Not implemented for Arange."
-    with pytest.raises(ValueError, match=re.escape(message)):
-        C.Arange(0, 3, 1, mx.int32).vmap([], [])
-    got = mx.vmap(lambda x: x * mx.arange(4))(make(mx, (BATCH, 4)))
-    assert got.tolist() == (make(mx, (BATCH, 4)) * mx.arange(4)).tolist()

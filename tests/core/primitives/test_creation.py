@@ -1,20 +1,28 @@
-"""Tests of the creation family (zeros ones full zeros_like ones_like arange
-linspace eye identity) and of mx.random (seed uniform normal randint).
+"""The creation family (mlxref/core/primitives/creation.py: Arange, Full; ops/creation.py;
+MLX's mlx/ops.cpp and mlx/backend/cpu/arange.h): zeros, ones, full, zeros_like,
+ones_like, full_like, empty, arange, linspace, eye, identity, tri, tril and triu; the
+rules of Full and Arange against MLX's, and their vmap.
 
-Expected values are worked out by hand; random values are checked for
-determinism, range and sample statistics (mlxref's generator is not MLX's).
-The last tests compare every creation op with real MLX.
+Expected values are worked out by hand; the tests marked ``needs_mlx`` compare
+every creation op with real MLX (values, dtypes and errors, and the transforms'
+results of tri, tril, triu and full_like).
 """
 
 import math
 import re
 
+import numpy as np
 import pytest
 
 import mlxref.core as mx
-from mlxref.core.primitives.creation import Arange, Full
-from support import assert_array, assert_same_as_mlx, needs_mlx, real_mx
 from mlxref.core.array import from_data
+from mlxref.core.primitives import creation as C
+from mlxref.core.primitives.creation import Arange, Full
+from mlxref.core.primitives.reduction import ArgReduce
+from mlxref.testing import check_grads
+from support import (BATCH, assert_array, assert_rules_same_as_mlx, assert_same_as_mlx,
+                     assert_same_tree, assert_stack_of, axis_positions, batched_shape, both,
+                     needs_mlx, real_mx, rules_in_both, spread_array, spread_examples)
 
 
 def raises(exc, msg):
@@ -324,3 +332,199 @@ def test_creation_errors_match_mlx():
             getattr(real_mx, name)(*args, **kwargs)
         with raises(ValueError, str(theirs.value)):
             getattr(mx, name)(*args, **kwargs)
+
+
+# --- tri, tril, triu, empty, full_like: each case against real MLX -------------------------
+
+cases = {}
+
+cases['tri'] = lambda m: m.tri(3)
+cases['trik'] = lambda m: m.tri(2, 3, 1, m.int32)
+cases['trineg'] = lambda m: m.tri(-1)
+cases['trim'] = lambda m: m.tri(2, -1)
+cases['trif'] = lambda m: m.tri(2.0)
+cases['tril'] = lambda m: m.tril(m.ones((2, 2, 3), m.int32), -1)
+cases['triu'] = lambda m: m.triu(m.ones((2, 3, 3)), 1)
+cases['triub'] = lambda m: m.triu(m.array([[True, True], [True, True]]))
+cases['tril1'] = lambda m: m.tril(m.array([1, 2]))
+cases['trilu'] = lambda m: m.triu(m.array([1, 2]))
+cases['tril0'] = lambda m: m.tril(m.zeros((0, 3)))
+cases['empty'] = lambda m: m.empty(3)
+cases['emptyl'] = lambda m: m.empty_like(m.array([1, 2]))
+cases['fl'] = lambda m: m.full_like(m.array([1, 2]), 2.5)
+cases['fl16'] = lambda m: m.full_like(m.array([1, 2]), 2.5, m.float16)
+cases['flarr'] = lambda m: m.full_like(m.array([1, 2]), m.array([1.5, 2]))
+cases['flbig'] = lambda m: m.full_like(m.array([1, 2]), m.array([1, 2, 3]))
+cases['flbc'] = lambda m: m.full_like(m.array([1, 2]), m.array([[1], [2.0]]))
+cases['fllist'] = lambda m: m.full_like([1, 2], 3)
+cases['flb'] = lambda m: m.full_like(m.array([1, 2]), True)
+cases['flbool'] = lambda m: m.full_like(m.array([1, 2]), 3, m.bool_)
+
+X = lambda m: m.array(np.arange(1, 7, dtype=np.float32).reshape(2, 3) / 4)
+
+
+def _as_list(out):
+    return list(out) if isinstance(out, (list, tuple)) else [out]
+
+
+def _loss(m, outs):
+    # A weighted sum of squares, so that each output element gets its own cotangent.
+    total = 0
+    for k, y in enumerate(outs):
+        weights = m.arange(1, y.size + 1).reshape(y.shape).astype(m.float32) + k
+        total = total + (y * y * weights).sum()
+    return total
+
+
+RULED = {
+    'tril': lambda m, x: m.tril(x, 1),
+    'triu': lambda m, x: m.triu(x),
+    'fl': lambda m, x: m.full_like(x, 2.0) * x,
+}
+for n, f in RULED.items():
+    cases['grad_' + n] = lambda m, f=f: m.grad(lambda x: _loss(m, _as_list(f(m, x))))(X(m))
+    cases['jvp_' + n] = lambda m, f=f: m.jvp(lambda x: _as_list(f(m, x)), [X(m)], [X(m) * 3 - 1])[1]
+    cases['vmap_' + n] = lambda m, f=f: m.vmap(lambda x: _as_list(f(m, x)), in_axes=1)(
+        m.stack([X(m), X(m) * 2, X(m) + 1], 1))
+
+A6 = lambda m: m.arange(6.).reshape(2, 3)
+cases['gtri'] = lambda m: m.grad(lambda x: (m.triu(x, -1) * m.tril(x, 1)).sum())(A6(m))
+cases['vtril'] = lambda m: m.vmap(lambda x: m.tril(x.reshape(1, 3)), in_axes=0)(A6(m))
+cases['fl0'] = lambda m: m.full_like(m.zeros((0, 2)), 3)
+
+DTYPES = ['bool_', 'uint8', 'int16', 'int64', 'float16', 'bfloat16', 'float64', 'complex64']
+DTYPED = {
+    'tril': lambda m, x: m.tril(x),
+    'triu': lambda m, x: m.triu(x, 1),
+    'full_like': lambda m, x: m.full_like(x, 2),
+}
+for _dtype in DTYPES:
+    for _op, _f in DTYPED.items():
+        cases[f'dtype_{_op}_{_dtype}'] = lambda m, f=_f, d=_dtype: f(
+            m, m.array([[0, 1, 2], [3, 0, 5]]).astype(getattr(m, d)))
+    cases[f'dtype_tri_{_dtype}'] = lambda m, d=_dtype: m.tri(2, 3, -1, getattr(m, d))
+
+
+@needs_mlx
+@pytest.mark.parametrize("name", sorted(cases))
+def test_matches_mlx(name):
+    result = both(cases[name])
+    if result is not None:
+        assert_same_tree(*result)
+
+
+def test_full_like_gradient_reaches_the_value():
+    # MLX's Full vjp multiplies the cotangent by the value (it gives 0 here);
+    # mlxref's Full passes the cotangent on, as mx.full's does.
+    g = mx.grad(lambda x: mx.full_like(x, x[0, 0]).sum())(mx.arange(6.0).reshape(2, 3))
+    assert g.tolist() == [[6.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+
+
+# === the rules of Full and Arange: vjp and jvp against MLX's, and check_grads ===============
+
+T = [  # (2, 2, 4)
+    [[1.0, 3.0, 0.5, 3.0], [2.0, 0.0, -1.0, 2.0]],
+    [[0.0, 0.0, 1.0, 2.0], [1.5, -2.0, -2.0, 1.0]],
+]
+
+B3 = [2.0, -0.5, 1.5]
+
+
+@needs_mlx
+def test_full_jvp_matches_mlx():
+    (_, jvp), (_, mlx_jvp) = rules_in_both(lambda m, x: m.full((2, 3), x), [B3])
+    assert_same_as_mlx(jvp, mlx_jvp)
+
+
+@needs_mlx
+def test_full_vjp_is_the_identity_not_mlx_cotangent_times_value():
+    # A deliberate difference: MLX 0.32's Full::vjp multiplies the cotangent
+    # by the filled value, so its gradient of sum(full((3,), x)) at x = 2 is 6.
+    # The derivative is 3; mlxref's rule is the identity (Broadcast sums).
+    theirs = real_mx.grad(lambda x: real_mx.full((3,), x).sum())(real_mx.array(2.0))
+    ours = mx.grad(lambda x: mx.full((3,), x).sum())(mx.array(2.0))
+    assert theirs.item() == 6.0
+    assert ours.item() == 3.0 and ours.dtype is mx.float32
+
+
+def test_full_vjp_sums_over_the_broadcast_axes():
+    x = mx.array([1.0, 2.0, 3.0])
+    cot = mx.array([[1.0, 2.0, 3.0], [10.0, 20.0, 30.0]])
+    _, (vjp,) = mx.vjp(lambda a: mx.full((2, 3), a), [x], [cot])
+    assert vjp.tolist() == [11.0, 22.0, 33.0]
+    assert isinstance(mx.full((2, 3), x).primitive(), Full)
+
+
+@needs_mlx
+def test_arange_in_a_graph_matches_mlx():
+    assert_rules_same_as_mlx(lambda m, x: x * m.arange(3) + m.sum(m.arange(2.0, 5.0)), B3)
+
+
+def test_arange_and_argreduce_rules_directly():
+    # Arange has no inputs, so no tape holds it; its rules are the base class's.
+    a = mx.arange(3)
+    with pytest.raises(ValueError, match=r"^\[Primitive::vjp\] Not implemented for Arange\.$"):
+        Arange(0, 3, 1, mx.int32).vjp([], [a], [], [a])
+    with pytest.raises(ValueError, match=r"^\[Primitive::jvp\] Not implemented for Arange\.$"):
+        Arange(0, 3, 1, mx.int32).jvp([], [], [])
+    x = mx.array(T)
+    (zero,) = ArgReduce("argmax", 1, False).jvp([x], [mx.ones_like(x)], [0])
+    assert zero.shape == (2, 4) and zero.dtype is mx.uint32
+
+
+# --- finite differences, to second order ------------------------------------------------------
+
+X64 = mx.array([[0.3, -1.2, 0.7], [1.1, 0.4, -0.5]], mx.float64)  # no ties, no zeros
+
+CHECKED = {
+    "full": (lambda x: mx.full((2, 3), x), [X64[0]]),
+    "arange": (lambda x: x * mx.arange(3), [X64]),
+}
+
+
+@pytest.mark.parametrize("name", CHECKED)
+def test_check_grads_second_order(name):
+    f, args = CHECKED[name]
+    check_grads(f, args, order=2)
+
+
+# === vmap of Full and Arange: against MLX and against a loop over the examples ===========
+
+# (id, f(m, x) written for either module, example shape)
+UNARY = [
+    ("full-row", lambda m, x: m.full((2, 4), x), (4,)),
+    ("full-scalar", lambda m, x: m.full((2, 4), x * 2), ()),
+]
+
+
+@needs_mlx
+@pytest.mark.parametrize("f,shape", [c[1:] for c in UNARY], ids=[c[0] for c in UNARY])
+def test_unary_ops_match_mlx(f, shape):
+    for in_ax in axis_positions(len(shape)):
+        for out_ax in (0, -1):
+            x = batched_shape(shape, in_ax)
+            ours = mx.vmap(lambda v: f(mx, v), in_axes=in_ax, out_axes=out_ax)(spread_array(mx, x))
+            theirs = real_mx.vmap(lambda v: f(real_mx, v), in_axes=in_ax, out_axes=out_ax)(
+                spread_array(real_mx, x))
+            try:
+                assert_same_as_mlx(ours, theirs)
+            except AssertionError as e:
+                raise AssertionError(f"in_axes={in_ax} out_axes={out_ax}: {e}") from None
+
+
+@pytest.mark.parametrize("f,shape", [c[1:] for c in UNARY], ids=[c[0] for c in UNARY])
+def test_unary_ops_equal_a_loop(f, shape):
+    xs = spread_examples(shape)
+    per_example = [f(mx, x) for x in xs]
+    for in_ax in axis_positions(len(shape)):
+        out_ax = -1 if in_ax % 2 else 0
+        got = mx.vmap(lambda v: f(mx, v), in_axes=in_ax, out_axes=out_ax)(mx.stack(xs, in_ax))
+        assert_stack_of(got, per_example, out_ax)
+
+
+def test_arange_has_no_rule_but_never_needs_one():
+    message = "[Primitive::vmap] Not implemented for Arange."
+    with pytest.raises(ValueError, match=re.escape(message)):
+        C.Arange(0, 3, 1, mx.int32).vmap([], [])
+    got = mx.vmap(lambda x: x * mx.arange(4))(spread_array(mx, (BATCH, 4)))
+    assert got.tolist() == (spread_array(mx, (BATCH, 4)) * mx.arange(4)).tolist()
