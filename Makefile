@@ -8,7 +8,7 @@ VPY    := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
 # The `docs` extra (Sphinx, MyST, jupytext, nbclient, ipykernel, nbconvert) is in every set:
-# `make docs` builds the manual and tests/test_manual.py checks it.
+# `make docs` builds the manual and tests/manual/test_manual.py checks it.
 # Real MLX (the `metal` extra) only where it ships a wheel:
 # Linux x86_64 (CPU build) and macOS arm64 (Metal).
 UNAME_S := $(shell uname -s)
@@ -56,9 +56,9 @@ endef
 dot:
 	$(call install,command -v dot >/dev/null 2>&1,graphviz,graphviz,Graphviz (the 'dot' binary): https://graphviz.org/download/)
 
-# Headless Chromium: tests/test_manual.py opens three pages of the manual in it
+# Headless Chromium: tests/manual/test_manual.py opens three pages of the manual in it
 # (under `make test` a missing Chromium fails those tests instead of skipping them).
-# The names are those tests/test_manual.py's CHROMIUMS looks for (on macOS, the apps').
+# The names are those tests/manual/test_manual.py's CHROMIUMS looks for (on macOS, the apps').
 CHROMIUM_NAMES := chromium chromium-browser google-chrome google-chrome-stable \
   /Applications/Chromium.app/Contents/MacOS/Chromium \
   "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome"

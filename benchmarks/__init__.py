@@ -34,6 +34,6 @@ with MLX's own transforms (``mlxref.backends.metal`` supplies the module, the
 device and the arrays); it is only timed and checked, never used for mlxref's
 own results.
 
-Timings never appear in the unit tests: ``tests/test_benchmarks_smoke.py``
+Timings never appear in the unit tests: ``tests/test_benchmarks.py``
 runs each workload once at a tiny size and checks only the results.
 """

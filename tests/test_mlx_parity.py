@@ -20,7 +20,7 @@ import time
 import pytest
 
 import mlxref.core as mx
-from mlxref.core import graph
+from mlxref.core.transforms.tape import cycle_collector_paused
 from mlxref.core.primitives.elementwise import Unary
 from support import (assert_array, assert_same_as_mlx, assert_same_error, error_of, needs_mlx,
                      real_mx)
@@ -38,7 +38,7 @@ def gc_paused(frozen_heap):
     """Keep the cycle collector from freeing other tests' arrays mid-measurement
     (frozen_heap: the collection before it walks only this file's objects)."""
     gc.collect()
-    with graph.cycle_collector_paused():
+    with cycle_collector_paused():
         yield
 
 

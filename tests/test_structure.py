@@ -14,14 +14,24 @@
   each other (but the ops and the primitives, and the array and its conversion).
 - A private name (``_foo``) is used only in its own module: a helper another
   module uses has a public name.
+- The seed example, ``mx.grad(lambda x: mx.sin(x) * mx.exp(x))(mx.array(0.5))``,
+  calls functions in at most 13 files of mlxref (``SEED_FILES``): what a reader
+  follows to see a gradient built stays a short walk.
 Each import rule is a function over source texts, run on the package and, by a
 self-test, on a small tree with one deliberate violation.
 """
 
 import ast
+import math
+import os
 import pathlib
+import sys
 
 import pytest
+
+import mlxref.core as mx
+from mlxref.core import printing
+from mlxref.core.transforms import trees
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "mlxref"
 SOURCES = sorted(PACKAGE.rglob("*.py"))
@@ -233,7 +243,46 @@ def test_private_names_stay_in_their_module():
                          + "; ".join(found.values()))
 
 
+# --- the seed example's path ---------------------------------------------------------
+
+# Files of mlxref the seed example enters before issue 28's restructuring. (Lazy: the
+# gradient is built, nothing is evaluated.)
+SEED_FILES = 13
+
+
+def files_entered(fun):
+    """The files of mlxref (paths below the package, such as ``core/array.py``) in which
+    a function is called while ``fun()`` runs."""
+    root = str(PACKAGE) + os.sep
+    files = set()
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename.startswith(root):
+            files.add(frame.f_code.co_filename[len(root):].replace(os.sep, "/"))
+
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        fun()
+    finally:
+        sys.setprofile(previous)
+    return files
+
+
+def test_the_seed_example_enters_few_files():
+    files = files_entered(lambda: mx.grad(lambda x: mx.sin(x) * mx.exp(x))(mx.array(0.5)))
+    assert len(files) <= SEED_FILES, (
+        f"the seed example enters {len(files)} files of mlxref, more than {SEED_FILES}: "
+        + ", ".join(sorted(files)))
+
+
 # --- the rules catch what they are written for ---------------------------------------
+
+
+def test_self_check_files_entered_counts_each_file_called():
+    assert files_entered(lambda: (printing.format_shape((2, 3)), trees.is_container([]))) == {
+        "core/printing.py", "core/transforms/trees.py"}
+    assert files_entered(lambda: math.prod((2, 3))) == set()
 
 
 def test_self_check_the_core_importing_up_is_caught():

@@ -7,7 +7,7 @@ Three checks per Markdown file in tutorials/:
   number can drift. A chapter (``NN-*.md`` and ``common-mistakes.md``) must
   hold at least one example; the index and guides may hold none. Where the
   docs extra is installed, the numbered chapters run once, as notebooks, in
-  tests/test_manual.py (each in its own kernel, its cells' outputs checked
+  tests/manual/test_manual.py (each in its own kernel, its cells' outputs checked
   with doctest's checker and these flags): that run is their doctest, and
   this file runs doctest on the other files.
 - **Citations.** Code is cited as ``path/to/file.py:name`` inside backticks,
@@ -40,7 +40,8 @@ from support import chapters_run_as_notebooks, frozen_heap  # noqa: F401  (the f
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TUTORIALS = ROOT / "tutorials"
 FILES = sorted(TUTORIALS.glob("*.md"))
-# the numbered chapters' doctests are their notebook runs where those run (tests/test_manual.py)
+# the numbered chapters' doctests are their notebook runs where those run
+# (tests/manual/test_manual.py)
 DOCTESTS = [p for p in FILES if not (chapters_run_as_notebooks() and re.match(r"\d\d-", p.name))]
 
 # `mlxref/core/transforms/vjp.py:_vjp`, `mlxref/core/primitives/shape.py:Broadcast.vjp`

@@ -34,7 +34,7 @@ array may have more than ``MAX_ELEMENTS`` elements. mlxref arrays are lazy, so
 the second check runs on the shape of each new node, before any element
 exists.
 
-Read next: tests/test_cli_graph.py (each refusal, and the drawings of formulas).
+Read next: tests/cli/test_cli.py (each refusal, and the drawings of formulas).
 """
 
 import ast

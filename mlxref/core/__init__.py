@@ -55,23 +55,15 @@ from .memory import (  # noqa: F401
     set_wired_limit,
 )
 from .ops import *  # noqa: F401,F403
-from .transforms import (  # noqa: F401,E402
-    async_eval,
-    checkpoint,
-    compile,
-    custom_function,
-    disable_compile,
-    enable_compile,
-    eval,
-    export_function,
-    exporter,
-    grad,
-    import_function,
-    jvp,
-    value_and_grad,
-    vjp,
-    vmap,
-)
+from .transforms.grad import grad, value_and_grad  # noqa: F401,E402
+from .transforms.jvp import jvp  # noqa: F401,E402
+from .transforms.vjp import vjp  # noqa: F401,E402
+from .transforms.vmap import vmap  # noqa: F401,E402
+from .transforms.checkpoint import checkpoint  # noqa: F401,E402
+from .transforms.custom_function import custom_function  # noqa: F401,E402
+from .transforms.eval import async_eval, eval  # noqa: F401,E402,A004
+from .transforms.compile import compile, disable_compile, enable_compile  # noqa: F401,E402,A004
+from .transforms.export import export_function, exporter, import_function  # noqa: F401,E402
 from .graph_utils import export_to_dot  # noqa: F401,E402
 from .device import (  # noqa: F401,E402
     Device,

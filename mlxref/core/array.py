@@ -22,7 +22,7 @@ and go out through convert.py (python/src/convert.cpp and utils.cpp: an
 operator's other operand is checked there too); an array prints through
 printing.py (python/src/print.cpp).
 
-Read next: mlxref/core/graph.py (``eval_arrays``), mlxref/core/convert.py.
+Read next: mlxref/core/transforms/eval.py (``eval_arrays``), mlxref/core/convert.py.
 """
 
 import itertools
@@ -31,7 +31,6 @@ import sys
 import weakref
 
 from . import dtypes as _dt
-from . import graph
 from .backend.cpu import allocator
 
 creation_order = itertools.count(1)  # every array's id, and viz's names, in one sequence
@@ -147,7 +146,7 @@ class array:
 
     def is_tracer(self):
         """Is the array being traced by a transform (so evaluation keeps its graph)?"""
-        return (self._desc.is_tracer and graph.in_tracing()) or graph.retain_graph()
+        return (self._desc.is_tracer and in_tracing()) or retain_graph()
 
     def is_detached(self):
         """Did a primitive compute this array before evaluation dropped its graph?
@@ -585,7 +584,7 @@ def elements(a):
     """The flat element list of ``a``, evaluating it first (MLX's ``a.eval()``
     then ``a.data<T>()``)."""
     if a._desc.data is None:
-        graph.eval_arrays([a])
+        eval_arrays([a])
     return a._desc.data
 
 
@@ -596,3 +595,7 @@ _ROUND_METHOD = (
 
 
 from . import convert, ops, printing  # noqa: E402  (they need the array class defined above)
+# The tracing state and evaluation, as mlx/array.cpp includes transforms_impl.h and
+# transforms.h; their modules build on the array class too.
+from .transforms.eval import eval_arrays  # noqa: E402
+from .transforms.tape import in_tracing, retain_graph  # noqa: E402

@@ -16,8 +16,8 @@ import enum
 import platform
 import threading
 
-from . import graph
 from .ops.common import incompatible_arguments
+from .transforms.eval import raise_deferred
 
 
 class DeviceType(enum.Enum):
@@ -284,7 +284,7 @@ def synchronize(stream=None):
     ``eval`` time, so there is nothing to wait for; the argument is checked as MLX
     checks it, and a kernel's error that ``async_eval`` kept is raised."""
     to_stream(stream, f"synchronize(stream: {_STREAM_OR_DEVICE} | None = None) -> None")
-    graph.raise_deferred()  # a kernel's error from async_eval surfaces here, as in MLX
+    raise_deferred()  # a kernel's error from async_eval surfaces here, as in MLX
 
 
 class StreamContext:

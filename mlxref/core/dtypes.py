@@ -19,9 +19,9 @@ An array's elements are Python numbers holding exactly what its dtype holds:
 
 ``Dtype.store(elements)`` is the one place where a list of results becomes
 what the dtype holds. Evaluation calls it on each primitive's outputs (see
-``eval_arrays`` in mlxref/core/graph.py), and ``mx.array`` on its input, so a
-primitive may compute in double or with unbounded ints and the stored value is
-still the value MLX's kernel stores. SymPy expressions are never rounded, so
+``eval_arrays`` in mlxref/core/transforms/eval.py), and ``mx.array`` on its
+input, so a primitive may compute in double or with unbounded ints and the
+stored value is still the value MLX's kernel stores. SymPy expressions are never rounded, so
 the symbolic checks stay exact.
 """
 

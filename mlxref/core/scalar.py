@@ -4,8 +4,9 @@ An array's elements are Python numbers, or SymPy expressions when
 ``mlxref.symbolic`` checks the rules. So every elementwise primitive gives its
 math twice, side by side (``Exp.numeric`` on floats, ``Exp.symbolic`` on
 expressions: read mlxref/core/primitives/elementwise.py next), and ``apply``
-picks one and maps it over the element lists. SymPy is imported only when a
-symbolic element is actually used.
+picks one and maps it over the element lists; ``truth``, ``indicator`` and
+``condition`` give comparisons, logical ops and ``where`` their truth values on
+either kind. SymPy is imported only when a symbolic element is actually used.
 """
 
 import sys
@@ -51,3 +52,34 @@ def apply(numeric, symbolic, *datas, numeric_lists=None):
         except TypeError:
             pass
     return list(map(symbolic, *datas))
+
+
+# --- truth values: comparisons, logical ops and ``where`` on either kind ---------------
+
+
+def truth(v):
+    """``bool(v)`` for a number; TypeError for anything else.
+
+    A SymPy expression (a 0/1 ``Piecewise`` indicator) is always truthy to
+    Python, so ``a if c else b`` would silently pick ``a``: raising sends the
+    whole list to the symbolic function instead (``apply``).
+    """
+    if isinstance(v, (bool, int, float)):
+        return bool(v)
+    raise TypeError(f"no numeric truth value for {v!r}")
+
+
+def indicator(condition):
+    """A SymPy condition as a 0/1 expression: a symbolic bool that masks can multiply."""
+    return sympy.Piecewise((1, condition), (0, True))
+
+
+def condition(c):
+    """A SymPy condition from a value: a comparison as it is, anything else as c != 0."""
+    boolean = (sympy.core.relational.Relational, sympy.logic.boolalg.BooleanFunction,
+               sympy.logic.boolalg.BooleanAtom)
+    if isinstance(c, boolean):
+        return c
+    if not isinstance(c, sympy.Basic):  # a plain number: its truth value
+        return sympy.true if c else sympy.false
+    return sympy.Ne(c, 0)

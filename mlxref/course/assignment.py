@@ -10,14 +10,15 @@ student repositories by hand). The markers stay in the copy: they show the
 student where to write.
 
 Each task's tests are the tests marked ``@pytest.mark.task2_2`` (in
-tests/test_tasks.py, registered in setup.cfg), plus the instructor's hidden
-tests in tests/hidden/ with the same marker, which ``make`` never copies.
+tests/course/test_tasks.py, registered in setup.cfg), plus the instructor's
+hidden tests in tests/course/hidden/ with the same marker, which ``make``
+never copies.
 ``mlxref assignment grade`` is mlxref/course/grader.py: each task's regions
 from a submission, spliced into a clean copy of the reference, run in a
 child process with limits (mlxref/course/sandbox.py).
 
 Read next: tutorials/ASSIGNMENTS.md (the instructor's guide) and
-tests/test_assignment_roundtrip.py (make, then grade, checked end to end).
+tests/course/test_assignment.py (make, then grade, checked end to end).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import shutil
 from pathlib import Path
 
 from . import grader, leaks
-from .regions import NEEDS, choose, find_regions, marker, project_root, tasks
+from .regions import HIDDEN, NEEDS, choose, find_regions, marker, project_root, tasks
 
 # What the stub of each region asks for: (task, function) -> text after "Task 2.2: ".
 # One visible table; a region without an entry gets "implement <the task's title>".
@@ -100,7 +101,7 @@ HINTS = {
         "cotangent in cotan_map for one of its outputs (the map is keyed by the arrays' "
         "id(); take the entries out as you use them, and give the other outputs zeros), "
         "run its primitive's rule Primitive.vjp(primals, cotangents, argnums, outputs) "
-        "inside a graph.RetainGraph() block, for the input positions whose id() is in "
+        "inside a RetainGraph() block, for the input positions whose id() is in "
         "calc_grad; leave in cotan_map the sum of the vjps reaching each array (the code "
         "after the region reads it); when listening, announce one events.VjpStep per rule "
         "run (its fields: mlxref/core/transforms/events.py; its position counts the "
@@ -108,7 +109,7 @@ HINTS = {
     ("4.2", "jvp"):
         "walk the nodes of tape (topological order) from the first; for each node, run its "
         "primitive's rule Primitive.jvp(primals, tangents, argnums) inside a "
-        "graph.RetainGraph() block, for the input positions that have a tangent in tan_map "
+        "RetainGraph() block, for the input positions that have a tangent in tan_map "
         "(keyed by the arrays' id()), and put each output's tangent in tan_map (the code "
         "after the region reads it); when listening, announce one events.JvpStep per node "
         "(its fields: mlxref/core/transforms/events.py): the drawings replay them",
@@ -176,7 +177,7 @@ _SKIPPED_DIRS = {"__pycache__", "build", "dist", "node_modules"}
 def make(spec, out, classroom=False, timeout=60.0, check_leaks=True):
     """Write a student copy of the project to ``out`` with the tasks in ``spec`` stubbed.
 
-    The instructor's hidden tests (tests/hidden/) are not copied. With
+    The instructor's hidden tests (tests/course/hidden/) are not copied. With
     ``classroom``, also write GitHub Classroom's
     ``.github/classroom/autograding.json`` (one test per task). With
     ``check_leaks`` the copy is then scanned for its tasks' answers
@@ -190,7 +191,7 @@ def make(spec, out, classroom=False, timeout=60.0, check_leaks=True):
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ValueError(f"[assignment make] {out} already exists and is not an empty directory.")
 
-    shutil.copytree(root, out, ignore=_copy_filter(out, root / "tests" / "hidden"),
+    shutil.copytree(root, out, ignore=_copy_filter(out, root / HIDDEN),
                     dirs_exist_ok=True)
 
     table = tasks(find_regions(out))  # the regions as copied

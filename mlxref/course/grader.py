@@ -13,14 +13,14 @@ reported at the student's own line, and the static check of
 ``mlxref/course/sandbox.py`` refuses imports and calls that reach the system.
 Then the task's tests run in a child process with limits (see
 mlxref/course/sandbox.py): the reference's visible tests with the task's marker,
-plus the hidden tests in the reference's ``tests/hidden/`` with that marker.
+plus the hidden tests in the reference's ``tests/course/hidden/`` with that marker.
 
 A task passes when it has tests and none fails; it then earns its ``POINTS``.
 The results print as a table, as JSON, or as Gradescope's ``results.json``;
 ``classroom`` writes GitHub Classroom's autograding configuration.
 
-Read next: mlxref/course/sandbox.py (the child process), tests/test_grader.py and
-tests/test_grader_attacks.py (each attack from issue 15, defeated).
+Read next: mlxref/course/sandbox.py (the child process), tests/course/test_grader.py and
+tests/course/test_grader_attacks.py (each attack from issue 15, defeated).
 """
 
 from __future__ import annotations
@@ -37,7 +37,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import sandbox
-from .regions import NEEDS, choose, find_regions, marker, project_root, submitted_regions, tasks
+from .regions import (
+    HIDDEN, NEEDS, choose, find_regions, marker, project_root, submitted_regions, tasks,
+)
 
 # Points per task; a task not listed is worth 1.
 POINTS = {
@@ -50,7 +52,6 @@ POINTS = {
     "6.2": 2,
 }
 
-HIDDEN = "tests/hidden"  # the instructor's hidden tests, relative to the reference root
 MEMORY = 4 << 30  # bytes of address space per task (RLIMIT_AS)
 BLOCKED = ("mlx", "mlx_cpu", "mlx_metal")  # never importable by graded code
 
@@ -183,7 +184,7 @@ def _ignore(directory, names):
 
 def _marked_files(root):
     """{marker: the test files under root/tests whose code (not a string in it)
-    uses that marker}, paths relative to ``root``: tests/hidden/ included."""
+    uses that marker}, paths relative to ``root``: the hidden tests included."""
     found = {}
     for path in sorted((root / "tests").rglob("*.py")):
         if not (path.name.startswith("test_") or path.name.endswith("_test.py")):
@@ -245,7 +246,7 @@ def _run_task(task_id, regions, reference, submission, scratch, known, options):
     args = [str(src / t) for t in tests] + [
         "-m", marker(task_id), "-c", str(work / "pytest.ini"), "--rootdir", str(src),
         "-p", "no:cacheprovider", "-q", "--continue-on-collection-errors",
-        # tests/hidden/test_tasks.py may share a visible file's name: each test
+        # a hidden test file may share a visible file's name: each test
         # file is imported under a name of its own (tests/ is on sys.path).
         "--import-mode=importlib",
     ]

@@ -16,14 +16,14 @@ can still reach the student another way; this module looks for four kinds:
   of a Markdown file, that holds an answer statement (with ``times``, ``plus``
   ... read as operators) or the answer's formula (compared with SymPy:
   ``-out/b`` is ``ops.negative(ops.divide(out, b))``).
-- **hidden tests**: ``tests/hidden/`` in the copy, or a copy of one of the
+- **hidden tests**: ``tests/course/hidden/`` in the copy, or a copy of one of the
   reference's hidden test files anywhere in it.
 
 ``check_leaks(copy)`` returns one line per finding; ``make`` runs it on what
 it writes (``mlxref/course/assignment.py``), and ``mlxref assignment make`` exits 2
 when there is one.
 
-Read next: tests/test_leaks.py (each kind caught on a crafted copy).
+Read next: tests/course/test_leaks.py (each kind caught on a crafted copy).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.scalar import sympy  # imported at its first use
-from .regions import find_regions, project_root
+from .regions import HIDDEN, find_regions, project_root
 
 BODY_RATIO = 0.9  # a function is the region's work: difflib's ratio of the tokens
 HINT_COVER = 0.75  # a hint spells out a statement: this share of its tokens, in order
@@ -317,12 +317,12 @@ def check_leaks(copy, reference=None, tasks=None):
 
 def _hidden_tests(copy, reference):
     findings = []
-    hidden = copy / "tests" / "hidden"
+    hidden = copy / HIDDEN
     if hidden.exists():
         for path in sorted(hidden.rglob("*.py")) or [hidden]:
             findings.append(f"{path.relative_to(copy)}: hidden tests are in the student copy")
     known = {}
-    for path in sorted((reference / "tests" / "hidden").glob("*.py")):
+    for path in sorted((reference / HIDDEN).glob("*.py")):
         known[hashlib.sha256(path.read_bytes()).hexdigest()] = path.name
     if known:
         for path in _python_files(copy):
@@ -331,7 +331,7 @@ def _hidden_tests(copy, reference):
             name = known.get(hashlib.sha256(path.read_bytes()).hexdigest())
             if name and path.stat().st_size > 0:
                 findings.append(
-                    f"{path.relative_to(copy)}: a copy of the hidden test file tests/hidden/{name}"
+                    f"{path.relative_to(copy)}: a copy of the hidden test file {HIDDEN}/{name}"
                 )
     return findings
 

@@ -18,7 +18,8 @@ Two readers of the markers, for two kinds of source:
 Around them, the task table that the course modules share: ``tasks`` (ids,
 titles and regions), ``choose`` (the ids of ``--tasks``), ``marker`` (a
 task's pytest marker), ``NEEDS`` (tasks whose tests also need another task),
-and ``project_root`` (the instructor's checkout).
+``project_root`` (the instructor's checkout) and ``HIDDEN`` (where its hidden
+tests are).
 
 Read next: mlxref/course/assignment.py (list and make), then grader.py.
 """
@@ -31,6 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1]  # mlxref/
+# The instructor's hidden tests, relative to the project root: make leaves them
+# out, grade runs them, the leak check fails a copy that holds them.
+HIDDEN = "tests/course/hidden"
 
 _BEGIN = re.compile(r"^(?P<indent>[ \t]*)# BEGIN TASK (?P<id>\d+\.\d+): (?P<title>\S.*?)\s*$")
 _END = re.compile(r"^(?P<indent>[ \t]*)# END TASK (?P<id>\d+\.\d+)\s*$")

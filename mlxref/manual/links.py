@@ -36,7 +36,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 
 def rule_sources(prim):
     """[(method, defining class, path relative to the checkout, first line, last line)]:
-    the four rules, then the other methods the class itself defines."""
+    the four rules, then the other methods the class itself defines. A rule
+    the class takes from a shared helper (``vmap = vmap_leading``) links to
+    the helper, and the class is named with it ("SVD: vmap_leading")."""
     own = [name for name, v in vars(prim).items()
            if inspect.isfunction(v) and name not in RULES and not name.startswith("__")]
     out = []
@@ -45,7 +47,10 @@ def rule_sources(prim):
         function = vars(owner)[name]
         if isinstance(function, (staticmethod, classmethod)):
             function = function.__func__
-        out.append((name, owner.__name__, *source_lines(function), owner is Primitive))
+        label = owner.__name__
+        if function.__name__ != name:
+            label += f": {function.__name__}"
+        out.append((name, label, *source_lines(function), owner is Primitive))
     return out
 
 

@@ -24,7 +24,7 @@ A block that times itself (``timeit``) is compared with its numbers masked.
 MLX seeds its random generator from the clock; the runner seeds it (and
 mlxref's) with 0 before each page, so the pages' random numbers compare.
 
-Read next: tests/test_mlx_docs.py, and README.md's "MLX's own tests and documentation"
+Read next: tests/manual/test_mlx_docs.py, and README.md's "MLX's own tests and documentation"
 (today's counts).
 """
 

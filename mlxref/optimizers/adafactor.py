@@ -23,7 +23,7 @@ With ``t`` the step (1 on the first update) and ``g`` the gradient::
     w      = w - step_size * weight_decay * w - u
 
 Each step follows MLX's order of operations, so float32 results agree with
-MLX's (tests/test_optimizers_mlx.py checks it).
+MLX's (tests/optimizers/test_optimizers.py checks it).
 """
 
 from .. import core as mx

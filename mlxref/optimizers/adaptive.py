@@ -7,7 +7,7 @@ gradient, ``"v"``, and divides the step by its root, so coordinates with large
 gradients take smaller steps.
 
 Each ``apply_single`` follows MLX's order of operations, so float32 results
-agree with MLX's (tests/test_optimizers_mlx.py checks it). ``g`` is the
+agree with MLX's (tests/optimizers/test_optimizers.py checks it). ``g`` is the
 gradient, ``w`` the parameter, ``lr`` the learning rate at this step and ``t``
 the step (1 on the first update).
 """

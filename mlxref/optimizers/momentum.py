@@ -6,7 +6,7 @@ for Lion); they differ in what they do with it: SGD steps along it, Lion along
 its sign, Muon along its nearest orthogonal matrix.
 
 Each ``apply_single`` follows MLX's order of operations, so float32 results
-agree with MLX's (tests/test_optimizers_mlx.py checks it). ``g`` is the
+agree with MLX's (tests/optimizers/test_optimizers.py checks it). ``g`` is the
 gradient, ``w`` the parameter, ``lr`` the learning rate at this step.
 """
 

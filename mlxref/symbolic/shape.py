@@ -8,9 +8,9 @@ the cotangent, which is not the derivative of "the last one wins".
 """
 
 from .. import core as mx
-from ..core import graph
 from ..core.primitives import indexing as I
 from ..core.primitives import shape as S
+from ..core.transforms.tape import InTracing
 from . import Case
 
 
@@ -31,7 +31,7 @@ def shapeless(f):
     """``f`` with its graph built as ``compile(..., shapeless=True)`` traces it
     (the broadcasts then read their shapes from the other operands)."""
     def traced(*args):
-        with graph.InTracing(dynamic=True):
+        with InTracing(dynamic=True):
             return f(*args)
     return traced
 

@@ -8,11 +8,11 @@ refused or shrunk with one line that says which limit and how to raise it:
 
 - ``max_work``: element operations spent evaluating what is drawn, its
   inputs included. The engine hands each evaluation's nodes to ``_Work``
-  before it computes any (``mlxref.core.graph.charging``): their shapes say
-  what they cost (``cost``: an element per element read or written; a
-  matmul element costs k multiply-adds, an integer power a step per bit of
-  its type, a factorization n per element), so work over the limit is
-  refused before it starts.
+  before it computes any (``mlxref.core.transforms.eval.charging``): their
+  shapes say what they cost (``cost``: an element per element read or
+  written; a matmul element costs k multiply-adds, an integer power a step
+  per bit of its type, a factorization n per element), so work over the
+  limit is refused before it starts.
 - ``max_nodes``: nodes handed to ``dot``. A larger drawing is rendered
   collapsed (``shrink.fit``), with a ``LimitWarning``; the text listing and
   the DOT text stay whole.
@@ -32,12 +32,12 @@ import contextvars
 import dataclasses
 import math
 
-from ..core import graph as _engine
 from ..core.primitives.conv import Convolution
 from ..core.primitives.elementwise import Power
 from ..core.primitives.factorizations import QRF, SVD, Eig, Eigh
 from ..core.primitives.linalg import AddMM, Inverse, Matmul
 from ..core.primitives.masked_mm import BlockMaskedMM, GatherMM, SegmentedMM
+from ..core.transforms.eval import charging, current_charge
 from ..core.primitives.quantized import QuantizedProduct
 from ..core.primitives.solvers import LUF, Cholesky
 from .record import op_name
@@ -156,8 +156,8 @@ def counting_work():
     """``with counting_work() as work: ...``: every evaluation inside counts against
     ``max_work`` (one budget for the whole block, shared with an enclosing block:
     a drawing made inside a drawn function spends its budget)."""
-    active = _engine.current_charge()
-    return _engine.charging(active if isinstance(active, _Work) else _Work(current().max_work))
+    active = current_charge()
+    return charging(active if isinstance(active, _Work) else _Work(current().max_work))
 
 
 def pixels_of(bb, dpi, size):

@@ -26,10 +26,11 @@ import warnings
 
 from ..core.array import creation_order, array as _Array
 from ..core.printing import format_elements
-from ..core import graph as _graph
 from ..core.dtypes import Dtype
 from ..core.primitives.base import StopGradient
 from ..core.primitives.custom import CustomTransforms
+from ..core.transforms.eval import eval_arrays
+from ..core.transforms.tape import RetainGraph, retain_graph
 from .model import Cluster, Edge, Graph, Node
 
 # Primitive names as MLX's Python API spells the op; any name not listed is
@@ -184,7 +185,7 @@ def recording():
     as what was computed from it (``checkpoint`` saves nothing inside). Per
     thread, like MLX's transform state.
     """
-    return _graph.RetainGraph()
+    return RetainGraph()
 
 
 def warn_evaluated(outputs, who, inputs=()):
@@ -227,7 +228,7 @@ def next_id():
 def forget(arrays):
     """Detach the evaluated ``arrays`` as ``mx.eval`` would have, unless the
     caller is recording: what viz evaluated to show values keeps no graph."""
-    if _graph.retain_graph():
+    if retain_graph():
         return
     for a in arrays:
         if a.is_available() and a.has_primitive():
@@ -264,8 +265,8 @@ def evaluate(arrays):
                 walked.extend(a.outputs())
             stack.pop()
     todo = [a for a in arrays if ok[a.id()] and not a.is_available()]
-    with _graph.RetainGraph():
-        _graph.eval_arrays(todo)
+    with RetainGraph():
+        eval_arrays(todo)
     return [a for a in walked if a.is_available()]
 
 

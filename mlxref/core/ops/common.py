@@ -17,13 +17,13 @@ import math
 import operator
 
 from .. import dtypes as _dt
-from .. import graph
 from ..array import array
 from ..convert import to_array
 from ..printing import format_shape
 from ..primitives.base import AsType, StopGradient, make_array
 from ..primitives.creation import Full
 from ..primitives.shape import Broadcast, BroadcastAxes
+from ..transforms.tape import in_dynamic_tracing
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 # mlxref holds an array's elements in one Python list; it stops at this many.
@@ -126,7 +126,7 @@ def broadcast_to(a, /, shape, *, stream=None):
 def broadcast_arrays(*arrays):
     """The arrays broadcast to their common shape (MLX's ``broadcast_arrays``),
     as the elementwise ops need their inputs; the shapes are known to fit."""
-    if graph.in_dynamic_tracing():
+    if in_dynamic_tracing():
         return dynamic_broadcast_arrays(arrays)
     first = arrays[0].shape
     for a in arrays:  # (a loop: this runs for every elementwise op)

@@ -18,11 +18,11 @@ Read next: mlxref/core/primitives/linalg.py (``Matmul``, ``AddMM``, ``Inverse``)
 import math
 
 from .. import dtypes as _dt
-from .. import graph
 from ..array import array
 from ..printing import format_shape
 from ..primitives.base import make_array
 from ..primitives.linalg import AddMM, Inverse, Matmul
+from ..transforms.tape import in_dynamic_tracing
 from .common import (astype, broadcast_shapes, broadcast_to, dynamic_broadcast_arrays,
                      incompatible_arguments)
 from .creation import check_scalar_or_array
@@ -87,14 +87,14 @@ def matmul(a, b, /, *, stream=None):
     if y.dtype is not out_type:
         y = astype(y, out_type)
 
-    if a_ndim > 2 and b_ndim <= 2 and not graph.in_dynamic_tracing():
+    if a_ndim > 2 and b_ndim <= 2 and not in_dynamic_tracing():
         # A stack of matrices times one matrix: one tall matrix product, so
         # the matrix is not copied for every batch (MLX: flatten / unflatten).
         rows = x.shape[:-1]
         x = flatten(x, 0, -2)
         out = reshape(make_array(Matmul(), [x, y]), rows + (y.shape[-1],))
     else:
-        if (a_ndim > 2 or b_ndim > 2) and graph.in_dynamic_tracing():
+        if (a_ndim > 2 or b_ndim > 2) and in_dynamic_tracing():
             x, y = dynamic_broadcast_arrays([x, y], (-2, -1))
         elif a_ndim > 2 or b_ndim > 2:
             batch = broadcast_shapes(x.shape[:-2], y.shape[:-2])

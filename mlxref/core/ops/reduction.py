@@ -30,12 +30,12 @@ import builtins
 import math
 
 from .. import dtypes as _dt
-from .. import graph
 import copy
 
 from ..array import array
 from ..primitives import reduction as P
 from ..primitives.base import make_array
+from ..transforms.tape import in_dynamic_tracing
 from ..convert import scalar_array
 from .common import astype, float_dtype, incompatible_arguments, index_value
 from .elementwise import abs as _abs
@@ -236,7 +236,7 @@ def _number_of_elements(a, axes, inverted, dtype):
 
     1 / 0 is inf here, as in C++, so the mean of nothing is 0 * inf = nan.
     """
-    if graph.in_dynamic_tracing():  # counted again at every replay
+    if in_dynamic_tracing():  # counted again at every replay
         axes = [ax % a.ndim for ax in axes]
         return stop_gradient(make_array(P.NumberOfElements(axes, inverted, dtype), [a]))
     count = float(math.prod(a.shape[ax] for ax in axes))

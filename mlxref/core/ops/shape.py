@@ -13,12 +13,12 @@ modes (slice_update of slices); so does mlxref. The primitives are in
 import copy
 
 from .. import dtypes as _dt
-from .. import graph
 from ..array import array, from_data
 from ..printing import format_shape
 from ..primitives import shape as P
 from ..primitives.base import make_array, make_arrays
 from ..primitives.indexing import Slice, SliceUpdate
+from ..transforms.tape import in_dynamic_tracing
 from .common import (astype, broadcast_to, check_dims, incompatible_arguments, index_value,
                      normalize_axis, plain_ints, to_shape)
 from .common import broadcast_shapes as _broadcast_shapes
@@ -77,7 +77,7 @@ def reshape(a, /, shape, *, stream=None):
     shape = to_shape(shape, _RESHAPE, (a, shape))
     if a.shape == shape:
         return copy.copy(a)
-    if graph.in_dynamic_tracing():  # MLX keeps the -1, inferred again at each replay
+    if in_dynamic_tracing():  # MLX keeps the -1, inferred again at each replay
         return make_array(P.Reshape(shape), [a])
     return make_array(P.Reshape(P.reshape_output_shape(a.size, shape)), [a])
 
@@ -818,7 +818,7 @@ def broadcast_arrays(*arrays, stream=None):
     if len(arrays) <= 1:
         return arrays
     shape = _broadcast_shapes(*[x.shape for x in arrays])
-    if graph.in_dynamic_tracing():
+    if in_dynamic_tracing():
         return dynamic_broadcast_arrays(arrays)
     return [x if x.shape == shape else broadcast_to(x, shape) for x in arrays]
 

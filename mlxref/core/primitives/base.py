@@ -1,5 +1,5 @@
-"""The Primitive interface, the one node constructor, and the identity-like
-primitives every op needs.
+"""The Primitive interface, the one node constructor, the rules several
+primitives share, and the identity-like primitives every op needs.
 
 Read alongside: mlx/primitives.h (class ``Primitive``, ``UnaryPrimitive``),
 mlx/primitives.cpp (the default rules that throw ``Not implemented``) and
@@ -168,7 +168,7 @@ def make_array(primitive, inputs):
     return out
 
 
-# --- batch axes: what every vmap rule needs --------------------------------------
+# --- the rules several primitives share (mlx/primitives.cpp's vmap_binary_op...) -----
 
 
 def batch_size(inputs, axes):
@@ -200,6 +200,63 @@ def vmap_elementwise(primitive, inputs, axes):
     # END TASK 5.1
 
 
+def vmap_in_place(primitive, inputs, axes):
+    """The vmap rule of a primitive that maps its one input example for
+    example (a unary elementwise function, a copy): the same primitive on the
+    batched input, whose batch axis stays where it is (MLX's ``Abs::vmap``...)."""
+    return [make_array(primitive, inputs)], list(axes)
+
+
+def vmap_leading(primitive, inputs, axes):
+    """The vmap rule of a primitive that works on every matrix of a batch in
+    its input's last two axes (the factorizations, the inverse): the batch
+    axis moved to the front, the same primitive, every output batched on
+    axis 0 (MLX's ``SVD::vmap``, ``Inverse::vmap``...)."""
+    (x,), (ax,) = inputs, axes
+    outs = make_arrays(primitive, [ops.moveaxis(x, ax, 0)])
+    return outs, [0] * len(outs)
+
+
+def vmap_by_examples(primitive, inputs, axes):
+    """A vmap rule MLX lacks, for any primitive: the primitive applied to
+    each example (the inputs indexed along their batch axes; unbatched ones
+    shared), the results stacked on a new axis 0. One node per example:
+    slow for long batches, and exactly the per-example results."""
+    size = batch_size(inputs, axes)
+    outs = []
+    for b in range(size):
+        example = [x if ax is None else x[(slice(None),) * ax + (b,)]
+                   for x, ax in zip(inputs, axes)]
+        outs.append(make_array(primitive, example))
+    return [ops.stack(outs, 0)], [0]
+
+
+def vjp_zeros(primitive, primals, cotangents, argnums, outputs):
+    """The vjp of a primitive whose outputs are piecewise constant in its
+    inputs (a comparison, an index, a count): zeros like each input asked
+    for, MLX's rule."""
+    return [ops.zeros_like(primals[i]) for i in argnums]
+
+
+def jvp_zeros(primitive, primals, tangents, argnums):
+    """The jvp of such a primitive (an index, a count): zeros of each
+    output's shape and dtype, MLX's rule. (A comparison's keeps the
+    tangent's dtype instead: ``Comparison.jvp``.)"""
+    return [ops.zeros(shape, dtype) for shape, dtype in
+            zip(primitive.output_shapes(primals), primitive.output_dtypes(primals))]
+
+
+def multilinear_jvp(primitive, primals, tangents, argnums):
+    """The jvp of a primitive linear in each input on its own (a product of
+    them; or a linear map of one input, a slice): the sum, over the inputs
+    with a tangent, of the primitive with that input replaced by its tangent."""
+    out = None
+    for i, t in zip(argnums, tangents):
+        term = make_array(primitive, [t if j == i else p for j, p in enumerate(primals)])
+        out = term if out is None else ops.add(out, term)
+    return [out]
+
+
 class Copy(Primitive):
     """The identity, as a new node (MLX uses it to make tracers of the primals)."""
 
@@ -214,8 +271,7 @@ class Copy(Primitive):
     def jvp(self, primals, tangents, argnums):
         return [tangents[0]]
 
-    def vmap(self, inputs, axes):
-        return vmap_elementwise(self, inputs, axes)
+    vmap = vmap_elementwise
 
 
 class AsType(Primitive):
@@ -243,8 +299,7 @@ class AsType(Primitive):
     def jvp(self, primals, tangents, argnums):
         return [ops.astype(tangents[0], self.dtype)]
 
-    def vmap(self, inputs, axes):
-        return vmap_elementwise(self, inputs, axes)
+    vmap = vmap_elementwise
 
     def eval(self, inputs):
         (x,) = inputs
@@ -259,31 +314,4 @@ class StopGradient(Primitive):
     def eval(self, inputs):
         return [inputs[0].data()]
 
-    def vmap(self, inputs, axes):
-        # Still a stop_gradient once batched (MLX: StopGradient::vmap).
-        return vmap_elementwise(self, inputs, axes)
-
-
-def vmap_by_examples(primitive, inputs, axes):
-    """A vmap rule MLX lacks, for any primitive: the primitive applied to
-    each example (the inputs indexed along their batch axes; unbatched ones
-    shared), the results stacked on a new axis 0. One node per example:
-    slow for long batches, and exactly the per-example results."""
-    size = batch_size(inputs, axes)
-    outs = []
-    for b in range(size):
-        example = [x if ax is None else x[(slice(None),) * ax + (b,)]
-                   for x, ax in zip(inputs, axes)]
-        outs.append(make_array(primitive, example))
-    return [ops.stack(outs, 0)], [0]
-
-
-def multilinear_jvp(primitive, primals, tangents, argnums):
-    """The jvp MLX lacks of a primitive linear in each input on its own (a
-    product of them): the sum, over the inputs with a tangent, of the
-    primitive with that input replaced by its tangent."""
-    out = None
-    for i, t in zip(argnums, tangents):
-        term = make_array(primitive, [t if j == i else p for j, p in enumerate(primals)])
-        out = term if out is None else ops.add(out, term)
-    return [out]
+    vmap = vmap_elementwise  # still a stop_gradient once batched (MLX: StopGradient::vmap)

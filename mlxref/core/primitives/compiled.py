@@ -11,8 +11,9 @@ it gives the unfused bits); mlxref/core/transforms/compile.py (what is fused).
 import functools
 
 from .. import dtypes as _dt
+from ..array import elements
 from ..scalar import is_symbolic
-from ..backend.cpu.compiled import Step, compile_kernel, eval_cpu
+from ..backend.cpu.compiled import Step, compile_kernel, eval_cpu, list_step
 from ..backend.cpu.unary import FLOAT32_KERNEL_DTYPES
 from .base import Primitive, make_arrays
 from .elementwise import Binary, Unary
@@ -100,8 +101,6 @@ class Compiled(Primitive):
     def eval_unfused(self, inputs):
         """The chain evaluated step by step with each primitive's own ``eval``
         (SymPy elements, and the check that the generated code is exact)."""
-        from .. import graph
-
         outputs = make_arrays(self, inputs)  # a throwaway node: only its shape is used
         shape = outputs[0].shape
         values = list(inputs)
@@ -110,7 +109,7 @@ class Compiled(Primitive):
             if type(primitive) is Broadcast:
                 primitive = Broadcast(shape)
             (value,) = make_arrays(primitive, args)
-            graph.eval_arrays([value])
+            elements(value)  # evaluates it
             values.append(value)
         return [values[self.n_inputs + o].data() for o in self.outputs]
 
@@ -132,8 +131,8 @@ class Compiled(Primitive):
         rule = _scalar_rule(primitive, self._dtype_of(refs[0]))
         if rule is None:
             arg_dtypes = [self._dtype_of(r) for r in refs]
-            return Step(refs, dtype, evaluate=functools.partial(_list_step, primitive, dtype,
-                                                                arg_dtypes))
+            return Step(refs, dtype, evaluate=functools.partial(
+                list_step, primitive.eval, primitive.moves_elements, dtype, arg_dtypes))
         return Step(
             refs, dtype, rule=rule,
             expression=primitive.expression if rule is primitive.numeric else None,
@@ -156,26 +155,3 @@ def _scalar_rule(primitive, dtype_in):
     if primitive.float32_kernel is not None and dtype_in in FLOAT32_KERNEL_DTYPES:
         return None
     return primitive.numeric
-
-
-def _list_step(primitive, dtype, arg_dtypes, *datas):
-    """One fused step on whole lists, through the primitive's own ``eval``."""
-    args = [_Elements(d, t) for d, t in zip(datas, arg_dtypes)]
-    (data,) = primitive.eval(args)
-    return data if primitive.moves_elements else dtype.store(data)
-
-
-class _Elements:
-    """An evaluated operand as ``eval`` reads it: elements and a dtype."""
-
-    __slots__ = ("_data", "dtype")
-
-    def __init__(self, data, dtype):
-        self._data, self.dtype = data, dtype
-
-    def data(self):
-        return self._data
-
-    @property
-    def size(self):
-        return len(self._data)

@@ -4,11 +4,8 @@ Read alongside: mlx/primitives.h and mlx/primitives.cpp (``Convolution``:
 ``conv_out_shape``, its vjp and vmap rules) and mlx/ops.cpp
 (``conv_general``, which builds it). Layouts are channels-last, as in MLX:
 input ``(N, *spatial, C_in)``, weight ``(C_out, *kernel, C_in / groups)``,
-output ``(N, *out_spatial, C_out)``.
-
-The derivative rules are written with mlxref ops (mostly convolutions with
-other parameters), so a gradient is a lazy graph that can be differentiated
-again.
+output ``(N, *out_spatial, C_out)``. The derivative rules are mostly
+convolutions with other parameters.
 Read next: mlxref/core/backend/cpu/conv.py (the forward loops: which input
 element each kernel tap reads).
 """
@@ -109,10 +106,7 @@ class Convolution(Primitive):
                 grads.append(ops.swapaxes(grad, 0, -1))
         return grads
 
-    def jvp(self, primals, tangents, argnums):
-        """Linear in each input: the sum of the convolutions with one input
-        replaced by its tangent. (MLX has no jvp rule here.)"""
-        return multilinear_jvp(self, primals, tangents, argnums)
+    jvp = multilinear_jvp  # linear in each input (MLX has no jvp rule here)
 
     def vmap(self, inputs, axes):
         x, w = inputs

@@ -14,7 +14,7 @@ from .. import dtypes as _dt
 from .. import ops
 from ..backend.cpu.arange import arange
 from ..backend.cpu.threefry import random_bits
-from .base import Copy, Primitive, make_array
+from .base import Copy, Primitive, make_array, vmap_in_place
 
 
 def arange_size(start, stop, step):
@@ -71,11 +71,9 @@ class Full(Copy):
     def eval(self, inputs):
         return [list(inputs[0].data())]
 
-    def vmap(self, inputs, axes):
-        """MLX's Full::vmap: the input is already broadcast to the example's
-        shape (the ``Broadcast`` node below got the batch axis), so the batched
-        copy is a copy of the batched input, on the same batch axis."""
-        return [make_array(Full(), inputs)], list(axes)
+    # MLX's Full::vmap: the input is already broadcast to the example's shape
+    # (the Broadcast node below got the batch axis), so: a copy of it, in place.
+    vmap = vmap_in_place
 
 
 _BITS_DTYPES = {1: _dt.uint8, 2: _dt.uint16, 4: _dt.uint32}

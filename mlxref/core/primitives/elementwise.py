@@ -26,8 +26,9 @@ import operator
 from .. import dtypes as _dt
 from .. import ops
 from ..backend.cpu import binary, unary
-from ..scalar import apply, sympy  # sympy is imported at its first use
-from .base import Primitive, make_array, make_arrays, vmap_elementwise
+from ..scalar import apply, condition, indicator, sympy, truth  # sympy: at its first use
+from .base import (Primitive, make_array, make_arrays, vjp_zeros, vmap_elementwise,
+                   vmap_in_place)
 
 inf, nan = math.inf, math.nan
 _COMPLEX64 = _dt.complex64
@@ -78,17 +79,14 @@ class Unary(Primitive):
         return [ops.multiply(tangents[0], self.derivative(x, out))]
         # END TASK 3.1
 
-    def vmap(self, inputs, axes):
-        return [make_array(self, inputs)], list(axes)
+    vmap = vmap_in_place
 
     def eval(self, inputs):
         (x,) = inputs
         # Evaluation stores the results as the dtype holds them: abs and
         # square of ints give ints again, and wrap.
-        if x.dtype is _COMPLEX64:
-            return [unary.unary_op(x.data(), x.dtype, _complex_numeric(self), self.symbolic)]
         return [unary.unary_op(x.data(), x.dtype, self.numeric, self.symbolic,
-                               self.float32_kernel)]
+                               self.float32_kernel, self.numeric_complex, self.name)]
 
 
 class Binary(Primitive):
@@ -138,25 +136,22 @@ class Binary(Primitive):
         return [result]
         # END TASK 3.1
 
-    def vmap(self, inputs, axes):
-        return vmap_elementwise(self, inputs, axes)
+    vmap = vmap_elementwise
 
     def eval(self, inputs):
         a, b = inputs
         # Evaluation stores the results as the dtype holds them: int + int
         # wraps, bool + bool is a bool again.
-        if a.dtype is _COMPLEX64:
-            return [binary.binary_op(a.data(), b.data(), a.dtype, _complex_numeric(self),
-                                     self.symbolic)]
         return [binary.binary_op(a.data(), b.data(), a.dtype, self.numeric, self.symbolic,
-                                 self.float32_kernel, self.numeric_lists)]
+                                 self.float32_kernel, self.numeric_lists,
+                                 self.numeric_complex, self.name)]
 
 
 class Comparison(Binary):
     """A binary op with a bool result: its gradient is zero (MLX's rule).
 
-    On SymPy expressions the result is a 0/1 indicator (``_indicator``), so
-    masks can multiply. The jvp's zero keeps the tangent's float dtype rather
+    On SymPy expressions the result is a 0/1 indicator (``scalar.indicator``),
+    so masks can multiply. The jvp's zero keeps the tangent's float dtype rather
     than bool (MLX #3081).
     """
 
@@ -168,58 +163,10 @@ class Comparison(Binary):
     def output_dtypes(self, inputs):
         return [_dt.bool_]
 
-    def vjp(self, primals, cotangents, argnums, outputs):
-        return [ops.zeros_like(primals[i]) for i in argnums]
+    vjp = vjp_zeros
 
     def jvp(self, primals, tangents, argnums):
         return [ops.zeros(primals[0].shape, tangents[0].dtype)]
-
-    def vmap(self, inputs, axes):
-        return vmap_elementwise(self, inputs, axes)
-
-    def eval(self, inputs):
-        a, b = inputs
-        numeric = self.numeric if a.dtype is not _COMPLEX64 else _complex_numeric(self)
-        return [binary.binary_op(a.data(), b.data(), a.dtype, numeric, self.symbolic)]
-
-
-# --- truth values, numeric and symbolic (comparisons, logical ops, Select) ---------
-
-
-def _truth(v):
-    """``bool(v)`` for a number; TypeError for anything else.
-
-    A SymPy expression (a 0/1 ``Piecewise`` indicator) is always truthy to
-    Python, so ``a if c else b`` would silently pick ``a``: raising sends the
-    whole list to the symbolic function instead.
-    """
-    if isinstance(v, (bool, int, float)):
-        return bool(v)
-    raise TypeError(f"no numeric truth value for {v!r}")
-
-
-def _indicator(condition):
-    """A SymPy condition as a 0/1 expression: a symbolic bool that masks can multiply."""
-    return sympy.Piecewise((1, condition), (0, True))
-
-
-def _condition(c):
-    """A SymPy condition from a value: a comparison as it is, anything else as c != 0."""
-    boolean = (sympy.core.relational.Relational, sympy.logic.boolalg.BooleanFunction,
-               sympy.logic.boolalg.BooleanAtom)
-    if isinstance(c, boolean):
-        return c
-    if not isinstance(c, sympy.Basic):  # a plain number: its truth value
-        return sympy.true if c else sympy.false
-    return sympy.Ne(c, 0)
-
-
-def _complex_numeric(primitive):
-    """``primitive.numeric_complex``, or MLX's refusal of complex input."""
-    numeric = primitive.numeric_complex
-    if numeric is None:
-        raise ValueError(f"[{primitive.name}] Not supported for complex64.")
-    return numeric
 
 
 # --- unary -------------------------------------------------------------------------
@@ -263,12 +210,7 @@ class Negative(Unary):
 
 
 class Sign(Unary):
-    @staticmethod
-    def numeric(x):
-        # nan compares false both ways, so its sign is 0, as in MLX.
-        s = (x > 0) - (x < 0)
-        return float(s) if isinstance(x, float) else s
-
+    numeric = staticmethod(unary.sign)
     numeric_complex = staticmethod(unary.complex_sign)
 
     @staticmethod
@@ -351,13 +293,7 @@ class Log(Unary):
         return [("2", "10", "e").index(self.base)]  # MLX's enum Log::Base {two, ten, e}
 
     def numeric(self, x):
-        if not x > 0:
-            return -inf if x == 0 else nan
-        # The C library's log2 and log10, as MLX calls them (ln / ln(10) is
-        # not correctly rounded: log10(1000) would be 2.9999999999999996).
-        return math.log(x) if self.base == "e" else self._LOGS[self.base](x)
-
-    _LOGS = {"2": math.log2, "10": math.log10}
+        return unary.log(x, self.base)
 
     def numeric_complex(self, z):
         ln = unary.complex_log(z)
@@ -572,8 +508,8 @@ class Round(Unary):
 
 
 class LogicalNot(Unary):
-    numeric = staticmethod(lambda x: not _truth(x))
-    symbolic = staticmethod(lambda x: _indicator(sympy.Not(_condition(x))))
+    numeric = staticmethod(lambda x: not truth(x))
+    symbolic = staticmethod(lambda x: indicator(sympy.Not(condition(x))))
 
     derivative = None  # piecewise constant: MLX's gradient is zero
 
@@ -682,8 +618,7 @@ class Divide(Binary):
 
 class FloorDivide(Binary):
     """``a // b``, floored: ``floor(a / b)``, with the quotient rounded to the
-    dtype first. On integers, as MLX 0.32.4's CPU kernel: the floored quotient
-    (Python's ``//``) and 0 for a zero divisor."""
+    dtype first (integers: ``binary.floor_divide``)."""
 
     numeric = staticmethod(binary.floor_divide)
     float32_kernel = staticmethod(binary.floor_divide_float32)
@@ -700,7 +635,7 @@ class FloorDivide(Binary):
 
 class Remainder(Binary):
     """``a % b`` with the divisor's sign (Python's ``%``), a zero keeping
-    ``a``'s sign. On integers, as MLX 0.32.4's CPU kernel: ``x % 0`` is ``x``."""
+    ``a``'s sign (integers: ``binary.remainder``)."""
 
     numeric = staticmethod(binary.remainder)
     # a - b * floor(a / b), which SymPy differentiates (Mod it does not)
@@ -761,8 +696,7 @@ class DivMod(Primitive):
 
 
 class Power(Binary):
-    """``a ** b``; on integers modulo 2**bits, and 0 for a negative exponent
-    (even ``1 ** -1``), as MLX's kernel (``binary.integer_power``)."""
+    """``a ** b`` (integers: MLX's kernel, ``binary.integer_power``)."""
 
     numeric = staticmethod(binary.power)
     numeric_complex = staticmethod(binary.complex_pow)
@@ -784,9 +718,7 @@ class Power(Binary):
 
 class Maximum(Binary):
     moves_elements = True  # each result is an input element, of the same dtype
-    # x != x is the nan test: a nan on either side gives nan, as in MLX. a > b,
-    # not >=: a tie gives b, as MLX's (a > b) ? a : b does, so
-    # maximum(0.0, -0.0) is -0.0.
+    # A nan on either side wins; a tie gives b, as MLX's (binary.maximum says why).
     numeric = staticmethod(lambda a, b: a if a > b or a != a else b)
     numeric_lists = staticmethod(binary.maximum)
     numeric_complex = staticmethod(binary.complex_maximum)
@@ -799,7 +731,6 @@ class Maximum(Binary):
 
 class Minimum(Binary):
     moves_elements = True
-    # As Maximum's: minimum(-0.0, 0.0) is 0.0.
     numeric = staticmethod(lambda a, b: a if a < b or a != a else b)
     numeric_lists = staticmethod(binary.minimum)
     numeric_complex = staticmethod(binary.complex_minimum)
@@ -837,7 +768,7 @@ class Equal(Comparison):
     two nans are equal too: MLX's ``NaNEqual`` (mlx/backend/cpu/binary_ops.h),
     where a complex number is nan when either part is."""
 
-    symbolic = staticmethod(lambda a, b: _indicator(sympy.Eq(a, b)))
+    symbolic = staticmethod(lambda a, b: indicator(sympy.Eq(a, b)))
 
     def __init__(self, equal_nan=False):
         self.equal_nan = equal_nan
@@ -853,41 +784,41 @@ class Equal(Comparison):
 
 class NotEqual(Comparison):
     numeric = numeric_complex = staticmethod(operator.ne)
-    symbolic = staticmethod(lambda a, b: _indicator(sympy.Ne(a, b)))
+    symbolic = staticmethod(lambda a, b: indicator(sympy.Ne(a, b)))
 
 
 class Less(Comparison):
     numeric = staticmethod(operator.lt)
     numeric_complex = staticmethod(lambda a, b: binary.complex_greater(b, a))
-    symbolic = staticmethod(lambda a, b: _indicator(a < b))
+    symbolic = staticmethod(lambda a, b: indicator(a < b))
 
 
 class LessEqual(Comparison):
     numeric = staticmethod(operator.le)
     numeric_complex = staticmethod(lambda a, b: binary.complex_greater_equal(b, a))
-    symbolic = staticmethod(lambda a, b: _indicator(a <= b))
+    symbolic = staticmethod(lambda a, b: indicator(a <= b))
 
 
 class Greater(Comparison):
     numeric = staticmethod(operator.gt)
     numeric_complex = staticmethod(binary.complex_greater)
-    symbolic = staticmethod(lambda a, b: _indicator(a > b))
+    symbolic = staticmethod(lambda a, b: indicator(a > b))
 
 
 class GreaterEqual(Comparison):
     numeric = staticmethod(operator.ge)
     numeric_complex = staticmethod(binary.complex_greater_equal)
-    symbolic = staticmethod(lambda a, b: _indicator(a >= b))
+    symbolic = staticmethod(lambda a, b: indicator(a >= b))
 
 
 class LogicalAnd(Comparison):
-    numeric = staticmethod(lambda a, b: _truth(a) and _truth(b))
-    symbolic = staticmethod(lambda a, b: _indicator(sympy.And(_condition(a), _condition(b))))
+    numeric = staticmethod(lambda a, b: truth(a) and truth(b))
+    symbolic = staticmethod(lambda a, b: indicator(sympy.And(condition(a), condition(b))))
 
 
 class LogicalOr(Comparison):
-    numeric = staticmethod(lambda a, b: _truth(a) or _truth(b))
-    symbolic = staticmethod(lambda a, b: _indicator(sympy.Or(_condition(a), _condition(b))))
+    numeric = staticmethod(lambda a, b: truth(a) or truth(b))
+    symbolic = staticmethod(lambda a, b: indicator(sympy.Or(condition(a), condition(b))))
 
 
 # --- bitwise ------------------------------------------------------------------------
@@ -927,7 +858,7 @@ class BitwiseBinary(Binary):
     def symbolic(self, a, b):
         return binary.bitwise_function(self.op, _BITWISE[self.op][1])(a, b)
 
-    vjp = Comparison.vjp
+    vjp = vjp_zeros
     jvp = Comparison.jvp
 
     def eval(self, inputs):
@@ -963,8 +894,8 @@ class Select(Primitive):
 
     donates = True  # MLX's ternary kernel reuses a donatable input (allocator.donate)
 
-    numeric = staticmethod(lambda c, x, y: x if _truth(c) else y)
-    symbolic = staticmethod(lambda c, x, y: sympy.Piecewise((x, _condition(c)), (y, True)))
+    numeric = staticmethod(lambda c, x, y: x if truth(c) else y)
+    symbolic = staticmethod(lambda c, x, y: sympy.Piecewise((x, condition(c)), (y, True)))
 
     def output_dtypes(self, inputs):
         return [inputs[1].dtype]
@@ -985,9 +916,8 @@ class Select(Primitive):
         zero = ops.zeros(c.shape, tangents[0].dtype if 0 not in t else primals[1].dtype)
         return [ops.where(c, t.get(1, zero), t.get(2, zero))]
 
+    vmap = vmap_elementwise
+
     def eval(self, inputs):
         c, x, y = inputs
         return [apply(self.numeric, self.symbolic, c.data(), x.data(), y.data())]
-
-    def vmap(self, inputs, axes):
-        return vmap_elementwise(self, inputs, axes)

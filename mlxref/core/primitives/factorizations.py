@@ -16,7 +16,7 @@ from ..backend.cpu.eig import eig
 from ..backend.cpu.eigh import eigh
 from ..backend.cpu.qrf import qrf
 from ..backend.cpu.svd import svd
-from .base import Primitive, make_arrays
+from .base import Primitive, make_arrays, vmap_leading
 
 
 class QRF(Primitive):
@@ -92,20 +92,14 @@ class QRF(Primitive):
         w = ops.add(ops.tril(m_), _mT(lower))
         return _mm(ops.add(g_q, _mm(q, w)), _mT(self._r_inverse(r)))
 
-    def vmap(self, inputs, axes):
-        """The batch axis to the front, where Q and R are batched (MLX has none)."""
-        (x,), (ax,) = inputs, axes
-        return make_arrays(self, [ops.moveaxis(x, ax, 0)]), [0, 0]
+    vmap = vmap_leading  # MLX has none
 
 
 class SVD(Primitive):
     """``U, S, Vt = mx.linalg.svd(a)`` (``compute_uv``), or just ``S``: U (..., m, m),
     S (..., k) in descending order, Vt (..., n, n), k = min(m, n) (MLX's ``SVD``).
 
-    The signs of the singular vectors are those of one-sided Jacobi, not
-    LAPACK's (each pair u_i, v_i may be the negative of MLX's). A nan raises
-    MLX's RuntimeError (LAPACK's error code -4: its argument A); an infinite
-    element makes every output nan (MLX's S and Vt are nan, its U garbage).
+    Each pair u_i, v_i may be the negative of MLX's (backend/cpu/svd.py).
 
     MLX has no vjp or jvp for SVD; mlxref's are the textbook ones (J.
     Townsend, "Differentiating the Singular Value Decomposition", 2016) for
@@ -213,11 +207,7 @@ class SVD(Primitive):
                                ops.subtract(ops.eye(n, dtype=a.dtype), _mm(v1, _mT(v1)))))
         return [out]
 
-    def vmap(self, inputs, axes):
-        """MLX's SVD::vmap: the batch axis to the front."""
-        (x,), (ax,) = inputs, axes
-        outs = make_arrays(self, [ops.moveaxis(x, ax, 0)])
-        return outs, [0] * len(outs)
+    vmap = vmap_leading
 
 
 class Eigh(Primitive):
@@ -226,8 +216,7 @@ class Eigh(Primitive):
     columns, of the Hermitian matrix one triangle of ``a`` holds: the lower
     one when ``UPLO`` starts with "L", else the upper one (MLX passes LAPACK
     ``uplo[0] == 'L'``). The signs of the eigenvectors are Jacobi's, not
-    LAPACK's. A nan or an infinity in the triangle read makes every output
-    nan (MLX 0.32 returns finite, wrong eigenvalues for a nan on the diagonal).
+    LAPACK's (backend/cpu/eigh.py).
 
     MLX has no vjp or jvp for Eigh; mlxref's are the textbook ones for real
     inputs with distinct eigenvalues. The matrix read is
@@ -297,24 +286,14 @@ class Eigh(Primitive):
         g = _mm(v, inner, _mT(v))
         return [ops.multiply(ops.add(g, _mT(g)), self._mask(a.shape[-1], a.dtype))]
 
-    def vmap(self, inputs, axes):
-        """MLX's Eigh::vmap: the batch axis to the front."""
-        (x,), (ax,) = inputs, axes
-        outs = make_arrays(self, [ops.moveaxis(x, ax, 0)])
-        return outs, [0] * len(outs)
+    vmap = vmap_leading
 
 
 class Eig(Primitive):
     """``w, V = mx.linalg.eig(a)`` (``compute_eigenvectors``), or just ``w``
     (``eigvals``): the eigenvalues and unit eigenvectors (columns) of a
-    general square matrix, both complex64 whatever the input (MLX's ``Eig``).
-
-    The order of the eigenvalues is the diagonal of the Schur form mlxref's
-    QR algorithm reaches, which is not always LAPACK's; each eigenvector's
-    largest component is real and positive (LAPACK makes it real).
-
-    A nan raises a ValueError (MLX's LAPACK call aborts the process); an
-    infinite element makes every output nan, as in MLX.
+    general square matrix, both complex64 whatever the input (MLX's ``Eig``),
+    in the order and the phases backend/cpu/eig.py says.
 
     No vjp or jvp: MLX has none, and the eigenvectors' derivative depends on
     a normalization (of a complex phase) that is a convention, not a
@@ -339,11 +318,7 @@ class Eig(Primitive):
         w, v = eig(a.data(), a.shape)
         return [w, v] if self.compute_eigenvectors else [w]
 
-    def vmap(self, inputs, axes):
-        """MLX's Eig::vmap: the batch axis to the front."""
-        (x,), (ax,) = inputs, axes
-        outs = make_arrays(self, [ops.moveaxis(x, ax, 0)])
-        return outs, [0] * len(outs)
+    vmap = vmap_leading
 
 
 # --- the rules' building blocks (mlxref ops) ---------------------------------------

@@ -13,7 +13,7 @@ from .. import ops
 from ..array import array, from_data
 from ..backend.cpu.indexing import gather, gather_axis, masked_scatter, scatter, slice_update
 from ..backend.cpu.slicing import dynamic_slice, dynamic_slice_update, slice_data
-from .base import Primitive, batch_size, make_array, move_batch_axis
+from .base import Primitive, batch_size, make_array, move_batch_axis, multilinear_jvp
 
 REDUCE_TYPES = ("none", "sum", "prod", "max", "min")
 """MLX's ``Scatter::ReduceType`` / ``SliceUpdate::ReduceType`` (None, Sum, Prod, Max, Min)."""
@@ -103,8 +103,7 @@ class Slice(_StridedWindow):
         (x,), (cot,) = primals, cotangents
         return [make_array(SliceUpdate(*self._params()), [ops.zeros(x.shape, cot.dtype), cot])]
 
-    def jvp(self, primals, tangents, argnums):
-        return [self._slice(tangents[0])]
+    jvp = multilinear_jvp
 
     def vmap(self, inputs, axes):
         (x,), (ax,) = inputs, axes

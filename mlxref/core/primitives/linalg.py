@@ -14,7 +14,7 @@ from ..array import array
 from ..printing import format_shape
 from ..backend.cpu.inverse import inverse
 from ..backend.cpu.matmul import addmm, matmul, to_float32
-from .base import Primitive, batch_size, make_array, move_batch_axis
+from .base import Primitive, batch_size, make_array, move_batch_axis, vmap_leading
 
 
 class Matmul(Primitive):
@@ -157,8 +157,7 @@ class Inverse(Primitive):
     ``tri``: the matrix is triangular (``upper`` or lower) and only that
     triangle is read (``linalg.tri_inv``); the other triangle of the result
     is zero. A singular matrix raises MLX's RuntimeError when it is
-    evaluated, with LAPACK's error code: the position (from 1) of the first
-    zero pivot (mlxref/core/backend/cpu/inverse.py pivots as LAPACK does).
+    evaluated (backend/cpu/inverse.py).
     """
 
     mlx_has_vjp = False
@@ -195,8 +194,4 @@ class Inverse(Primitive):
         b = make_array(self, primals)
         return [ops.negative(ops.matmul(ops.matmul(b, self._mask(t)), b))]
 
-    def vmap(self, inputs, axes):
-        """The primitive inverts every matrix of a batch: the batch axis goes
-        to the front (it must not be one of the last two) and stays there."""
-        (x,), (ax,) = inputs, axes
-        return [make_array(self, [ops.moveaxis(x, ax, 0)])], [0]
+    vmap = vmap_leading

@@ -19,8 +19,7 @@ from .base import Primitive, multilinear_jvp, vmap_by_examples
 class GatherMM(Primitive):
     """``a[lhs_indices[i]] @ b[rhs_indices[i]]`` for every i: inputs ``a``
     (*A, M, K), ``b`` (*B, K, N) and the two uint32 index arrays of one shape
-    S (flat indices into A and B); the output is S + (M, N). MLX's CPU
-    kernel takes float32 only (its error when it evaluates anything else).
+    S (flat indices into A and B); the output is S + (M, N).
 
     MLX's vjp: for ``a``, the gathered product with bᵀ added back into a's
     matrices (or itself, for sorted indices that cover a once); for ``b``,
@@ -71,9 +70,7 @@ class GatherMM(Primitive):
             raise ValueError("[GatherMM] Cannot calculate JVP with respect to indices.")
         return multilinear_jvp(self, primals, tangents, argnums)
 
-    def vmap(self, inputs, axes):
-        """MLX has no vmap for GatherMM: ``vmap_by_examples``."""
-        return vmap_by_examples(self, inputs, axes)
+    vmap = vmap_by_examples  # MLX has none
 
 
 class SegmentedMM(Primitive):
@@ -127,8 +124,7 @@ class SegmentedMM(Primitive):
             raise ValueError("[SegmentedMM] Cannot calculate JVP with respect to segments.")
         return multilinear_jvp(self, primals, tangents, argnums)
 
-    def vmap(self, inputs, axes):
-        return vmap_by_examples(self, inputs, axes)
+    vmap = vmap_by_examples
 
 
 class BlockMaskedMM(Primitive):
@@ -136,7 +132,7 @@ class BlockMaskedMM(Primitive):
     then ``mask_out`` (over the output's blocks) if given, then ``mask_lhs``
     and ``mask_rhs`` (over a's and b's blocks) if given, all broadcast to the
     batch shape. A bool mask zeroes the blocks it marks False; a float mask
-    multiplies each block by its value. MLX's CPU kernel takes float32 only.
+    multiplies each block by its value.
 
     MLX's vjp (mlx/primitives.cpp ``BlockMaskedMM::vjp``), for a, b and the
     float masks, but for a float ``mask_out``: MLX's is the blocks' sums of
@@ -251,11 +247,8 @@ class BlockMaskedMM(Primitive):
                     "Use stop_gradient on masks to stop gradients from being computed.")
         return out
 
-    def jvp(self, primals, tangents, argnums):
-        return multilinear_jvp(self, primals, tangents, argnums)
-
-    def vmap(self, inputs, axes):
-        return vmap_by_examples(self, inputs, axes)
+    jvp = multilinear_jvp
+    vmap = vmap_by_examples
 
 
 def gather_mm_grad(x, dy, lhs_indices, rhs_indices, is_sorted, batch_shape):

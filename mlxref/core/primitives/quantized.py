@@ -13,7 +13,7 @@ modes' scales and values, the products in the input type's roundings).
 from .. import dtypes as _dt
 from .. import ops
 from ..backend.cpu import quantized as kernel
-from .base import Primitive, make_array, vmap_by_examples
+from .base import Primitive, make_array, vmap_by_examples, vmap_in_place
 from .masked_mm import gather_mm_grad, scatter_back
 
 
@@ -39,8 +39,7 @@ class ConvertFP8(Primitive):
     def eval(self, inputs):
         return [kernel.convert_fp8(inputs[0].data(), self.to_fp8)]
 
-    def vmap(self, inputs, axes):
-        return [make_array(self, inputs)], list(axes)
+    vmap = vmap_in_place
 
 
 class ToFP8(ConvertFP8):
@@ -137,9 +136,7 @@ class QuantizedMatmul(QuantizedProduct):
         return _affine_jvp(self, primals, tangents, argnums, "[QuantizedMatmul::jvp] No JVP wrt "
                            "the quantized matrix yet.")
 
-    def vmap(self, inputs, axes):
-        """MLX has none ("NYI"): ``vmap_by_examples``."""
-        return vmap_by_examples(self, inputs, axes)
+    vmap = vmap_by_examples  # MLX has none ("NYI")
 
 
 class GatherQMM(QuantizedProduct):
@@ -206,18 +203,15 @@ class GatherQMM(QuantizedProduct):
         """MLX has none ("NYI"): as QuantizedMatmul's (``_affine_jvp``)."""
         return _affine_jvp(self, primals, tangents, argnums, "GatherQMM::jvp NYI")
 
-    def vmap(self, inputs, axes):
-        """MLX has none ("NYI"): ``vmap_by_examples``."""
-        return vmap_by_examples(self, inputs, axes)
+    vmap = vmap_by_examples  # MLX has none ("NYI")
 
 
 class QQMatmul(QuantizedProduct):
     """``qqmm``: x rounded to the mode's grid, times the quantized w
     transposed (inputs ``x, w[, scales][, global_scale_x, global_scale_w]``),
-    MLX's ``QQMatmul``. MLX's CPU build evaluates only a quantized w with one
-    row of x (the global scales unused): ``fp_quantize_dequantize`` of x, then
-    ``fp_qmm_t``. Its vjp is MLX's (which asks for ``qqmm`` of unquantized
-    operands: on the CPU, an error); no jvp ("QQMM::jvp NYI"), no vmap.
+    MLX's ``QQMatmul`` (what its CPU build evaluates: ``quantized.qqmm``). Its
+    vjp is MLX's (which asks for ``qqmm`` of unquantized operands: on the
+    CPU, an error); no jvp ("QQMM::jvp NYI"), no vmap.
     """
 
     def __init__(self, group_size, bits, mode):
@@ -261,12 +255,9 @@ class QQMatmul(QuantizedProduct):
 
 class GatherQQMM(QQMatmul):
     """``gather_qqmm``'s node (inputs ``x, w, lhs_indices, rhs_indices[,
-    scales][, global scales]``), without transform rules, as MLX's.
-
-    MLX's CPU build evaluates none of it ("[GatherQQMM] NYI"). mlxref
-    evaluates what QQMatmul's CPU kernel would (a quantized w and one row
-    per matrix of x: each pair's ``qqmm``) and raises MLX's error otherwise.
-    """
+    scales][, global scales]``), without transform rules, as MLX's; each
+    pair's ``qqmm`` where QQMatmul's CPU kernel would evaluate it
+    (``quantized.gather_qqmm``: MLX's CPU build evaluates none of it)."""
 
     def output_shapes(self, inputs):
         x, w, lhs = inputs[0], inputs[1], inputs[2]

@@ -24,16 +24,13 @@ import operator
 
 from .. import ops
 from .. import scalar as _scalar
-from ..scalar import is_symbolic
 from .. import dtypes as _dt
 from ..backend.cpu.arg_reduce import arg_reduce, argmax, argmin
-from ..backend.cpu.binary import complex_logaddexp
-from ..backend.cpu.reduce import groups, reduction_op, sum_float32, trailing
-from ..backend.cpu.rounding import rounding, unrounded
+from ..backend.cpu.reduce import reduction_op, trailing
+from ..backend.cpu.rounding import unrounded
 from ..backend.cpu.scan import scan_op, scan_step
-from ..backend.cpu.softmax import simd_exp, softmax
-from ..backend.cpu.unary import FLOAT32_KERNEL_DTYPES
-from .base import Primitive, make_array
+from ..backend.cpu.softmax import logsumexp, softmax
+from .base import Primitive, jvp_zeros, make_array, vjp_zeros
 from .elementwise import LogAddExp
 from .indexing import GatherAxis
 
@@ -64,11 +61,8 @@ class ArgReduce(Primitive):
     def output_dtypes(self, inputs):
         return [_dt.uint32]
 
-    def vjp(self, primals, cotangents, argnums, outputs):
-        return [ops.zeros_like(primals[0])]  # an index is piecewise constant
-
-    def jvp(self, primals, tangents, argnums):
-        return [ops.zeros(self.output_shapes(primals)[0], _dt.uint32)]  # MLX's: the output's dtype
+    vjp = vjp_zeros  # an index is piecewise constant
+    jvp = jvp_zeros  # in the output's dtype, as MLX's
 
     def vmap(self, inputs, axes):
         """MLX's ArgReduce::vmap for an int ``axis``: shift it past the batch
@@ -89,8 +83,6 @@ class ArgReduce(Primitive):
 
     def eval(self, inputs):
         (x,) = inputs
-        if x.size == 0:
-            raise ValueError(f"[{self.kind}] Cannot {self.kind} reduce zero size array.")
         return [arg_reduce(self.kind, x.data(), x.shape, self._axes(x.ndim), x.dtype)]
 
 
@@ -309,12 +301,6 @@ class Reduce(Primitive):
 
     def eval(self, inputs):
         (x,) = inputs
-        if self.kind in ("max", "min") and any(x.shape[d] == 0 for d in self.axes):
-            # The op refuses this; a primitive built by hand gets the same message.
-            d = next(d for d in self.axes if x.shape[d] == 0)
-            raise ValueError(
-                f"[{self.kind}] Cannot {self.kind} reduce over axis {d} with size 0."
-            )
         (out_dtype,) = self.output_dtypes(inputs)
         return [reduction_op(self.kind, _FOLDS[self.kind], x.data(), x.shape, self.axes, x.dtype,
                              out_dtype)]
@@ -348,11 +334,8 @@ class NumberOfElements(Primitive):
             count = 1.0 / count if count else float("inf")  # as C++'s 1.0 / 0
         return [[count]]
 
-    def vjp(self, primals, cotangents, argnums, outputs):
-        return [ops.zeros_like(primals[0])]
-
-    def jvp(self, primals, tangents, argnums):
-        return [ops.zeros((), self.dtype)]
+    vjp = vjp_zeros
+    jvp = jvp_zeros
 
     def vmap(self, inputs, axes):
         # The count of one example: its axes, past the batch axis (MLX's rule).
@@ -573,10 +556,7 @@ class Scan(Primitive):
     def eval(self, inputs):
         (x,) = inputs
         (dtype,) = self.output_dtypes(inputs)
-        if self.reduce_type == "logaddexp":
-            step = _logaddexp_step(dtype)
-        else:
-            step = scan_step(self.reduce_type, dtype)
+        step = scan_step(self.reduce_type, dtype, LogAddExp.symbolic)
         return [scan_op(self._scan, step, self.reduce_type, x.data(), x.shape, self.axis, dtype)]
 
     def _scan(self, row, zero, add=operator.add):
@@ -631,28 +611,6 @@ def _any(group):
 
 
 _FOLDS = {"sum": _sum, "prod": math.prod, "max": _max, "min": _min, "and": _all, "or": _any}
-
-
-def _logaddexp_step(dtype):
-    """One step of logcumsumexp as MLX's ``LogAddExp`` computes it in ``dtype``
-    (float32, float16 and bfloat16: its float32 kernel, rounded at each step):
-    the elementwise primitive's rules, which scan.cpp calls as its ``op``."""
-    if dtype is _dt.complex64:
-        return lambda acc, v: dtype.cast(complex_logaddexp(acc, v))
-    if dtype in FLOAT32_KERNEL_DTYPES:
-        kernel, rounded = LogAddExp.float32_kernel, rounding(dtype)
-
-        def numeric(acc, v):
-            return rounded(kernel([acc], [v], dtype)[0])
-    else:
-        numeric = LogAddExp.numeric
-
-    def step(acc, v):
-        if is_symbolic(acc) or is_symbolic(v):
-            return LogAddExp.symbolic(acc, v)
-        return numeric(acc, v)
-
-    return step
 
 
 def _logsumexp(group, rounded=unrounded, exp=math.exp, total=sum):
@@ -734,15 +692,8 @@ class LogSumExp(Primitive):
 
     def eval(self, inputs):
         (x,) = inputs
-        if x.size == 0:
-            raise ValueError("[logsumexp] Received empty array.")
-        numeric = _logsumexp
-        if self.composed and x.dtype in (_dt.float16, _dt.bfloat16):
-            # MLX's composed path (backend/cpu/softmax.py): each op rounds.
-            numeric = functools.partial(_logsumexp, rounded=x.dtype.cast, exp=simd_exp,
-                                        total=sum_float32)
-        # scalar.apply maps over the runs: each "element" it passes is one run.
-        return [_scalar.apply(numeric, _logsumexp_symbolic, groups(x.data(), x.shape, self.axes))]
+        return [logsumexp(x.data(), x.shape, self.axes, x.dtype, self.composed, _logsumexp,
+                          _logsumexp_symbolic)]
 
 
 class Softmax(Primitive):

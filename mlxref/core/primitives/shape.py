@@ -14,7 +14,8 @@ from ..array import array
 from ..backend.cpu.copy import (broadcast, concatenate, gather_strided, pad, split, transpose,
                                view)
 from ..printing import format_shape
-from .base import Primitive, batch_size, make_array, make_arrays, move_batch_axis
+from .base import (Primitive, batch_size, make_array, make_arrays, move_batch_axis,
+                   multilinear_jvp, vmap_in_place)
 from .indexing import Scatter, Slice
 
 
@@ -282,8 +283,7 @@ class Unflatten(Primitive):
         # MLX flattens the new axes back into one.
         return [ops.flatten(cotangents[0], self.axis, self.axis + len(self.shape) - 1)]
 
-    def jvp(self, primals, tangents, argnums):
-        return [make_array(self, tangents)]
+    jvp = multilinear_jvp
 
     def vmap(self, inputs, axes):
         # A batch axis at or before ``axis`` shifts it; one after it is shifted
@@ -678,8 +678,7 @@ class AsStrided(Primitive):
         flat = ops.reshape(cot, (cot.size, 1))
         return [ops.reshape(make_array(Scatter([0], "sum"), [zeros, idx, flat]), x.shape)]
 
-    def jvp(self, primals, tangents, argnums):
-        return [make_array(AsStrided(self.shape, self.strides, self.offset), [tangents[0]])]
+    jvp = multilinear_jvp
 
     def vmap(self, inputs, axes):
         (x,), (ax,) = inputs, axes
@@ -713,5 +712,4 @@ class Contiguous(Primitive):
     def jvp(self, primals, tangents, argnums):
         return [tangents[0]]
 
-    def vmap(self, inputs, axes):
-        return [make_array(Contiguous(self.allow_col_major), [inputs[0]])], [axes[0]]
+    vmap = vmap_in_place

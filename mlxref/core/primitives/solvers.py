@@ -12,7 +12,7 @@ from .. import dtypes as _dt
 from .. import ops
 from ..backend.cpu.cholesky import cholesky
 from ..backend.cpu.luf import luf
-from .base import Primitive, make_arrays
+from .base import Primitive, make_arrays, vmap_leading
 
 
 class Cholesky(Primitive):
@@ -21,10 +21,8 @@ class Cholesky(Primitive):
     ``upper``, ``U`` with ``Uᵀ U = A``. Only that triangle of ``A`` is read;
     the other triangle of the result is zero.
 
-    As MLX's CPU build, a matrix that is not positive definite raises
-    nothing: LAPACK stops at the first pivot that is not positive and the
-    result holds what it had computed by then (``[[1, 2], [2, 1]]`` gives
-    ``[[1, 0], [2, -3]]``). MLX defines vmap only: its vjp and jvp raise
+    A matrix that is not positive definite raises nothing, as in MLX
+    (backend/cpu/cholesky.py). MLX defines vmap only: its vjp and jvp raise
     "Not implemented", and so do mlxref's.
     """
 
@@ -38,10 +36,7 @@ class Cholesky(Primitive):
         (a,) = inputs
         return [cholesky(a.data(), a.shape, self.upper, a.dtype)]
 
-    def vmap(self, inputs, axes):
-        """MLX's rule: the batch axis to the front; the factor is batched there."""
-        (x,), (ax,) = inputs, axes
-        return [ops.solvers.cholesky(ops.moveaxis(x, ax, 0), upper=self.upper)], [0]
+    vmap = vmap_leading
 
 
 class LUF(Primitive):
@@ -73,11 +68,7 @@ class LUF(Primitive):
         (a,) = inputs
         return list(luf(a.data(), a.shape, a.dtype))
 
-    def vmap(self, inputs, axes):
-        """The primitive factors every matrix of a batch: the batch axis goes
-        to the front and stays there, for all three outputs."""
-        (x,), (ax,) = inputs, axes
-        return make_arrays(self, [ops.moveaxis(x, ax, 0)]), [0, 0, 0]
+    vmap = vmap_leading  # MLX has none
 
     def _factors(self, a, outputs):
         """``L``, ``U`` and the row order of the factorization of ``a``."""

@@ -3,21 +3,16 @@ SearchSorted.
 
 Read alongside: mlx/primitives.h and mlx/primitives.cpp (``Sort``, ``ArgSort``,
 ``Partition``, ``ArgPartition``, ``SearchSorted``: their vjp, jvp and vmap rules).
-Each ``eval`` is one call into mlxref/core/backend/cpu/sort.py (MLX's
-mlx/backend/cpu/sort.cpp: its order, ``nan_aware_less``, and libstdc++'s
-introselect for the partitions), which says how MLX orders nans, ties and
-complex numbers.
-
-The derivative rules are written with mlxref ops, so a gradient is a lazy graph
-that can be differentiated again.
-Read next: mlxref/core/backend/cpu/sort.py, mlxref/core/ops/sort.py (the ops,
-and ``topk``, ``median``, ``unique`` composed from them).
+Read next: mlxref/core/backend/cpu/sort.py (each ``eval``'s kernel, MLX's
+mlx/backend/cpu/sort.cpp: how MLX orders nans, ties and complex numbers, and
+libstdc++'s introselect for the partitions), mlxref/core/ops/sort.py (the
+ops, and ``topk``, ``median``, ``unique`` composed from them).
 """
 
 from .. import dtypes as _dt
 from .. import ops
 from ..backend.cpu.sort import argpartition, argsort, partition, searchsorted, sort
-from .base import Primitive, make_array
+from .base import Primitive, jvp_zeros, make_array, vjp_zeros
 from .reduction import shift_axes
 
 
@@ -80,21 +75,15 @@ class Sort(_Permuted):
 
 
 class ArgSort(_AlongAxis):
-    """The indices that sort ``x`` along ``axis``, as uint32 (MLX's ``ArgSort``).
-
-    The sort is stable, as MLX's CPU kernel's ``std::stable_sort``: equal
-    elements keep their order, and nans go last. MLX's rules: an index is
-    piecewise constant, so the vjp and jvp are zeros (the jvp's uint32).
-    """
+    """The indices that sort ``x`` along ``axis`` (stably, nans last), as
+    uint32 (MLX's ``ArgSort``). An index is piecewise constant: MLX's rules
+    are zeros (the jvp's uint32)."""
 
     def output_dtypes(self, inputs):
         return [_dt.uint32]
 
-    def vjp(self, primals, cotangents, argnums, outputs):
-        return [ops.zeros_like(primals[0])]
-
-    def jvp(self, primals, tangents, argnums):
-        return [ops.zeros(primals[0].shape, _dt.uint32)]
+    vjp = vjp_zeros
+    jvp = jvp_zeros
 
     def eval(self, inputs):
         (x,) = inputs
@@ -102,15 +91,11 @@ class ArgSort(_AlongAxis):
 
 
 class Partition(_Permuted):
-    """``x`` partitioned along ``axis`` around ``kth`` (MLX's ``Partition``).
-
-    Element ``kth`` of each run is the one a sort puts there, the smaller
-    ones come before it and the larger ones after, in the order
-    ``std::nth_element`` leaves them (``nth_element`` in
-    mlxref/core/backend/cpu/sort.py). ``kth`` is non-negative here (the op
-    adds the axis's size to a negative one). The rules permute by
-    ``argpartition(x, kth)``.
-    """
+    """``x`` partitioned along ``axis`` around ``kth`` (MLX's ``Partition``):
+    element ``kth`` of each run is the one a sort puts there, the smaller
+    ones before it, the larger ones after (in the order backend/cpu/sort.py
+    says). ``kth`` is non-negative here (the op adds the axis's size to a
+    negative one). The rules permute by ``argpartition(x, kth)``."""
 
     def __init__(self, kth, axis):
         self.kth = kth
@@ -142,8 +127,7 @@ class ArgPartition(Partition):
     def output_dtypes(self, inputs):
         return [_dt.uint32]
 
-    def vjp(self, primals, cotangents, argnums, outputs):
-        return [ops.zeros_like(primals[0])]
+    vjp = vjp_zeros
 
     def jvp(self, primals, tangents, argnums):
         return [ops.zeros_like(tangents[0])]
@@ -156,12 +140,8 @@ class ArgPartition(Partition):
 class SearchSorted(Primitive):
     """Where each value would go in a sorted 1-D sequence, as uint32 (MLX's
     ``SearchSorted``; inputs: the sequence, then the values, both already of
-    one dtype).
-
-    The forward rule is MLX's CPU kernel: a binary search with
-    ``nan_aware_less``, the first place whose element is not below the value
-    (``right``: the first whose element is above it). On a sequence that is
-    not sorted the answer is whatever that search finds, as in MLX.
+    one dtype): the first place whose element is not below the value
+    (``right``: the first whose element is above it).
 
     MLX's rules: an index is piecewise constant, so the vjp is zeros for each
     input asked for and the jvp uint32 zeros shaped like the values. vmap
@@ -185,11 +165,8 @@ class SearchSorted(Primitive):
     def eval(self, inputs):
         return [searchsorted(inputs[0].data(), inputs[1].data(), self.right)]
 
-    def vjp(self, primals, cotangents, argnums, outputs):
-        return [ops.zeros_like(primals[i]) for i in argnums]
-
-    def jvp(self, primals, tangents, argnums):
-        return [ops.zeros(primals[1].shape, _dt.uint32)]
+    vjp = vjp_zeros
+    jvp = jvp_zeros
 
     def vmap(self, inputs, axes):
         if axes[0] is not None:

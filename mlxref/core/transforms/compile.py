@@ -13,10 +13,11 @@ The algorithm:
 2. ``compile_trace``: on a cache miss, call the function on placeholders
    (arrays with neither data nor primitive, so ``eval`` inside fails as in
    MLX); ``outputs=`` adds the arrays of a captured tree to the outputs.
-   With ``shapeless`` the call runs under ``graph.InTracing(dynamic=True)``
-   (MLX's dynamic tracing), so the ops build nodes that read their shapes from their
-   inputs again at every replay (see ``ops.common.dynamic_broadcast_arrays``
-   and ``NumberOfElements``). ``trace_entry`` is steps 1 to 5 in one call.
+   With ``shapeless`` the call runs under ``InTracing(dynamic=True)``
+   (transforms/tape.py; MLX's dynamic tracing), so the ops build nodes that
+   read their shapes from their inputs again at every replay (see
+   ``ops.common.dynamic_broadcast_arrays`` and ``NumberOfElements``).
+   ``trace_entry`` is steps 1 to 5 in one call.
 3. ``compile_dfs``: the graph between the placeholders and the outputs as a
    tape of ``TapeNode``s (mlxref's own small copy, so the traced arrays are
    never rewired); arrays with data are constants.
@@ -45,12 +46,12 @@ import math
 import os
 import struct
 
-from .. import graph
 from ..array import array, placeholder
 from ..ops.common import incompatible_arguments
 from ..primitives.base import Copy, StopGradient, make_arrays
 from ..primitives.compiled import Compiled
 from . import trees
+from .tape import InTracing
 
 _SIGNATURE = ("compile(fun: Callable[P, R], inputs: object | None = None, "
               "outputs: object | None = None, shapeless: bool = False) -> Callable[P, R]")
@@ -239,7 +240,7 @@ def compile_trace(fun, args, kwargs=None, shapeless=False, captured_inputs=None,
     if captured_inputs is not None:
         trees.fill(captured_inputs, placeholders[num_args + n_kw:])
     try:
-        with graph.InTracing(dynamic=shapeless):
+        with InTracing(dynamic=shapeless):
             out_tree = fun(*trees.replace_arrays(args, placeholders[:num_args]),
                            **trees.replace_arrays(kwargs, placeholders[num_args:num_args + n_kw]))
         outs = trees.arrays(out_tree)

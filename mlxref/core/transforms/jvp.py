@@ -10,9 +10,10 @@ One forward pass gives one Jacobian column (J v), so forward mode wins when
 outputs outnumber inputs; reverse mode gives one row (uᵀ J) per pass.
 """
 
-from .. import graph, ops
+from .. import ops
 from . import events
-from .tape import build_tape, flat_arrays, trace
+from .tape import RetainGraph, build_tape, cycle_collector_paused, trace
+from .trees import flat_arrays
 
 
 def jvp(fun, primals, tangents):
@@ -30,7 +31,7 @@ def jvp(fun, primals, tangents):
     for p, t in zip(primals, tangents):
         if p.shape != t.shape:
             raise ValueError("[jvp] Input shape does not match shape of tangent.")
-    with graph.cycle_collector_paused():
+    with cycle_collector_paused():
         tracers, outputs = trace("jvp", fun, primals)
 
         tape, _ = build_tape(outputs, tracers, tracers)
@@ -44,7 +45,7 @@ def jvp(fun, primals, tangents):
             inputs = a.inputs()
             argnums = [k for k, x in enumerate(inputs) if x.id() in tan_map]
             tangents = [tan_map[inputs[k].id()] for k in argnums]
-            with graph.RetainGraph():  # a rule may evaluate; the graph must survive it
+            with RetainGraph():  # a rule may evaluate; the graph must survive it
                 jvps = a.primitive().jvp(inputs, tangents, argnums)
             if listening:
                 events.announce(events.JvpStep(position, a, argnums, tangents, jvps))

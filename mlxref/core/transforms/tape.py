@@ -1,21 +1,124 @@
-"""What vjp, jvp and vmap share: tracers, the tape, and flat lists of arrays.
+"""What the transforms share: the tracing state, tracers, and the tape.
 
-Read alongside: mlx/transforms.cpp, the first half of ``vjp`` and of ``jvp``
-(``make_tracer`` and the depth-first search that builds the ``tape``), and
-python/src/transforms.cpp, whose bindings check that primals and cotangents
-are lists of arrays.
+Read alongside: mlx/transforms_impl.h (``InTracing``, ``RetainGraph``,
+``in_tracing``, ``in_dynamic_tracing``, ``retain_graph``: how a transform
+tells the rest of the engine that it is tracing, so evaluation keeps the
+graph and the ops build shapeless nodes) and mlx/transforms.cpp, the first
+half of ``vjp`` and of ``jvp`` (``make_tracer`` and the depth-first search
+that builds the ``tape``). As in MLX, where mlx/array.cpp and mlx/ops.cpp
+include transforms_impl.h, the array (``is_tracer``) and the ops read the
+tracing state here.
 
 The tape is the part of the recorded graph between the primals and the
 outputs that depends on a primal being differentiated, in topological order.
 The search never crosses a primal (what made the primals is invisible) and
 never enters a StopGradient node, so gradient flow stops there.
+
+Read next: mlxref/core/transforms/vjp.py (the tape walked in reverse),
+mlxref/core/transforms/eval.py (evaluation, which keeps a tracer's graph).
 """
 
+import contextvars
 import copy
+import gc
 
-from .. import graph
-from ..array import array
 from ..primitives.base import Copy, StopGradient, make_array
+from .trees import call_flat
+
+# --- tracing state -------------------------------------------------------------
+# Each is a context variable, so threads (and asyncio tasks) never see each
+# other's transforms. MLX keeps the same state in thread-locals.
+
+_tracing = contextvars.ContextVar("mlxref_tracing", default=0)
+_retain_graph = contextvars.ContextVar("mlxref_retain_graph", default=0)
+_dynamic = contextvars.ContextVar("mlxref_dynamic_tracing", default=0)
+
+
+class _Counting:
+    """A context manager that counts itself in ``var`` while it is active."""
+
+    __slots__ = ("_token",)  # (no instance dict: one is made around every vjp rule)
+    var = None
+
+    def __enter__(self):
+        self._token = self.var.set(self.var.get() + 1)
+
+    def __exit__(self, exc_type, exc, traceback):
+        self.var.reset(self._token)
+
+
+class InTracing(_Counting):
+    """Context manager: a transform is tracing a function inside this block.
+
+    ``InTracing(dynamic=True)`` (MLX's ``InTracing{dynamic}``): a shapeless
+    compile or export is tracing. Ops then build nodes whose shapes follow
+    their inputs when the trace is replayed on other shapes: broadcasts that
+    read the other operands' shapes, ``NumberOfElements`` instead of a
+    constant count, a reshape that infers its -1 again.
+    """
+
+    __slots__ = ("dynamic", "_dynamic_token")
+    var = _tracing
+
+    def __init__(self, dynamic=False):
+        self.dynamic = dynamic
+
+    def __enter__(self):
+        super().__enter__()
+        if self.dynamic:
+            self._dynamic_token = _dynamic.set(_dynamic.get() + 1)
+
+    def __exit__(self, exc_type, exc, traceback):
+        if self.dynamic:
+            _dynamic.reset(self._dynamic_token)
+        super().__exit__(exc_type, exc, traceback)
+
+
+class RetainGraph(_Counting):
+    """Context manager: while active, ``eval`` detaches nothing.
+
+    Used around vjp and jvp rules, and by ``mlxref.viz.recording()``, which
+    keeps the history of what is computed inside it for drawings.
+    """
+
+    __slots__ = ()
+    var = _retain_graph
+
+
+def in_tracing():
+    return _tracing.get() > 0
+
+
+def in_dynamic_tracing():
+    return _dynamic.get() > 0
+
+
+def retain_graph():
+    return _retain_graph.get() > 0
+
+
+class cycle_collector_paused:
+    """Pause Python's cycle collector while a graph is built, walked or evaluated.
+
+    Graphs hold no reference cycles (only a multi-output node's siblings refer
+    to each other, until evaluation drops them), so reference counting frees
+    everything. Left running, the collector would rescan every live node again
+    and again as a long chain grows, making a 100,000-op gradient superlinear.
+    (A class rather than a generator: every eval and transform enters one.)
+    """
+
+    __slots__ = ("_was_enabled",)
+
+    def __enter__(self):
+        self._was_enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, exc_type, exc, traceback):
+        if self._was_enabled:
+            gc.enable()
+
+
+# --- tracers and the tape -------------------------------------------------------
 
 
 def make_tracer(primal):
@@ -33,7 +136,7 @@ def trace(tag, fun, primals):
     handle, and the tracer stays the primal.
     """
     tracers = [make_tracer(p) for p in primals]
-    with graph.InTracing():
+    with InTracing():
         outputs = call_flat(tag, fun, [copy.copy(t) for t in tracers])
     return tracers, outputs
 
@@ -78,26 +181,3 @@ def build_tape(outputs, primals, calc_grad, through_stop_gradient=False):
                         break
     return tape, calc_grad_ids
 
-
-def flat_arrays(tag, what, values):
-    """``values`` as a list, if it is a flat list or tuple of arrays (MLX's binding check)."""
-    if not isinstance(values, (list, tuple)) or not all(isinstance(v, array) for v in values):
-        raise TypeError(
-            f"{tag}(): {what} must be a flat list of arrays, got {type(values).__name__}: "
-            f"{values!r}."
-        )
-    return list(values)
-
-
-def call_flat(tag, fun, args):
-    """Call ``fun(*args)`` and return its outputs as a list of arrays."""
-    out = fun(*args)
-    if isinstance(out, array):
-        return [out]
-    if isinstance(out, (list, tuple)) and all(isinstance(o, array) for o in out):
-        return list(out)
-    # MLX raises "RuntimeError: std::bad_cast" here.
-    raise TypeError(
-        f"[{tag}] The function must return an array or a list or tuple of arrays; "
-        f"but {type(out).__name__} was returned."
-    )

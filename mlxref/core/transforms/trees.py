@@ -3,7 +3,10 @@
 Read alongside: python/src/trees.cpp (``tree_flatten``, ``tree_unflatten``,
 ``tree_map``, ``validate_subtrees``). The transforms use these to accept any
 nesting of arguments and outputs; ``mlxref.utils`` builds MLX's Python-level
-helpers (paths, ``tree_reduce``) on ``map_tree``.
+helpers (paths, ``tree_reduce``) on ``map_tree``. vjp and jvp take and return
+flat lists of arrays instead (``flat_arrays``, ``call_flat``: the checks of
+python/src/transforms.cpp's bindings, whose primals and cotangents are lists
+of arrays).
 """
 
 from ..array import array
@@ -105,3 +108,27 @@ def fill(tree, values):
     """MLX's ``tree_fill``: the array leaves of ``tree`` replaced, in order, by ``values``."""
     it = iter(values)
     visit_update(tree, lambda _: next(it))
+
+
+def flat_arrays(tag, what, values):
+    """``values`` as a list, if it is a flat list or tuple of arrays (MLX's binding check)."""
+    if not isinstance(values, (list, tuple)) or not all(isinstance(v, array) for v in values):
+        raise TypeError(
+            f"{tag}(): {what} must be a flat list of arrays, got {type(values).__name__}: "
+            f"{values!r}."
+        )
+    return list(values)
+
+
+def call_flat(tag, fun, args):
+    """Call ``fun(*args)`` and return its outputs as a list of arrays."""
+    out = fun(*args)
+    if isinstance(out, array):
+        return [out]
+    if isinstance(out, (list, tuple)) and all(isinstance(o, array) for o in out):
+        return list(out)
+    # MLX raises "RuntimeError: std::bad_cast" here.
+    raise TypeError(
+        f"[{tag}] The function must return an array or a list or tuple of arrays; "
+        f"but {type(out).__name__} was returned."
+    )

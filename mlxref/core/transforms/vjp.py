@@ -18,11 +18,12 @@ per primal, shaped like that primal. The vjps are the products with respect
 to the inputs, not the cotangents that were passed in.
 """
 
-from .. import graph, ops
+from .. import ops
 from ..printing import format_shape
 from ..primitives.base import StopGradient
 from . import events
-from .tape import build_tape, flat_arrays, trace
+from .tape import RetainGraph, build_tape, cycle_collector_paused, trace
+from .trees import flat_arrays
 
 
 def vjp(fun, primals, cotangents):
@@ -40,7 +41,7 @@ def vjp(fun, primals, cotangents):
     """
     primals = flat_arrays("vjp", "primals", primals)
     cotangents = flat_arrays("vjp", "cotangents", cotangents)
-    with graph.cycle_collector_paused():
+    with cycle_collector_paused():
         # 1. Tracers, and the function's outputs on them.
         tracers, outputs = trace("vjp", fun, primals)
 
@@ -74,7 +75,7 @@ def vjp(fun, primals, cotangents):
             for k, x in enumerate(inputs):
                 if x.id() in calc_grad:
                     argnums.append(k)
-            with graph.RetainGraph():  # a rule may evaluate; the graph must survive it
+            with RetainGraph():  # a rule may evaluate; the graph must survive it
                 vjps = a.primitive().vjp(inputs, cotangents, argnums, outs)
             if listening:
                 events.announce(events.VjpStep(position, a, argnums, cotangents, vjps))

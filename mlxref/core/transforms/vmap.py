@@ -22,13 +22,12 @@ the same value users pass in ``in_axes``.
 import copy
 import functools
 
-from .. import graph
 from ..array import placeholder
 from ..printing import format_shape
 from ..ops.common import incompatible_arguments
 from ..primitives.base import make_arrays, move_batch_axis
 from . import events, trees
-from .tape import build_tape
+from .tape import InTracing, build_tape, cycle_collector_paused
 
 _SIGNATURE = "vmap(fun: Callable[P, R], in_axes: object = 0, out_axes: object = 0) -> Callable[P, R]"
 _PREFIX_ERROR = "[tree_map] Additional input tree is not a valid prefix of the first tree."
@@ -92,7 +91,7 @@ def vmap_trace(fun, args, inputs, in_axes):
         else:
             # MLX's array(shape, dtype, nullptr, {}): neither data nor primitive.
             s_inputs.append(placeholder(x.shape[:ax] + x.shape[ax + 1 :], x.dtype))
-    with graph.InTracing():  # the function gets its own handles, as in vjp
+    with InTracing():  # the function gets its own handles, as in vjp
         s_outputs = fun(*trees.unflatten(args, [copy.copy(s) for s in s_inputs]))
     return s_inputs, s_outputs
 
@@ -103,7 +102,7 @@ def vmap_replace(inputs, s_inputs, s_outputs, in_axes, out_axes):
     placeholders = [s for s, ax in zip(s_inputs, in_axes) if ax is not None]
     # tmap: id of a traced array -> (its batched value, its batch axis or None)
     tmap = {s.id(): (x, ax) for x, s, ax in zip(inputs, s_inputs, in_axes) if ax is not None}
-    with graph.cycle_collector_paused():
+    with cycle_collector_paused():
         tape, _ = build_tape(s_outputs, placeholders, placeholders, through_stop_gradient=True)
         listening = events.active()
         if listening:

@@ -20,7 +20,7 @@ import zipfile
 import pytest
 
 import mlxref.core as mx
-from mlxref.core import graph
+from mlxref.core.transforms.tape import cycle_collector_paused
 
 from support import needs_mlx, real_mx, same_array
 from mlxref.core.array import from_data
@@ -373,7 +373,7 @@ def test_a_loaded_npy_or_safetensors_is_a_load_node_until_eval(tmp_path):
     mx.save(tmp_path / "a.npy", mx.arange(256, dtype=mx.float32))
     mx.save_safetensors(tmp_path / "s", {"x": mx.ones(8, mx.int16), "y": mx.array([2.5])})
     gc.collect()  # no other test's arrays freed mid-measurement
-    with graph.cycle_collector_paused():
+    with cycle_collector_paused():
         before = mx.get_active_memory()
         a = mx.load(tmp_path / "a.npy")
         s = mx.load(tmp_path / "s.safetensors")

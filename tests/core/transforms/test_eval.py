@@ -18,7 +18,7 @@ import weakref
 import pytest
 
 import mlxref.core as mx
-from mlxref.core import graph
+from mlxref.core.transforms.tape import InTracing, RetainGraph
 from mlxref.core.primitives import elementwise as P
 from mlxref.core.primitives.base import AsType
 from support import frozen_heap, ids, needs_mlx, real_mx  # noqa: F401  (the fixture)
@@ -97,7 +97,7 @@ def test_async_eval_returns_none_and_evaluates():
 
 
 def test_async_eval_inside_a_transform_raises():
-    with graph.InTracing():
+    with InTracing():
         with pytest.raises(ValueError, match=re.escape("[async_eval] Not allowed inside a graph transformation.")):
             mx.async_eval(mx.array(1) + 1)
 
@@ -128,7 +128,7 @@ def test_intermediates_are_freed_after_eval(gc_paused):
 def test_retain_graph_keeps_inputs():
     a = mx.array([1.0])
     b = a * 2
-    with graph.RetainGraph():
+    with RetainGraph():
         mx.eval(b)
     assert b.data() == [2.0] and isinstance(b.primitive(), P.Multiply)
     assert len(b.inputs()) == 2 and b.inputs()[0].id() == a.id()

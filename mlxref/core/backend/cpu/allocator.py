@@ -12,7 +12,8 @@ bytes are its elements times its itemsize. ``mx.get_active_memory`` and the
 other functions MLX's Python module binds read this state (mlxref/core/memory.py).
 
 Read next: mlxref/core/memory.py (``mx.get_active_memory``...),
-mlxref/core/graph.py (``eval_arrays``, which donates and sets the data).
+mlxref/core/transforms/eval.py (``eval_arrays``, which donates and sets the
+data).
 """
 
 import os

@@ -54,7 +54,10 @@ def _complex_arg_best(better):
 def arg_reduce(kind, data, shape, axes, dtype):
     """The index of the best element of each run of ``data`` (an array of
     ``shape`` and ``dtype``) over ``axes``: ``kind`` "argmax" or "argmin".
-    complex64 follows ``complex_greater``, MLX's order on complex64."""
+    complex64 follows ``complex_greater``, MLX's order on complex64. An
+    empty array raises the op's error (for a node built by hand)."""
+    if not data:
+        raise ValueError(f"[{kind}] Cannot {kind} reduce zero size array.")
     if dtype is not _dt.complex64:
         fold = argmax if kind == "argmax" else argmin
     elif kind == "argmax":

@@ -29,18 +29,21 @@ import math
 
 from ... import dtypes as _dt
 from ...scalar import apply, is_symbolic, sympy  # sympy is imported at its first use
-from .unary import (FLOAT32_KERNEL_DTYPES, complex_exp, complex_log, complex_log1p, exp,
-                    exp_float32_exact, floor)
+from .unary import (FLOAT32_KERNEL_DTYPES, complex_exp, complex_log, complex_log1p,
+                    complex_rule, exp, exp_float32_exact, floor)
 
 inf, nan = math.inf, math.nan
 
 
-def binary_op(a, b, dtype, numeric, symbolic, float32_kernel=None, numeric_lists=None):
+def binary_op(a, b, dtype, numeric, symbolic, float32_kernel=None, numeric_lists=None,
+              numeric_complex=None, name=None):
     """``numeric`` over the elements of ``a`` and ``b`` (of ``dtype``), or
     ``symbolic`` over SymPy expressions. ``numeric_lists(a, b)``: the same
     over whole lists, for speed; ``float32_kernel(a, b, dtype)``: MLX's
     results for the dtypes it computes in float32, where they are not
-    ``numeric``'s."""
+    ``numeric``'s; ``numeric_complex`` on complex64 (``unary.complex_rule``)."""
+    if dtype is _dt.complex64:
+        return apply(complex_rule(numeric_complex, name), symbolic, a, b)
     if float32_kernel is not None and dtype in FLOAT32_KERNEL_DTYPES:
         numeric_lists = functools.partial(float32_kernel, dtype=dtype)
     return apply(numeric, symbolic, a, b, numeric_lists=numeric_lists)

@@ -25,7 +25,8 @@ def cholesky(data, shape, upper, dtype):
     lower triangle, or, ``upper``, ``U`` with ``Uᵀ U = A`` read from its
     upper one; the other triangle is zero. A matrix that is not positive
     definite raises nothing: LAPACK stops at the first pivot that is not
-    positive and the result holds what it had computed by then."""
+    positive and the result holds what it had computed by then
+    (``[[1, 2], [2, 1]]`` gives ``[[1, 0], [2, -3]]``)."""
     n = shape[-1]
     rounded = rounding(dtype) or unrounded
     if n == 0:

@@ -93,6 +93,30 @@ def eval_cpu(kernel, shape, inputs):
     return kernel(size, *datas)
 
 
+def list_step(evaluate, moves_elements, dtype, arg_dtypes, *datas):
+    """One fused step on whole lists: the primitive's ``eval`` (``evaluate``)
+    on its operands' elements of ``arg_dtypes``, stored as ``dtype`` holds
+    them unless the primitive ``moves_elements``."""
+    (data,) = evaluate([Elements(d, t) for d, t in zip(datas, arg_dtypes)])
+    return data if moves_elements else dtype.store(data)
+
+
+class Elements:
+    """An evaluated operand as ``eval`` reads it: elements and a dtype."""
+
+    __slots__ = ("_data", "dtype")
+
+    def __init__(self, data, dtype):
+        self._data, self.dtype = data, dtype
+
+    def data(self):
+        return self._data
+
+    @property
+    def size(self):
+        return len(self._data)
+
+
 # --- the generated source ----------------------------------------------------------------
 
 

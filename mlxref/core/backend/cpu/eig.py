@@ -20,7 +20,9 @@ def eig(data, shape):
     """The eigenvalues (..., n) and unit eigenvectors (..., n, n), as columns,
     as flat lists of complex numbers, of the matrices of ``data`` (``shape``
     (..., n, n)). A nan raises a ValueError: MLX 0.32's LAPACK call aborts
-    the process on it."""
+    the process on it; an infinite element makes every output nan, as in
+    MLX. Each eigenvector's largest component is real and positive (LAPACK
+    makes it real)."""
     if has_nan(data):
         raise ValueError("[linalg::eig] The matrix has a nan element: MLX 0.32's LAPACK "
                          "call (gebal) aborts the process on it.")

@@ -17,7 +17,9 @@ from .lapack import abs2, conj, eps, finite, flat, identity, matrices, sqrt
 def eigh(data, shape, lower):
     """The eigenvalues (..., n), ascending, and the eigenvectors (..., n, n),
     as columns, as flat lists, of the Hermitian matrices whose ``lower``
-    (else upper) triangle ``data`` (``shape`` (..., n, n)) holds."""
+    (else upper) triangle ``data`` (``shape`` (..., n, n)) holds. A nan or
+    an infinity in the triangle read makes every output nan (MLX 0.32
+    returns finite, wrong eigenvalues for a nan on the diagonal)."""
     n = shape[-1]
     w_out, v_out = [], []
     for mat in matrices(data, shape):

@@ -171,7 +171,11 @@ def reduction_op(kind, fold, data, shape, axes, dtype, out_dtype):
     ``fold`` is the reduction of one run in its plainest form (the primitive's
     math, which SymPy elements take). complex64's max and min follow MLX's
     order on complex64 (``binary.complex_greater``; a nan wins, and reads nan+0j).
+    A max or min over an empty axis raises the op's error (for a node built by hand).
     """
+    empty = [d for d in axes if shape[d] == 0]
+    if kind in ("max", "min") and empty:
+        raise ValueError(f"[{kind}] Cannot {kind} reduce over axis {empty[0]} with size 0.")
     if kind in ("sum", "prod") and math.prod(shape[d] for d in axes) == 1:
         # Every reduced axis has size 1: MLX's op casts instead of reducing
         # (compute_reduce_shape's ``is_noop``), so a -0.0 stays -0.0.

@@ -10,8 +10,7 @@ wraps each partial result as the dtype holds it. The walk along one run is
 ``Scan._scan`` in mlxref/core/primitives/reduction.py (a course task), which
 ``scan_op`` is given and runs over every run.
 Read next: reduce.py (the runs), mlxref/core/primitives/reduction.py
-(``Scan``'s rules, and its logaddexp step, which is the elementwise
-``LogAddExp``'s rule).
+(``Scan``'s rules).
 """
 
 import math
@@ -19,9 +18,10 @@ import operator
 
 from ... import dtypes as _dt
 from ... import scalar as _scalar
-from .binary import complex_greater
+from .binary import complex_greater, complex_logaddexp, logaddexp, logaddexp_float32
 from .reduce import cast, groups, ungroup
 from .rounding import rounding
+from .unary import FLOAT32_KERNEL_DTYPES
 
 
 def scan_init(reduce_type, dtype):
@@ -78,15 +78,40 @@ def _extreme_step(kind, dtype):
     return lambda acc, v: math.nan if acc != acc or v != v else step(acc, v)
 
 
-def scan_step(reduce_type, dtype):
+def _logaddexp_step(dtype, symbolic):
+    """One step of logcumsumexp as scan.cpp's ``op``, MLX's elementwise
+    ``LogAddExp``, computes it in ``dtype`` (float32, float16 and bfloat16:
+    its float32 kernel, rounded at each step); ``symbolic`` on SymPy elements."""
+    if dtype is _dt.complex64:
+        return lambda acc, v: dtype.cast(complex_logaddexp(acc, v))
+    if dtype in FLOAT32_KERNEL_DTYPES:
+        rounded = rounding(dtype)
+
+        def numeric(acc, v):
+            return rounded(logaddexp_float32([acc], [v], dtype)[0])
+    else:
+        numeric = logaddexp
+
+    def step(acc, v):
+        if _scalar.is_symbolic(acc) or _scalar.is_symbolic(v):
+            return symbolic(acc, v)
+        return numeric(acc, v)
+
+    return step
+
+
+def scan_step(reduce_type, dtype, logaddexp_symbolic):
     """The function that combines the running value with the next element,
-    as scan.cpp's ``op`` for ``reduce_type`` ("sum", "prod", "max", "min")
-    does in ``dtype``: every partial result is rounded as ``dtype`` holds it
-    (float16 sums in float16, unlike a Reduce), so ``cumsum([65504, 65504,
-    -65504])`` in float16 is ``[65504, inf, inf]``. Integers wrap the same
-    whether at each step or at the end (the store); products keep only the
-    bits the dtype has, so they stay small. cummax and cummin follow MLX's
-    order on complex64 (``binary.complex_greater``)."""
+    as scan.cpp's ``op`` for ``reduce_type`` ("sum", "prod", "max", "min",
+    "logaddexp": the elementwise LogAddExp, ``logaddexp_symbolic`` on SymPy
+    elements) does in ``dtype``: every partial result is rounded as
+    ``dtype`` holds it (float16 sums in float16, unlike a Reduce), so
+    ``cumsum([65504, 65504, -65504])`` in float16 is ``[65504, inf, inf]``.
+    Integers wrap the same whether at each step or at the end (the store);
+    products keep only the bits the dtype has, so they stay small. cummax and
+    cummin follow MLX's order on complex64 (``binary.complex_greater``)."""
+    if reduce_type == "logaddexp":
+        return _logaddexp_step(dtype, logaddexp_symbolic)
     if reduce_type in ("max", "min"):
         return _extreme_step(reduce_type, dtype)
     combine = operator.add if reduce_type == "sum" else operator.mul

@@ -10,9 +10,9 @@ MLX composes logsumexp and softmax over any axes but the last one from ops
 softmax: to float32, even for float64), and its softmax kernel keeps a
 half-precision input in that type unless ``precise`` (softmax.cpp). Those
 roundings show in float16 and bfloat16 results (and in a float64 precise
-softmax), so ``softmax`` follows them, and so does the primitive's
-``_logsumexp``, given its three steps (``LogSumExp.eval``). Elsewhere the
-roundings are float32's last bit, as the exp's.
+softmax), so ``softmax`` follows them, and so does ``logsumexp`` (the
+primitive's ``_logsumexp``, given its three steps). Elsewhere the roundings
+are float32's last bit, as the exp's.
 Read next: reduce.py (the runs), mlxref/core/primitives/reduction.py
 (``Softmax`` and ``LogSumExp``: their rules and their plain formulas).
 """
@@ -83,3 +83,19 @@ def softmax(data, shape, axes, dtype, precise, composed, symbolic):
         numeric = functools.partial(_softmax_rounded, rounded=rounding(working), composed=composed)
     runs = _scalar.apply(numeric, symbolic, groups(data, shape, axes))
     return ungroup(runs, shape, axes)
+
+
+def logsumexp(data, shape, axes, dtype, composed, numeric, symbolic):
+    """The logsumexp of the elements ``data`` (of an array of ``shape`` and
+    ``dtype``) over ``axes``: ``numeric(run, rounded, exp, total)`` on each
+    run of numbers (the primitive's ``_logsumexp``), ``symbolic(run)`` on
+    SymPy ones. On MLX's ``composed`` path a float16 or bfloat16 result is
+    rounded at each op, its exp is ``simd_exp`` and its sum a Reduce's
+    (float32); elsewhere the kernel computes in float32 and rounds once,
+    as the double here does. An empty array raises MLX's error."""
+    if not data:
+        raise ValueError("[logsumexp] Received empty array.")
+    if composed and dtype in (_dt.float16, _dt.bfloat16):
+        numeric = functools.partial(numeric, rounded=dtype.cast, exp=simd_exp, total=sum_float32)
+    # scalar.apply maps over the runs: each "element" it passes is one run.
+    return _scalar.apply(numeric, symbolic, groups(data, shape, axes))

@@ -214,7 +214,9 @@ def argpartition(data, shape, axis, kth):
 
 def searchsorted(seq, values, right):
     """For each of ``values``, the first place in the 1-D ``seq`` whose element
-    is not below it (``right``: the first whose element is above it)."""
+    is not below it (``right``: the first whose element is above it), by
+    MLX's binary search: on a sequence that is not sorted the answer is
+    whatever that search finds, as in MLX."""
     less = _nan_aware_less
     n = len(seq)
 

@@ -18,7 +18,8 @@ def svd(data, shape):
     """U (..., m, m), S (..., k) in descending order and Vᴴ (..., n, n),
     k = min(m, n), as flat lists, for the matrices of ``data`` (``shape``
     (..., m, n)). A nan raises MLX's RuntimeError: LAPACK's gesdd refuses
-    it (error code -4, its argument A)."""
+    it (error code -4, its argument A). An infinite element makes every
+    output nan (MLX's S and Vt are nan, its U garbage)."""
     if has_nan(data):
         raise RuntimeError("[SVD::eval_cpu] SVD failed with error code -4")
     m, n = shape[-2:]

@@ -37,14 +37,26 @@ inf, nan = math.inf, math.nan
 FLOAT32_KERNEL_DTYPES = frozenset((_dt.float32, _dt.float16, _dt.bfloat16))
 
 
-def unary_op(data, dtype, numeric, symbolic, float32_kernel=None):
+def unary_op(data, dtype, numeric, symbolic, float32_kernel=None, numeric_complex=None,
+             name=None):
     """``numeric`` over the elements of ``data`` (of ``dtype``), or ``symbolic``
     over SymPy expressions; ``float32_kernel(data, dtype)`` over a whole list
-    of the dtypes MLX computes in float32, where the primitive has one."""
+    of the dtypes MLX computes in float32, where the primitive has one;
+    ``numeric_complex`` on complex64 (``complex_rule``)."""
+    if dtype is _dt.complex64:
+        return apply(complex_rule(numeric_complex, name), symbolic, data)
     if float32_kernel is not None and dtype in FLOAT32_KERNEL_DTYPES:
         kernel = functools.partial(float32_kernel, dtype=dtype)
         return apply(numeric, symbolic, data, numeric_lists=kernel)
     return apply(numeric, symbolic, data)
+
+
+def complex_rule(numeric_complex, name):
+    """The rule on complex64 elements, or MLX's refusal of complex input by
+    the primitive ``name`` when it has none."""
+    if numeric_complex is None:
+        raise ValueError(f"[{name}] Not supported for complex64.")
+    return numeric_complex
 
 
 # --- MLX's float32 kernels ----------------------------------------------------------
@@ -181,6 +193,25 @@ def floor(x):
 
 def ceil(x):
     return _to_integer(math.ceil, x)
+
+
+def sign(x):
+    """-1, 0 or 1 (as a float for a float): nan compares false both ways, so
+    its sign is 0, as in MLX."""
+    s = (x > 0) - (x < 0)
+    return float(s) if isinstance(x, float) else s
+
+
+_LOGS = {"e": math.log, "2": math.log2, "10": math.log10}
+
+
+def log(x, base):
+    """The logarithm in ``base`` ("e", "2" or "10"): -inf at 0, nan below.
+    The C library's log2 and log10, as MLX calls them (ln / ln(10) is not
+    correctly rounded: log10(1000) would be 2.9999999999999996)."""
+    if not x > 0:
+        return -inf if x == 0 else nan
+    return _LOGS[base](x)
 
 
 def arctanh(x):

@@ -1,7 +1,7 @@
 """Each way issue 15 forged a score or escaped the grader, tried again, and defeated.
 
 A submission is graded against a throwaway instructor checkout (see
-tests/test_grader.py), never against this one. Every test checks the three
+test_grader.py), never against this one. Every test checks the three
 things an instructor needs: the task fails or is refused, the grade ends
 within its limits, and nothing outside the task's scratch copy changes (the
 instructor's files, the submission, and a file beside them).
@@ -20,7 +20,7 @@ import sys
 import time
 
 import pytest
-from test_grader import reference, region, submit, table  # noqa: F401  (the fixture)
+from course.test_grader import reference, region, submit, table  # noqa: F401  (the fixture)
 
 from mlxref.course import grader, sandbox
 
@@ -72,7 +72,7 @@ def test_files_beside_the_regions_are_never_used(tmp_path, reference):  # noqa: 
              "def pytest_runtest_makereport(item, call):\n    outcome = yield\n"
              "    outcome.get_result().outcome = 'passed'\n")
     for name in ("sitecustomize.py", "_mlxref_grader.py", "conftest.py", "usercustomize.py",
-                 "tests/conftest.py", "tests/hidden/conftest.py"):
+                 "tests/conftest.py", "tests/course/hidden/conftest.py"):
         (sub / name).parent.mkdir(parents=True, exist_ok=True)
         (sub / name).write_text(forge)
     (sub / "tests" / "test_fake_tasks.py").write_text(

@@ -17,7 +17,7 @@ import pytest
 import mlxref.core as mx
 from mlxref.backends import metal
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 from benchmarks import (  # noqa: E402
     checkpoint_memory, deep_chain, harness, mlp, per_example, seed_grad,

@@ -46,7 +46,7 @@ REFERENCE = {
                 (x,), (cot,) = primals, primals
                 return x
         ''',
-    "tests/hidden/test_hidden_1.py": '''
+    "tests/course/hidden/test_hidden_1.py": '''
         import pytest
 
 
@@ -90,7 +90,7 @@ def pair(tmp_path):
     """(reference, student copy): the copy has both tasks stubbed and no hidden tests."""
     reference, copy = tmp_path / "reference", tmp_path / "copy"
     _write(reference, REFERENCE)
-    files = {k: v for k, v in REFERENCE.items() if not k.startswith("tests/hidden")}
+    files = {k: v for k, v in REFERENCE.items() if not k.startswith("tests/course/hidden")}
     files["mlxref/rules.py"] = _stubbed(textwrap.dedent(REFERENCE["mlxref/rules.py"]))
     _write(copy, files)
     return reference, copy
@@ -195,13 +195,13 @@ def test_a_formula_that_is_not_the_answer_is_not_a_leak(pair):
 
 def test_hidden_tests_in_the_copy(pair):
     reference, copy = pair
-    hidden = (reference / "tests" / "hidden" / "test_hidden_1.py").read_text()
+    hidden = (reference / "tests" / "course" / "hidden" / "test_hidden_1.py").read_text()
     (copy / "tests").mkdir()
     (copy / "tests" / "test_mine.py").write_text(hidden)  # a hidden file, renamed
-    _write(copy, {"tests/hidden/test_other.py": "def test_x():\n    pass\n"})
+    _write(copy, {"tests/course/hidden/test_other.py": "def test_x():\n    pass\n"})
     assert _findings(pair) == [
-        "tests/hidden/test_other.py: hidden tests are in the student copy",
-        "tests/test_mine.py: a copy of the hidden test file tests/hidden/test_hidden_1.py",
+        "tests/course/hidden/test_other.py: hidden tests are in the student copy",
+        "tests/test_mine.py: a copy of the hidden test file tests/course/hidden/test_hidden_1.py",
     ]
 
 

@@ -21,7 +21,7 @@ from mlxref.viz.figures import FIGURES
 
 HAVE_DOT = shutil.which("dot") is not None
 needs_dot = pytest.mark.skipif(not HAVE_DOT, reason="Graphviz's dot is not installed")
-README = pathlib.Path(__file__).resolve().parent.parent / "README.md"
+README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
 BACKWARD_FIGURES = ("mlp_grad", "custom_function", "conv_vjp", "checkpoint")
 
 

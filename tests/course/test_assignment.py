@@ -5,7 +5,7 @@ tasks; the reference passes every task; a copy with ALL tasks stubbed still
 imports, and fails every test of every task (so each task's tests really
 exercise its regions). Grading splices each task's regions into a clean copy
 of the reference and runs its tests in a child process (mlxref/course/grader.py;
-tests/test_grader.py and tests/test_grader_attacks.py test it on its own).
+test_grader.py and test_grader_attacks.py test it on its own).
 """
 
 import array
@@ -34,7 +34,7 @@ def test_at_least_ten_tasks_each_registered_hinted_and_tested():
     config.read(ROOT / "setup.cfg")
     markers = config["tool:pytest"]["markers"].splitlines()
     registered = {line.split(":")[0].strip() for line in markers}
-    tests = (ROOT / "tests" / "test_tasks.py").read_text()
+    tests = (ROOT / "tests" / "course" / "test_tasks.py").read_text()
     for task_id, (title, regions) in TASKS.items():
         name = marker(task_id)
         assert name in registered, f"the marker of task {task_id} is not in setup.cfg"
@@ -121,7 +121,7 @@ def test_round_trip(tmp_path, capsys):
     assert main(["assignment", "make", "--tasks", ",".join(PAIR), "--out", str(student)]) == 0
     assert "2 task(s) to implement" in capsys.readouterr().out
     for name in ("setup.cfg", "pyproject.toml", "Makefile", "README.md", "ASSIGNMENT.md",
-                 "tests/test_tasks.py", "mlxref/course/assignment.py"):
+                 "tests/course/test_tasks.py", "mlxref/course/assignment.py"):
         assert (student / name).is_file(), name
     for skipped in (".git", ".venv", ".pytest_cache", "mlxref.egg-info"):
         assert not (student / skipped).exists(), skipped

@@ -48,7 +48,7 @@ from mlxref.core.primitives.elementwise import Sin  # noqa: E402
 from mlxref.core.primitives.linalg import Matmul  # noqa: E402
 from mlxref.manual import catalogue, links, pages  # noqa: E402
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 SOME = [Sin, Matmul]
 JVP = ROOT / "tutorials" / "04-jvp.md"  # the one chapter the session's build renders
 
@@ -125,7 +125,7 @@ def test_an_op_page_shows_rules_as_mathml_with_links_and_a_drawing(manual_build)
 # --- each op's vjp walk, and the factorizations' formulas ---------------------------
 
 
-def _flat(result):
+def outputs_of(result):
     return list(result) if isinstance(result, (list, tuple)) else [result]
 
 
@@ -180,8 +180,8 @@ def test_every_op_is_drawn_or_says_why_and_mlx_agrees_with_the_reason():
         except AttributeError:
             continue  # mlxref's own name for one of MLX's (dynamic_slice)
         # real MLX takes the same call and computes the same shapes and dtypes
-        ours_out = _flat(sample.call(mx, *sample.inputs(mx)))
-        their_out = _flat(sample.call(mlx, *sample.inputs(mlx)))
+        ours_out = outputs_of(sample.call(mx, *sample.inputs(mx)))
+        their_out = outputs_of(sample.call(mlx, *sample.inputs(mlx)))
         assert [tuple(o.shape) for o in ours_out] == [tuple(o.shape) for o in their_out], op.name
         assert [str(o.dtype).rsplit(".")[-1] for o in ours_out] == [
             str(o.dtype).rsplit(".")[-1] for o in their_out], op.name

@@ -2,10 +2,10 @@
 
 The tests grade submissions against a small throwaway "instructor" checkout
 (``fake_reference``): this project's mlxref, with a few tests of its own per
-task, visible in tests/ and hidden in tests/hidden/. Nothing here touches
+task, visible in tests/ and hidden in tests/course/hidden/. Nothing here touches
 the real checkout. Each grade starts one child process per task, so the
-tests keep to a few tasks each. tests/test_grader_attacks.py reuses these
-helpers for the attacks of issue 15, and tests/test_wrong_answers.py grades
+tests keep to a few tasks each. test_grader_attacks.py reuses these
+helpers for the attacks of issue 15, and test_wrong_answers.py grades
 the usual mistakes against the real checkout and its own tests.
 """
 
@@ -132,13 +132,13 @@ def build_reference(root):
     """A throwaway instructor checkout at ``root``: this mlxref, and the tests above."""
     shutil.copytree(ROOT / "mlxref", root / "mlxref",
                     ignore=shutil.ignore_patterns(".pytest_cache"))
-    (root / "tests" / "hidden").mkdir(parents=True)
+    (root / "tests" / "course" / "hidden").mkdir(parents=True)
     for shared in ("support.py", "conftest.py"):
         shutil.copy(ROOT / "tests" / shared, root / "tests" / shared)
     (root / "tests" / "test_fake_tasks.py").write_text(VISIBLE)
     # A hidden file may share a visible file's name.
-    (root / "tests" / "hidden" / "test_fake_tasks.py").write_text(HIDDEN_1_1)
-    (root / "tests" / "hidden" / "test_hidden_2_3.py").write_text(HIDDEN_2_3)
+    (root / "tests" / "course" / "hidden" / "test_fake_tasks.py").write_text(HIDDEN_1_1)
+    (root / "tests" / "course" / "hidden" / "test_hidden_2_3.py").write_text(HIDDEN_2_3)
     (root / "setup.cfg").write_text("[metadata]\nname = fake\n")
     return root
 
@@ -317,7 +317,7 @@ def test_the_reference_passes_with_visible_and_hidden_tests(tmp_path, reference)
         assert r["points"] == r["max_points"] == grader.points(task_id)
         assert {x["hidden"] for x in r["results"]} == {False, True}
     names = [x["name"] for x in results["2.3"]["results"]]
-    assert "tests/hidden/test_hidden_2_3.py::test_divide_partial_b_random" in names
+    assert "tests/course/hidden/test_hidden_2_3.py::test_divide_partial_b_random" in names
     assert len(names) == 3
 
     # The formats, from the same results.
@@ -365,7 +365,7 @@ def test_wrong_answers_fail_with_the_students_lines_and_the_values(tmp_path, ref
     assert (f"{divide.path}, line {divide.begin + 1}, in partial: "
             f"return ops.reciprocal(b) if i == 0 else b.nonexistent") in text
     assert "AttributeError" in text
-    assert "[hidden] tests/hidden/test_hidden_2_3.py::test_divide_partial_b_random" in text
+    assert "[hidden] tests/course/hidden/test_hidden_2_3.py::test_divide_partial_b_random" in text
     assert "your code:" in text and "b.nonexistent" in text
     # The reference's answer never appears, nor the hidden test's source.
     answer = (reference / divide.path).read_text().split("\n")[divide.begin: divide.end - 1]
@@ -404,7 +404,7 @@ def test_make_leaves_the_hidden_tests_out_and_writes_classroom(tmp_path, referen
                  "--classroom"]) == 0
     assert "autograding.json" in capsys.readouterr().out
     assert (out / "tests" / "test_fake_tasks.py").is_file()
-    assert not (out / "tests" / "hidden").exists()
+    assert not (out / "tests" / "course" / "hidden").exists()
     config = json.loads((out / ".github" / "classroom" / "autograding.json").read_text())
     assert [t["name"] for t in config["tests"]] == [
         "Task 1.1: sigmoid's forward rule, stable for any x",

@@ -1,7 +1,7 @@
 """Shared helpers of the hidden tests: the instructor's, never in a student copy.
 
 The tests in this directory are marked with their task (``task2_3``) like
-tests/test_tasks.py, and ``mlxref assignment grade`` runs them with the
+tests/course/test_tasks.py, and ``mlxref assignment grade`` runs them with the
 visible ones; ``mlxref assignment make`` leaves this directory out and
 ``--check-leaks`` fails a copy that holds it. Where the visible tests check a
 rule on the handful of inputs in their source, these draw the inputs

@@ -1,11 +1,11 @@
 """mlxref.viz: drawings of graphs and of the walks transforms make over them.
 
 The golden DOT files are the committed diagrams/*.dot (``make diagrams``
-regenerates them); the text listings are golden files in tests/golden/. After
+regenerates them); the text listings are golden files in tests/viz/golden/. After
 an intended change to the drawings, regenerate both and read the diff:
 
     make diagrams
-    MLXREF_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_viz.py -q
+    MLXREF_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/viz/test_draw.py -q
 """
 
 import difflib
@@ -32,7 +32,7 @@ INSTALL = "install Graphviz (the 'dot' binary): apt-get install graphviz / brew 
 
 
 def check_golden(name, text):
-    """Compare with tests/golden/<name>; MLXREF_UPDATE_GOLDEN=1 rewrites the file."""
+    """Compare with tests/viz/golden/<name>; MLXREF_UPDATE_GOLDEN=1 rewrites the file."""
     path = GOLDEN / name
     if UPDATE:
         GOLDEN.mkdir(exist_ok=True)
@@ -52,7 +52,7 @@ def check_golden(name, text):
 from mlxref.viz.figures import FIGURES as EXAMPLES  # noqa: E402
 from mlxref.viz.figures import chain, seed, uses_custom  # noqa: E402,F401
 
-DIAGRAMS = pathlib.Path(__file__).resolve().parent.parent / "diagrams"
+DIAGRAMS = pathlib.Path(__file__).resolve().parents[2] / "diagrams"
 
 
 @pytest.fixture(scope="module")

@@ -1,11 +1,14 @@
-"""`mlxref graph`: good paths for every transform and format, and bad inputs.
+"""The mlxref command (mlxref/cli/): ``demo``, exit statuses, and ``graph``: good paths for
+every transform and format, and bad inputs.
 
 Bad input must end with exit status 2 and one line on stderr, never a
 traceback; a formula that tries to run code must be refused before anything
 runs (a marker file proves nothing ran).
 """
 
+import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -40,6 +43,47 @@ def assert_one_line_error(status, out, err, *fragments):
     assert "Traceback" not in err
     for fragment in fragments:
         assert fragment in err, (fragment, err)
+
+
+# --- mlxref demo, and exit statuses ---------------------------------------------------
+
+
+def test_demo_prints_the_seed_gradient(capsys):
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    value = float(re.search(r"f'\(x\) = array\(([-0-9.e]+), dtype=float32\)", out).group(1))
+    assert abs(value - math.exp(0.5) * (math.sin(0.5) + math.cos(0.5))) < 1e-5
+    assert "2.23733" in out and "-0.352" not in out
+
+
+def test_demo_at_another_point(capsys):
+    assert main(["demo", "--x", "1.0"]) == 0
+    out = capsys.readouterr().out
+    assert "{:g}".format(math.exp(1) * (math.sin(1) + math.cos(1)))[:6] in out
+
+
+def test_bad_arguments_exit_2_without_traceback():
+    r = subprocess.run([sys.executable, "-m", "mlxref", "demo", "--x", "abc"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr and "invalid float value" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "mlxref", "nonsense"], capture_output=True, text=True)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+
+
+def test_demo_draws_the_seed_example(tmp_path, capsys):
+    import shutil
+
+    import pytest
+
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz's dot is not installed")
+    assert main(["demo", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "0.790439" in out and "2.23733" in out
+    for name in ("seed_graph.svg", "seed_vjp.svg", "seed_jvp.svg", "seed_vjp.html", "seed_jvp.html"):
+        assert (tmp_path / name).stat().st_size > 1000, name
+    assert "gradient 2.2373" in (tmp_path / "seed_vjp.svg").read_text()
 
 
 # --- good paths ------------------------------------------------------------------------
@@ -178,9 +222,9 @@ def test_file_function(capsys, tmp_path):
 def test_file_function_inside_a_package(capsys, tmp_path):
     """A module that imports its package's neighbours relatively is loaded as
     part of its package (mlxref/viz/figures.py is one: chapter 11 draws it)."""
-    package = tmp_path / "course" / "week3"
+    package = tmp_path / "lectures" / "week3"
     package.mkdir(parents=True)
-    (tmp_path / "course" / "__init__.py").write_text("")
+    (tmp_path / "lectures" / "__init__.py").write_text("")
     (package / "__init__.py").write_text("")
     (package / "layers.py").write_text("import mlxref.core as mx\n\n"
                                        "def act(x):\n    return mx.tanh(x)\n")
@@ -616,7 +660,7 @@ def test_a_function_that_exits_or_is_interrupted_gives_one_line(tmp_path):
 
 # --- models and the README's example file (issue 16) -----------------------------------
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def test_model_factory_draws_the_forward_with_weights_named_by_path(capsys, tmp_path):

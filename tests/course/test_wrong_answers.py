@@ -1,7 +1,7 @@
 """Wrong answers of the usual kinds fail their task, with a message that says what is wrong.
 
 Each wrong answer is written into its task's region of a submission (the
-reference's files with that region's code replaced: tests/test_grader.py's
+reference's files with that region's code replaced: test_grader.py's
 ``submit``) and graded by ``mlxref assignment grade`` (mlxref/course/grader.py)
 against this checkout: the task's visible and hidden tests, in the grader's
 child process. The kinds: a sign error, a missing unbroadcast, the wrong
@@ -23,7 +23,7 @@ import pytest
 
 from mlxref.course import grader, regions
 from support import computed_once
-from test_grader import submit, table
+from course.test_grader import submit, table
 
 ROOT = regions.project_root()
 
@@ -95,7 +95,7 @@ def graded(grades):
 def test_a_wrong_answer_fails_with_a_helpful_message(graded, kind):
     task, _, patterns = WRONG[kind]
     results = graded[kind]
-    hidden = [t for t in results if t.startswith(grader.HIDDEN + "/")]
+    hidden = [t for t in results if t.startswith(regions.HIDDEN + "/")]
     assert hidden, f"task {task} ran no hidden tests"
     failures = "\n".join(m for m in results.values() if m)
     assert failures, f"{kind} (task {task}) passed every test"
@@ -106,15 +106,15 @@ def test_a_wrong_answer_fails_with_a_helpful_message(graded, kind):
 
 def test_the_wrong_dtype_passes_the_visible_tests(graded):
     results = graded["the wrong dtype"]
-    visible = {t: m for t, m in results.items() if not t.startswith(grader.HIDDEN + "/")}
+    visible = {t: m for t, m in results.items() if not t.startswith(regions.HIDDEN + "/")}
     assert visible and all(m is None for m in visible.values()), visible
-    assert any(m for t, m in results.items() if t.startswith(grader.HIDDEN + "/"))
+    assert any(m for t, m in results.items() if t.startswith(regions.HIDDEN + "/"))
 
 
 def test_a_failing_task_shows_the_values_or_the_students_lines_never_the_answer(grades):
     """What the grader prints of each failing task: the values or the
     student's line, and the student's code, never the reference's answer.
-    (tests/test_grader.py tests the grader on a throwaway reference; this is
+    (test_grader.py tests the grader on a throwaway reference; this is
     the real one, with its own tests.)"""
     for kinds, results, errors in grades:
         assert errors == []
