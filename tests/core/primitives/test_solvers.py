@@ -11,7 +11,8 @@ import random
 import pytest
 
 import mlxref.core as mx
-from support import assert_same_as_mlx, assert_same_error, both, close, needs_mlx, real_mx
+from support import (assert_both, assert_same_as_mlx, assert_same_error, both, close, needs_mlx,
+                     real_mx)
 
 pytestmark = needs_mlx
 
@@ -20,27 +21,6 @@ def _random(rng, shape, lo=-2.0, hi=2.0, ints=False):
     if not shape:
         return rng.randint(-3, 3) if ints else rng.uniform(lo, hi)
     return [_random(rng, shape[1:], lo, hi, ints) for _ in range(shape[0])]
-
-
-def _same(build, rtol=1e-5, atol=1e-5):
-    """``build(lib)`` gives the same array (or tuple of arrays) in mlxref and
-    MLX, or the same error (when it is built or when it is evaluated)."""
-
-    def evaluated(lib):
-        out = build(lib)
-        lib.eval(out)
-        return out
-
-    pair = both(evaluated)
-    if pair is None:
-        return
-    ours, theirs = pair
-    if isinstance(theirs, (list, tuple)):
-        assert isinstance(ours, tuple) and len(ours) == len(theirs)
-        for o, t in zip(ours, theirs):
-            assert_same_as_mlx(o, t, rtol, atol)
-    else:
-        assert_same_as_mlx(ours, theirs, rtol, atol)
 
 
 def _spd(rng, n, batch=()):
@@ -67,14 +47,14 @@ _T = [[[1.0, -2.0], [0.0, 4.0]], [[-1.5, 2.5], [3.0, 0.0]], [[0.5, 0.0], [-2.0, 
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_vector_norms(ord, axis, keepdims):
     data = [3.0, -4.0, 0.0, 1.5] if axis in (None, 0, -1) else [[3.0, -4.0], [0.0, 1.5]]
-    _same(lambda lib: lib.linalg.norm(lib.array(data), ord, axis, keepdims))
+    assert_both(lambda lib: lib.linalg.norm(lib.array(data), ord, axis, keepdims), rtol=1e-5)
 
 
 @pytest.mark.parametrize("ord", [None, "fro", "f", 1, -1, math.inf, -math.inf])
 @pytest.mark.parametrize("axis", [None, (0, 1), (1, 0), [-1, -2], [-2, 0]])
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_matrix_norms(ord, axis, keepdims):
-    _same(lambda lib: lib.linalg.norm(lib.array(_M), ord, axis, keepdims))
+    assert_both(lambda lib: lib.linalg.norm(lib.array(_M), ord, axis, keepdims), rtol=1e-5)
 
 
 @pytest.mark.parametrize("ord", [None, "fro", 1, -1, math.inf, -math.inf, 2.5])
@@ -82,7 +62,7 @@ def test_matrix_norms(ord, axis, keepdims):
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_norms_of_a_stack(ord, axis, keepdims):
     # the matrix norms on any two axes of a 3-D array, and vector norms on one
-    _same(lambda lib: lib.linalg.norm(lib.array(_T), ord, axis, keepdims))
+    assert_both(lambda lib: lib.linalg.norm(lib.array(_T), ord, axis, keepdims), rtol=1e-5)
 
 
 @pytest.mark.parametrize("dtype", ["int32", "int64", "uint8", "bool_", "float16", "bfloat16",
@@ -95,20 +75,21 @@ def test_norm_dtypes(dtype, ord):
         data = [True, False, True, True]
     if dtype == "uint8" and ord == 0:
         data = [3, 0, 250, 1]
-    _same(lambda lib: lib.linalg.norm(lib.array(data, getattr(lib, dtype)), ord), rtol=1e-2)
+    assert_both(lambda lib: lib.linalg.norm(lib.array(data, getattr(lib, dtype)), ord), rtol=1e-2)
 
 
 def test_norm_of_matrices_and_empty_arrays():
-    _same(lambda lib: lib.linalg.norm(lib.array(_T)))  # all axes flattened
-    _same(lambda lib: lib.linalg.norm(lib.array(_T), keepdims=True))
-    _same(lambda lib: lib.linalg.norm(lib.array(3.0)))
-    _same(lambda lib: lib.linalg.norm(lib.array(-3.0), keepdims=True))
-    _same(lambda lib: lib.linalg.norm(lib.array(_M), axis=[]))
-    _same(lambda lib: lib.linalg.norm(lib.zeros((0,))))
-    _same(lambda lib: lib.linalg.norm(lib.zeros((0, 3)), 1))
-    _same(lambda lib: lib.linalg.norm(lib.zeros((2, 0)), "fro", axis=(0, 1)))
-    _same(lambda lib: lib.linalg.norm(lib.zeros((0, 3)), axis=1))
-    _same(lambda lib: lib.linalg.norm(lib.array(_M), 1, axis=[0, 0]))  # composition's result
+    assert_both(lambda lib: lib.linalg.norm(lib.array(_T)), rtol=1e-5)  # all axes flattened
+    assert_both(lambda lib: lib.linalg.norm(lib.array(_T), keepdims=True), rtol=1e-5)
+    assert_both(lambda lib: lib.linalg.norm(lib.array(3.0)), rtol=1e-5)
+    assert_both(lambda lib: lib.linalg.norm(lib.array(-3.0), keepdims=True), rtol=1e-5)
+    assert_both(lambda lib: lib.linalg.norm(lib.array(_M), axis=[]), rtol=1e-5)
+    assert_both(lambda lib: lib.linalg.norm(lib.zeros((0,))), rtol=1e-5)
+    assert_both(lambda lib: lib.linalg.norm(lib.zeros((0, 3)), 1), rtol=1e-5)
+    assert_both(lambda lib: lib.linalg.norm(lib.zeros((2, 0)), "fro", axis=(0, 1)), rtol=1e-5)
+    assert_both(lambda lib: lib.linalg.norm(lib.zeros((0, 3)), axis=1), rtol=1e-5)
+    # composition's result
+    assert_both(lambda lib: lib.linalg.norm(lib.array(_M), 1, axis=[0, 0]), rtol=1e-5)
 
 
 def test_matrix_norm_is_the_top_level_alias():
@@ -126,19 +107,20 @@ def test_matrix_norms_of_singular_values(ord):
         # the vector 2-norm needs no svd
         assert close(mx.linalg.norm(mx.array([3.0, 4.0]), 2).item(), 5.0)
         return
-    _same(lambda lib: lib.linalg.norm(lib.array(_M), ord), rtol=1e-4)
-    _same(lambda lib: lib.linalg.norm(lib.array(_T), ord, (2, 0), True), rtol=1e-4)
+    assert_both(lambda lib: lib.linalg.norm(lib.array(_M), ord), rtol=1e-4)
+    assert_both(lambda lib: lib.linalg.norm(lib.array(_T), ord, (2, 0), True), rtol=1e-4)
 
 
 @pytest.mark.parametrize("ord", [None, 1, 3, -2.5, math.inf, "fro", -math.inf])
 def test_norm_gradients(ord):
     data = [[1.0, -2.0, 3.0], [-4.0, 5.5, 0.5]]
     axis = (0, 1) if isinstance(ord, str) or ord in (None,) else -1
-    _same(lambda lib: lib.grad(lambda x: lib.linalg.norm(x, ord, axis).sum())(lib.array(data)))
-    _same(lambda lib: lib.jvp(lambda x: lib.linalg.norm(x, ord, axis), [lib.array(data)],
-                              [lib.array(data) * 0.5 - 1])[1][0])
-    _same(lambda lib: lib.vmap(lambda x: lib.linalg.norm(x, ord, -1), in_axes=1)(
-        lib.array(data)))
+    assert_both(lambda lib: lib.grad(lambda x: lib.linalg.norm(x, ord, axis).sum())(
+        lib.array(data)), rtol=1e-5)
+    assert_both(lambda lib: lib.jvp(lambda x: lib.linalg.norm(x, ord, axis), [lib.array(data)],
+                              [lib.array(data) * 0.5 - 1])[1][0], rtol=1e-5)
+    assert_both(lambda lib: lib.vmap(lambda x: lib.linalg.norm(x, ord, -1), in_axes=1)(
+        lib.array(data)), rtol=1e-5)
 
 
 def test_norm_errors():
@@ -218,7 +200,8 @@ def test_lu_of_empty_matrices():
     for shape in [(0, 0), (3, 0), (0, 3), (2, 0, 3)]:
         with pytest.raises(ValueError, match=r"\[linalg::lu\] Cannot factor an empty matrix"):
             mx.linalg.lu(mx.zeros(shape))
-    _same(lambda lib: lib.linalg.lu(lib.zeros((0, 3, 3))))  # an empty batch is fine
+    # an empty batch is fine
+    assert_both(lambda lib: lib.linalg.lu(lib.zeros((0, 3, 3))), rtol=1e-5)
 
 
 def test_lu_vmap_and_batches():
@@ -290,31 +273,31 @@ def _det_inputs():
 
 @pytest.mark.parametrize("data", list(_det_inputs()))
 def test_det_and_slogdet_match_mlx(data):
-    _same(lambda lib: lib.linalg.det(lib.array(data)), rtol=1e-4, atol=1e-4)
-    _same(lambda lib: lib.linalg.slogdet(lib.array(data)), rtol=1e-4, atol=1e-4)
+    assert_both(lambda lib: lib.linalg.det(lib.array(data)), rtol=1e-4, atol=1e-4)
+    assert_both(lambda lib: lib.linalg.slogdet(lib.array(data)), rtol=1e-4, atol=1e-4)
     # (beyond 3 x 3 det is exp(logabsdet), and MLX's float64 exp on the CPU has
     # float32's precision: mlxref's is float64's, so the two differ there)
-    _same(lambda lib: lib.linalg.det(lib.array(data, lib.float64)), rtol=1e-6, atol=1e-9)
+    assert_both(lambda lib: lib.linalg.det(lib.array(data, lib.float64)), rtol=1e-6, atol=1e-9)
 
 
 def test_det_dtypes_and_empty_batches():
-    _same(lambda lib: lib.linalg.det(lib.array([[1, 2], [3, 4]])))
-    _same(lambda lib: lib.linalg.det(lib.eye(4, dtype=lib.int32)))
-    _same(lambda lib: lib.linalg.det(lib.eye(2, dtype=lib.bool_)))
-    _same(lambda lib: lib.linalg.det(lib.array([[1, 2], [3, 4]], lib.float16)))
-    _same(lambda lib: lib.linalg.slogdet(lib.array([[1, 2], [3, 4]], lib.int32)))
-    _same(lambda lib: lib.linalg.det(lib.zeros((2, 0, 0))))
-    _same(lambda lib: lib.linalg.det(lib.zeros((0, 4, 4))))
-    _same(lambda lib: lib.linalg.slogdet(lib.zeros((4, 4))))
-    _same(lambda lib: lib.linalg.slogdet(lib.zeros((3, 3))))
+    assert_both(lambda lib: lib.linalg.det(lib.array([[1, 2], [3, 4]])), rtol=1e-5)
+    assert_both(lambda lib: lib.linalg.det(lib.eye(4, dtype=lib.int32)), rtol=1e-5)
+    assert_both(lambda lib: lib.linalg.det(lib.eye(2, dtype=lib.bool_)), rtol=1e-5)
+    assert_both(lambda lib: lib.linalg.det(lib.array([[1, 2], [3, 4]], lib.float16)), rtol=1e-5)
+    assert_both(lambda lib: lib.linalg.slogdet(lib.array([[1, 2], [3, 4]], lib.int32)), rtol=1e-5)
+    assert_both(lambda lib: lib.linalg.det(lib.zeros((2, 0, 0))), rtol=1e-5)
+    assert_both(lambda lib: lib.linalg.det(lib.zeros((0, 4, 4))), rtol=1e-5)
+    assert_both(lambda lib: lib.linalg.slogdet(lib.zeros((4, 4))), rtol=1e-5)
+    assert_both(lambda lib: lib.linalg.slogdet(lib.zeros((3, 3))), rtol=1e-5)
 
 
 def test_det_gradients():
     rng = random.Random(2)
     for n in (1, 2, 3):  # composed without LUF: MLX differentiates these
         data = _random(rng, (n, n))
-        _same(lambda lib: lib.grad(lib.linalg.det)(lib.array(data)), 1e-4, 1e-4)
-        _same(lambda lib: lib.grad(lambda a: lib.linalg.slogdet(a)[1])(lib.array(data)),
+        assert_both(lambda lib: lib.grad(lib.linalg.det)(lib.array(data)), 1e-4, 1e-4)
+        assert_both(lambda lib: lib.grad(lambda a: lib.linalg.slogdet(a)[1])(lib.array(data)),
               1e-4, 1e-4)
     # beyond 3 x 3 MLX has no rule (LUF); mlxref's is the textbook det(A) A⁻ᵀ
     for n in (4, 5):
@@ -339,7 +322,7 @@ def test_det_vmap():
         got = mx.vmap(mx.linalg.det, in_axes=2)(mx.moveaxis(mx.array(stack), 0, 2))
         assert close(got.tolist(), mx.linalg.det(mx.array(stack)).tolist(), 1e-5, 1e-5)
         if n <= 3:  # MLX vmaps only the composition without LUF
-            _same(lambda lib: lib.vmap(lib.linalg.det)(lib.array(stack)), 1e-4, 1e-4)
+            assert_both(lambda lib: lib.vmap(lib.linalg.det)(lib.array(stack)), 1e-4, 1e-4)
 
 
 def test_det_errors():
@@ -376,25 +359,25 @@ def _cholesky_inputs():
 @pytest.mark.parametrize("data", list(_cholesky_inputs()))
 @pytest.mark.parametrize("upper", [False, True])
 def test_cholesky_matches_mlx(data, upper):
-    _same(lambda lib: lib.linalg.cholesky(lib.array(data), upper=upper))
-    _same(lambda lib: lib.linalg.cholesky(lib.array(data, lib.float64), upper))
+    assert_both(lambda lib: lib.linalg.cholesky(lib.array(data), upper=upper), rtol=1e-5)
+    assert_both(lambda lib: lib.linalg.cholesky(lib.array(data, lib.float64), upper), rtol=1e-5)
 
 
 def test_cholesky_reads_one_triangle():
     lower_only = [[4.0, 99.0], [2.0, 5.0]]
     upper_only = [[4.0, 2.0], [-99.0, 5.0]]
-    _same(lambda lib: lib.linalg.cholesky(lib.array(lower_only)))
-    _same(lambda lib: lib.linalg.cholesky(lib.array(upper_only), upper=True))
-    _same(lambda lib: lib.linalg.cholesky(lib.zeros((0, 0))))
-    _same(lambda lib: lib.linalg.cholesky(lib.zeros((2, 0, 0))))
+    assert_both(lambda lib: lib.linalg.cholesky(lib.array(lower_only)), rtol=1e-5)
+    assert_both(lambda lib: lib.linalg.cholesky(lib.array(upper_only), upper=True), rtol=1e-5)
+    assert_both(lambda lib: lib.linalg.cholesky(lib.zeros((0, 0))), rtol=1e-5)
+    assert_both(lambda lib: lib.linalg.cholesky(lib.zeros((2, 0, 0))), rtol=1e-5)
 
 
 def test_cholesky_vmap_and_no_derivative():
     rng = random.Random(17)
     stack = _spd(rng, 3, (2,))
     for in_axis in (0, 1, 2):
-        _same(lambda lib: lib.vmap(lib.linalg.cholesky, in_axes=in_axis)(
-            lib.moveaxis(lib.array(stack), 0, in_axis)))
+        assert_both(lambda lib: lib.vmap(lib.linalg.cholesky, in_axes=in_axis)(
+            lib.moveaxis(lib.array(stack), 0, in_axis)), rtol=1e-5)
     assert_same_error(lambda lib: lib.grad(lambda a: lib.linalg.cholesky(a).sum())(
         lib.array(stack[0])))
     assert_same_error(lambda lib: lib.jvp(lib.linalg.cholesky, [lib.array(stack[0])],
@@ -406,7 +389,7 @@ def test_cholesky_inv(upper):
     rng = random.Random(19)
     for batch in ((), (2,)):
         data = _spd(rng, 3, batch)
-        _same(lambda lib: lib.linalg.cholesky_inv(lib.linalg.cholesky(lib.array(data), upper),
+        assert_both(lambda lib: lib.linalg.cholesky_inv(lib.linalg.cholesky(lib.array(data), upper),
                                                   upper), 1e-4, 1e-4)
     # differentiable through tri_inv's rule (MLX 0.32 has none for Inverse)
     factor = mx.linalg.cholesky(mx.array(_spd(rng, 3), mx.float64), upper)
@@ -436,17 +419,18 @@ _A = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 10.0]]
 def test_solve_matches_mlx():
     rng = random.Random(23)
     b = [1.0, 2.0, 3.0]
-    _same(lambda lib: lib.linalg.solve(lib.array(_A), lib.array(b)), 1e-4, 1e-4)
-    _same(lambda lib: lib.linalg.solve(lib.array(_A), lib.array([b, b[::-1]]).T), 1e-4, 1e-4)
+    assert_both(lambda lib: lib.linalg.solve(lib.array(_A), lib.array(b)), 1e-4, 1e-4)
+    assert_both(lambda lib: lib.linalg.solve(lib.array(_A), lib.array([b, b[::-1]]).T), 1e-4, 1e-4)
     a4, b4 = _random(rng, (2, 4, 4)), _random(rng, (2, 4, 3))
-    _same(lambda lib: lib.linalg.solve(lib.array(a4), lib.array(b4)), 1e-3, 1e-3)
-    _same(lambda lib: lib.linalg.solve(lib.array(_A, lib.float64), lib.array(b)), 1e-9, 1e-9)
-    _same(lambda lib: lib.linalg.solve(lib.array(_A), lib.array([1, 2, 3])), 1e-4, 1e-4)
-    _same(lambda lib: lib.linalg.solve(lib.array(_A), lib.array(b, lib.float16)), 1e-4, 1e-4)
+    assert_both(lambda lib: lib.linalg.solve(lib.array(a4), lib.array(b4)), 1e-3, 1e-3)
+    assert_both(lambda lib: lib.linalg.solve(lib.array(_A, lib.float64), lib.array(b)), 1e-9, 1e-9)
+    assert_both(lambda lib: lib.linalg.solve(lib.array(_A), lib.array([1, 2, 3])), 1e-4, 1e-4)
+    assert_both(lambda lib: lib.linalg.solve(lib.array(_A), lib.array(b, lib.float16)), 1e-4, 1e-4)
     # MLX gathers b's rows with take_along_axis, which does not broadcast a batch in
-    _same(lambda lib: lib.linalg.solve(lib.array([_A, _A]), lib.array(b)))
-    _same(lambda lib: lib.linalg.solve(lib.array(_A), lib.ones((2, 3, 2))))
-    _same(lambda lib: lib.linalg.solve(lib.ones((2, 2)), lib.ones((2,))))  # singular
+    assert_both(lambda lib: lib.linalg.solve(lib.array([_A, _A]), lib.array(b)), rtol=1e-5)
+    assert_both(lambda lib: lib.linalg.solve(lib.array(_A), lib.ones((2, 3, 2))), rtol=1e-5)
+    # singular
+    assert_both(lambda lib: lib.linalg.solve(lib.ones((2, 2)), lib.ones((2,))), rtol=1e-5)
 
 
 @pytest.mark.parametrize("upper", [False, True])
@@ -454,13 +438,13 @@ def test_solve_triangular_matches_mlx(upper):
     rng = random.Random(29)
     a = _random(rng, (2, 4, 4), 1.0, 3.0)  # only one triangle is read
     b = _random(rng, (2, 4, 2))
-    _same(lambda lib: lib.linalg.solve_triangular(lib.array(a), lib.array(b), upper=upper),
+    assert_both(lambda lib: lib.linalg.solve_triangular(lib.array(a), lib.array(b), upper=upper),
           1e-4, 1e-4)
-    _same(lambda lib: lib.linalg.solve_triangular(lib.array(a[0]), lib.array(b[0][0]),
+    assert_both(lambda lib: lib.linalg.solve_triangular(lib.array(a[0]), lib.array(b[0][0]),
                                                   upper=upper), 1e-4, 1e-4)
     # with respect to b, as MLX; with respect to a (MLX has no rule for
     # Inverse), by finite differences and vjp as jvp's transpose
-    _same(lambda lib: lib.grad(lambda y: lib.linalg.solve_triangular(
+    assert_both(lambda lib: lib.grad(lambda y: lib.linalg.solve_triangular(
         lib.array(a), y, upper=upper).sum())(lib.array(b)), 1e-3, 1e-3)
     x64, y64 = mx.array(a[0], mx.float64), mx.array(b[0], mx.float64)
     d = mx.array(_random(rng, (4, 4)), mx.float64)
@@ -474,7 +458,7 @@ def test_solve_triangular_matches_mlx(upper):
 def test_solve_gradients():
     b = [1.0, -2.0, 0.5]
     # with respect to b the path avoids LUF: MLX differentiates it
-    _same(lambda lib: lib.grad(lambda y: lib.linalg.solve(lib.array(_A), y).sum())(
+    assert_both(lambda lib: lib.grad(lambda y: lib.linalg.solve(lib.array(_A), y).sum())(
         lib.array(b)), 1e-4, 1e-4)
     # with respect to a, through LUF's rule: dx = -A⁻¹ dA x, so Ā = -A⁻ᵀ ḡ xᵀ
     a = mx.array(_A, mx.float64)
@@ -519,16 +503,19 @@ def test_solve_errors():
 def test_cross_matches_mlx(shapes, axis):
     rng = random.Random(31)
     x, y = (_random(rng, s) for s in shapes)
-    _same(lambda lib: lib.linalg.cross(lib.array(x), lib.array(y), axis))
-    _same(lambda lib: lib.grad(lambda u, v: (lib.linalg.cross(u, v, axis) ** 2).sum(),
-                               argnums=(0, 1))(lib.array(x), lib.array(y)))
+    assert_both(lambda lib: lib.linalg.cross(lib.array(x), lib.array(y), axis), rtol=1e-5)
+    assert_both(lambda lib: lib.grad(lambda u, v: (lib.linalg.cross(u, v, axis) ** 2).sum(),
+                               argnums=(0, 1))(lib.array(x), lib.array(y)), rtol=1e-5)
 
 
 def test_cross_dtypes_vmap_and_errors():
-    _same(lambda lib: lib.linalg.cross(lib.array([1, 2, 3]), lib.array([4, 5, 6])))
-    _same(lambda lib: lib.linalg.cross(lib.array([1, 2, 3]), lib.array([4.0, 5.0, 6.0])))
-    _same(lambda lib: lib.vmap(lib.linalg.cross, in_axes=(1, 0))(
-        lib.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), lib.array([[1.0, 0.0, 0.0]] * 2)))
+    assert_both(lambda lib: lib.linalg.cross(lib.array([1, 2, 3]), lib.array([4, 5, 6])),
+                rtol=1e-5)
+    assert_both(lambda lib: lib.linalg.cross(lib.array([1, 2, 3]), lib.array([4.0, 5.0, 6.0])),
+                rtol=1e-5)
+    assert_both(lambda lib: lib.vmap(lib.linalg.cross, in_axes=(1, 0))(
+        lib.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), lib.array([[1.0, 0.0, 0.0]] * 2)),
+        rtol=1e-5)
     for program in [
         lambda lib: lib.linalg.cross(lib.array([1.0, 2, 3, 4]), lib.array([4.0, 5, 6])),
         lambda lib: lib.linalg.cross(lib.array([1.0, 2, 3]), lib.array([4.0, 5, 6]), axis=3),
