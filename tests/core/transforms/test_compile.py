@@ -13,6 +13,8 @@ import pytest
 import mlxref.core as mx
 from mlxref.core.primitives.base import make_arrays
 from mlxref.core.primitives.compiled import Compiled
+from support import same_value
+
 # (the package's ``compile`` is the function; the module is reached by name)
 compile_module = importlib.import_module("mlxref.core.transforms.compile")
 
@@ -122,12 +124,6 @@ def _expression_value(primitive, *args):
     return eval(primitive.expression.format(*names), dict(zip(names, args)))
 
 
-def _same(a, b):
-    if isinstance(a, float) and isinstance(b, float):
-        return repr(a) == repr(b)  # nan equals nan, -0.0 differs from 0.0
-    return type(a) is type(b) and a == b
-
-
 @pytest.mark.parametrize("name", ["Negative", "Square", "Add", "Subtract", "Multiply", "Divide"])
 def test_inline_expressions_give_the_numeric_rules_results(name):
     from mlxref.core.primitives import elementwise
@@ -145,7 +141,7 @@ def test_inline_expressions_give_the_numeric_rules_results(name):
         except ZeroDivisionError:
             raised = True
             continue
-        assert _same(got, want), (name, args, got, want)
+        assert same_value(got, want), (name, args, got, want)
     assert raised == primitive.expression_raises
 
 
