@@ -26,7 +26,7 @@ import re
 from collections import namedtuple
 
 import pytest
-from support import assert_array, assert_same_as_mlx, needs_mlx, real_mx
+from support import assert_array, assert_same_tree, needs_mlx, real_mx
 
 import mlxref.core as mx
 from mlxref.core.transforms.vmap import VmapAxisError
@@ -202,19 +202,6 @@ def _check_tree(ours, expected):
         assert_array(ours, expected, dtype=mx.float32)
 
 
-def _same_tree_as_mlx(ours, theirs):
-    if isinstance(theirs, dict):
-        assert type(ours) is dict and list(ours) == list(theirs)
-        for k in theirs:
-            _same_tree_as_mlx(ours[k], theirs[k])
-    elif isinstance(theirs, (list, tuple)):
-        assert type(ours) is type(theirs) and len(ours) == len(theirs)
-        for o, t in zip(ours, theirs):
-            _same_tree_as_mlx(o, t)
-    else:
-        assert_same_as_mlx(ours, theirs)
-
-
 @pytest.mark.parametrize("name", sorted(VALUE_CASES))
 def test_values(name):
     program, expected = VALUE_CASES[name]
@@ -225,7 +212,7 @@ def test_values(name):
 @pytest.mark.parametrize("name", sorted(VALUE_CASES))
 def test_values_match_mlx(name):
     program, _ = VALUE_CASES[name]
-    _same_tree_as_mlx(program(mx), program(real_mx))
+    assert_same_tree(program(mx), program(real_mx))
 
 
 def test_vmap_matches_a_python_loop():
