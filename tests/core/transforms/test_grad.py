@@ -1,4 +1,7 @@
-"""vjp, jvp, grad and value_and_grad: semantics, return structures and messages (MLX 0.32)."""
+"""vjp, jvp, grad and value_and_grad (mlxref/core/transforms/vjp.py, jvp.py, grad.py; MLX's
+mlx/transforms.cpp): semantics, return structures and messages (MLX 0.32), and what grad
+does to the caller's lists and dicts (it writes its tracers there and puts the originals
+back afterwards; what the function assigned there stays)."""
 
 import math
 import re
@@ -424,3 +427,68 @@ def test_vmap_announces_the_batch_axes_of_each_step():
     assert isinstance(sin, events.VmapStep) and sin.in_axes == [1] and sin.out_axes == [1]
     mul = steps[-1]
     assert mul.in_axes[1] is None and mul.out_axes == [0]
+
+
+# --- grad and the caller's containers ---------------------------------------
+
+
+def _identities(m):
+    """Which of three list entries keep their object after grad of a function
+    that assigns to the middle one; and the value left there."""
+
+    def fun(arrs):
+        arrs[1] = arrs[0] + arrs[1] * 2 + arrs[2]
+        return arrs[1]
+
+    arrs = [m.array(1.0), m.array(1.0), m.array(1.0)]
+    before = list(arrs)
+    grads = m.grad(fun)(arrs)
+    return [a is b for a, b in zip(before, arrs)], arrs[1].item(), [g.item() for g in grads]
+
+
+@needs_mlx
+def test_grad_keeps_untouched_entries_and_leaves_assignments():
+    ours, theirs = _identities(mx), _identities(real_mx)
+    assert ours == theirs
+    assert ours[0] == [True, False, True]
+    assert ours[1] == 4.0  # what the function assigned stays in the caller's list
+
+
+def _nested(m):
+    def loss(model, extra):
+        model["b"] = m.array(2.0)
+        model["c"][0] = model["a"] * 3
+        extra[0] = extra[0] * 5  # not differentiated, but written to
+        return model["a"] * model["d"][0]
+
+    model = {"a": m.array(1.5), "b": m.array(1.0), "c": [m.array(0.0)], "d": (m.array(4.0),)}
+    extra = [m.array(7.0)]
+    d_tuple = model["d"]
+    value, grads = m.value_and_grad(loss)(model, extra)
+    return (value.item(), {k: [x.item() for x in (v if isinstance(v, (list, tuple)) else [v])]
+                           for k, v in grads.items()},
+            {k: [x.item() for x in (v if isinstance(v, (list, tuple)) else [v])]
+             for k, v in model.items()},
+            extra[0].item(), model["d"] is d_tuple)
+
+
+@needs_mlx
+def test_grad_fills_dicts_in_place_and_rebuilds_tuples():
+    ours, theirs = _nested(mx), _nested(real_mx)
+    assert ours == theirs
+    assert ours[2]["b"] == [2.0] and ours[2]["c"] == [4.5] and ours[3] == 35.0
+    assert ours[4] is False  # tuples are rebuilt, lists and dicts are updated
+
+
+@needs_mlx
+def test_grad_with_inplace_update_keeps_the_new_value():
+    def run(m):
+        def loss_fn(model):
+            model[1] = m.array(2.0)
+            return model[0] * 2
+
+        model = [m.array(0.5), m.array(1.0)]
+        g = m.grad(loss_fn)(model)
+        return model[1].item(), [x.item() for x in g]
+
+    assert run(mx) == run(real_mx) == (2.0, [2.0, 0.0])
