@@ -1,4 +1,6 @@
-"""``mx.vmap(fun, in_axes=0, out_axes=0)``: the API's semantics and messages, against MLX 0.32.4.
+"""``mx.vmap(fun, in_axes=0, out_axes=0)`` (mlxref/core/transforms/vmap.py; MLX's
+mlx/transforms.cpp): the API's semantics and messages, against MLX 0.32.4. The
+vmap rules of the primitives are tested with their families, in tests/core/primitives/.
 
 Every program is written once against a module ``m`` (``mlxref.core`` or
 ``mlx.core``) so the very same code runs on both libraries:
@@ -20,13 +22,16 @@ MLX's rules mirrored here (python/src/transforms.cpp ``py_vmap``):
 - output containers (dict, tuple, NamedTuple) are rebuilt with their type;
 - an output that does not depend on a mapped input is broadcast along the
   batch axis.
+
+The last tests check the errors for an axis out of range (an error both an
+IndexError and a ValueError) or of the wrong type.
 """
 
 import re
 from collections import namedtuple
 
 import pytest
-from support import assert_array, assert_same_tree, needs_mlx, real_mx
+from support import assert_array, assert_same_error, assert_same_tree, needs_mlx, real_mx
 
 import mlxref.core as mx
 from mlxref.core.transforms.vmap import VmapAxisError
@@ -512,3 +517,39 @@ def test_eval_inside_grad_inside_vmap_is_still_refused():
     for m in (mx, real_mx) if real_mx is not None else (mx,):
         with pytest.raises(ValueError, match=re.escape(EVAL_MESSAGE)):
             m.vmap(m.grad(f_of(m)))(_ones(m, 3, 2))
+
+
+# --- vmap's axis errors --------------------------------------------------------
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.vmap(m.exp)(m.array(1.0)),
+    lambda m: m.vmap(m.exp, in_axes=2)(m.array([0.0, 1.0])),
+    lambda m: m.vmap(m.exp, in_axes=-3)(m.array([0.0, 1.0])),
+    lambda m: m.vmap(m.exp, out_axes=2)(m.array([0.0, 1.0])),
+])
+@needs_mlx
+def test_vmap_axis_out_of_range_is_index_and_value_error(call):
+    with pytest.raises(IndexError) as theirs:
+        call(real_mx)  # MLX 0.32: IndexError; later MLX: ValueError, same message
+    with pytest.raises(VmapAxisError) as ours:
+        call(mx)
+    assert isinstance(ours.value, ValueError) and isinstance(ours.value, IndexError)
+    assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.vmap(m.exp)("hello"),
+    lambda m: m.vmap(m.exp, in_axes="hello")(m.array([0.0, 1.0])),
+    lambda m: m.vmap(m.exp, out_axes="hello")(m.array([0.0, 1.0])),
+    lambda m: m.vmap(m.exp, in_axes=(None,))(m.array([0.0, 1.0])),
+    lambda m: m.vmap(m.add, in_axes=(0, (0,)))(m.array([0.0, 1.0]), m.array([0.0, 1.0])),
+    lambda m: m.vmap(lambda x: x, in_axes={"b": 0})({"a": m.array([0.0, 1.0])}),
+    lambda m: m.vmap(lambda x: x, in_axes={"a": 0, "b": 0})({"a": m.array([0.0, 1.0])}),
+    lambda m: m.vmap(lambda x: x, in_axes=None),
+    lambda m: m.vmap(lambda x: x, out_axes=None),
+])
+@needs_mlx
+def test_vmap_axis_errors_match_mlx(call):
+    ours = assert_same_error(call)
+    assert ours[0] in (ValueError, TypeError)
