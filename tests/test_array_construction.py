@@ -88,27 +88,3 @@ def test_unflatten_where_mlx_dies_or_makes_negative_sizes_is_a_clear_error():
         mx.unflatten(mx.zeros((0, 2)), 0, (0, -1))  # MLX divides by zero: SIGFPE
     with pytest.raises(ValueError, match=r"Cannot unflatten axis 0 with size 6 into shape \(-2,-3\)"):
         mx.unflatten(mx.zeros((6,)), 0, (-2, -3))  # MLX makes shape (-2, -3)
-
-
-# --- vecdot and the array API namespace ---------------------------------------------------
-
-
-@needs_mlx
-@pytest.mark.parametrize("case", [
-    lambda m: m.vecdot(m.array([[1.0, 2, 3], [4, 5, 6]]), m.array([[1.0, 0, 2]])),
-    lambda m: m.vecdot(m.array([[1.0, 2, 3], [4, 5, 6]]), m.array([[1.0, 2, 3], [4, 5, 6]]), axis=0),
-    lambda m: m.vecdot(m.array([1, 2]), m.array([3, 4])),
-    lambda m: m.vecdot(m.array([1 + 2j, 2]), m.array([3, 4j])),
-    lambda m: m.vecdot(m.array([True, False]), m.array([True, True])),
-    lambda m: m.vecdot(m.array([[1.0, 2, 3]]), m.array([1.0, 0, 2])),
-    lambda m: m.vecdot(m.array([[1.0, 2, 3]]), m.array([1.0, 0, 2]), axis=0),
-    lambda m: m.vecdot(m.array([[1.0, 2, 3]]), m.array([1.0, 0, 2]), axis=1),
-    lambda m: m.vecdot(m.array([[1.0, 2, 3]]), m.array(1.0)),
-    lambda m: m.vecdot(m.array([[1.0, 2, 3]]), m.array([[1.0, 2, 3]]), axis=2),
-    lambda m: m.vecdot(m.array([[1.0, 2, 3]]), m.array([[1.0, 2, 3]]), axis=-3),
-    lambda m: m.vecdot(m.array([1, 2]), m.array([3, 4, 5])),
-    lambda m: m.vecdot([1, 2], [3, 4]),
-    lambda m: m.grad(lambda a: m.vecdot(a, m.array([2.0, -1.0])))(m.array([1.0, 3.0])),
-])
-def test_vecdot_as_in_mlx(case):
-    assert_both(case, rtol=1e-5)
