@@ -162,6 +162,15 @@ def assert_same_tree(ours, theirs, rtol=1e-5, atol=1e-5):
         assert ours == theirs, (ours, theirs)
 
 
+def same_tree_in_both(program):
+    """``program(lib)`` run with mlxref.core and, where installed, with real MLX:
+    the results are the same tree (``assert_same_tree``). Returns mlxref's."""
+    ours = program(mlxref_core)
+    if real_mx is not None:
+        assert_same_tree(ours, program(real_mx))
+    return ours
+
+
 # --- inputs, the same for both libraries ---------------------------------------------
 
 

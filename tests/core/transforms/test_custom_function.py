@@ -1,30 +1,23 @@
-"""``mx.custom_function`` and ``mx.checkpoint``: semantics, rule signatures and messages.
+"""``mx.custom_function`` (mlxref/core/transforms/custom_function.py, the CustomTransforms
+primitive in primitives/custom.py; MLX's mlx/transforms.cpp and python/src/transforms.cpp):
+semantics, rule signatures and messages.
 
 Every decorated function is built by a factory taking the module ``m``
 (``mlxref.core`` or ``mlx.core``), so the same rules run on both libraries
 and real MLX 0.32.4 is the oracle for values, structures and messages.
-Where MLX is wrong or crashes (a vjp rule returning too few results gives a
-wrong gradient; ``checkpoint`` of a function with no array output segfaults;
-``Depends`` has no vmap / jvp rule) the tests show MLX's behaviour (never
-calling it where it would crash) and assert mlxref's better one.
+Where MLX is wrong (a vjp rule returning too few results gives a wrong
+gradient) the tests show MLX's behaviour and assert mlxref's better one.
 """
 
 import math
-import os
 import re
-import sys
 
 import pytest
-from support import assert_array, assert_same_as_mlx, needs_mlx, real_mx
 
 import mlxref.core as mx
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from benchmarks import checkpoint_memory  # noqa: E402
+from support import assert_array, needs_mlx, real_mx, same_tree_in_both
 
 LIBS = [mx] + ([real_mx] if real_mx is not None else [])
-
 
 def X(m):
     return m.array([0.5, -1.0, 2.0])
@@ -36,29 +29,6 @@ def Y(m):
 
 def BATCH(m):
     return m.array([[0.5, -1.0, 2.0], [3.0, 0.25, -0.2]])
-
-
-def both(program):
-    """``program(mlxref)`` and, when installed, ``program(mlx)`` compared leaf by leaf."""
-    ours = program(mx)
-    if real_mx is not None:
-        _same(ours, program(real_mx))
-    return ours
-
-
-def _same(ours, theirs):
-    if isinstance(theirs, dict):
-        assert type(ours) is dict and list(ours) == list(theirs)
-        for k in theirs:
-            _same(ours[k], theirs[k])
-    elif isinstance(theirs, (list, tuple)):
-        assert type(ours) is type(theirs) and len(ours) == len(theirs)
-        for o, t in zip(ours, theirs):
-            _same(o, t)
-    elif real_mx is not None and isinstance(theirs, real_mx.array):
-        assert_same_as_mlx(ours, theirs)
-    else:
-        assert ours == theirs
 
 
 # =====================================================================================
@@ -104,7 +74,7 @@ def test_without_rules_it_is_the_plain_function():
         f = m.custom_function(lambda x: x * x)
         return f(X(m)), m.grad(lambda x: f(x).sum())(X(m))
 
-    value, g = both(program)
+    value, g = same_tree_in_both(program)
     assert_array(value, [0.25, 1, 4])
     assert_array(g, [1, -2, 4])
 
@@ -194,7 +164,7 @@ def test_vjp_rule_several_arguments_and_outputs_get_tuples():
         program(m, log)
         assert log == [("vjp", ("tuple", ["array", "array"]), ("tuple", ["array", "array"]),
                         ("tuple", ["array", "array"]))], m
-    both(lambda m: program(m, []))
+    same_tree_in_both(lambda m: program(m, []))
 
 
 def test_vjp_rule_unused_output_gets_zero_cotangent():
@@ -213,7 +183,7 @@ def test_vjp_rule_unused_output_gets_zero_cotangent():
         g = m.grad(lambda x: f(x)[0].sum())(X(m))
         return g, seen[0]
 
-    g, unused = both(program)
+    g, unused = same_tree_in_both(program)
     assert_array(g, [1, 1, 1])
     assert_array(unused, [0, 0, 0])
 
@@ -227,7 +197,7 @@ def test_jvp_rule_gets_none_for_inputs_without_a_tangent():
         log = []
         program(m, log)
         assert log == [("jvp", ("tuple", ["array", "array"]), ("tuple", ["array", None]))], m
-    outputs, tangents = both(lambda m: program(m, []))
+    outputs, tangents = same_tree_in_both(lambda m: program(m, []))
     assert_array(tangents[0], [10, 10, 10])
     assert_array(tangents[1], [0, 0, 0])
 
@@ -241,7 +211,7 @@ def test_jvp_rule_one_argument():
 
 
 def test_jvp_rule_with_both_tangents():
-    outputs, tangents = both(
+    outputs, tangents = same_tree_in_both(
         lambda m: m.jvp(two_in_two_out(m, []), [X(m), Y(m)], [m.ones(3), m.ones(3)])
     )
     assert_array(tangents[0], [10, 10, 10])
@@ -258,8 +228,8 @@ def test_vmap_rule_signature_and_result():
         log = []
         m.vmap(two_in_two_out(m, log), in_axes=(0, None))(BATCH(m), Y(m))
         assert log == [("vmap", ("tuple", ["array", "array"]), ("tuple", [0, None]))], m
-    both(lambda m: m.vmap(two_in_two_out(m, []), in_axes=(0, None))(BATCH(m), Y(m)))
-    both(lambda m: m.vmap(one_in_one_out(m, []), in_axes=1)(BATCH(m)))
+    same_tree_in_both(lambda m: m.vmap(two_in_two_out(m, []), in_axes=(0, None))(BATCH(m), Y(m)))
+    same_tree_in_both(lambda m: m.vmap(one_in_one_out(m, []), in_axes=1)(BATCH(m)))
 
 
 def test_vmap_rule_is_called_once_per_vmap():
@@ -283,7 +253,7 @@ def test_vmap_rule_output_axes_are_honoured():
 
         return m.vmap(f, in_axes=0, out_axes=0)(m.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
 
-    assert_array(both(program), [[2, 4, 6], [8, 10, 12]])
+    assert_array(same_tree_in_both(program), [[2, 4, 6], [8, 10, 12]])
 
 
 # --- grad uses the custom vjp only --------------------------------------------------------
@@ -303,7 +273,7 @@ def test_grad_uses_the_custom_vjp_and_only_it():
 
         return m.grad(lambda x: f(x).sum())(X(m)), m.grad(lambda x: (f(x) * 3.0).sum())(X(m))
 
-    g1, g3 = both(program)
+    g1, g3 = same_tree_in_both(program)
     assert_array(g1, [100, 100, 100])
     assert_array(g3, [300, 300, 300])
 
@@ -320,7 +290,7 @@ def test_grad_of_grad_differentiates_the_vjp_rule():
 
         return m.grad(lambda x: m.grad(lambda y: f(y).sum())(x).sum())(X(m))
 
-    assert_array(both(program), [1.0, -2.0, 4.0])  # d/dx x^2 = 2x
+    assert_array(same_tree_in_both(program), [1.0, -2.0, 4.0])  # d/dx x^2 = 2x
 
 
 def test_missing_rules_fall_back_to_the_automatic_transforms():
@@ -348,14 +318,14 @@ def test_missing_rules_fall_back_to_the_automatic_transforms():
         return f
 
     # jvp and vmap of a function with only a vjp rule: the function's own transforms.
-    _, (t,) = both(lambda m: m.jvp(only_vjp(m), [X(m)], [m.ones(3)]))
+    _, (t,) = same_tree_in_both(lambda m: m.jvp(only_vjp(m), [X(m)], [m.ones(3)]))
     assert_array(t, [math.cos(v) for v in (0.5, -1.0, 2.0)])
-    v = both(lambda m: m.vmap(only_vjp(m))(BATCH(m)))
+    v = same_tree_in_both(lambda m: m.vmap(only_vjp(m))(BATCH(m)))
     assert_array(v, [[math.sin(a) for a in row] for row in BATCH(mx).tolist()])
     # grad and jvp of a function with only a vmap rule.
-    g = both(lambda m: m.grad(lambda x: only_vmap(m, [])(x).sum())(X(m)))
+    g = same_tree_in_both(lambda m: m.grad(lambda x: only_vmap(m, [])(x).sum())(X(m)))
     assert_array(g, [math.exp(v) for v in (0.5, -1.0, 2.0)])
-    _, (t,) = both(lambda m: m.jvp(only_vmap(m, []), [X(m)], [m.ones(3)]))
+    _, (t,) = same_tree_in_both(lambda m: m.jvp(only_vmap(m, []), [X(m)], [m.ones(3)]))
     assert_array(t, [math.exp(v) for v in (0.5, -1.0, 2.0)])
 
 
@@ -371,7 +341,7 @@ def test_default_vmap_of_a_custom_function_with_several_outputs():
 
         return m.vmap(f, in_axes=(0, None))(BATCH(m), Y(m))
 
-    prod, sin = both(program)
+    prod, sin = same_tree_in_both(program)
     assert_array(prod, [[0.75, -0.3, -1.4], [4.5, 0.075, 0.14]])
     assert_array(sin, [[math.sin(v) for v in row] for row in BATCH(mx).tolist()])
 
@@ -408,7 +378,7 @@ def test_dict_pytrees_in_and_out():
         program(m, log)
         assert log == [({"a": "array", "b": "array"}, {"p": "array", "q": "array"},
                         {"p": "array", "q": "array"})], m
-    value, g = both(lambda m: program(m, []))
+    value, g = same_tree_in_both(lambda m: program(m, []))
     assert_array(value["q"], [1.5, 0, 3])
     assert_array(g["a"], [1.5 + 2, 0.3 + 2, -0.7 + 2])
     assert_array(g["b"], [0.5, -1, 2])
@@ -431,7 +401,7 @@ def test_keyword_arguments_are_passed_to_the_vjp_rule():
         log = []
         assert program(m, log).tolist() == [3000, 3000, 3000]
         assert log == [("array", 3.0)], m
-    both(lambda m: program(m, []))
+    same_tree_in_both(lambda m: program(m, []))
 
 
 def test_non_array_positional_arguments_get_none_cotangents():
@@ -448,7 +418,7 @@ def test_non_array_positional_arguments_get_none_cotangents():
 
         return m.grad(lambda x: f(x, 3).sum())(X(m))
 
-    assert_array(both(program), [3, 3, 3])
+    assert_array(same_tree_in_both(program), [3, 3, 3])
 
 
 # --- messages -----------------------------------------------------------------------------
@@ -590,157 +560,6 @@ def test_mlxref_raises_for_a_vmap_rule_returning_too_many_outputs():
         mx.vmap(f)(BATCH(mx))
 
 
-# =====================================================================================
-# checkpoint
-# =====================================================================================
-
-
-def layer_of(m, calls=None):
-    def f(x, w):
-        if calls is not None:
-            calls.append(1)
-        return m.tanh(x * w) * m.sin(x) + x * x * w
-
-    return f
-
-
-def test_checkpoint_value_and_gradient_equal_the_plain_function():
-    def program(m, wrap):
-        f = wrap(m, layer_of(m))
-        value = f(X(m), Y(m))
-        grads = m.grad(lambda x, w: f(x, w).sum(), argnums=(0, 1))(X(m), Y(m))
-        return value, grads
-
-    plain = program(mx, lambda m, f: f)
-    ckpt = both(lambda m: program(m, lambda m, f: m.checkpoint(f)))
-    assert_array(ckpt[0], plain[0].tolist())
-    for a, b in zip(ckpt[1], plain[1]):
-        assert_array(a, b.tolist())
-
-
-def test_checkpointed_function_runs_twice_under_grad_once_without():
-    for m in LIBS:
-        calls = []
-        f = m.checkpoint(layer_of(m, calls))
-        m.eval(f(X(m), Y(m)))
-        assert len(calls) == 1, m
-        calls.clear()
-        m.eval(m.grad(lambda x: f(x, Y(m)).sum())(X(m)))
-        assert len(calls) == 2, m
-        calls.clear()
-        m.eval(m.grad(lambda x: layer_of(m, calls)(x, Y(m)).sum())(X(m)))
-        assert len(calls) == 1, m
-
-
-def test_checkpoint_gradients_reach_every_array_input_keywords_included():
-    def program(m):
-        ck = m.checkpoint(lambda a, bs, c=None: (a * bs[0] + bs[1] * c * a).sum() + (c * c).sum())
-        return m.grad(lambda a, b0, b1, c: ck(a, [b0, b1], c=c), argnums=(0, 1, 2, 3))(
-            X(m), Y(m), m.array([2.0, 3.0, 4.0]), m.array([1.0, -1.0, 0.5])
-        )
-
-    ga, gb0, gb1, gc = both(program)
-    assert_array(ga, [1.5 + 2.0, 0.3 - 3.0, -0.7 + 2.0])
-    assert_array(gb0, [0.5, -1, 2])
-    assert_array(gb1, [0.5, 1, 1])
-    assert_array(gc, [2 * 0.5 + 2 * 1, 3 * -1.0 - 2 * 1, 4 * 2.0 + 2 * 0.5])  # b1 * a + 2c
-
-
-def test_checkpoint_non_array_leaves_pass_through():
-    def program(m):
-        ck = m.checkpoint(lambda a, n, s, opts: (a * n * opts["k"], n, s))
-        out = ck(X(m), 3, "x", {"k": 2.0})
-        g = m.grad(lambda a: ck(a, 3, "x", {"k": 2.0})[0].sum())(X(m))
-        return out, g
-
-    (value, n, s), g = both(program)
-    assert n == 3 and s == "x"
-    assert_array(value, [3, -6, 12])
-    assert_array(g, [6, 6, 6])
-
-
-def test_checkpoint_of_a_function_without_array_outputs_raises():
-    # MLX 0.32.4 segfaults here (custom_function reads outputs[0] of an empty vector),
-    # so only mlxref is called.
-    message = "[checkpoint] The function must return at least one array"
-    for fun in (lambda a: 1.0, lambda a: (3, "x"), lambda a: None):
-        with pytest.raises(ValueError, match=re.escape(message)):
-            mx.checkpoint(fun)(X(mx))
-
-
-def plain_and_checkpointed(m):
-    f = layer_of(m)
-    g = lambda x: f(x, Y(m))  # noqa: E731
-    return g, m.checkpoint(g)
-
-
-@pytest.mark.parametrize(
-    "transform",
-    [
-        pytest.param(lambda m, f: m.grad(lambda x: m.grad(lambda y: f(y).sum())(x).sum())(X(m)),
-                     id="grad_grad"),
-        pytest.param(lambda m, f: m.jvp(f, [X(m)], [m.array([1.0, -2.0, 0.5])]), id="jvp"),
-        pytest.param(lambda m, f: m.vmap(f)(BATCH(m)), id="vmap"),
-        pytest.param(lambda m, f: m.grad(lambda x: m.vmap(f)(x).sum())(BATCH(m)), id="grad_vmap"),
-        pytest.param(lambda m, f: m.vjp(f, [X(m)], [m.array([1.0, 2.0, 3.0])]), id="vjp"),
-    ],
-)
-def test_checkpoint_under_transforms_equals_plain_and_mlx(transform):
-    ours = both(lambda m: transform(m, plain_and_checkpointed(m)[1]))
-    plain = transform(mx, plain_and_checkpointed(mx)[0])
-    _same_values(ours, plain)
-
-
-def _same_values(a, b):
-    if isinstance(a, (list, tuple)):
-        assert len(a) == len(b)
-        for x, y in zip(a, b):
-            _same_values(x, y)
-    else:
-        assert_array(a, b.tolist())
-
-
-BEYOND_MLX = {
-    "vmap_grad": (
-        lambda m, f: m.vmap(m.grad(lambda x: f(x).sum()))(BATCH(m)),
-        "[Primitive::vmap] Not implemented for Depends.",
-    ),
-    "jvp_grad": (
-        lambda m, f: m.jvp(m.grad(lambda x: f(x).sum()), [X(m)], [m.array([1.0, -2.0, 0.5])]),
-        "[Primitive::jvp] Not implemented for Depends.",
-    ),
-}
-
-
-@pytest.mark.parametrize("name", sorted(BEYOND_MLX))
-def test_checkpoint_transforms_beyond_mlx(name):
-    transform, mlx_message = BEYOND_MLX[name]
-    ours = transform(mx, plain_and_checkpointed(mx)[1])
-    plain = transform(mx, plain_and_checkpointed(mx)[0])
-    _same_values(ours, plain)
-    if real_mx is not None:
-        with pytest.raises(ValueError) as info:
-            transform(real_mx, plain_and_checkpointed(real_mx)[1])
-        assert str(info.value) == mlx_message
-        # ... and the plain function's result agrees with MLX's.
-        _same(plain, transform(real_mx, plain_and_checkpointed(real_mx)[0]))
-
-
-def test_vmap_grad_checkpoint_of_a_function_of_the_input_only():
-    f = lambda x: mx.tanh(x * 2.0) * mx.sin(x)  # noqa: E731
-    ours = mx.vmap(mx.grad(lambda x: mx.checkpoint(f)(x).sum()))(BATCH(mx))
-    plain = mx.vmap(mx.grad(lambda x: f(x).sum()))(BATCH(mx))
-    assert_array(ours, plain.tolist())
-
-
-def test_vmap_grad_checkpoint_with_an_unbatched_array_argument():
-    w = Y(mx)
-    ck = mx.checkpoint(layer_of(mx))
-    ours = mx.vmap(mx.grad(lambda x: ck(x, w).sum()))(BATCH(mx))
-    plain = mx.vmap(mx.grad(lambda x: layer_of(mx)(x, w).sum()))(BATCH(mx))
-    assert_array(ours, plain.tolist())
-
-
 def test_custom_vmap_rule_with_an_unbatched_output_used_downstream():
     @mx.custom_function
     def f(x, w):
@@ -753,23 +572,3 @@ def test_custom_vmap_rule_with_an_unbatched_output_used_downstream():
 
     out = mx.vmap(lambda x, w: f(x, w)[1] + 1.0, in_axes=(0, None))(BATCH(mx), Y(mx))
     assert_array(out, [[4.0, 1.6, -0.4]] * 2)
-
-
-# --- memory: the benchmark's inequality, small ----------------------------------------------
-
-
-def test_checkpoint_halves_the_peak_memory_of_a_gradient():
-    # 32 layers, batch 8, width 16, blocks of 4 (the benchmark has batch 16, width 32).
-    # Peak (in activations of B x W): about L + 3 without checkpoint, and
-    # L/K + K + 3 with blocks of K, so 16 layers in blocks of 4 give only 11/19 = 0.58;
-    # 32 layers give 15/35 = 0.43.
-    weights, x = checkpoint_memory.make_problem(layers=32, batch=8, width=16)
-    plain, g_plain = checkpoint_memory.peak_of_gradient(
-        mx, checkpoint_memory.loss_plain, x, weights
-    )
-    ckpt, g_ckpt = checkpoint_memory.peak_of_gradient(
-        mx, lambda mx, x, w: checkpoint_memory.loss_checkpointed(mx, x, w, 4), x, weights
-    )
-    assert plain > 0
-    assert ckpt <= 0.5 * plain, (ckpt, plain, ckpt / plain)
-    assert_array(g_ckpt, g_plain.tolist(), rtol=1e-9, atol=1e-12)
