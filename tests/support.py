@@ -508,7 +508,7 @@ def frozen_heap():
 
 
 def chapters_run_as_notebooks():
-    """Whether the docs extra is here, so tests/test_manual.py runs each numbered chapter
+    """Whether the docs extra is here, so tests/manual/test_manual.py runs each numbered chapter
     as a notebook and checks its outputs as doctest does: that run is the chapter's
     doctest, and tests/test_tutorials.py runs doctest on the other files only."""
     return all(importlib.util.find_spec(m) for m in

@@ -124,7 +124,7 @@ def test_astype_is_lazy_and_converts():
         a.astype("float32")
 
 
-# Ragged lists and elements of other types: tests/test_array_construction.py
+# Ragged lists and elements of other types: tests/core/test_convert.py
 # compares their errors with MLX's.
 
 
