@@ -50,7 +50,7 @@ def _array(lib, dtype, shape, seed=0):
         flat[0], getattr(lib, dtype))
 
 
-def _same_metadata(ours, theirs):
+def _assert_same_metadata(ours, theirs):
     assert sorted(ours) == sorted(theirs)
     for k, v in ours.items():
         w = theirs[k]
@@ -106,8 +106,8 @@ def test_metadata_of_every_kind_between_mlxref_and_mlx(tmp_path):
         ours = mx.load(str(tmp_path / path), return_metadata=True)
         theirs = real_mx.load(str(tmp_path / path), return_metadata=True)
         assert same_array(ours[0]["w"], theirs[0]["w"])
-        _same_metadata(ours[1], theirs[1])
-        _same_metadata(ours[1], _metadata(mx))
+        _assert_same_metadata(ours[1], theirs[1])
+        _assert_same_metadata(ours[1], _metadata(mx))
     assert mx.load(str(tmp_path / "ours.gguf"), return_metadata=False).keys() == {"w"}
     assert mx.load(str(tmp_path / "ours.gguf"), return_metadata=True)[1]["none"] == []
 
@@ -301,7 +301,7 @@ def test_other_metadata_types_as_mlx_reads_them(tmp_path):
     ours = mx.load(str(path), return_metadata=True)
     theirs = real_mx.load(str(path), return_metadata=True)
     assert ours[0] == theirs[0] == {}
-    _same_metadata(ours[1], theirs[1])
+    _assert_same_metadata(ours[1], theirs[1])
     # a float64 value loads as float32; MLX steps over only 4 of its 8 bytes
     # (and so misreads what follows): mlxref reads the 8
     path.write_bytes(_gguf([("d", 12, struct.pack("<d", 0.1)), ("s", 8, _string("after")),
