@@ -422,6 +422,31 @@ def assert_rules_same_as_mlx(f, *inputs):
     assert_same_as_mlx(jvp, mlx_jvp)
 
 
+# --- the shape and indexing rules: inputs for programs written for either library ------
+
+
+def irregular_values(shape, seed):
+    """A fixed, irregular flat list of floats for ``shape``."""
+    n = 1
+    for d in shape:
+        n *= d
+    return [((k * 7 + seed * 5) % 11) / 4.0 - 1.2 + 0.1 * k for k in range(n)]
+
+
+def irregular_array(m, shape, seed):
+    """An array of ``shape`` in the library ``m``, of ``irregular_values``."""
+    if not shape:
+        return m.array(irregular_values((), seed)[0])
+    return m.array(irregular_values(shape, seed)).reshape(shape)
+
+
+def set_item(m, x, index, v):
+    """``x`` with ``x[index] = v``, leaving the input array alone."""
+    y = m.array(x)
+    y[index] = v
+    return y
+
+
 # --- vmap over a batch of three examples ---------------------------------------------
 # Batch size 3 and example dimensions 2, 4, 5 all differ, so a batch axis put in the
 # wrong place changes the result's shape.
