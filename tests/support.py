@@ -3,6 +3,7 @@
 import gc
 import importlib.util
 import math
+import random
 import re
 from fractions import Fraction
 
@@ -20,6 +21,15 @@ needs_mlx = pytest.mark.skipif(
 )
 
 
+def lib_id(lib):
+    return "mlxref" if lib is mlxref_core else "mlx"
+
+
+# A test taking ``m`` runs on mlxref.core, then (where installed) on real MLX.
+each_lib = pytest.mark.parametrize(
+    "m", [mlxref_core] + ([real_mx] if real_mx is not None else []), ids=lib_id)
+
+
 def ids(arrays):
     """The descriptors' ids of some arrays: what says two handles are one array."""
     return [a.id() for a in arrays]
@@ -31,19 +41,40 @@ def assert_new_handle(b, a):
     assert b is not a and b.id() == a.id()
 
 
-def _flat(x):
+def flat(x):
+    """Nested lists (and tuples) as one flat list, in row-major order; a scalar
+    as a list of itself."""
     if isinstance(x, (list, tuple)):
         out = []
         for v in x:
-            out.extend(_flat(v))
+            out.extend(flat(v))
         return out
     return [x]
+
+
+def dtype_name(a):
+    """The name of ``a``'s dtype (``"float32"``), for an mlxref array and a real-MLX one alike."""
+    return str(a.dtype).split(".")[-1]
+
+
+def same_value(x, y):
+    """Two Python elements are equal as an array stores them: the same type and
+    value, nan equal to nan, -0.0 not equal to 0.0, complex numbers part by part."""
+    if type(x) is not type(y):
+        return False
+    if type(x) is complex:
+        return same_value(x.real, y.real) and same_value(x.imag, y.imag)
+    if type(x) is float:
+        if x != x or y != y:
+            return x != x and y != y
+        return x == y and math.copysign(1.0, x) == math.copysign(1.0, y)
+    return x == y
 
 
 def close(a, b, rtol=1e-5, atol=1e-6):
     """Elementwise closeness of two (nested) lists or scalars; nan equals nan.
     Complex numbers are close when their real and imaginary parts are."""
-    fa, fb = _flat(a), _flat(b)
+    fa, fb = flat(a), flat(b)
     if len(fa) != len(fb):
         return False
     for x, y in zip(fa, fb):
@@ -82,6 +113,121 @@ def assert_same_as_mlx(ours, theirs, rtol=1e-5, atol=1e-5):
     )
     got, want = ours.tolist(), theirs.tolist()
     assert close(got, want, rtol, atol), f"got {got}, MLX gives {want}"
+
+
+def same_array(a, b):
+    """Whether ``a`` and ``b`` (arrays of mlxref or real MLX) have the same shape,
+    dtype name and elements, the elements compared by ``repr``: nan equals nan,
+    -0.0 differs from 0.0 and ``True`` from ``1``."""
+    return (tuple(a.shape) == tuple(b.shape) and dtype_name(a) == dtype_name(b)
+            and repr(a.tolist()) == repr(b.tolist()))
+
+
+def assert_same_array(ours, theirs, rtol=None, atol=1e-5):
+    """``ours`` and ``theirs`` (arrays of mlxref or real MLX; or lists or tuples
+    of them, of one length, pair by pair) have the same shape, dtype name and
+    elements: every element by ``repr``, as ``same_array`` compares them. With
+    ``rtol``, the elements of a floating or complex dtype need only be
+    ``close`` (within ``rtol`` and ``atol``); the others are still exact."""
+    if isinstance(theirs, (list, tuple)):
+        assert isinstance(ours, (list, tuple)) and len(ours) == len(theirs), (ours, theirs)
+        for o, t in zip(ours, theirs):
+            assert_same_array(o, t, rtol, atol)
+        return
+    assert tuple(ours.shape) == tuple(theirs.shape), f"shape {ours.shape}, expected {theirs.shape}"
+    assert dtype_name(ours) == dtype_name(theirs), f"dtype {ours.dtype}, expected {theirs.dtype}"
+    got, want = ours.tolist(), theirs.tolist()
+    if rtol is not None and dtype_name(ours).startswith(("float", "bfloat", "complex")):
+        assert close(got, want, rtol, atol), f"got {got}, expected {want}"
+    else:
+        assert repr(got) == repr(want), f"got {got}, expected {want}"
+
+
+def assert_same_tree(ours, theirs, rtol=1e-5, atol=1e-5):
+    """``ours`` (mlxref's result) and ``theirs`` (real MLX's) are the same tree:
+    dicts with the same keys in the same order, lists and tuples of one type
+    and length, MLX arrays matched as ``assert_same_as_mlx`` does, and any
+    other leaf equal."""
+    if isinstance(theirs, dict):
+        assert type(ours) is dict and list(ours) == list(theirs), (ours, theirs)
+        for k in theirs:
+            assert_same_tree(ours[k], theirs[k], rtol, atol)
+    elif isinstance(theirs, (list, tuple)):
+        assert type(ours) is type(theirs) and len(ours) == len(theirs), (ours, theirs)
+        for o, t in zip(ours, theirs):
+            assert_same_tree(o, t, rtol, atol)
+    elif real_mx is not None and isinstance(theirs, real_mx.array):
+        assert_same_as_mlx(ours, theirs, rtol, atol)
+    else:
+        assert ours == theirs, (ours, theirs)
+
+
+def same_tree_in_both(program):
+    """``program(lib)`` run with mlxref.core and, where installed, with real MLX:
+    the results are the same tree (``assert_same_tree``). Returns mlxref's."""
+    ours = program(mlxref_core)
+    if real_mx is not None:
+        assert_same_tree(ours, program(real_mx))
+    return ours
+
+
+# --- inputs, the same for both libraries ---------------------------------------------
+
+
+def random_rows(shape, seed, scale=1.0):
+    """Nested lists of random floats (the same for both libraries)."""
+    rng = random.Random(seed)
+    if len(shape) == 1:
+        return [rng.gauss(0.0, scale) for _ in range(shape[0])]
+    return [random_rows(shape[1:], seed * 31 + i, scale) for i in range(shape[0])]
+
+
+# --- integers as a C integer type stores them (a dtype by its MLX name: "int8", "uint64") ---
+
+
+def int_bits(name):
+    """The width of the integer dtype ``name``, in bits."""
+    return int(name.lstrip("uint"))
+
+
+def is_unsigned(name):
+    return name.startswith("u")
+
+
+def int_limits(name):
+    """The smallest and the largest value the integer dtype ``name`` holds."""
+    b = int_bits(name)
+    return (0, 2**b - 1) if is_unsigned(name) else (-(2 ** (b - 1)), 2 ** (b - 1) - 1)
+
+
+def wrap(v, name):
+    """``v`` as the dtype ``name`` stores it: modulo 2**bits, two's complement."""
+    if name == "bool_":
+        return bool(v)
+    b = int_bits(name)
+    v &= (1 << b) - 1
+    return v - (1 << b) if not is_unsigned(name) and v >= 1 << (b - 1) else v
+
+
+def int_edges(name):
+    """The boundary values of a dtype: its limits, around them, and around 0."""
+    if name == "bool_":
+        return [False, True]
+    lo, hi = int_limits(name)
+    return sorted(v for v in {lo, lo + 1, -2, -1, 0, 1, 2, hi - 1, hi} if lo <= v <= hi)
+
+
+def int_array(m, values, name):
+    """An array of ``values`` as dtype ``name``, built through int64 (MLX takes
+    no Python int above 2**63 - 1, so uint64's top half comes in negative)."""
+    if name == "bool_":
+        return m.array(values, m.bool_)
+    return m.array([v - 2**64 if v >= 2**63 else v for v in values], m.int64).astype(
+        getattr(m, name)
+    )
+
+
+# --- floats ---------------------------------------------------------------------------
 
 
 # (mantissa bits with the hidden one, smallest normal exponent, largest exponent)
@@ -137,6 +283,218 @@ def both(build):
     return build(mlxref_core), theirs
 
 
+def assert_both(build, rtol=None, atol=1e-5):
+    """``build(lib)`` gives the same with mlxref.core and with real MLX: the
+    same array, or list or tuple of arrays (the same container; the arrays
+    compared as ``assert_same_array`` does: exactly, or with ``rtol`` and
+    ``atol``), or the same error (its type, and MLX's message in ours), raised
+    at the same step: when the result is built, or when it is evaluated.
+    Returns ``(ours, theirs)``, or None where MLX raises."""
+    pair = both(build)
+    if pair is None:
+        return None
+    ours, theirs = pair
+    try:
+        real_mx.eval(theirs)
+    except Exception as e:  # noqa: BLE001 - any MLX error must be ours too
+        with pytest.raises(type(e), match=re.escape(str(e))):
+            mlxref_core.eval(ours)
+        return None
+    if isinstance(theirs, (list, tuple)):
+        assert type(ours) is type(theirs), (
+            f"got a {type(ours).__name__}, MLX a {type(theirs).__name__}")
+    assert_same_array(ours, theirs, rtol, atol)
+    return ours, theirs
+
+
+def same_in_both(program):
+    """``program(lib)`` has the same outcome with mlxref.core and with real MLX:
+    the same exception (type name and message), or arrays (one, or a list or
+    tuple of them) of the same shape, dtype name and elements, nan equal to
+    nan and the other elements compared with ``==``. Returns our outcome:
+    ``("error", type name, message)`` or ``("ok", shape, dtype name, elements)``."""
+    ours, theirs = _outcome(mlxref_core, program), _outcome(real_mx, program)
+    assert ours == theirs, f"mlxref: {ours}\nMLX:    {theirs}"
+    return ours
+
+
+def _outcome(lib, program):
+    try:
+        out = program(lib)
+    except Exception as e:  # noqa: BLE001 - compared with MLX's
+        return ("error", type(e).__name__, str(e))
+    if isinstance(out, (list, tuple)):
+        return tuple(_outcome(lib, lambda _, o=o: o) for o in out)
+    values = out.tolist()
+    return ("ok", tuple(out.shape), str(out.dtype).split(".")[-1], _canonical(values))
+
+
+def _canonical(v):
+    """Nested values with nan made comparable (nan == nan here)."""
+    if isinstance(v, list):
+        return [_canonical(x) for x in v]
+    if isinstance(v, float) and math.isnan(v):
+        return "nan"
+    if isinstance(v, complex):
+        return (_canonical(v.real), _canonical(v.imag))
+    return v
+
+
+def assert_same_result(program):
+    """``program(lib)`` gives the same results with mlxref and MLX (as
+    ``assert_same_array`` compares them, exactly), or the same error: its type,
+    and its message up to nanobind's "Invoked with" line. Returns the error
+    (``binding_error``'s pair) or None."""
+    theirs_error = binding_error(lambda: program(real_mx))
+    if theirs_error is not None:
+        assert binding_error(lambda: program(mlxref_core)) == theirs_error
+        return theirs_error
+    assert_same_array(program(mlxref_core), program(real_mx))
+    return None
+
+
+def binding_error(call):
+    """The (type, message) ``call()`` raises, the message cut before nanobind's
+    "Invoked with" paragraph (which lists the types of the call's arguments);
+    None if it raises nothing."""
+    try:
+        call()
+    except Exception as e:  # noqa: BLE001 - the type and message are compared
+        return type(e), str(e).split("\n\nInvoked with")[0]
+    return None
+
+
+def tied_elements(dtype_name, rng, n):
+    """``n`` elements for the dtype ``dtype_name``, with ties; floats add nans, both
+    zeros and infinities."""
+    if dtype_name == "bool_":
+        return [rng.random() < 0.5 for _ in range(n)]
+    if dtype_name.startswith(("uint", "int")):
+        return [rng.randint(0, 5) for _ in range(n)]
+    if dtype_name == "complex64":
+        return [complex(rng.choice([0.0, 1.0, -1.0]), rng.choice([0.0, 2.0])) for _ in range(n)]
+    return [rng.choice([math.nan, -0.0, 0.0, 1.5, -2.0, 3.0, math.inf, float(rng.randint(-4, 4))])
+            for _ in range(n)]
+
+
+def typed_array(lib, data, dtype_name):
+    """``data`` as an array of ``lib`` (mlxref.core or MLX) of the dtype ``dtype_name``."""
+    return lib.array(data).astype(getattr(lib, dtype_name))
+
+
+# --- vjp and jvp rules against MLX's ---------------------------------------------------
+
+
+def rule_values(shape, start):
+    """Deterministic, varied numbers for cotangents and tangents."""
+    n = 1
+    for d in shape:
+        n *= d
+    return [round(((start + 0.37 * i) % 3.0) - 1.1, 4) for i in range(n)]
+
+
+def rule_arrays(lib, values, shape):
+    return lib.array(values).reshape(shape) if shape else lib.array(values[0])
+
+
+def rules_in_both(f, inputs):
+    """vjp and jvp of ``f(lib, *xs)`` under mlxref and under MLX, same inputs
+    and same cotangents / tangents: ``((vjps, jvp), (mlx_vjps, mlx_jvp))``."""
+    results = []
+    for lib in (mlxref_core, real_mx):
+        xs = [lib.array(x) for x in inputs]
+        out = f(lib, *xs)
+        cot = rule_arrays(lib, rule_values(out.shape, 0.3), out.shape)
+        tangents = [rule_arrays(lib, rule_values(x.shape, 0.7 + k), x.shape)
+                    for k, x in enumerate(xs)]
+        _, vjps = lib.vjp(lambda *a: f(lib, *a), xs, [cot])
+        _, (jvp,) = lib.jvp(lambda *a: f(lib, *a), xs, tangents)
+        results.append((vjps, jvp))
+    return results
+
+
+def assert_rules_same_as_mlx(f, *inputs):
+    """The vjps and the jvp of ``f(lib, *inputs)`` (``rules_in_both``) are MLX's."""
+    (vjps, jvp), (mlx_vjps, mlx_jvp) = rules_in_both(f, inputs)
+    assert len(vjps) == len(mlx_vjps)
+    for ours, theirs in zip(vjps, mlx_vjps):
+        assert_same_as_mlx(ours, theirs)
+    assert_same_as_mlx(jvp, mlx_jvp)
+
+
+# --- the shape and indexing rules: inputs for programs written for either library ------
+
+
+def irregular_values(shape, seed):
+    """A fixed, irregular flat list of floats for ``shape``."""
+    n = 1
+    for d in shape:
+        n *= d
+    return [((k * 7 + seed * 5) % 11) / 4.0 - 1.2 + 0.1 * k for k in range(n)]
+
+
+def irregular_array(m, shape, seed):
+    """An array of ``shape`` in the library ``m``, of ``irregular_values``."""
+    if not shape:
+        return m.array(irregular_values((), seed)[0])
+    return m.array(irregular_values(shape, seed)).reshape(shape)
+
+
+def set_item(m, x, index, v):
+    """``x`` with ``x[index] = v``, leaving the input array alone."""
+    y = m.array(x)
+    y[index] = v
+    return y
+
+
+# --- vmap over a batch of three examples ---------------------------------------------
+# Batch size 3 and example dimensions 2, 4, 5 all differ, so a batch axis put in the
+# wrong place changes the result's shape.
+
+BATCH = 3
+
+
+def spread_values(n, seed=0):
+    """``n`` distinct numbers of moderate size (so argmax has no ties and prod
+    stays small)."""
+    return [(((i + seed) * 37) % 101 - 50) / 32 for i in range(n)]
+
+
+def spread_array(m, shape, seed=0):
+    """An array of ``shape`` in the library ``m``, of ``spread_values``."""
+    n = 1
+    for d in shape:
+        n *= d
+    return m.array(spread_values(n, seed)).reshape(shape)
+
+
+def batched_shape(shape, ax):
+    """The shape of a batch of examples of ``shape`` stacked on axis ``ax``."""
+    ax = ax % (len(shape) + 1)
+    return shape[:ax] + (BATCH,) + shape[ax:]
+
+
+def axis_positions(ndim):
+    """Every position a batch axis can take in an example of ``ndim`` axes, and -1."""
+    return list(range(ndim + 1)) + [-1]
+
+
+def spread_examples(shape, seed=0):
+    """``BATCH`` mlxref arrays of ``shape``, one per example."""
+    return [spread_array(mlxref_core, shape, seed + 7 * b) for b in range(BATCH)]
+
+
+def assert_stack_of(got, per_example, out_ax):
+    """``got`` (a vmapped result) is the stack of ``per_example`` on axis ``out_ax``."""
+    want = mlxref_core.stack(per_example, out_ax)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    assert got.dtype is want.dtype, (got.dtype, want.dtype)
+    assert close(got.tolist(), want.tolist(), rtol=1e-12, atol=1e-12), (got, want)
+
+
+# --- pytest plumbing -----------------------------------------------------------------
+
+
 def computed_once(tmp_path_factory, name, compute):
     """``compute()``'s result (JSON data), computed once per test run: under
     pytest-xdist each worker sets up a module-scoped fixture of its own, so
@@ -175,7 +533,7 @@ def frozen_heap():
 
 
 def chapters_run_as_notebooks():
-    """Whether the docs extra is here, so tests/test_manual.py runs each numbered chapter
+    """Whether the docs extra is here, so tests/manual/test_manual.py runs each numbered chapter
     as a notebook and checks its outputs as doctest does: that run is the chapter's
     doctest, and tests/test_tutorials.py runs doctest on the other files only."""
     return all(importlib.util.find_spec(m) for m in

@@ -46,7 +46,7 @@ CASES = [
          ((2, 3), (3, 1)), note="overlapping and empty segments"),
     Case(H.Hadamard, lambda x: mx.hadamard_transform(x.astype(F32), 1.0), ((2, 4),),
          note="2**k, unscaled (the 12, 20 and 28 point matrices take SymPy minutes: "
-              "tests/test_matmul_family.py checks them, and 20's transposed vjp)"),
+              "tests/core/primitives/test_hadamard.py checks them, and 20's transposed vjp)"),
     Case(H.Hadamard, lambda x: mx.hadamard_transform(x.astype(F32), 0.5), ((2,),),
          note="the scale, on the last butterfly"),
 ]

@@ -18,7 +18,7 @@ from ..core.primitives import solvers as S
 from . import Case
 
 # Diagonally dominant once symbols in (-3/4, 3/4) are added. (A 3 x 3 case
-# takes SymPy minutes; tests/test_linalg_solve.py checks the rules on 4 x 4
+# takes SymPy minutes; tests/core/primitives/test_solvers.py checks the rules on 4 x 4
 # numerically, against det's derivative det(A) A⁻ᵀ and finite differences.)
 _DOMINANT = mx.array([[3.0, 1.0], [0.5, 3.0]], mx.float64)
 
