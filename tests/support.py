@@ -492,6 +492,183 @@ def assert_stack_of(got, per_example, out_ax):
     assert close(got.tolist(), want.tolist(), rtol=1e-12, atol=1e-12), (got, want)
 
 
+# --- vmap of a program: against MLX, and against a loop over five examples ------------
+# A program is written once against a module ``m`` (mlxref.core or mlx.core), so the very
+# same code runs on both libraries. Its inputs are specs ``(kind, example shape)``: kind
+# ``"f"`` floats, ``"b"`` bools, or ``index_kind(hi, lo)`` ints in [lo, hi), so index
+# arrays, masks and pad values are batched like the data.
+
+EXAMPLES = 5  # unlike every axis size of the programs, so a mixed-up axis shows
+
+
+def index_kind(hi, lo=0):
+    """The kind of an input of ints in [lo, hi): indices."""
+    return (lo, hi)
+
+
+def kind_values(kind, shape, seed):
+    """A fixed, irregular flat list for ``shape``: floats, ints in [lo, hi), or bools."""
+    if kind == "f":
+        return irregular_values(shape, seed)
+    n = math.prod(shape)
+    if kind == "b":
+        return [(k * 5 + seed * 3) % 7 < 3 for k in range(n)]
+    lo, hi = kind
+    return [lo + (k * 5 + seed * 3 + k * k) % (hi - lo) for k in range(n)]
+
+
+def kind_array(m, kind, shape, seed):
+    """An array of ``shape`` in the library ``m``: float32, bool or int32 by ``kind``."""
+    if kind == "f":
+        dtype = m.float32
+    elif kind == "b":
+        dtype = m.bool_
+    else:
+        dtype = m.int32
+    return m.array(kind_values(kind, shape, seed), dtype).reshape(shape)
+
+
+def example_inputs(m, specs, in_axes, seed=0):
+    """One input per spec, with a batch axis of ``EXAMPLES`` where ``in_axes`` says."""
+    inputs = []
+    for i, ((kind, shape), ax) in enumerate(zip(specs, in_axes)):
+        if ax is not None:
+            ax = ax % (len(shape) + 1)
+            shape = shape[:ax] + (EXAMPLES,) + shape[ax:]
+        inputs.append(kind_array(m, kind, shape, seed + 3 * i))
+    return inputs
+
+
+def leaves(out):
+    """A program's outputs as a list: one array, or a tuple or list of them."""
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def vmap_configs(programs):
+    """``pytest.param(name, in_axes, out_axes)`` for each program of a table
+    ``name -> (program(m, *args), specs, [(in_axes, out_axes)])``."""
+    return [
+        pytest.param(name, in_axes, out_axes, id=f"{name}-{in_axes}-{out_axes}")
+        for name, (_, _, configs) in programs.items()
+        for in_axes, out_axes in configs
+    ]
+
+
+def outputs_differ(ours, theirs):
+    return any(
+        tuple(o.shape) != tuple(t.shape) or not close(o.tolist(), t.tolist())
+        for o, t in zip(ours, theirs)
+    )
+
+
+def check_vmap_against_mlx(program, specs, in_axes, out_axes, mlx_bug=None):
+    """The batched result equals real MLX's; where ``mlx_bug`` says why MLX is wrong,
+    it still differs (so a fixed MLX shows up as a failure)."""
+    def run(m):
+        f = m.vmap(lambda *xs: program(m, *xs), in_axes=in_axes, out_axes=out_axes)
+        return leaves(f(*example_inputs(m, specs, in_axes)))
+
+    ours, theirs = run(mlxref_core), run(real_mx)
+    assert len(ours) == len(theirs)
+    if mlx_bug:
+        assert outputs_differ(ours, theirs), f"MLX now agrees: {mlx_bug} is fixed"
+        return
+    for o, t in zip(ours, theirs):
+        assert_same_as_mlx(o, t)
+
+
+def loop_over_examples(program, xs, in_axes):
+    """The program on each example, one list of outputs per example."""
+    def example(x, ax, b):
+        return x if ax is None else mlxref_core.take(x, b, axis=ax % x.ndim)
+
+    return [leaves(program(mlxref_core, *[example(x, ax, b) for x, ax in zip(xs, in_axes)]))
+            for b in range(EXAMPLES)]
+
+
+def assert_stacked(batched, out_axes, per_example, exact=True):
+    """Each output of ``batched`` is the stack of the examples' outputs on its out axis:
+    bit for bit where ``exact`` (shape ops only move elements), else ``close``."""
+    batched = leaves(batched)
+    if not isinstance(out_axes, tuple):
+        out_axes = (out_axes,) * len(batched)
+    for k, (out, ax) in enumerate(zip(batched, out_axes)):
+        front = mlxref_core.moveaxis(out, ax, 0)
+        want = mlxref_core.stack([outs[k] for outs in per_example])
+        assert front.shape == want.shape, f"shape {front.shape} vs loop {want.shape}"
+        assert front.dtype == want.dtype
+        if exact:
+            assert front.tolist() == want.tolist(), f"{front.tolist()} vs {want.tolist()}"
+        else:
+            assert close(front.tolist(), want.tolist())
+
+
+def check_vmap_against_loop(program, specs, in_axes, out_axes):
+    xs = example_inputs(mlxref_core, specs, in_axes)
+    f = mlxref_core.vmap(lambda *xs: program(mlxref_core, *xs), in_axes=in_axes,
+                         out_axes=out_axes)
+    assert_stacked(f(*xs), out_axes, loop_over_examples(program, xs, in_axes))
+
+
+OUTER = 3  # the outer batch of a nested vmap: a third size, so the two cannot be swapped
+
+
+def check_nested_vmap(program, specs, inner, outer, out_axes):
+    """vmap of vmap (``inner``, ``outer`` in_axes; ``out_axes`` = (inner, outer)) equals a
+    double loop, outer examples then inner ones, and real MLX's result."""
+    out_in, out_out = out_axes
+
+    def inputs(m):
+        xs = []
+        for k, ((kind, shape), ia, oa) in enumerate(zip(specs, inner, outer)):
+            if ia is not None:
+                shape = shape[:ia] + (EXAMPLES,) + shape[ia:]
+            if oa is not None:
+                shape = shape[:oa] + (OUTER,) + shape[oa:]
+            xs.append(kind_array(m, kind, shape, 7 * k + 1))
+        return xs
+
+    def nested(m):
+        f = m.vmap(lambda *xs: program(m, *xs), in_axes=inner, out_axes=out_in)
+        return m.vmap(f, in_axes=outer, out_axes=out_out)
+
+    mx = mlxref_core
+    xs = inputs(mx)
+    got = nested(mx)(*xs)
+    per_outer = []
+    for o in range(OUTER):
+        ys = [x if oa is None else mx.take(x, o, axis=oa) for x, oa in zip(xs, outer)]
+        per_inner = [
+            program(mx, *[y if ia is None else mx.take(y, b, axis=ia) for y, ia in zip(ys, inner)])
+            for b in range(EXAMPLES)
+        ]
+        per_outer.append(mx.moveaxis(mx.stack(per_inner), 0, out_in))
+    want = mx.moveaxis(mx.stack(per_outer), 0, out_out)
+    assert got.shape == want.shape and got.tolist() == want.tolist()
+    if real_mx is not None:
+        assert_same_as_mlx(got, nested(real_mx)(*inputs(real_mx)))
+
+
+def check_vmap_of_grad(loss, specs, argnums, in_axes, mlx_bug=None):
+    """Per-example gradients (vmap of grad) equal a loop of grads, and real MLX's (or,
+    where ``mlx_bug`` says MLX is wrong, still differ from them)."""
+    def run(m):
+        return m.vmap(m.grad(lambda *xs: loss(m, *xs), argnums=argnums), in_axes=in_axes)
+
+    xs = example_inputs(mlxref_core, specs, in_axes)
+    got = run(mlxref_core)(*xs)
+    g = mlxref_core.grad(lambda *xs: loss(mlxref_core, *xs), argnums=argnums)
+    assert_stacked(got, 0, loop_over_examples(lambda m, *e: g(*e), xs, in_axes), exact=False)
+    if real_mx is not None:
+        theirs = run(real_mx)(*example_inputs(real_mx, specs, in_axes))
+        if mlx_bug:
+            assert outputs_differ(leaves(got), leaves(theirs)), (
+                f"MLX now agrees: {mlx_bug} is fixed")
+            return
+        for o, t in zip(leaves(got), leaves(theirs)):
+            assert_same_as_mlx(o, t)
+
+
 # --- pytest plumbing -----------------------------------------------------------------
 
 
