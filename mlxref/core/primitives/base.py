@@ -231,6 +231,15 @@ def vmap_by_examples(primitive, inputs, axes):
     return [ops.stack(outs, 0)], [0]
 
 
+def no_gradient_error(op, mode, what="indices"):
+    """MLX's refusal to differentiate with respect to integer indices (or a
+    mask): the error a vjp (``mode`` "VJP") or jvp ("JVP") raises."""
+    return ValueError(
+        f"[{op}] Cannot calculate {mode} with respect to {what}. "
+        f"Use stop_gradient on {what} to stop gradients from being computed."
+    )
+
+
 def vjp_zeros(primitive, primals, cotangents, argnums, outputs):
     """The vjp of a primitive whose outputs are piecewise constant in its
     inputs (a comparison, an index, a count): zeros like each input asked
