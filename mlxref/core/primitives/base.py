@@ -231,6 +231,15 @@ def vmap_by_examples(primitive, inputs, axes):
     return [ops.stack(outs, 0)], [0]
 
 
+def no_gradient_error(op, mode, what="indices"):
+    """MLX's refusal to differentiate with respect to integer indices (or a
+    mask): the error a vjp (``mode`` "VJP") or jvp ("JVP") raises."""
+    return ValueError(
+        f"[{op}] Cannot calculate {mode} with respect to {what}. "
+        f"Use stop_gradient on {what} to stop gradients from being computed."
+    )
+
+
 def vjp_zeros(primitive, primals, cotangents, argnums, outputs):
     """The vjp of a primitive whose outputs are piecewise constant in its
     inputs (a comparison, an index, a count): zeros like each input asked
@@ -257,13 +266,22 @@ def multilinear_jvp(primitive, primals, tangents, argnums):
     return [out]
 
 
-class Copy(Primitive):
-    """The identity, as a new node (MLX uses it to make tracers of the primals)."""
+class SharedBuffer(Primitive):
+    """A primitive whose output is its first input's elements in the same
+    row-major order (a copy, a reshape, a stop_gradient): its ``eval`` hands
+    over the input's list, as MLX's evals share the input's buffer
+    (``copy_shared_buffer``, ``shared_buffer_reshape`` in
+    mlx/backend/common/common.cpp). Element lists are never mutated."""
 
+    abstract = True  # a family, not a primitive of its own
     moves_elements = True
 
     def eval(self, inputs):
-        return [inputs[0].data()]  # element lists are never mutated, so share it
+        return [inputs[0].data()]
+
+
+class Copy(SharedBuffer):
+    """The identity, as a new node (MLX uses it to make tracers of the primals)."""
 
     def vjp(self, primals, cotangents, argnums, outputs):
         return [cotangents[0]]
@@ -306,12 +324,7 @@ class AsType(Primitive):
         return [astype(x.data(), x.dtype, self.dtype)]
 
 
-class StopGradient(Primitive):
+class StopGradient(SharedBuffer):
     """The identity in the forward pass; transforms never cross it."""
-
-    moves_elements = True
-
-    def eval(self, inputs):
-        return [inputs[0].data()]
 
     vmap = vmap_elementwise  # still a stop_gradient once batched (MLX: StopGradient::vmap)

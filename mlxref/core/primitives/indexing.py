@@ -13,7 +13,8 @@ from .. import ops
 from ..array import array, from_data
 from ..backend.cpu.indexing import gather, gather_axis, masked_scatter, scatter, slice_update
 from ..backend.cpu.slicing import dynamic_slice, dynamic_slice_update, slice_data
-from .base import Primitive, batch_size, make_array, move_batch_axis, multilinear_jvp
+from .base import (Primitive, batch_size, make_array, move_batch_axis, multilinear_jvp,
+                   no_gradient_error)
 
 REDUCE_TYPES = ("none", "sum", "prod", "max", "min")
 """MLX's ``Scatter::ReduceType`` / ``SliceUpdate::ReduceType`` (None, Sum, Prod, Max, Min)."""
@@ -23,14 +24,6 @@ def _check_reduce(reduce_type, op):
     if reduce_type not in REDUCE_TYPES:
         raise ValueError(f"[{op}] Unknown reduce type {reduce_type!r}.")
     return reduce_type
-
-
-def _index_error(op, mode, what="indices"):
-    """MLX's refusal to differentiate with respect to integer indices (or a mask)."""
-    return ValueError(
-        f"[{op}] Cannot calculate {mode} with respect to {what}. "
-        f"Use stop_gradient on {what} to stop gradients from being computed."
-    )
 
 
 def _tangent(given, i, x, dtype):
@@ -362,14 +355,14 @@ class Gather(Primitive):
         grads = []
         for i in argnums:
             if i > 0:
-                raise _index_error("gather", "VJP")
+                raise no_gradient_error("gather", "VJP")
             zeros = ops.zeros(a.shape, cot.dtype)
             grads.append(make_array(Scatter(self.axes, "sum"), [zeros, *indices, cot]))
         return grads
 
     def jvp(self, primals, tangents, argnums):
         if list(argnums) != [0]:
-            raise _index_error("gather", "JVP")
+            raise no_gradient_error("gather", "JVP")
         return [make_array(Gather(self.axes, self.slice_sizes), [tangents[0], *primals[1:]])]
 
     def vmap(self, inputs, axes):
@@ -457,7 +450,7 @@ class GatherAxis(Primitive):
         grads = []
         for i in argnums:
             if i > 0:
-                raise _index_error("gather_axis", "VJP")
+                raise no_gradient_error("gather_axis", "VJP")
             index_arrays = along_axis_indices(indices, self.axis)
             updates = ops.reshape(cot, cot.shape + (1,) * a.ndim)
             axes = list(range(a.ndim))
@@ -467,7 +460,7 @@ class GatherAxis(Primitive):
 
     def jvp(self, primals, tangents, argnums):
         if list(argnums) != [0]:
-            raise _index_error("gather_axis", "JVP")
+            raise no_gradient_error("gather_axis", "JVP")
         (t,), indices = tangents, primals[1]
         return [make_array(GatherAxis(self.axis), [t, indices])]
 
@@ -588,7 +581,7 @@ class Scatter(Primitive):
                     g = _where_equal(self._gather(out, indices, window), updates, g)
                 grads.append(g)
             else:
-                raise _index_error("scatter", "VJP")
+                raise no_gradient_error("scatter", "VJP")
         return grads
 
     def jvp(self, primals, tangents, argnums):
@@ -601,7 +594,7 @@ class Scatter(Primitive):
         a, indices, updates = primals[0], primals[1:-1], primals[-1]
         given = dict(zip(argnums, tangents))
         if any(0 < i < len(primals) - 1 for i in given):
-            raise _index_error("scatter", "JVP")
+            raise no_gradient_error("scatter", "JVP")
         dtype = tangents[0].dtype
         t_a, t_u = _tangent(given, 0, a, dtype), _tangent(given, len(primals) - 1, updates, dtype)
         r = self.reduce_type
@@ -668,7 +661,7 @@ class MaskedScatter(Primitive):
             elif i == 2:
                 grads.append(self._values_vjp(a, mask, values, cot))
             else:
-                raise _index_error("masked_scatter", "VJP", "mask")
+                raise no_gradient_error("masked_scatter", "VJP", "mask")
         return grads
 
     @staticmethod

@@ -13,7 +13,7 @@ from .. import dtypes as _dt
 from .. import ops
 from ..array import array
 from ..backend.cpu.masked_mm import block_masked_mm, gather_mm, segmented_mm
-from .base import Primitive, multilinear_jvp, vmap_by_examples
+from .base import Primitive, multilinear_jvp, no_gradient_error, vmap_by_examples
 
 
 class GatherMM(Primitive):
@@ -59,9 +59,7 @@ class GatherMM(Primitive):
                 grad = gather_mm_grad(a, cot, lhs, rhs, is_sorted, b.shape[:-2])
                 out.append(ops.swapaxes(grad, -1, -2))
             else:
-                raise ValueError(
-                    "[GatherMM] Cannot calculate VJP with respect to indices. "
-                    "Use stop_gradient on indices to stop gradients from being computed.")
+                raise no_gradient_error("GatherMM", "VJP")
         return out
 
     def jvp(self, primals, tangents, argnums):
@@ -242,9 +240,7 @@ class BlockMaskedMM(Primitive):
                                                       out_mask)
                 out.append(multiply_pad_reduce(b, unmasked[1], align_k, align_n))
             else:
-                raise ValueError(
-                    "[BlockMaskedMM] Cannot calculate VJP with respect to masks. "
-                    "Use stop_gradient on masks to stop gradients from being computed.")
+                raise no_gradient_error("BlockMaskedMM", "VJP", "masks")
         return out
 
     jvp = multilinear_jvp

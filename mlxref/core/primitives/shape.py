@@ -14,8 +14,8 @@ from ..array import array
 from ..backend.cpu.copy import (broadcast, concatenate, gather_strided, pad, split, transpose,
                                view)
 from ..printing import format_shape
-from .base import (Primitive, batch_size, make_array, make_arrays, move_batch_axis,
-                   multilinear_jvp, vmap_in_place)
+from .base import (Primitive, SharedBuffer, batch_size, make_array, make_arrays,
+                   move_batch_axis, multilinear_jvp, vmap_in_place)
 from .indexing import Scatter, Slice
 
 
@@ -182,10 +182,8 @@ def reshape_output_shape(size, shape):
     return tuple(shape)
 
 
-class Reshape(Primitive):
+class Reshape(SharedBuffer):
     """The same elements in row-major order under a new shape."""
-
-    moves_elements = True
 
     def __init__(self, shape):
         self.shape = tuple(shape)
@@ -197,9 +195,6 @@ class Reshape(Primitive):
         # Checked again here, as MLX's Reshape::output_shape: a shapeless
         # compile replays the node on inputs of another size.
         return [reshape_output_shape(inputs[0].size, self.shape)]
-
-    def eval(self, inputs):
-        return [inputs[0].data()]  # row-major order is unchanged; lists are never mutated
 
     def vjp(self, primals, cotangents, argnums, outputs):
         return [ops.reshape(cotangents[0], primals[0].shape)]
@@ -218,10 +213,8 @@ class Reshape(Primitive):
         # END TASK 5.3
 
 
-class Flatten(Primitive):
+class Flatten(SharedBuffer):
     """Merge the axes ``start_axis..end_axis`` (inclusive) into one."""
-
-    moves_elements = True
 
     def __init__(self, start_axis, end_axis):
         self.start_axis = start_axis
@@ -234,9 +227,6 @@ class Flatten(Primitive):
         shape = inputs[0].shape
         s, e = self.start_axis, self.end_axis
         return [shape[:s] + (math.prod(shape[s : e + 1]),) + shape[e + 1 :]]
-
-    def eval(self, inputs):
-        return [inputs[0].data()]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # MLX unflattens the merged axis; reshaping to the input's shape is the same.
@@ -259,11 +249,9 @@ class Flatten(Primitive):
         return [ops.flatten(x, s, e)], [ax - (e - s)]
 
 
-class Unflatten(Primitive):
+class Unflatten(SharedBuffer):
     """Split axis ``axis`` into the axes ``shape`` (MLX's ``Unflatten``; the
     inverse of Flatten: the elements stay where they are)."""
-
-    moves_elements = True
 
     def __init__(self, axis, shape):
         self.axis = axis
@@ -275,9 +263,6 @@ class Unflatten(Primitive):
     def output_shapes(self, inputs):
         shape = inputs[0].shape
         return [shape[: self.axis] + self.shape + shape[self.axis + 1 :]]
-
-    def eval(self, inputs):
-        return [inputs[0].data()]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         # MLX flattens the new axes back into one.
@@ -335,10 +320,8 @@ class Transpose(Primitive):
         return [ops.transpose(x, perm)], [ax]
 
 
-class ExpandDims(Primitive):
+class ExpandDims(SharedBuffer):
     """Insert size-1 axes at the (sorted, non-negative) output positions ``axes``."""
-
-    moves_elements = True
 
     def __init__(self, axes):
         self.axes = tuple(axes)
@@ -351,9 +334,6 @@ class ExpandDims(Primitive):
         for ax in self.axes:
             shape.insert(ax, 1)
         return [tuple(shape)]
-
-    def eval(self, inputs):
-        return [inputs[0].data()]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         return [ops.squeeze(cotangents[0], self.axes)]
@@ -377,10 +357,8 @@ class ExpandDims(Primitive):
         return [ops.expand_dims(x, new_axes)], [ax]
 
 
-class Squeeze(Primitive):
+class Squeeze(SharedBuffer):
     """Remove the (sorted, non-negative) size-1 axes ``axes``."""
-
-    moves_elements = True
 
     def __init__(self, axes):
         self.axes = tuple(axes)
@@ -391,9 +369,6 @@ class Squeeze(Primitive):
     def output_shapes(self, inputs):
         shape = inputs[0].shape
         return [tuple(n for d, n in enumerate(shape) if d not in self.axes)]
-
-    def eval(self, inputs):
-        return [inputs[0].data()]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         return [ops.expand_dims(cotangents[0], self.axes)]
@@ -690,21 +665,16 @@ class AsStrided(Primitive):
         return [make_array(prim, [ops.flatten(x)])], [0]
 
 
-class Contiguous(Primitive):
+class Contiguous(SharedBuffer):
     """``contiguous``: a row-major copy (MLX's ``Contiguous``). mlxref's element
     lists are always row-major, so it is the identity on the values; the node
     stays, as in MLX, and its rules pass everything through."""
-
-    moves_elements = True
 
     def __init__(self, allow_col_major=False):
         self.allow_col_major = allow_col_major
 
     def params(self):
         return {"allow_col_major": self.allow_col_major}
-
-    def eval(self, inputs):
-        return [inputs[0].data()]
 
     def vjp(self, primals, cotangents, argnums, outputs):
         return [cotangents[0]]
