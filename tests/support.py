@@ -470,6 +470,18 @@ def check_second_derivative_against_mlx(f):
     assert_same_as_mlx(ours, theirs, rtol=1e-4, atol=1e-4)
 
 
+def fd_matrix():
+    """A new (2, 3) float64 mlxref array for ``check_grads`` (finite differences): no
+    ties, no zeros."""
+    return mlxref_core.array([[0.3, -1.2, 0.7], [1.1, 0.4, -0.5]], mlxref_core.float64)
+
+
+def fd_cube():
+    """A new (2, 2, 2) float64 mlxref array for ``check_grads``: no ties, no zeros."""
+    return mlxref_core.array([[[0.3, -1.2], [0.7, 1.4]], [[1.1, 0.4], [-0.5, 0.9]]],
+                             mlxref_core.float64)
+
+
 # --- the shape and indexing rules: inputs for programs written for either library ------
 
 

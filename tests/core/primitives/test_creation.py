@@ -21,8 +21,8 @@ from mlxref.core.primitives.reduction import ArgReduce
 from mlxref.testing import check_grads
 from support import (BATCH, CASE_DTYPES, assert_array, assert_rules_same_as_mlx, assert_same_as_mlx,
                      check_case_against_mlx, check_unary_vmap_against_loop,
-                     check_unary_vmap_against_mlx, dtype_cases, needs_mlx, real_mx, rule_cases,
-                     rules_in_both, spread_array)
+                     check_unary_vmap_against_mlx, dtype_cases, fd_matrix, needs_mlx, real_mx,
+                     rule_cases, rules_in_both, spread_array)
 
 
 def raises(exc, msg):
@@ -449,7 +449,7 @@ def test_arange_and_argreduce_rules_directly():
 
 # --- finite differences, to second order ------------------------------------------------------
 
-X64 = mx.array([[0.3, -1.2, 0.7], [1.1, 0.4, -0.5]], mx.float64)  # no ties, no zeros
+X64 = fd_matrix()  # float64, no ties, no zeros
 
 CHECKED = {
     "full": (lambda x: mx.full((2, 3), x), [X64[0]]),

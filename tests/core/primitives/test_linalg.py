@@ -21,8 +21,8 @@ from mlxref.core.primitives.linalg import Matmul
 from mlxref.testing import check_grads
 from support import (BATCH, assert_array, assert_both, assert_rules_same_as_mlx, assert_same_as_mlx,
                      assert_same_error, assert_stack_of, batched_shape, both,
-                     check_second_derivative_against_mlx, close, each_lib, ids, needs_mlx, real_mx,
-                     spread_array, spread_examples)
+                     check_second_derivative_against_mlx, close, each_lib, fd_cube, fd_matrix, ids,
+                     needs_mlx, real_mx, spread_array, spread_examples)
 
 
 def raises(exc, msg):
@@ -528,8 +528,7 @@ def test_second_derivatives_match_mlx(name):
 
 # --- finite differences, to second order ------------------------------------------------------
 
-X = mx.array([[0.3, -1.2, 0.7], [1.1, 0.4, -0.5]], mx.float64)  # no ties, no zeros
-X3 = mx.array([[[0.3, -1.2], [0.7, 1.4]], [[1.1, 0.4], [-0.5, 0.9]]], mx.float64)
+X, X3 = fd_matrix(), fd_cube()  # float64, no ties, no zeros
 
 CHECKED = {
     "matmul": (lambda a, b: a @ b, [X, mx.swapaxes(X, 0, 1)]),

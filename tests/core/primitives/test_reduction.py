@@ -54,9 +54,9 @@ from support import (BATCH, assert_array, assert_both, assert_new_handle, assert
                      assert_same_as_mlx, assert_same_error, assert_same_result, assert_stack_of,
                      batched_shape, both, check_second_derivative_against_mlx,
                      check_unary_vmap_against_loop, check_unary_vmap_against_mlx, close, dtype_name,
-                     each_lib, flat, int_array, int_bits, int_edges, is_unsigned, needs_mlx,
-                     real_mx, rules_in_both, same_value, spread_array, spread_examples,
-                     spread_values, tied_elements, typed_array, wrap)
+                     each_lib, fd_cube, fd_matrix, flat, int_array, int_bits, int_edges,
+                     is_unsigned, needs_mlx, real_mx, rules_in_both, same_value, spread_array,
+                     spread_examples, spread_values, tied_elements, typed_array, wrap)
 
 inf, nan = math.inf, math.nan
 
@@ -841,8 +841,7 @@ def test_second_derivatives_match_mlx(name):
 
 # --- finite differences, to second order ------------------------------------------------------
 
-X = mx.array([[0.3, -1.2, 0.7], [1.1, 0.4, -0.5]], mx.float64)  # no ties, no zeros
-X3 = mx.array([[[0.3, -1.2], [0.7, 1.4]], [[1.1, 0.4], [-0.5, 0.9]]], mx.float64)
+X, X3 = fd_matrix(), fd_cube()  # float64, no ties, no zeros
 
 CHECKED = {
     "sum": (lambda x: mx.sum(x, axis=1), [X]),
