@@ -10,6 +10,7 @@ from fractions import Fraction
 import pytest
 
 import mlxref.core as mlxref_core
+from mlxref.testing import check_grads
 
 try:  # the `metal` extra; CI installs it on Linux x86_64
     import mlx.core as real_mx
@@ -24,6 +25,9 @@ needs_mlx = pytest.mark.skipif(
 def lib_id(lib):
     return "mlxref" if lib is mlxref_core else "mlx"
 
+
+# The libraries a test loops over: mlxref.core, then (where installed) real MLX.
+LIBS = [mlxref_core] + ([real_mx] if real_mx is not None else [])
 
 # A test taking ``m`` runs on mlxref.core, then (where installed) on real MLX.
 each_lib = pytest.mark.parametrize(
@@ -182,6 +186,21 @@ def random_rows(shape, seed, scale=1.0):
     return [random_rows(shape[1:], seed * 31 + i, scale) for i in range(shape[0])]
 
 
+def vector_x(m):
+    """A float32 vector of three in the library ``m``: [0.5, -1.0, 2.0]."""
+    return m.array([0.5, -1.0, 2.0])
+
+
+def vector_y(m):
+    """A second float32 vector of three in ``m``, unlike ``vector_x``: [1.5, 0.3, -0.7]."""
+    return m.array([1.5, 0.3, -0.7])
+
+
+def vector_batch(m):
+    """Two float32 vectors of three in ``m``, stacked on axis 0 (``vector_x`` first)."""
+    return m.array([[0.5, -1.0, 2.0], [3.0, 0.25, -0.2]])
+
+
 # --- integers as a C integer type stores them (a dtype by its MLX name: "int8", "uint64") ---
 
 
@@ -281,6 +300,20 @@ def both(build):
             build(mlxref_core)
         return None
     return build(mlxref_core), theirs
+
+
+def check_rule_mlx_lacks(program, reference):
+    """``program(lib)`` uses a rule real MLX lacks: MLX raises (its "Not implemented" or
+    "NYI", a ValueError or RuntimeError) where installed, and mlxref gives what
+    ``reference(lib)`` (the same computation without that rule) gives: an array or a
+    tuple of them, each with the reference's shape, within rtol 1e-5 and atol 1e-4."""
+    if real_mx is not None:
+        with pytest.raises((ValueError, RuntimeError)):
+            real_mx.eval(program(real_mx))
+    ours, want = program(mlxref_core), reference(mlxref_core)
+    ours, want = (list(ours), list(want)) if isinstance(ours, tuple) else ([ours], [want])
+    for o, w in zip(ours, want):
+        assert_array(o, w.tolist(), rtol=1e-5, atol=1e-4, shape=w.shape)
 
 
 def assert_both(build, rtol=None, atol=1e-5):
@@ -422,6 +455,33 @@ def assert_rules_same_as_mlx(f, *inputs):
     assert_same_as_mlx(jvp, mlx_jvp)
 
 
+SECOND_ORDER_INPUT = [[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]]
+
+
+def check_second_derivative_against_mlx(f):
+    """The gradient of the sum of the gradient of the scalar ``f(lib, x)`` (the second
+    derivative, summed over one index) at ``SECOND_ORDER_INPUT`` is real MLX's, within
+    rtol and atol 1e-4."""
+    x = SECOND_ORDER_INPUT
+    theirs = real_mx.grad(lambda a: real_mx.grad(lambda b: f(real_mx, b))(a).sum())(
+        real_mx.array(x))
+    ours = mlxref_core.grad(lambda a: mlxref_core.grad(lambda b: f(mlxref_core, b))(a).sum())(
+        mlxref_core.array(x))
+    assert_same_as_mlx(ours, theirs, rtol=1e-4, atol=1e-4)
+
+
+def fd_matrix():
+    """A new (2, 3) float64 mlxref array for ``check_grads`` (finite differences): no
+    ties, no zeros."""
+    return mlxref_core.array([[0.3, -1.2, 0.7], [1.1, 0.4, -0.5]], mlxref_core.float64)
+
+
+def fd_cube():
+    """A new (2, 2, 2) float64 mlxref array for ``check_grads``: no ties, no zeros."""
+    return mlxref_core.array([[[0.3, -1.2], [0.7, 1.4]], [[1.1, 0.4], [-0.5, 0.9]]],
+                             mlxref_core.float64)
+
+
 # --- the shape and indexing rules: inputs for programs written for either library ------
 
 
@@ -445,6 +505,53 @@ def set_item(m, x, index, v):
     y = m.array(x)
     y[index] = v
     return y
+
+
+# A rules table maps a name to ``(program(m, *xs), input shapes)``; its inputs are
+# ``irregular_array``s seeded by position, its cotangent has seed 9, its tangents 3, 4, ...
+
+
+def rule_inputs(m, shapes):
+    """One ``irregular_array`` in the library ``m`` per shape, seeded by its position."""
+    return [irregular_array(m, s, i) for i, s in enumerate(shapes)]
+
+
+def rule_case(m, program, shapes):
+    """``(f, xs)``: ``program`` bound to the library ``m``, and its ``rule_inputs``."""
+    return (lambda *xs: program(m, *xs)), rule_inputs(m, shapes)
+
+
+def check_vjp_against_mlx(program, shapes):
+    """The output and every vjp of ``program`` (cotangent ``irregular_array`` of seed 9)
+    are real MLX's, and there are as many vjps as MLX gives."""
+    f, xs = rule_case(mlxref_core, program, shapes)
+    g, ys = rule_case(real_mx, program, shapes)
+    out_shape = f(*xs).shape
+    outs, vjps = mlxref_core.vjp(f, xs, [irregular_array(mlxref_core, out_shape, 9)])
+    touts, tvjps = real_mx.vjp(g, ys, [irregular_array(real_mx, out_shape, 9)])
+    assert_same_as_mlx(outs[0], touts[0])
+    assert len(vjps) == len(tvjps)
+    for ours, theirs in zip(vjps, tvjps):
+        assert_same_as_mlx(ours, theirs)
+
+
+def check_jvp_against_mlx(program, shapes):
+    """The output and the jvp of ``program`` (tangents ``irregular_array`` of seeds 3, 4,
+    ...) are real MLX's."""
+    f, xs = rule_case(mlxref_core, program, shapes)
+    g, ys = rule_case(real_mx, program, shapes)
+    tangents = [irregular_array(mlxref_core, s, 3 + i) for i, s in enumerate(shapes)]
+    their_tangents = [irregular_array(real_mx, s, 3 + i) for i, s in enumerate(shapes)]
+    outs, jvps = mlxref_core.jvp(f, xs, tangents)
+    touts, tjvps = real_mx.jvp(g, ys, their_tangents)
+    assert_same_as_mlx(outs[0], touts[0])
+    assert_same_as_mlx(jvps[0], tjvps[0])
+
+
+def check_rule_grads(program, shapes):
+    """``check_grads`` of ``program`` on its ``rule_inputs``, to second order."""
+    f, xs = rule_case(mlxref_core, program, shapes)
+    check_grads(f, xs, order=2)
 
 
 # --- vmap over a batch of three examples ---------------------------------------------
@@ -490,6 +597,35 @@ def assert_stack_of(got, per_example, out_ax):
     assert got.shape == want.shape, (got.shape, want.shape)
     assert got.dtype is want.dtype, (got.dtype, want.dtype)
     assert close(got.tolist(), want.tolist(), rtol=1e-12, atol=1e-12), (got, want)
+
+
+def check_unary_vmap_against_mlx(f, shape):
+    """vmap of ``f(lib, x)`` (``x`` of example ``shape``) is real MLX's for each batch axis
+    of the input (``axis_positions``) and out axes 0 and -1; a failure names the axes."""
+    mx = mlxref_core
+    for in_ax in axis_positions(len(shape)):
+        for out_ax in (0, -1):
+            x = batched_shape(shape, in_ax)
+            ours = mx.vmap(lambda v: f(mx, v), in_axes=in_ax, out_axes=out_ax)(spread_array(mx, x))
+            theirs = real_mx.vmap(lambda v: f(real_mx, v), in_axes=in_ax, out_axes=out_ax)(
+                spread_array(real_mx, x))
+            try:
+                assert_same_as_mlx(ours, theirs)
+            except AssertionError as e:
+                raise AssertionError(f"in_axes={in_ax} out_axes={out_ax}: {e}") from None
+
+
+def check_unary_vmap_against_loop(f, shape):
+    """vmap of ``f(mlxref, x)`` over ``spread_examples`` stacked on each batch axis of the
+    input (``axis_positions``; out axis -1 for the odd ones, else 0) is the stack of
+    ``f`` on each example (``assert_stack_of``)."""
+    mx = mlxref_core
+    xs = spread_examples(shape)
+    per_example = [f(mx, x) for x in xs]
+    for in_ax in axis_positions(len(shape)):
+        out_ax = -1 if in_ax % 2 else 0
+        got = mx.vmap(lambda v: f(mx, v), in_axes=in_ax, out_axes=out_ax)(mx.stack(xs, in_ax))
+        assert_stack_of(got, per_example, out_ax)
 
 
 # --- vmap of a program: against MLX, and against a loop over five examples ------------
@@ -667,6 +803,67 @@ def check_vmap_of_grad(loss, specs, argnums, in_axes, mlx_bug=None):
             return
         for o, t in zip(leaves(got), leaves(theirs)):
             assert_same_as_mlx(o, t)
+
+
+# --- a table of programs, each against real MLX --------------------------------------
+# A table ``cases`` maps a name to ``program(m)``, written once against a module ``m``;
+# a test runs each entry through ``check_case_against_mlx``. ``rule_cases`` and
+# ``dtype_cases`` write the entries that are the same for every op of a table.
+
+CASE_DTYPES = ['bool_', 'uint8', 'int16', 'int64', 'float16', 'bfloat16', 'float64', 'complex64']
+
+
+def case_x(m):
+    """The (2, 3) float32 input of the cases, in the library ``m``: 0.25, 0.5, ..., 1.5."""
+    return m.array([[0.25, 0.5, 0.75], [1.0, 1.25, 1.5]])
+
+
+def weighted_loss(m, outs):
+    """A weighted sum of squares of the arrays ``outs``, so that each output element gets
+    its own cotangent: element ``i`` of output ``k`` weighs ``i + 1 + k``."""
+    total = 0
+    for k, y in enumerate(outs):
+        weights = m.arange(1, y.size + 1).reshape(y.shape).astype(m.float32) + k
+        total = total + (y * y * weights).sum()
+    return total
+
+
+def rule_cases(ops, without_vmap=()):
+    """For each op ``name -> f(m, x)`` of ``ops`` (one output, or a list or tuple of
+    them) three cases on ``case_x``: ``grad_<name>``, the gradient of ``weighted_loss``;
+    ``jvp_<name>``, the jvp with tangent ``3 x - 1``; ``vmap_<name>``, vmap over a batch
+    of ``x``, ``2 x``, ``x + 1`` stacked on axis 1 (none for the names in
+    ``without_vmap``)."""
+    X = case_x
+    cases = {}
+    for n, f in ops.items():
+        cases['grad_' + n] = lambda m, f=f: m.grad(
+            lambda x: weighted_loss(m, leaves(f(m, x))))(X(m))
+        cases['jvp_' + n] = lambda m, f=f: m.jvp(
+            lambda x: leaves(f(m, x)), [X(m)], [X(m) * 3 - 1])[1]
+        if n not in without_vmap:
+            cases['vmap_' + n] = lambda m, f=f: m.vmap(lambda x: leaves(f(m, x)), in_axes=1)(
+                m.stack([X(m), X(m) * 2, X(m) + 1], 1))
+    return cases
+
+
+def dtype_cases(ops, dtypes=CASE_DTYPES):
+    """``dtype_<op>_<dtype>``: each op ``f(m, x)`` of ``ops`` on [[0, 1, 2], [3, 0, 5]]
+    as each dtype (by its MLX name) of ``dtypes``."""
+    cases = {}
+    for dtype in dtypes:
+        for op, f in ops.items():
+            cases[f'dtype_{op}_{dtype}'] = lambda m, f=f, d=dtype: f(
+                m, m.array([[0, 1, 2], [3, 0, 5]]).astype(getattr(m, d)))
+    return cases
+
+
+def check_case_against_mlx(program):
+    """``program(lib)`` gives the same tree (``assert_same_tree``) with mlxref.core and
+    with real MLX, or, where MLX raises, the same error (``both``)."""
+    result = both(program)
+    if result is not None:
+        assert_same_tree(*result)
 
 
 # --- pytest plumbing -----------------------------------------------------------------

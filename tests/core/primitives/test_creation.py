@@ -11,7 +11,6 @@ results of tri, tril, triu and full_like).
 import math
 import re
 
-import numpy as np
 import pytest
 
 import mlxref.core as mx
@@ -20,9 +19,10 @@ from mlxref.core.primitives import creation as C
 from mlxref.core.primitives.creation import Arange, Full
 from mlxref.core.primitives.reduction import ArgReduce
 from mlxref.testing import check_grads
-from support import (BATCH, assert_array, assert_rules_same_as_mlx, assert_same_as_mlx,
-                     assert_same_tree, assert_stack_of, axis_positions, batched_shape, both,
-                     needs_mlx, real_mx, rules_in_both, spread_array, spread_examples)
+from support import (BATCH, CASE_DTYPES, assert_array, assert_rules_same_as_mlx, assert_same_as_mlx,
+                     check_case_against_mlx, check_unary_vmap_against_loop,
+                     check_unary_vmap_against_mlx, dtype_cases, fd_matrix, needs_mlx, real_mx,
+                     rule_cases, rules_in_both, spread_array)
 
 
 def raises(exc, msg):
@@ -360,57 +360,32 @@ cases['fllist'] = lambda m: m.full_like([1, 2], 3)
 cases['flb'] = lambda m: m.full_like(m.array([1, 2]), True)
 cases['flbool'] = lambda m: m.full_like(m.array([1, 2]), 3, m.bool_)
 
-X = lambda m: m.array(np.arange(1, 7, dtype=np.float32).reshape(2, 3) / 4)
-
-
-def _as_list(out):
-    return list(out) if isinstance(out, (list, tuple)) else [out]
-
-
-def _loss(m, outs):
-    # A weighted sum of squares, so that each output element gets its own cotangent.
-    total = 0
-    for k, y in enumerate(outs):
-        weights = m.arange(1, y.size + 1).reshape(y.shape).astype(m.float32) + k
-        total = total + (y * y * weights).sum()
-    return total
-
-
 RULED = {
     'tril': lambda m, x: m.tril(x, 1),
     'triu': lambda m, x: m.triu(x),
     'fl': lambda m, x: m.full_like(x, 2.0) * x,
 }
-for n, f in RULED.items():
-    cases['grad_' + n] = lambda m, f=f: m.grad(lambda x: _loss(m, _as_list(f(m, x))))(X(m))
-    cases['jvp_' + n] = lambda m, f=f: m.jvp(lambda x: _as_list(f(m, x)), [X(m)], [X(m) * 3 - 1])[1]
-    cases['vmap_' + n] = lambda m, f=f: m.vmap(lambda x: _as_list(f(m, x)), in_axes=1)(
-        m.stack([X(m), X(m) * 2, X(m) + 1], 1))
+cases.update(rule_cases(RULED))
 
 A6 = lambda m: m.arange(6.).reshape(2, 3)
 cases['gtri'] = lambda m: m.grad(lambda x: (m.triu(x, -1) * m.tril(x, 1)).sum())(A6(m))
 cases['vtril'] = lambda m: m.vmap(lambda x: m.tril(x.reshape(1, 3)), in_axes=0)(A6(m))
 cases['fl0'] = lambda m: m.full_like(m.zeros((0, 2)), 3)
 
-DTYPES = ['bool_', 'uint8', 'int16', 'int64', 'float16', 'bfloat16', 'float64', 'complex64']
 DTYPED = {
     'tril': lambda m, x: m.tril(x),
     'triu': lambda m, x: m.triu(x, 1),
     'full_like': lambda m, x: m.full_like(x, 2),
 }
-for _dtype in DTYPES:
-    for _op, _f in DTYPED.items():
-        cases[f'dtype_{_op}_{_dtype}'] = lambda m, f=_f, d=_dtype: f(
-            m, m.array([[0, 1, 2], [3, 0, 5]]).astype(getattr(m, d)))
+cases.update(dtype_cases(DTYPED))
+for _dtype in CASE_DTYPES:
     cases[f'dtype_tri_{_dtype}'] = lambda m, d=_dtype: m.tri(2, 3, -1, getattr(m, d))
 
 
 @needs_mlx
 @pytest.mark.parametrize("name", sorted(cases))
 def test_matches_mlx(name):
-    result = both(cases[name])
-    if result is not None:
-        assert_same_tree(*result)
+    check_case_against_mlx(cases[name])
 
 
 def test_full_like_gradient_reaches_the_value():
@@ -474,7 +449,7 @@ def test_arange_and_argreduce_rules_directly():
 
 # --- finite differences, to second order ------------------------------------------------------
 
-X64 = mx.array([[0.3, -1.2, 0.7], [1.1, 0.4, -0.5]], mx.float64)  # no ties, no zeros
+X64 = fd_matrix()  # float64, no ties, no zeros
 
 CHECKED = {
     "full": (lambda x: mx.full((2, 3), x), [X64[0]]),
@@ -500,26 +475,12 @@ UNARY = [
 @needs_mlx
 @pytest.mark.parametrize("f,shape", [c[1:] for c in UNARY], ids=[c[0] for c in UNARY])
 def test_unary_ops_match_mlx(f, shape):
-    for in_ax in axis_positions(len(shape)):
-        for out_ax in (0, -1):
-            x = batched_shape(shape, in_ax)
-            ours = mx.vmap(lambda v: f(mx, v), in_axes=in_ax, out_axes=out_ax)(spread_array(mx, x))
-            theirs = real_mx.vmap(lambda v: f(real_mx, v), in_axes=in_ax, out_axes=out_ax)(
-                spread_array(real_mx, x))
-            try:
-                assert_same_as_mlx(ours, theirs)
-            except AssertionError as e:
-                raise AssertionError(f"in_axes={in_ax} out_axes={out_ax}: {e}") from None
+    check_unary_vmap_against_mlx(f, shape)
 
 
 @pytest.mark.parametrize("f,shape", [c[1:] for c in UNARY], ids=[c[0] for c in UNARY])
 def test_unary_ops_equal_a_loop(f, shape):
-    xs = spread_examples(shape)
-    per_example = [f(mx, x) for x in xs]
-    for in_ax in axis_positions(len(shape)):
-        out_ax = -1 if in_ax % 2 else 0
-        got = mx.vmap(lambda v: f(mx, v), in_axes=in_ax, out_axes=out_ax)(mx.stack(xs, in_ax))
-        assert_stack_of(got, per_example, out_ax)
+    check_unary_vmap_against_loop(f, shape)
 
 
 def test_arange_has_no_rule_but_never_needs_one():

@@ -22,9 +22,10 @@ from mlxref.core.ops.indexing import getitem, setitem
 from mlxref.core.primitives import indexing as P
 from mlxref.testing import check_grads
 from support import (EXAMPLES, assert_array, assert_both, assert_new_handle, assert_same_as_mlx,
-                     check_nested_vmap, check_vmap_against_loop, check_vmap_against_mlx,
-                     check_vmap_of_grad, close, index_kind, irregular_array, kind_array,
-                     needs_mlx, real_mx, set_item, vmap_configs)
+                     check_jvp_against_mlx, check_nested_vmap, check_rule_grads,
+                     check_vjp_against_mlx, check_vmap_against_loop, check_vmap_against_mlx,
+                     check_vmap_of_grad, close, index_kind, kind_array, needs_mlx, real_mx,
+                     rule_case, set_item, vmap_configs)
 
 
 def arange(n, shape=None, dtype=None):
@@ -1216,51 +1217,21 @@ SCATTERS = {"setitem_array"}
 RULE_NAMES = sorted(RULE_PROGRAMS)
 
 
-def _rule_inputs(m, shapes):
-    return [irregular_array(m, s, i) for i, s in enumerate(shapes)]
-
-
-def _rule_case(name):
-    f, shapes = RULE_PROGRAMS[name]
-    return (lambda *xs: f(mx, *xs)), _rule_inputs(mx, shapes), shapes
-
-
-def _mlx_rule_case(name):
-    f, shapes = RULE_PROGRAMS[name]
-    return (lambda *xs: f(real_mx, *xs)), _rule_inputs(real_mx, shapes)
-
-
 @needs_mlx
 @pytest.mark.parametrize("name", RULE_NAMES)
 def test_vjp_matches_mlx(name):
-    f, xs, _ = _rule_case(name)
-    g, ys = _mlx_rule_case(name)
-    out_shape = f(*xs).shape
-    outs, vjps = mx.vjp(f, xs, [irregular_array(mx, out_shape, 9)])
-    touts, tvjps = real_mx.vjp(g, ys, [irregular_array(real_mx, out_shape, 9)])
-    assert_same_as_mlx(outs[0], touts[0])
-    assert len(vjps) == len(tvjps)
-    for ours, theirs in zip(vjps, tvjps):
-        assert_same_as_mlx(ours, theirs)
+    check_vjp_against_mlx(*RULE_PROGRAMS[name])
 
 
 @needs_mlx
 @pytest.mark.parametrize("name", [n for n in RULE_NAMES if n not in SCATTERS])
 def test_jvp_matches_mlx(name):
-    f, xs, shapes = _rule_case(name)
-    g, ys = _mlx_rule_case(name)
-    tangents = [irregular_array(mx, s, 3 + i) for i, s in enumerate(shapes)]
-    their_tangents = [irregular_array(real_mx, s, 3 + i) for i, s in enumerate(shapes)]
-    outs, jvps = mx.jvp(f, xs, tangents)
-    touts, tjvps = real_mx.jvp(g, ys, their_tangents)
-    assert_same_as_mlx(outs[0], touts[0])
-    assert_same_as_mlx(jvps[0], tjvps[0])
+    check_jvp_against_mlx(*RULE_PROGRAMS[name])
 
 
 @pytest.mark.parametrize("name", RULE_NAMES)
 def test_check_grads_order_2(name):
-    f, xs, _ = _rule_case(name)
-    check_grads(f, xs, order=2)
+    check_rule_grads(*RULE_PROGRAMS[name])
 
 
 # --- things MLX does not do, or does differently ------------------------------------
@@ -1268,10 +1239,10 @@ def test_check_grads_order_2(name):
 
 @needs_mlx
 def test_scatter_jvp_is_implemented_where_mlx_has_none():
-    g, ys = _mlx_rule_case("setitem_array")
+    g, ys = rule_case(real_mx, *RULE_PROGRAMS["setitem_array"])
     with pytest.raises(RuntimeError, match=r"\[scatter\] JVP not yet implemented"):
         real_mx.jvp(g, ys, [real_mx.ones((3, 2)), real_mx.ones((2, 2))])
-    f, xs, _ = _rule_case("setitem_array")
+    f, xs = rule_case(mx, *RULE_PROGRAMS["setitem_array"])
     t_x = mx.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
     t_v = mx.array([[10.0, 20.0], [30.0, 40.0]])
     _, (jv,) = mx.jvp(f, xs, [t_x, t_v])

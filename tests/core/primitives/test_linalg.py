@@ -19,10 +19,10 @@ import mlxref.core as mx
 from mlxref.core.array import from_data
 from mlxref.core.primitives.linalg import Matmul
 from mlxref.testing import check_grads
-from support import (BATCH, assert_array, assert_both, assert_rules_same_as_mlx,
-                     assert_same_as_mlx, assert_same_error, assert_stack_of, batched_shape,
-                     both, close, each_lib, ids, needs_mlx, real_mx, spread_array,
-                     spread_examples)
+from support import (BATCH, assert_array, assert_both, assert_rules_same_as_mlx, assert_same_as_mlx,
+                     assert_same_error, assert_stack_of, batched_shape, both,
+                     check_second_derivative_against_mlx, close, each_lib, fd_cube, fd_matrix, ids,
+                     needs_mlx, real_mx, spread_array, spread_examples)
 
 
 def raises(exc, msg):
@@ -523,18 +523,12 @@ SECOND_ORDER = {
 @needs_mlx
 @pytest.mark.parametrize("name", SECOND_ORDER)
 def test_second_derivatives_match_mlx(name):
-    f = SECOND_ORDER[name]
-    x = [[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]]
-    theirs = real_mx.grad(lambda a: real_mx.grad(lambda b: f(real_mx, b))(a).sum())(
-        real_mx.array(x))
-    ours = mx.grad(lambda a: mx.grad(lambda b: f(mx, b))(a).sum())(mx.array(x))
-    assert_same_as_mlx(ours, theirs, rtol=1e-4, atol=1e-4)
+    check_second_derivative_against_mlx(SECOND_ORDER[name])
 
 
 # --- finite differences, to second order ------------------------------------------------------
 
-X = mx.array([[0.3, -1.2, 0.7], [1.1, 0.4, -0.5]], mx.float64)  # no ties, no zeros
-X3 = mx.array([[[0.3, -1.2], [0.7, 1.4]], [[1.1, 0.4], [-0.5, 0.9]]], mx.float64)
+X, X3 = fd_matrix(), fd_cube()  # float64, no ties, no zeros
 
 CHECKED = {
     "matmul": (lambda a, b: a @ b, [X, mx.swapaxes(X, 0, 1)]),

@@ -52,10 +52,11 @@ from mlxref.core.primitives.reduction import Reduce, Scan
 from mlxref.testing import check_grads
 from support import (BATCH, assert_array, assert_both, assert_new_handle, assert_rules_same_as_mlx,
                      assert_same_as_mlx, assert_same_error, assert_same_result, assert_stack_of,
-                     axis_positions, batched_shape, both, close, dtype_name, each_lib, flat,
-                     int_array, int_bits, int_edges, is_unsigned, needs_mlx, real_mx, rules_in_both,
-                     same_value, spread_array, spread_examples, spread_values, tied_elements,
-                     typed_array, wrap)
+                     batched_shape, both, check_second_derivative_against_mlx,
+                     check_unary_vmap_against_loop, check_unary_vmap_against_mlx, close, dtype_name,
+                     each_lib, fd_cube, fd_matrix, flat, int_array, int_bits, int_edges,
+                     is_unsigned, needs_mlx, real_mx, rules_in_both, same_value, spread_array,
+                     spread_examples, spread_values, tied_elements, typed_array, wrap)
 
 inf, nan = math.inf, math.nan
 
@@ -835,18 +836,12 @@ SECOND_ORDER = {
 @needs_mlx
 @pytest.mark.parametrize("name", SECOND_ORDER)
 def test_second_derivatives_match_mlx(name):
-    f = SECOND_ORDER[name]
-    x = [[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]]
-    theirs = real_mx.grad(lambda a: real_mx.grad(lambda b: f(real_mx, b))(a).sum())(
-        real_mx.array(x))
-    ours = mx.grad(lambda a: mx.grad(lambda b: f(mx, b))(a).sum())(mx.array(x))
-    assert_same_as_mlx(ours, theirs, rtol=1e-4, atol=1e-4)
+    check_second_derivative_against_mlx(SECOND_ORDER[name])
 
 
 # --- finite differences, to second order ------------------------------------------------------
 
-X = mx.array([[0.3, -1.2, 0.7], [1.1, 0.4, -0.5]], mx.float64)  # no ties, no zeros
-X3 = mx.array([[[0.3, -1.2], [0.7, 1.4]], [[1.1, 0.4], [-0.5, 0.9]]], mx.float64)
+X, X3 = fd_matrix(), fd_cube()  # float64, no ties, no zeros
 
 CHECKED = {
     "sum": (lambda x: mx.sum(x, axis=1), [X]),
@@ -985,16 +980,7 @@ UNARY = [
 @needs_mlx
 @pytest.mark.parametrize("f,shape", [c[1:] for c in UNARY], ids=[c[0] for c in UNARY])
 def test_unary_ops_match_mlx(f, shape):
-    for in_ax in axis_positions(len(shape)):
-        for out_ax in (0, -1):
-            x = batched_shape(shape, in_ax)
-            ours = mx.vmap(lambda v: f(mx, v), in_axes=in_ax, out_axes=out_ax)(spread_array(mx, x))
-            theirs = real_mx.vmap(lambda v: f(real_mx, v), in_axes=in_ax, out_axes=out_ax)(
-                spread_array(real_mx, x))
-            try:
-                assert_same_as_mlx(ours, theirs)
-            except AssertionError as e:
-                raise AssertionError(f"in_axes={in_ax} out_axes={out_ax}: {e}") from None
+    check_unary_vmap_against_mlx(f, shape)
 
 
 @needs_mlx
@@ -1016,12 +1002,7 @@ def test_unbatched_operand_inside_the_function_matches_mlx():
 
 @pytest.mark.parametrize("f,shape", [c[1:] for c in UNARY], ids=[c[0] for c in UNARY])
 def test_unary_ops_equal_a_loop(f, shape):
-    xs = spread_examples(shape)
-    per_example = [f(mx, x) for x in xs]
-    for in_ax in axis_positions(len(shape)):
-        out_ax = -1 if in_ax % 2 else 0
-        got = mx.vmap(lambda v: f(mx, v), in_axes=in_ax, out_axes=out_ax)(mx.stack(xs, in_ax))
-        assert_stack_of(got, per_example, out_ax)
+    check_unary_vmap_against_loop(f, shape)
 
 
 def test_batched_argmax_is_uint32():

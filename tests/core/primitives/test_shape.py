@@ -13,17 +13,17 @@ checked against a loop over the examples.
 
 import re
 
-import numpy as np
 import pytest
 
 import mlxref.core as mx
 from mlxref.core.ops import common
 from mlxref.testing import check_grads
 from support import (assert_array, assert_both, assert_new_handle, assert_same_as_mlx,
-                     assert_same_tree, assert_stacked, both, check_nested_vmap,
+                     assert_stacked, case_x, check_case_against_mlx, check_jvp_against_mlx,
+                     check_nested_vmap, check_rule_grads, check_vjp_against_mlx,
                      check_vmap_against_loop, check_vmap_against_mlx, check_vmap_of_grad,
-                     example_inputs, irregular_array, loop_over_examples, needs_mlx, real_mx,
-                     vmap_configs)
+                     dtype_cases, example_inputs, loop_over_examples, needs_mlx, real_mx,
+                     rule_cases, vmap_configs)
 
 
 def arange(n, shape=None, dtype=None):
@@ -628,22 +628,6 @@ cases['as4'] = lambda m: m.as_strided(A23(m), (6,))
 cases['as5'] = lambda m: m.as_strided(A23(m), (0, 3), (1, 1))
 cases['as6'] = lambda m: m.as_strided(A23(m), (-1, 3), (1, 1))
 
-X = lambda m: m.array(np.arange(1, 7, dtype=np.float32).reshape(2, 3) / 4)
-
-
-def _as_list(out):
-    return list(out) if isinstance(out, (list, tuple)) else [out]
-
-
-def _loss(m, outs):
-    # A weighted sum of squares, so that each output element gets its own cotangent.
-    total = 0
-    for k, y in enumerate(outs):
-        weights = m.arange(1, y.size + 1).reshape(y.shape).astype(m.float32) + k
-        total = total + (y * y * weights).sum()
-    return total
-
-
 RULED = {
     'flip': lambda m, x: m.flip(x, -1),
     'roll': lambda m, x: m.roll(x, 2, 1),
@@ -656,13 +640,8 @@ RULED = {
     'cont': lambda m, x: m.contiguous(x.T),
     'ba': lambda m, x: m.broadcast_arrays(x, x[:1]),
 }
-for n, f in RULED.items():
-    cases['grad_' + n] = lambda m, f=f: m.grad(lambda x: _loss(m, _as_list(f(m, x))))(X(m))
-    cases['jvp_' + n] = lambda m, f=f: m.jvp(lambda x: _as_list(f(m, x)), [X(m)], [X(m) * 3 - 1])[1]
-    if n != 'as':  # MLX has no vmap for AsStrided (tested below)
-        cases['vmap_' + n] = lambda m, f=f: m.vmap(lambda x: _as_list(f(m, x)), in_axes=1)(
-            m.stack([X(m), X(m) * 2, X(m) + 1], 1))
-cases['vmap_as'] = lambda m: m.vmap(lambda x: m.as_strided(x, (2,), (1,)))(X(m))
+cases.update(rule_cases(RULED, without_vmap={'as'}))  # MLX has no vmap for AsStrided (tested below)
+cases['vmap_as'] = lambda m: m.vmap(lambda x: m.as_strided(x, (2,), (1,)))(case_x(m))
 
 
 A6 = lambda m: m.arange(6.).reshape(2, 3)
@@ -681,7 +660,6 @@ cases['diff0'] = lambda m: m.diff(m.zeros((0, 3)), 1, 0)
 cases['rollneg'] = lambda m: m.roll(A6(m), (-1, 5), (-1, -2))
 cases['flipneg'] = lambda m: m.flip(A6(m), [-1, 0])
 
-DTYPES = ['bool_', 'uint8', 'int16', 'int64', 'float16', 'bfloat16', 'float64', 'complex64']
 DTYPED = {
     'flip': lambda m, x: m.flip(x, 0),
     'roll': lambda m, x: m.roll(x, 1, -1),
@@ -689,10 +667,7 @@ DTYPED = {
     'as_strided': lambda m, x: m.as_strided(x, (2, 2), (2, 1)),
     'contiguous': lambda m, x: m.contiguous(x.T),
 }
-for _dtype in DTYPES:
-    for _op, _f in DTYPED.items():
-        cases[f'dtype_{_op}_{_dtype}'] = lambda m, f=_f, d=_dtype: f(
-            m, m.array([[0, 1, 2], [3, 0, 5]]).astype(getattr(m, d)))
+cases.update(dtype_cases(DTYPED))
 
 # MLX's binding takes unstack's axis by keyword only; Python's message differs.
 del cases["unstackpos"]
@@ -704,9 +679,7 @@ del cases["vmap_as"]
 @needs_mlx
 @pytest.mark.parametrize("name", sorted(cases))
 def test_matches_mlx(name):
-    result = both(cases[name])
-    if result is not None:
-        assert_same_tree(*result)
+    check_case_against_mlx(cases[name])
 
 
 def test_new_handles_and_nodes():
@@ -838,51 +811,21 @@ RULE_PROGRAMS = {
 RULE_NAMES = sorted(RULE_PROGRAMS)
 
 
-def _rule_inputs(m, shapes):
-    return [irregular_array(m, s, i) for i, s in enumerate(shapes)]
-
-
-def _rule_case(name):
-    f, shapes = RULE_PROGRAMS[name]
-    return (lambda *xs: f(mx, *xs)), _rule_inputs(mx, shapes), shapes
-
-
-def _mlx_rule_case(name):
-    f, shapes = RULE_PROGRAMS[name]
-    return (lambda *xs: f(real_mx, *xs)), _rule_inputs(real_mx, shapes)
-
-
 @needs_mlx
 @pytest.mark.parametrize("name", RULE_NAMES)
 def test_vjp_matches_mlx(name):
-    f, xs, _ = _rule_case(name)
-    g, ys = _mlx_rule_case(name)
-    out_shape = f(*xs).shape
-    outs, vjps = mx.vjp(f, xs, [irregular_array(mx, out_shape, 9)])
-    touts, tvjps = real_mx.vjp(g, ys, [irregular_array(real_mx, out_shape, 9)])
-    assert_same_as_mlx(outs[0], touts[0])
-    assert len(vjps) == len(tvjps)
-    for ours, theirs in zip(vjps, tvjps):
-        assert_same_as_mlx(ours, theirs)
+    check_vjp_against_mlx(*RULE_PROGRAMS[name])
 
 
 @needs_mlx
 @pytest.mark.parametrize("name", RULE_NAMES)
 def test_jvp_matches_mlx(name):
-    f, xs, shapes = _rule_case(name)
-    g, ys = _mlx_rule_case(name)
-    tangents = [irregular_array(mx, s, 3 + i) for i, s in enumerate(shapes)]
-    their_tangents = [irregular_array(real_mx, s, 3 + i) for i, s in enumerate(shapes)]
-    outs, jvps = mx.jvp(f, xs, tangents)
-    touts, tjvps = real_mx.jvp(g, ys, their_tangents)
-    assert_same_as_mlx(outs[0], touts[0])
-    assert_same_as_mlx(jvps[0], tjvps[0])
+    check_jvp_against_mlx(*RULE_PROGRAMS[name])
 
 
 @pytest.mark.parametrize("name", RULE_NAMES)
 def test_check_grads_order_2(name):
-    f, xs, _ = _rule_case(name)
-    check_grads(f, xs, order=2)
+    check_rule_grads(*RULE_PROGRAMS[name])
 
 
 # --- things MLX does not do, or does differently ------------------------------------

@@ -16,24 +16,14 @@ from pathlib import Path
 import pytest
 
 import mlxref.core as mx
-from support import assert_array, assert_same_array, assert_same_tree, real_mx, same_tree_in_both
+from support import (LIBS, assert_array, assert_same_array, assert_same_tree, real_mx,
+                     same_tree_in_both, vector_batch, vector_x, vector_y)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository's root
 
 from benchmarks import checkpoint_memory  # noqa: E402
 
-LIBS = [mx] + ([real_mx] if real_mx is not None else [])
-
-def X(m):
-    return m.array([0.5, -1.0, 2.0])
-
-
-def Y(m):
-    return m.array([1.5, 0.3, -0.7])
-
-
-def BATCH(m):
-    return m.array([[0.5, -1.0, 2.0], [3.0, 0.25, -0.2]])
+X, Y, BATCH = vector_x, vector_y, vector_batch
 
 
 # =====================================================================================
