@@ -128,7 +128,13 @@ def _cmd_assignment(args: argparse.Namespace) -> int:
     results, collect_errors = grader.grade(
         args.dir, args.tasks, args.timeout, reference=args.reference, jobs=args.jobs,
         memory=grader.MEMORY if args.memory is None else int(args.memory * (1 << 20)),
+        exam=args.exam,
     )
+    unisolated = sandbox.isolation()
+    if unisolated is not None:
+        print(f"[assignment grade] not isolated: {unisolated}; graded code ran with the "
+              "grader's own checks only (fine for a student checking their work, not for "
+              "marks: use --exam where it matters)", file=sys.stderr)
     if args.gradescope:
         with open(args.gradescope, "w", encoding="utf-8") as f:
             json.dump(grader.gradescope(results, args.hidden_visibility), f, indent=2)
@@ -735,6 +741,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the address-space limit of each task's run (default: 4096)")
     grade.add_argument("--jobs", type=int, metavar="N",
                        help="tasks graded at once (default: the number of CPUs)")
+    grade.add_argument("--exam", action="store_true",
+                       help="refuse to grade where the OS cannot isolate graded code "
+                            "(bubblewrap on Linux)")
     assignment.set_defaults(func=_cmd_assignment)
 
     return parser

@@ -265,8 +265,11 @@ def _run_task(task_id, regions, reference, submission, scratch, known, options):
         "args": args,
     }
     token = secrets.token_hex(16)
+    argv = [sandbox.python(), "-I", "-S", "-c", sandbox.CHILD]
+    if options["isolated"]:
+        argv = sandbox.isolated(argv, work, [source for _, source in options["site"]])
     status, out, err = sandbox.run(
-        [sandbox.python(), "-I", "-S", "-c", sandbox.CHILD], env, env["TMPDIR"],
+        argv, env, env["TMPDIR"],
         token + "\n" + json.dumps(config) + "\n", options["timeout"],
         cpu=options["timeout"] + 1, memory=options["memory"],
     )
@@ -332,7 +335,7 @@ def _your_code(spans, src):
 
 
 def grade(directory=".", spec="ALL", timeout=60.0, *, reference=None, memory=MEMORY,
-          jobs=None, check=True):
+          jobs=None, check=True, exam=False):
     """Grade the tasks in ``spec`` of the submission ``directory`` against the
     reference checkout ``reference`` (default: the one mlxref is installed
     from), each task in its own scratch copy and child process, with a
@@ -341,6 +344,10 @@ def grade(directory=".", spec="ALL", timeout=60.0, *, reference=None, memory=MEM
     Returns ``({task id: {"passed", "points", "max_points", "tests",
     "failures", "messages", "results"}}, collection errors)``; ``results``
     lists each test: name, hidden, passed, message.
+
+    Each child runs under bubblewrap where the machine allows it
+    (``sandbox.isolation()`` is None); elsewhere it runs with the Python-level
+    layers only, and with ``exam=True`` grading refuses to run at all.
     """
     directory = Path(directory)
     if not directory.is_dir():
@@ -359,8 +366,11 @@ def grade(directory=".", spec="ALL", timeout=60.0, *, reference=None, memory=MEM
     chosen = choose(spec, list(table), "grade")
     if not timeout or timeout <= 0:
         raise ValueError("[assignment grade] --timeout must be a positive number of seconds.")
+    if exam and sandbox.isolation() is not None:
+        raise ValueError(f"[assignment grade] --exam needs OS isolation, and {sandbox.isolation()}.")
     with tempfile.TemporaryDirectory(prefix="mlxref-grade-") as scratch:
         options = {"timeout": float(timeout), "memory": memory, "check": check,
+                   "isolated": sandbox.isolation() is None,
                    "tests": _marked_files(reference),
                    "site": _site(Path(scratch) / "site-packages")}
         jobs = jobs or min(len(chosen), os.cpu_count() or 1)

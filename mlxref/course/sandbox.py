@@ -33,11 +33,21 @@ Four layers, each with its own job:
    stdout, on lines that start with a random token it handed the child on
    stdin before any graded code ran; there is no report file to rewrite.
 
-It is not a container. Graded code runs in the grader's own process, as the
-grader's user: code that got past the static check could reach what that
-process can (the token, pytest's state) and what the user can through means
-the audit hook does not see (audit hooks are not a security boundary). Grade
-untrusted code at scale inside a container (``CONTAINER``).
+5. ``isolated``: on Linux, where bubblewrap can make namespaces
+   (``isolation()`` is None), the child runs in a view of exactly what it
+   needs: no network, its own process tree, the system and the standard
+   library and the linked packages read-only, its task directory the one
+   place it may write, a private /tmp of ``TMP_SIZE`` bytes. The instructor's
+   checkout, the submission, the other tasks' copies and the interpreter's
+   site-packages are not in that view, so what gets past layers 1 and 3 (the
+   audit hook does not see a file opened relative to a directory descriptor)
+   still cannot reach them.
+
+The graded code and the tests that judge it still share one process: code
+that got past the static check can reach what that process can (the token,
+pytest's state). Issue 29's judge model moves the verdicts to a process
+that never runs graded code. Grade untrusted code at scale inside a
+container too (``CONTAINER``).
 
 This module imports only the standard library: it runs as the supervisor
 with ``python -I -S -c``.
@@ -48,6 +58,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -405,6 +416,82 @@ def _supervise(config):
     if timed_out:
         return _SUPERVISOR_TIMED_OUT
     return _SIGNALLED - status if status < 0 else min(status, _SIGNALLED - 1)
+
+
+# --- 4. OS isolation: bubblewrap ---------------------------------------------------------
+
+# The child's private /tmp, a tmpfs of this many bytes.
+TMP_SIZE = 256 << 20
+
+# Where bubblewrap comes from, for the one line that says it is missing.
+BWRAP_INSTALL = "install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap; or make bwrap)"
+
+_ISOLATION = []  # the probe's answer, found once per process
+
+
+def isolation():
+    """``None`` when bubblewrap can isolate a child on this machine; otherwise one
+    line saying why not and what to install. Probed once: a ``true`` run in new
+    namespaces (a container may forbid them even where ``bwrap`` is installed)."""
+    if not _ISOLATION:
+        _ISOLATION.append(_probe())
+    return _ISOLATION[0]
+
+
+def _probe():
+    if not sys.platform.startswith("linux"):
+        return f"{sys.platform} has no bubblewrap: the child runs without OS isolation"
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return f"bubblewrap is not installed: {BWRAP_INSTALL}"
+    try:
+        probe = subprocess.run(
+            [bwrap, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"],
+            capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bubblewrap did not run: {exc}"
+    if probe.returncode != 0:
+        why = probe.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
+        return f"bubblewrap cannot make namespaces here: {why[0][:200]}"
+    return None
+
+
+# What every Python child needs to see, read-only, besides its interpreter: the
+# programs and libraries of the system, and the files the dynamic loader and
+# Python read at start-up. Paths missing on a system are skipped.
+_SYSTEM = ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache",
+           "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/alternatives")
+
+
+def isolated(argv, work, readable, tmp_size=TMP_SIZE):
+    """``argv`` run by bubblewrap in a view of exactly what the child needs.
+
+    New namespaces for everything (no network, its own process tree, so no
+    other process's /proc); the system's programs and libraries and the
+    interpreter's standard library read-only; the packages in ``readable``
+    read-only; ``work``, the task's own directory, the one place it may write;
+    a private /tmp of ``tmp_size`` bytes; a minimal /dev. Nothing else exists
+    in its view: not the instructor's checkout, not the submission, not the
+    other tasks' copies, not the interpreter's own site-packages (where real
+    MLX may be installed), not the grader's home."""
+    prefix = os.path.realpath(sys.base_prefix)
+    stdlib = os.path.join(prefix, "lib", "python%d.%d" % sys.version_info[:2])
+    command = [shutil.which("bwrap"), "--die-with-parent", "--new-session", "--unshare-all",
+               "--dev", "/dev", "--proc", "/proc",
+               "--size", str(int(tmp_size)), "--tmpfs", "/tmp"]
+    for path in _SYSTEM:
+        command += ["--ro-bind-try", path, path]
+    command += ["--ro-bind", prefix, prefix]
+    # The interpreter's own packages are not the child's (it runs with -S):
+    # an empty, read-only directory in their place.
+    site = os.path.join(stdlib, "site-packages")
+    if os.path.isdir(site):
+        command += ["--tmpfs", site, "--remount-ro", site]
+    for path in readable:  # where the links point, which may itself be a link
+        command += ["--ro-bind", os.path.realpath(path), os.path.abspath(path)]
+    work = os.path.realpath(work)
+    command += ["--bind", work, work, "--"]  # the child starts where the caller's cwd is
+    return command + list(argv)
 
 
 # --- the child: run one task's tests ------------------------------------------------------
