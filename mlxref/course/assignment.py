@@ -259,7 +259,7 @@ def _handout(table, chosen):
     for task_id in chosen:
         title, regions = table[task_id]
         places = "<br>".join(f"`{r.place}`" for r in regions)
-        rows.append(f"| {task_id} | {title} | {places} | `python -m pytest -m {marker(task_id)}` |")
+        rows.append(f"| {task_id} | {title} | {places} | `make task T={task_id}` |")
     return (
         "# Your assignment\n\n"
         "Each task below is one or more regions of the source between `# BEGIN TASK <id>` and\n"
@@ -268,12 +268,19 @@ def _handout(table, chosen):
         "Do not edit the tests.\n\n"
         "| task | title | functions | its tests |\n|---|---|---|---|\n" + "\n".join(rows) + "\n\n"
         "The chapters in tutorials/ explain each piece; start with tutorials/README.md.\n\n"
-        "Set up once, then check one task, or all of yours:\n\n"
+        "Set up once (`make venv`: SymPy, graphviz, pytest and Hypothesis, under 100 MB),\n"
+        "then check one task (its tests alone, in a few seconds), or all of yours:\n\n"
         "```sh\nmake venv\n"
-        f".venv/bin/python -m pytest -m {marker(chosen[0])}\n"
+        f"make task T={chosen[0]}\n"
         f".venv/bin/mlxref assignment grade --tasks {','.join(chosen)}\n```\n\n"
-        "`make test` runs the whole suite; most of it needs the functions you are writing, so\n"
-        "expect failures there until every task is done.\n"
+        f"`make task T={chosen[0]}` runs `.venv/bin/python -m pytest tests/course/test_tasks.py "
+        f"-m {marker(chosen[0])}`.\n"
+        "`mlxref check-rules NAME` checks one primitive's rules (`Sin`, `Multiply`...) exactly\n"
+        "with SymPy and says which rule failed on which case, with the expected and received\n"
+        "values.\n"
+        "`make test` runs the whole suite (no browser, no docs needed: those tests skip); most\n"
+        "of it needs the functions you are writing, so expect failures there until every task\n"
+        "is done.\n"
         + "".join(
             f"\nTask {t} is not yours, but its tests also use your {', '.join(needs)}: they pass "
             f"once {', '.join(needs)} does.\n"
