@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 # A student copy (`mlxref assignment make` writes its ASSIGNMENT.md) installs only what the
 # assignments need: SymPy, graphviz, pytest, pytest-xdist and Hypothesis (the `course`
 # extra), without compiling every module up front (pip's --no-compile: Python caches what
-# it imports), so its venv is about 60 MB; its `make test` needs neither Chromium nor the
+# it imports), so its venv is 70 MB (91 MB once the tests ran); its `make test` needs neither Chromium nor the
 # docs (those tests skip with one line).
 # The reference installs the `docs` extra too (Sphinx, MyST, jupytext, nbclient, ipykernel,
 # nbconvert): `make docs` builds the manual and tests/manual/test_manual.py checks it.
