@@ -3,8 +3,11 @@
 import gc
 import importlib.util
 import math
+import os
 import random
 import re
+import shutil
+import subprocess
 from fractions import Fraction
 
 import pytest
@@ -20,6 +23,46 @@ except ImportError:  # pragma: no cover - only where MLX has no wheel
 needs_mlx = pytest.mark.skipif(
     real_mx is None, reason="mlx is not installed here (pip install -e '.[metal]')"
 )
+
+# The names the Makefile's `chromium` target looks for (macOS: the apps' binaries).
+CHROMIUMS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable",
+             "/Applications/Chromium.app/Contents/MacOS/Chromium",
+             "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome")
+
+
+def find_chromium(path=None):
+    """The first of CHROMIUMS on ``path`` (default: $PATH) that runs, or None.
+
+    One that is found but does not run does not count: Ubuntu's apt package
+    installs a stub that asks for snap, which WSL and containers lack.
+    """
+    for name in CHROMIUMS:
+        found = shutil.which(name, path=path)
+        if found is None:
+            continue
+        try:
+            ran = subprocess.run([found, "--version"], capture_output=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if ran.returncode == 0:
+            return found
+    return None
+
+
+def chromium_or_skip(path=None):
+    """A Chromium to run, else this test skips with one line saying what to install.
+
+    Under MLXREF_NEED_CHROMIUM (.ci/run sets it after installing Debian's
+    chromium) a missing Chromium fails the test instead.
+    """
+    found = find_chromium(path)
+    if found is None:
+        if os.environ.get("MLXREF_NEED_CHROMIUM"):
+            pytest.fail("no Chromium here, and MLXREF_NEED_CHROMIUM says this run needs one: "
+                        "run `make chromium`")
+        pytest.skip("no Chromium here: install Chromium or Google Chrome (`make chromium`) "
+                    "to run the browser tests")
+    return found
 
 
 def lib_id(lib):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import difflib
 import importlib.util
 import inspect
 import json
@@ -70,17 +71,39 @@ def _cmd_diagrams(args: argparse.Namespace) -> int:
 
 
 def _cmd_check_rules(args: argparse.Namespace) -> int:
-    """Check every primitive's vjp and jvp against SymPy; exit 1 on any failure."""
+    """Check every primitive's (or the NAMEd ones') rules against SymPy; exit 1 on any
+    failure, each failure saying which rule failed on which case, expected and received."""
     from mlxref import (
         symbolic,  # imports SymPy (half a second): only this command needs it
     )
 
-    results = symbolic.check_all(seed=args.seed)
+    chosen = None
+    if args.names:
+        known = {p.__name__: p for p in symbolic.all_primitives()}
+        lower = {name.lower(): name for name in known}
+        chosen = []
+        for name in args.names:
+            found = known.get(name) or known.get(lower.get(name.lower(), ""))
+            if found is None:
+                close = difflib.get_close_matches(name, list(known), n=3)
+                hint = f" (did you mean {', '.join(close)}?)" if close else ""
+                raise ValueError(f"check-rules: no primitive named {name!r}{hint}; "
+                                 "`mlxref check-rules` lists them all")
+            chosen.append(found)
+    results = symbolic.check_all(seed=args.seed, primitives=chosen)
     print(symbolic.format_table(results))
-    failed = [r.primitive for r in results if not r.ok]
+    failed = [r for r in results if not r.ok]
     print()
     if failed:
-        print(f"{len(failed)} of {len(results)} primitives FAILED: {', '.join(failed)}")
+        for r in failed:
+            print(f"{r.primitive} FAILED:")
+            # one line per failing case (check_all starts each with "case K (...)")
+            cases = (r.detail or "(no detail)").replace("; case ", "\ncase ")
+            for line in cases.splitlines():
+                print("  " + line)
+        print()
+        names = ", ".join(r.primitive for r in failed)
+        print(f"{len(failed)} of {len(results)} primitives FAILED: {names}")
         return 1
     print(f"all {len(results)} primitives pass")
     return 0
@@ -621,8 +644,14 @@ def build_parser() -> argparse.ArgumentParser:
     diagrams.set_defaults(func=_cmd_diagrams)
 
     check = sub.add_parser(
-        "check-rules", help="check every primitive's vjp and jvp rules exactly with SymPy"
+        "check-rules", help="check every primitive's (or NAME's) vjp, jvp and vmap rules "
+        "exactly with SymPy",
+        description="Check the rules of every primitive, or of the primitives NAMEd (class "
+        "names: Sin, Multiply, Reduce...), exactly with SymPy. A failure says which rule "
+        "(forward, vjp, jvp, vmap) failed on which case, with the expected and received values.",
     )
+    check.add_argument("names", nargs="*", metavar="NAME",
+                       help="a primitive's class name (default: every primitive)")
     check.add_argument("--seed", type=int, default=0, help="seed for the random points")
     check.set_defaults(func=_cmd_check_rules)
 

@@ -39,9 +39,10 @@ HINTS = {
         "digits and with no OverflowError for any x (sigmoid(-1000.0) is 0.0)",
     ("1.2", "_logsumexp"):
         "return log(sum of exp(v)) over the list of floats group as a float, with no "
-        "overflow or underflow for any finite values; an infinite or nan element gives "
-        "what MLX gives (inf, -inf or nan); take exps with exp(v) and the sum with "
-        "total(a list), and pass each intermediate result through rounded(v)",
+        "overflow or underflow for any finite values (what can you take out of every "
+        "exponent first?); an infinite or nan element gives what MLX gives (inf, -inf "
+        "or nan); the parameters exp, total and rounded are the dtype's own steps: "
+        "compute with them, as the docstring says",
     ("1.3", "Scan._scan"):
         "return the list of running totals of the list row, each combined with "
         "add(total, v): inclusive or exclusive (self.inclusive; an exclusive scan starts "
@@ -97,22 +98,20 @@ HINTS = {
         "(MLX reads the tangent at the first arg max or arg min) and zeros in the tangent's "
         "dtype for all and any; see the docstring",
     ("4.1", "vjp"):
-        "walk the nodes of tape (topological order) from the last; for each node with a "
-        "cotangent in cotan_map for one of its outputs (the map is keyed by the arrays' "
-        "id(); take the entries out as you use them, and give the other outputs zeros), "
-        "run its primitive's rule Primitive.vjp(primals, cotangents, argnums, outputs) "
-        "inside a RetainGraph() block, for the input positions whose id() is in "
-        "calc_grad; leave in cotan_map the sum of the vjps reaching each array (the code "
-        "after the region reads it); when listening, announce one events.VjpStep per rule "
-        "run (its fields: mlxref/core/transforms/events.py; its position counts the "
-        "reversed tape): the drawings replay them",
+        "walk tape (topological order) backwards: a node whose outputs have cotangents "
+        "in cotan_map (keyed by id(); an output without one counts as zeros) passes them "
+        "through its primitive's vjp rule to the inputs in calc_grad, and the cotangents "
+        "reaching one array add up; cotan_map must end holding those sums. A rule may "
+        "evaluate arrays, so run it where the graph survives that (see RetainGraph), and "
+        "when listening, announce each rule run as an events.VjpStep "
+        "(mlxref/core/transforms/events.py says what it holds)",
     ("4.2", "jvp"):
-        "walk the nodes of tape (topological order) from the first; for each node, run its "
-        "primitive's rule Primitive.jvp(primals, tangents, argnums) inside a "
-        "RetainGraph() block, for the input positions that have a tangent in tan_map "
-        "(keyed by the arrays' id()), and put each output's tangent in tan_map (the code "
-        "after the region reads it); when listening, announce one events.JvpStep per node "
-        "(its fields: mlxref/core/transforms/events.py): the drawings replay them",
+        "walk tape (topological order) forwards: each node's primitive turns the tangents "
+        "of its inputs (those in tan_map, keyed by id()) into its outputs' tangents with "
+        "its jvp rule, and tan_map must end holding every output's tangent. A rule may "
+        "evaluate arrays, so run it where the graph survives that (see RetainGraph), and "
+        "when listening, announce each node as an events.JvpStep "
+        "(mlxref/core/transforms/events.py says what it holds)",
     ("4.3", "Broadcast.vjp"):
         "return [the cotangent of x]: an array of x's shape (x was broadcast to the "
         "cotangent's shape) holding, for each element of x, the total cotangent of its copies",
@@ -259,7 +258,7 @@ def _handout(table, chosen):
     for task_id in chosen:
         title, regions = table[task_id]
         places = "<br>".join(f"`{r.place}`" for r in regions)
-        rows.append(f"| {task_id} | {title} | {places} | `python -m pytest -m {marker(task_id)}` |")
+        rows.append(f"| {task_id} | {title} | {places} | `make task T={task_id}` |")
     return (
         "# Your assignment\n\n"
         "Each task below is one or more regions of the source between `# BEGIN TASK <id>` and\n"
@@ -268,12 +267,19 @@ def _handout(table, chosen):
         "Do not edit the tests.\n\n"
         "| task | title | functions | its tests |\n|---|---|---|---|\n" + "\n".join(rows) + "\n\n"
         "The chapters in tutorials/ explain each piece; start with tutorials/README.md.\n\n"
-        "Set up once, then check one task, or all of yours:\n\n"
+        "Set up once (`make venv`: SymPy, graphviz, pytest and Hypothesis, under 100 MB),\n"
+        "then check one task (its tests alone, in a few seconds), or all of yours:\n\n"
         "```sh\nmake venv\n"
-        f".venv/bin/python -m pytest -m {marker(chosen[0])}\n"
+        f"make task T={chosen[0]}\n"
         f".venv/bin/mlxref assignment grade --tasks {','.join(chosen)}\n```\n\n"
-        "`make test` runs the whole suite; most of it needs the functions you are writing, so\n"
-        "expect failures there until every task is done.\n"
+        f"`make task T={chosen[0]}` runs `.venv/bin/python -m pytest tests/course/test_tasks.py "
+        f"-m {marker(chosen[0])}`.\n"
+        "`mlxref check-rules NAME` checks one primitive's rules (`Sin`, `Multiply`...) exactly\n"
+        "with SymPy and says which rule failed on which case, with the expected and received\n"
+        "values.\n"
+        "`make test` runs the whole suite (no browser, no docs needed: those tests skip); most\n"
+        "of it needs the functions you are writing, so expect failures there until every task\n"
+        "is done.\n"
         + "".join(
             f"\nTask {t} is not yours, but its tests also use your {', '.join(needs)}: they pass "
             f"once {', '.join(needs)} does.\n"

@@ -35,6 +35,7 @@ The cases live in one module per primitive family, beside this one.
 """
 
 import importlib
+import inspect
 import math
 import pkgutil
 import random
@@ -192,6 +193,7 @@ class _Compare:
         self.rng = rng
         self.simplify = simplify  # else rational points decide what expand does not
         self.method = "simplify"
+        self.why = ""  # the first difference ``equal`` found: which element, both values
 
     def _point(self):
         span = self.hi - self.lo
@@ -201,25 +203,31 @@ class _Compare:
         }
 
     def equal(self, got, expected):
+        """Whether the lists are equal; if not, ``self.why`` says where and how."""
         if len(got) != len(expected):
+            self.why = f"expected {len(expected)} elements, received {len(got)}"
             return False
-        for g, e in zip(got, expected):
-            diff = sympy.sympify(g - e)
-            if diff == 0 or sympy.expand(diff) == 0:
-                continue
-            # (simplify is slow on Piecewise, from a rule's comparisons: points decide.)
-            if (self.simplify and sympy.count_ops(diff) < 120 and not diff.has(sympy.Piecewise)
-                    and sympy.simplify(diff) == 0):
-                continue
-            self.method = "rational points"
-            if not self.simplify:
-                if not self._zero_by_mpmath(diff):
-                    return False
-                continue
-            for _ in range(4):
-                value = diff.subs(self._point()).evalf(50)
-                if not value.is_number or abs(value) > sympy.Float("1e-40", 50):
-                    return False
+        for i, (g, e) in enumerate(zip(got, expected)):
+            if not self._same(g, e):
+                self.why = f"element {i}: expected {_shown(e)}, received {_shown(g)}"
+                return False
+        return True
+
+    def _same(self, g, e):
+        diff = sympy.sympify(g - e)
+        if diff == 0 or sympy.expand(diff) == 0:
+            return True
+        # (simplify is slow on Piecewise, from a rule's comparisons: points decide.)
+        if (self.simplify and sympy.count_ops(diff) < 120 and not diff.has(sympy.Piecewise)
+                and sympy.simplify(diff) == 0):
+            return True
+        self.method = "rational points"
+        if not self.simplify:
+            return self._zero_by_mpmath(diff)
+        for _ in range(4):
+            value = diff.subs(self._point()).evalf(50)
+            if not value.is_number or abs(value) > sympy.Float("1e-40", 50):
+                return False
         return True
 
     def _zero_by_mpmath(self, diff):
@@ -239,6 +247,30 @@ class _Compare:
         return True
 
 
+def _shown(value, limit=200):
+    """An expression as check-rules prints it: simplified where that is quick, cut at
+    ``limit`` characters."""
+    text = str(value)
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return text
+
+
+def describe(case):
+    """A case in one line: its program (the source of a lambda, else the function's
+    name), its inputs' shapes and domain."""
+    build = getattr(case.build, "__name__", repr(case.build))
+    if build == "<lambda>":
+        try:
+            source = inspect.getsource(case.build).strip()
+            start = source.index("lambda")
+            build = source[start:].rstrip(",)")
+        except (OSError, TypeError, ValueError):
+            pass
+    shapes = ", ".join(str(tuple(s)) for s in case.shapes)
+    return f"{build} on {shapes} ({case.domain})" + (f", {case.note}" if case.note else "")
+
+
 def check_case(case, seed=0):
     """Run one case: a Result for it (a case that raises is a failure, with its message)."""
     try:
@@ -246,8 +278,11 @@ def check_case(case, seed=0):
     except Exception as e:  # noqa: BLE001 - the table reports it
         return Result(case.primitive.__name__, False, False, False, "-",
                       f"{type(e).__name__}: {e}", vmap=False)
+    why = []
     try:
-        result.vmap = (check_vmap_points if case.points else check_vmap)(case)
+        result.vmap = (check_vmap_points if case.points else check_vmap)(case, why=why)
+        if why:
+            result.detail = (result.detail + "; " if result.detail else "") + why[0]
     except Exception as e:  # noqa: BLE001
         result.vmap = False
         result.detail = (result.detail + "; " if result.detail else "") + (
@@ -256,13 +291,14 @@ def check_case(case, seed=0):
     return result
 
 
-def check_vmap(case, batch=2):
+def check_vmap(case, batch=2, why=None):
     """vmap of the case's program equals a stack of its per-example results.
 
     Checked for every input alone on every batch-axis position it can take,
     and for all inputs batched on axis 0; inputs that are not batched are
     shared by every example. Elements are SymPy symbols, so the per-example
-    expressions must come out of the batched program exactly.
+    expressions must come out of the batched program exactly. A failure appends
+    one line to ``why`` (a list): the in_axes, the example, both values.
     """
     dtype = input_dtype(case.domain)
     examples = [
@@ -273,7 +309,7 @@ def check_vmap(case, batch=2):
     n = len(case.shapes)
     if case.no_vmap:  # every input batched on axis 0 must raise MLX's error
         batched = [mx.stack([examples[b][j] for b in range(batch)]) for j in range(n)]
-        return _not_implemented(lambda: mx.vmap(case.build)(*batched), "vmap", case)
+        return _not_implemented(lambda: mx.vmap(case.build)(*batched), "vmap", case, why)
     configs = [[ax if j == i else None for j in range(n)]
                for i in range(n) for ax in range(len(case.shapes[i]) + 1)]
     if n > 1:
@@ -288,12 +324,19 @@ def check_vmap(case, batch=2):
             inputs = [examples[b if ax is not None else 0][j] for j, ax in enumerate(in_axes)]
             want = case.build(*inputs)
             if got.shape != (batch,) + want.shape:
-                return False
-            if any(sympy.simplify(g - w) != 0
-                   for g, w in zip(exact_elements(got[b]), exact_elements(want))
-                   if g != w):
-                return False
+                return _vmap_failed(why, in_axes, f"expected shape {(batch,) + want.shape}, "
+                                                  f"received {got.shape}")
+            for i, (g, w) in enumerate(zip(exact_elements(got[b]), exact_elements(want))):
+                if g != w and sympy.simplify(g - w) != 0:
+                    return _vmap_failed(why, in_axes, f"example {b} element {i}: expected "
+                                                      f"{_shown(w)}, received {_shown(g)}")
     return True
+
+
+def _vmap_failed(why, in_axes, what):
+    if why is not None:
+        why.append(f"vmap: in_axes {tuple(in_axes)}: {what}")
+    return False
 
 
 def _check_case(case, seed):
@@ -326,10 +369,15 @@ def _check_case(case, seed):
     got = numeric.reshape(-1).tolist() if numeric.ndim else [numeric.item()]
     # A float32 or float16 output holds its value rounded to the dtype.
     tol = max(1e-9, 4 * mx.finfo(numeric.dtype).eps) if numeric.dtype.is_inexact else 1e-9
-    forward = all(
-        complex(w) == complex(g) or abs(complex(w) - complex(g)) <= tol * (1 + abs(complex(w)))
-        for w, g in zip(want, got)
-    )  # (equal first: an infinite element, such as an exclusive cummax's first, is itself)
+    forward, why = True, []
+    for i, (w, g) in enumerate(zip(want, got)):
+        # (equal first: an infinite element, such as an exclusive cummax's first, is itself)
+        if not (complex(w) == complex(g)
+                or abs(complex(w) - complex(g)) <= tol * (1 + abs(complex(w)))):
+            forward = False
+            why.append(f"forward: element {i} at {_shown(point)}: expected {_shown(w)}, "
+                       f"received {_shown(g)}")
+            break
 
     # Cotangents u (u + I w for a complex output) and tangents t (p + I q).
     (c_syms,) = symbol_lists("u", [out.shape], {"real": True})
@@ -344,18 +392,22 @@ def _check_case(case, seed):
                for element in group] for group in t_parts]
     tangents = [sym_array(s, shape, dtype) for s, shape in zip(t_syms, case.shapes)]
     if case.raises:
-        vjp_ok = _not_implemented(lambda: mx.vjp(case.build, inputs, [cot]), "vjp", case)
-        jvp_ok = _not_implemented(lambda: mx.jvp(case.build, inputs, tangents), "jvp", case)
-        return Result(case.primitive.__name__, forward, vjp_ok, jvp_ok, "no rule")
+        vjp_ok = _not_implemented(lambda: mx.vjp(case.build, inputs, [cot]), "vjp", case, why)
+        jvp_ok = _not_implemented(lambda: mx.jvp(case.build, inputs, tangents), "jvp", case,
+                                  why)
+        return Result(case.primitive.__name__, forward, vjp_ok, jvp_ok, "no rule",
+                      "; ".join(why))
     _, vjps = mx.vjp(case.build, inputs, [cot])
     got_vjp = [exact_elements(v) for v in vjps]
     _, (jvp_out,) = mx.jvp(case.build, inputs, tangents)
     got_jvp = exact_elements(jvp_out)
 
     if case.zero:
-        vjp_ok = all(v == 0 for group in got_vjp for v in group)
-        jvp_ok = all(v == 0 for v in got_jvp)
-        return Result(case.primitive.__name__, forward, vjp_ok, jvp_ok, "zero rule")
+        vjp_ok = all(cmp.equal(g, [0] * len(g)) or why.append(f"vjp: input {k} {cmp.why}")
+                     for k, g in enumerate(got_vjp))
+        jvp_ok = cmp.equal(got_jvp, [0] * len(got_jvp)) or why.append(f"jvp: {cmp.why}")
+        return Result(case.primitive.__name__, forward, vjp_ok, bool(jvp_ok), "zero rule",
+                      "; ".join(why))
 
     real = not complex_out
     # Rational points give every symbol a value: cotangents' and tangents' too.
@@ -375,9 +427,11 @@ def _check_case(case, seed):
     expected_jvp = [
         sum((_diff(fj, x) * t for x, t in zip(flat_x, flat_t)), sympy.Integer(0)) for fj in f
     ]
-    vjp_ok = all(cmp.equal(g, e) for g, e in zip(got_vjp, expected_vjp))
-    jvp_ok = cmp.equal(got_jvp, expected_jvp)
-    return Result(case.primitive.__name__, forward, vjp_ok, jvp_ok, cmp.method)
+    vjp_ok = all(cmp.equal(g, e) or why.append(f"vjp: input {k} {cmp.why}")
+                 for k, (g, e) in enumerate(zip(got_vjp, expected_vjp)))
+    jvp_ok = cmp.equal(got_jvp, expected_jvp) or why.append(f"jvp: {cmp.why}")
+    return Result(case.primitive.__name__, forward, vjp_ok, bool(jvp_ok), cmp.method,
+                  "; ".join(why))
 
 
 # --- "high-precision points": the rules of iterative algorithms ---------------------
@@ -434,14 +488,17 @@ def _check_points(case, seed):
     numeric = case.build(*(mx.array([float(e) for e in v], mx.float64).reshape(shape)
                            for v, shape in zip(x, case.shapes)))
     forward = _close(numeric.reshape(-1).tolist(), f, 1e-9)
+    why = [] if forward else [f"forward: expected {_shown([float(v) for v in f])}, "
+                              f"received {_shown(numeric.reshape(-1).tolist())}"]
     t = _float_point(rng, case.shapes, "real")
     (u,) = _float_point(rng, [out.shape], "real")
     tangents = [sym_array(v, shape) for v, shape in zip(t, case.shapes)]
     cot = sym_array(u, out.shape)
     if case.raises:
-        vjp_ok = _not_implemented(lambda: mx.vjp(case.build, inputs, [cot]), "vjp", case)
-        jvp_ok = _not_implemented(lambda: mx.jvp(case.build, inputs, tangents), "jvp", case)
-        return Result(name, forward, vjp_ok, jvp_ok, "no rule")
+        vjp_ok = _not_implemented(lambda: mx.vjp(case.build, inputs, [cot]), "vjp", case, why)
+        jvp_ok = _not_implemented(lambda: mx.jvp(case.build, inputs, tangents), "jvp", case,
+                                  why)
+        return Result(name, forward, vjp_ok, jvp_ok, "no rule", "; ".join(why))
     _, vjps = mx.vjp(case.build, inputs, [cot])
     _, (jvp_out,) = mx.jvp(case.build, inputs, tangents)
     mx.eval(jvp_out, *vjps)
@@ -456,10 +513,15 @@ def _check_points(case, seed):
     left = _dot(u, jt)
     right = sum((_dot(list(g.data()), ts) for g, ts in zip(vjps, t)), sympy.Integer(0))
     vjp_ok = jvp_ok and abs(left - right) <= 1e-30 * (1 + abs(left))
-    return Result(name, forward, vjp_ok, jvp_ok, "high-precision points")
+    if not jvp_ok:
+        why.append(f"jvp: expected the central difference {_shown([float(v) for v in difference])}"
+                   f", received {_shown([float(v) for v in jt])}")
+    elif not vjp_ok:
+        why.append(f"vjp: <u, jvp> = <vjp, t> expected {float(left)!r}, received {float(right)!r}")
+    return Result(name, forward, vjp_ok, jvp_ok, "high-precision points", "; ".join(why))
 
 
-def check_vmap_points(case, batch=2, seed=0):
+def check_vmap_points(case, batch=2, seed=0, why=None):
     """``check_vmap`` for a "high-precision points" case: float64 inputs, and
     the batched results equal to the per-example ones to 1e-12."""
     rng = random.Random(seed + 1)
@@ -479,20 +541,28 @@ def check_vmap_points(case, batch=2, seed=0):
                                 for j, ax in enumerate(in_axes)])
             if got.shape != (batch,) + want.shape or not _close(
                     got[b].reshape(-1).tolist(), want.reshape(-1).tolist(), 1e-12):
-                return False
+                return _vmap_failed(why, in_axes, f"example {b}: expected "
+                                    f"{_shown(want.tolist())}, received {_shown(got[b].tolist())}")
     return True
 
 
-def _not_implemented(run, mode, case):
-    """Does ``run`` raise MLX's error (``case.error``) for a rule the primitive does not have?"""
+def _not_implemented(run, mode, case, why=None):
+    """Does ``run`` raise MLX's error (``case.error``) for a rule the primitive does
+    not have? If not, and ``why`` is a list, one line saying what it did instead."""
     kind, message = case.error
+    expected = message.format(mode=mode, name=case.primitive.__name__)
     try:
         run()
     except kind as e:
         # The name may carry the primitive's parameters (MLX's "View int32").
-        expected = message.format(mode=mode, name=case.primitive.__name__)
-        return str(e) == expected + "." or (str(e).startswith(expected + " ")
-                                            and str(e).endswith("."))
+        if str(e) == expected + "." or (str(e).startswith(expected + " ")
+                                        and str(e).endswith(".")):
+            return True
+        received = f"{type(e).__name__}: {e}"
+    else:
+        received = "no error (a rule ran)"
+    if why is not None:
+        why.append(f"{mode}: expected {kind.__name__}: {expected}., received {received}")
     return False
 
 
@@ -556,6 +626,9 @@ def check_all(seed=0, primitives=None):
             results.append(Result(prim.__name__, False, False, False, "-", "no symbolic check"))
             continue
         rs = [check_case(c, seed) for c in cases]
+        for k, (c, r) in enumerate(zip(cases, rs), 1):
+            if r.detail:
+                r.detail = f"case {k} ({describe(c)}): {r.detail}"
         methods = sorted({r.method for r in rs})
         results.append(
             Result(

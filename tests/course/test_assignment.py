@@ -13,6 +13,8 @@ import ast
 import configparser
 import importlib
 import json
+import re
+import shutil
 import subprocess
 import sys
 
@@ -132,6 +134,20 @@ def test_round_trip(tmp_path, capsys):
     divide = (student / "mlxref/core/primitives/elementwise.py").read_text()
     assert '        raise NotImplementedError("Task 2.3: return d (a / b) / da' in divide
     assert "# BEGIN TASK 2.3: multiply and divide partials" in divide
+    # Its venv holds only what the tasks need (no docs stack, no MLX, no NumPy), its `make
+    # test` tries no Chromium, and `make task T=ID` collects one file, not the suite.
+    if shutil.which("make"):
+        plan = subprocess.run(["make", "-n", "venv", "test", "task", f"T={PAIR[0]}"],
+                              cwd=student, capture_output=True, text=True).stdout
+        assert "pip install -q --no-compile -e '.[course]'" in plan, plan
+        assert "chromium" not in plan and "MLXREF_NEED_CHROMIUM" not in plan
+        assert (f"pytest -p no:cacheprovider tests/course/test_tasks.py -m {marker(PAIR[0])}"
+                in plan)
+    config = configparser.ConfigParser()
+    config.read(student / "setup.cfg")
+    assert config["options.extras_require"]["course"].split() == [
+        "pytest", "pytest-xdist", "hypothesis"]
+    assert f"make task T={PAIR[0]}" in (student / "ASSIGNMENT.md").read_text()
 
     # 2. Grade it: exactly those two tasks fail, and a task left implemented passes.
     graded = ["2.2"] + PAIR
@@ -191,6 +207,38 @@ def test_the_copy_with_every_task_stubbed_imports(everything, capsys):
     table = capsys.readouterr().out
     assert "6.2   checkpoint: recompute in the backward pass" in table
     assert "0 of 1 tasks pass" in table
+
+
+def test_the_command_grade_prints_to_see_why_runs_as_printed(everything, tmp_path, capsys):
+    # On main it read `cd DIR && python -m pytest tests -m task6_2`: no `python` on a
+    # Debian PATH, or one without pytest, and the whole suite collected (15 s) for one task.
+    assert main(["assignment", "grade", str(everything), "--tasks", "6.2"]) == 1
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("to see why: ")]
+    command = line[len("to see why: "):]
+    assert command == (f"cd {everything} && {sys.executable} -m pytest "
+                       "tests/course/test_tasks.py -m task6_2")
+    # from another directory, with no venv on the PATH
+    r = subprocess.run(command, shell=True, cwd=tmp_path, capture_output=True, text=True,
+                       env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert r.returncode == 1, r.stdout + r.stderr
+    summary = r.stdout.strip().splitlines()[-1]
+    assert re.fullmatch(r"\d+ failed, \d+ deselected in [\d.]+s", summary), summary
+    assert "Task 6.2: " in r.stdout  # the stub's message: what to implement
+
+
+def test_the_command_to_see_why_names_the_venv_relative_to_the_copy(tmp_path, monkeypatch):
+    copy = tmp_path / "copy"
+    (copy / "tests").mkdir(parents=True)
+    (copy / "tests" / "test_x.py").write_text("import pytest\n@pytest.mark.task2_1\n"
+                                              "def test_x():\n    pass\n")
+    python = copy / ".venv" / "bin" / "python"
+    assert grader.rerun_command(copy, "2.1", python) == (
+        f"cd {copy} && .venv/bin/python -m pytest tests/test_x.py -m task2_1")
+    monkeypatch.chdir(copy)
+    assert grader.rerun_command(copy, "2.1", python) == (
+        ".venv/bin/python -m pytest tests/test_x.py -m task2_1")
+    assert grader.rerun_command(copy, "3.1", "/usr/bin/python3") == (
+        "/usr/bin/python3 -m pytest tests -m task3_1")  # no file uses the marker
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)

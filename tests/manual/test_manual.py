@@ -19,9 +19,10 @@ checked as doctest checks it
 numbered chapters to it). Headless Chromium shows an op page's formulas
 typeset as MathML (subscripts lowered) and its drawing, a transform page,
 and a chapter's notebook page with its code, outputs and figure. ``make
-test`` installs Chromium (the Makefile's ``chromium`` target) and sets
-MLXREF_NEED_CHROMIUM, so there a missing Chromium fails those tests; other
-runs skip them without one.
+test`` installs Chromium where it can (the Makefile's ``try-chromium``
+target); without one those tests skip with one line, except under CI
+(.ci/run sets MLXREF_NEED_CHROMIUM), where they fail (tests/support.py's
+``chromium_or_skip``).
 """
 
 import base64
@@ -47,6 +48,7 @@ from mlxref.core.primitives.base import Primitive  # noqa: E402
 from mlxref.core.primitives.elementwise import Sin  # noqa: E402
 from mlxref.core.primitives.linalg import Matmul  # noqa: E402
 from mlxref.manual import catalogue, links, pages  # noqa: E402
+from support import chromium_or_skip  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SOME = [Sin, Matmul]
@@ -491,21 +493,11 @@ window.addEventListener("load", function () {
 </script>"""
 
 
-# the names the Makefile's `chromium` target looks for (macOS: the apps' binaries)
-CHROMIUMS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable",
-             "/Applications/Chromium.app/Contents/MacOS/Chromium",
-             "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome")
-
-
 def _in_chromium(page, tmp_path, screenshot=False, check=CHECK):
     import json
     import subprocess
 
-    chromium = next((shutil.which(n) for n in CHROMIUMS if shutil.which(n)), None)
-    if chromium is None:  # `make test` installs it (its `chromium` target) and says so
-        if os.environ.get("MLXREF_NEED_CHROMIUM"):
-            pytest.fail("no Chromium here, and make test needs one: run `make chromium`")
-        pytest.skip("no Chromium here")
+    chromium = chromium_or_skip()
     probe = page.with_name("_probe_" + page.name)
     probe.write_text(page.read_text(encoding="utf-8").replace("</body>", check + "</body>"),
                      encoding="utf-8")

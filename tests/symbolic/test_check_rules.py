@@ -376,3 +376,40 @@ def test_the_load_case_reads_one_file_whatever_the_process():
         capture_output=True, text=True, check=True).stdout.strip()
     assert here.primitive().params()["file"] == there
     assert here.tolist() == [0.5, -2.0, 3.0]
+
+
+def test_check_rules_name_checks_one_primitive_and_says_which_rule_failed_on_which_case(
+        few_cases, monkeypatch, capsys):
+    # A wrong derivative: d sin(x)/dx written as sin(x). The failure names the rule
+    # (vjp, jvp), the case, the element, and both values.
+    monkeypatch.setattr(E.Sin, "derivative", lambda self, x, out: mx.sin(x))
+    assert cli.main(["check-rules", "Sin"]) == 1
+    out = capsys.readouterr().out
+    _, rows, lines = _rows(out)
+    assert list(rows) == ["Sin"]  # that primitive only
+    assert rows["Sin"]["vjp"] == rows["Sin"]["jvp"] == "FAIL" and rows["Sin"]["forward"] == "ok"
+    (case,) = [x for x in lines if x.startswith("  case 1 (sin on (3,) (real)): ")]
+    assert case == ("  case 1 (sin on (3,) (real)): "
+                    "vjp: input 0 element 0: expected ua0*cos(a0), received ua0*sin(a0); "
+                    "jvp: element 0: expected ta0*cos(a0), received ta0*sin(a0)")
+    assert lines[-1] == "1 of 1 primitives FAILED: Sin"
+
+
+def test_check_rules_name_reports_a_broken_vmap_rule_with_both_values(few_cases, monkeypatch,
+                                                                      capsys):
+    def vmap(self, inputs, axes):
+        return [make_array(E.Sin(), [inputs[0]])], [axes[0]]
+
+    monkeypatch.setattr(E.Exp, "vmap", vmap)
+    assert cli.main(["check-rules", "exp"]) == 1  # the name's case does not matter
+    out = capsys.readouterr().out
+    assert "  case 1 (exp on (3,) (real)): vmap: in_axes (0,): example 0 element 0: " \
+           "expected exp(v0a0), received sin(v0a0)" in out
+
+
+def test_check_rules_unknown_name_is_one_line_and_exit_2(capsys):
+    assert cli.main(["check-rules", "Sine"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.strip() == ("mlxref: error: check-rules: no primitive named 'Sine' "
+                                    "(did you mean Sin, Sinh, Sign?); `mlxref check-rules` lists them all")

@@ -27,21 +27,11 @@ import mlxref.core as mx
 from mlxref import viz
 from mlxref.viz import stepper
 from mlxref.viz.figures import FIGURES, seed
+from support import chromium_or_skip
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None,
                                reason="Graphviz's dot is not installed")
 
-
-def _chromium():
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        if shutil.which(name):
-            return shutil.which(name)
-    return None
-
-
-needs_chromium = pytest.mark.skipif(
-    _chromium() is None, reason="no Chromium here: the HTML stepper's browser tests need it "
-                                "(.ci/run installs Debian's chromium)")
 
 # Without the networking flags headless Chromium waits for a network that is not there.
 # Scroll bars stay: the page must keep the node in view beside them too.
@@ -51,7 +41,7 @@ CHROMIUM = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--
 
 def _start_chromium(tmp_path, args):
     profile = tempfile.mkdtemp(dir=tmp_path)
-    return subprocess.Popen([_chromium(), *CHROMIUM, f"--user-data-dir={profile}", *args],
+    return subprocess.Popen([chromium_or_skip(), *CHROMIUM, f"--user-data-dir={profile}", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
@@ -195,7 +185,6 @@ def _key(key, shift=False):
 SIZES = [(1920, 1080), (1280, 720)]
 
 
-@needs_chromium
 @pytest.mark.parametrize("width,height", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 def test_stepper_follows_the_visited_node(mlp_page, tmp_path, width, height):
     """First, middle and last step (PageDown ×n, End, Home), every key, every button."""
@@ -302,7 +291,6 @@ def _count(rows, bpp, colours, tolerance=40):
 
 
 @needs_dot
-@needs_chromium
 def test_page_opens_at_the_step_in_its_address(tmp_path):
     """page.html#1 and page.html#last, screenshot: the walk's colours where they belong."""
     page = viz.trace(seed, [mx.array(0.5)], transform="vjp").render(tmp_path / "seed.html")

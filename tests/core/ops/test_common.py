@@ -9,11 +9,13 @@ Each case runs on both libraries (same values, or the same error type and
 message); the arrays of 2**30 elements are never evaluated.
 """
 
-import numpy as np
 import pytest
 
 import mlxref.core as mx
 from support import assert_same_as_mlx, assert_same_error, both, needs_mlx, real_mx
+
+# NumPy is not in a student copy's venv (mlxref assignment make): these tests skip there
+np = pytest.importorskip("numpy")
 
 # --- arange: MLX's overloads (start, stop, step) and (stop, step) ----------------------
 

@@ -8,11 +8,13 @@ through the ops einsum is composed of; they are compared with MLX too, and
 with sums written out by hand. Bad subscripts raise MLX's messages.
 """
 
-import numpy as np
 import pytest
 
 import mlxref.core as mx
 from support import assert_same_as_mlx, assert_same_error, both, needs_mlx, real_mx
+
+# NumPy is not in a student copy's venv (mlxref assignment make): these tests skip there
+np = pytest.importorskip("numpy")
 
 # (subscripts, operand shapes)
 CASES = [

@@ -11,12 +11,14 @@ against closed forms and central differences in float64, and MLX's own
 
 import re
 
-import numpy as np
 import pytest
 
 import mlxref.core as mx
 from mlxref.core.primitives.factorizations import QRF, SVD, Eig, Eigh
 from support import needs_mlx, real_mx
+
+# NumPy is not in a student copy's venv (mlxref assignment make): these tests skip there
+np = pytest.importorskip("numpy")
 
 RNG = np.random.default_rng(7)
 GENERAL = {shape: RNG.standard_normal(shape) for shape in

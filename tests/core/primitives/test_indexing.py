@@ -13,8 +13,12 @@ against a loop over the examples.
 import math
 import re
 
-import numpy as np
 import pytest
+
+try:
+    import numpy as np
+except ImportError:  # not in a student copy's venv (mlxref assignment make)
+    np = None
 
 import mlxref.core as mx
 from mlxref.core.array import elements
@@ -1168,6 +1172,8 @@ _MASKS = {
 @needs_mlx
 @pytest.mark.parametrize("name", list(_MASKS))
 def test_boolean_masks_and_numpy_indices_as_in_mlx(name):
+    if np is None and "numpy" in name:
+        pytest.skip("needs NumPy")
     assert_both(_MASKS[name])
 
 
