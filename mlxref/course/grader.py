@@ -15,9 +15,14 @@ Then the task's tests run in a child process with limits (see
 mlxref/course/sandbox.py): the reference's visible tests with the task's marker,
 plus the hidden tests in the reference's ``tests/course/hidden/`` with that marker.
 
-A task passes when it has tests and none fails; it then earns its ``POINTS``.
-The results print as a table, as JSON, or as Gradescope's ``results.json``;
-``classroom`` writes GitHub Classroom's autograding configuration.
+The child's result lines are checked against a schema (``record``); a test
+that does not report exactly once, during its own run, fails with a one-line
+reason, and nothing a run prints, and no region, can make ``grade`` raise
+(``_verdicts``, ``_too_deep``). A task's ``POINTS`` are split over its tests
+by their ``WEIGHTS`` (1 each unless set); it passes when every test does.
+The results print as a table, as JSON, or as Gradescope's ``results.json``,
+all with the same score; ``classroom`` writes GitHub Classroom's
+autograding configuration.
 
 Read next: mlxref/course/sandbox.py (the child process), tests/course/test_grader.py and
 tests/course/test_grader_attacks.py (each attack from issue 15, defeated).

@@ -26,10 +26,13 @@ Four layers, each with its own job:
 4. ``run``: the child is ``python -I -S`` (isolated, no ``site``) with a
    scrubbed environment, started by a small supervisor (this file's source,
    run with ``-c``) in a session of its own, with ``RLIMIT_CPU``,
-   ``RLIMIT_AS`` and ``RLIMIT_FSIZE``. The supervisor enforces the
-   wall-clock limit by killing the child's whole process group, and, as a
-   Linux child subreaper, also kills every process the child detached
-   (``setsid``, double fork). The parent reads the results from the child's
+   ``RLIMIT_AS``, ``RLIMIT_FSIZE``, ``RLIMIT_NOFILE`` and ``RLIMIT_NPROC``.
+   The supervisor enforces the wall-clock, process-count (``PROCESSES``:
+   root ignores ``RLIMIT_NPROC``) and disk (``DISK_LIMIT``) limits by
+   killing the child's whole process group, and, as a Linux child
+   subreaper, also kills every process the child detached (``setsid``,
+   double fork). The parent reads at most ``OUTPUT_LIMIT`` bytes of output
+   and stops the run past it. The parent reads the results from the child's
    stdout, on lines that start with a random token it handed the child on
    stdin before any graded code ran; there is no report file to rewrite.
 
