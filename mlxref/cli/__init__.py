@@ -753,7 +753,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the project to grade (default: the current directory)")
     grade.add_argument("--json", action="store_true",
                        help='print {"score", "max_score", "tasks": {"2.3": {"passed", "points", '
-                       '"max_points", "tests", "failures", "messages"}}} for autograders')
+                       '"max_points", "tests", "failures", "messages", "results"}}} for '
+                       'autograders')
     grade.add_argument("--gradescope", metavar="FILE",
                        help="also write Gradescope's results.json to FILE")
     grade.add_argument("--hidden-visibility", default="after_published",

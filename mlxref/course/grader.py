@@ -15,9 +15,14 @@ Then the task's tests run in a child process with limits (see
 mlxref/course/sandbox.py): the reference's visible tests with the task's marker,
 plus the hidden tests in the reference's ``tests/course/hidden/`` with that marker.
 
-A task passes when it has tests and none fails; it then earns its ``POINTS``.
-The results print as a table, as JSON, or as Gradescope's ``results.json``;
-``classroom`` writes GitHub Classroom's autograding configuration.
+The child's result lines are checked against a schema (``record``); a test
+that does not report exactly once, during its own run, fails with a one-line
+reason, and nothing a run prints, and no region, can make ``grade`` raise
+(``_verdicts``, ``_too_deep``). A task's ``POINTS`` are split over its tests
+by their ``WEIGHTS`` (1 each unless set); it passes when every test does.
+The results print as a table, as JSON, or as Gradescope's ``results.json``,
+all with the same score; ``classroom`` writes GitHub Classroom's
+autograding configuration.
 
 Read next: mlxref/course/sandbox.py (the child process), tests/course/test_grader.py and
 tests/course/test_grader_attacks.py (each attack from issue 15, defeated).
@@ -32,6 +37,7 @@ import re
 import secrets
 import shlex
 import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -53,6 +59,12 @@ POINTS = {
     "6.1": 2,
     "6.2": 2,
 }
+
+# How a task's points are split over its tests: each test's weight (default 1), by
+# its name as the results show it ("tests/course/test_tasks.py::test_x"), or by that
+# name without parameters ("[...]") for every case of a parametrized test. A task
+# earns its POINTS times the passing tests' share of the weight.
+WEIGHTS = {}
 
 MEMORY = 4 << 30  # bytes of address space per task (RLIMIT_AS)
 BLOCKED = ("mlx", "mlx_cpu", "mlx_metal")  # never importable by graded code
@@ -145,7 +157,17 @@ def splice(task_id, regions, reference, submission, check=True):
         except SyntaxError as exc:  # e.g. a region that ends inside an open bracket
             line = _student_line(exc.lineno, [s for s in spans if s["path"] == path])
             raise Problem(f"{path}, line {line}: SyntaxError: {exc.msg}") from None
+        except (RecursionError, MemoryError, SystemError) as exc:
+            first = min(s["student_first"] for s in spans if s["path"] == path)
+            raise Problem(_too_deep(path, first, exc)) from None
     return files, spans
+
+
+def _too_deep(path, line, exc):
+    """The one-line reason for code whose nesting CPython's parser cannot hold
+    (``-`` repeated 200,000 times: MemoryError; ``a.b.b...``: RecursionError)."""
+    return (f"{path}, line {line}: the region's code is nested too deeply to parse "
+            f"({type(exc).__name__}); write it as several statements")
 
 
 def _student_line(lineno, spans):
@@ -169,6 +191,8 @@ def _check(body, r, student, names, check):
         tree = ast.parse(source)
     except SyntaxError as exc:
         return [f"{r.path}, line {line_of(exc.lineno or 1)}: SyntaxError: {exc.msg}"]
+    except (RecursionError, MemoryError, SystemError) as exc:
+        return [_too_deep(r.path, student.begin + 1, exc)]
     if not check:
         return []
     return [f"{r.path}, {p}" for p in sandbox.check_region(tree, line_of, names)]
@@ -218,6 +242,19 @@ _PARSING = threading.Lock()
 
 
 def _run_task(task_id, regions, reference, submission, scratch, known, options):
+    """Grade one task: ``(result, collection errors)``. Never raises: whatever
+    goes wrong is the task's failure, with a one-line reason."""
+    result = {"passed": False, "points": 0, "max_points": points(task_id), "tests": 0,
+              "failures": 0, "messages": [], "results": []}
+    try:
+        return _grade_task(task_id, regions, reference, submission, scratch, known, options)
+    except Exception as exc:  # noqa: BLE001 (a bug of ours must cost this task only)
+        result["messages"].append(f"the grader could not grade task {task_id}: "
+                                  f"{type(exc).__name__}: {str(exc)[:300]}")
+        return result, []
+
+
+def _grade_task(task_id, regions, reference, submission, scratch, known, options):
     result = {"passed": False, "points": 0, "max_points": points(task_id), "tests": 0,
               "failures": 0, "messages": [], "results": []}
     try:
@@ -273,56 +310,209 @@ def _run_task(task_id, regions, reference, submission, scratch, known, options):
     status, out, err = sandbox.run(
         argv, env, env["TMPDIR"],
         token + "\n" + json.dumps(config) + "\n", options["timeout"],
-        cpu=options["timeout"] + 1, memory=options["memory"],
+        cpu=options["timeout"] + 1, memory=options["memory"], watch=str(work),
     )
-    tests_seen, errors, done, started = {}, [], None, None
-    for line in out.splitlines():
-        if not line.startswith(token + " "):
-            continue
-        record = json.loads(line[len(token) + 1:])
-        if "started" in record:
-            started = record["started"]
-        elif "test" in record:
-            tests_seen[record["test"]] = record
-        elif "collect_error" in record:
-            errors.append(record["collect_error"])
-            result["messages"].append(
-                f"could not collect {record['collect_error']}: {record['message']}")
-        elif record.get("done"):
-            done = record
-    for record in tests_seen.values():
-        result["results"].append({"name": record["test"], "hidden": record["hidden"],
-                                  "passed": not record["failed"],
-                                  "message": record["message"]})
-        if record["failed"]:
-            label = "[hidden] " if record["hidden"] else ""
-            result["messages"].append(f"{label}{record['test']}: {record['message']}")
-    if done is None:
-        if status == sandbox.TIMED_OUT:
-            why = f"stopped at the wall-clock limit of {options['timeout']:g} s"
-        elif status in (-9, -24):
-            why = "stopped at the CPU-time limit"
-        else:
-            tail = err.strip().splitlines()[-1:] or ["no output"]
-            why = f"the test run ended abnormally (status {status}): {tail[0][:300]}"
-        if started is not None and started not in tests_seen:
-            why += f", in {started}"
-            label = "[hidden] " if started.startswith(HIDDEN + "/") else ""
-            result["results"].append({"name": started, "hidden": bool(label), "passed": False,
-                                      "message": why})
-        result["messages"].append(why)
-    elif done["mlxref"] is not None and not Path(done["mlxref"]).is_relative_to(src):
-        result["messages"].append(f"the tests imported {done['mlxref']}, not the copy's mlxref")
+    done, errors = _verdicts(result, out, token, tests, _ended(status, err, options))
+    if done is not None and done["mlxref"] is not None and not Path(
+            done["mlxref"]).is_relative_to(src):
+        result["messages"].append(f"the tests imported {done['mlxref'][:200]}, not the copy's "
+                                  f"mlxref")
         result["results"] = [dict(r, passed=False) for r in result["results"]]
-    result["tests"] = len(result["results"])
-    result["failures"] = sum(not r["passed"] for r in result["results"])
-    result["passed"] = done is not None and result["tests"] > 0 and result["failures"] == 0 \
-        and not errors and not result["messages"]
-    if result["passed"]:
-        result["points"] = result["max_points"]
-    elif spans and result["tests"]:
+    _score(task_id, result)
+    if not result["passed"] and spans and result["tests"]:
         result["messages"].append(_your_code(spans, src))
     return result, errors
+
+
+# --- the result channel ---------------------------------------------------------------
+
+RECORD_LIMIT = 256 << 10  # characters of one result line; a longer line is garbage
+NAME_LIMIT = 1000  # characters of a test's name
+MESSAGE_LIMIT = 4000  # characters of a failure's message
+TESTS_LIMIT = 10000  # tests one run may collect
+
+# The records the child may send, one JSON object per line after the token:
+# each kind (its first key) with exactly these keys and types. Anything else
+# on a line with the token is garbage.
+_SCHEMA = {
+    "collected": {"collected": list},
+    "started": {"started": str},
+    "test": {"test": str, "failed": bool, "message": (str, type(None))},
+    "collect_error": {"collect_error": str, "message": str},
+    "done": {"done": bool, "status": int, "mlxref": (str, type(None))},
+}
+
+
+def record(text):
+    """The record of one result line (its text after the token) as a dict,
+    or None when it is not one that ``_SCHEMA`` allows."""
+    if len(text) > RECORD_LIMIT:
+        return None
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(value, dict) or not value:
+        return None
+    schema = _SCHEMA.get(next(iter(value)))
+    if schema is None or set(value) != set(schema):
+        return None
+    for key, kind in schema.items():
+        item = value[key]
+        if not isinstance(item, kind) or isinstance(item, bool) and kind is int:
+            return None
+        if isinstance(item, str) and len(item) > (MESSAGE_LIMIT if key == "message"
+                                                  else NAME_LIMIT):
+            return None
+    names = value.get("collected", [])
+    if len(names) > TESTS_LIMIT or not all(
+            isinstance(n, str) and 0 < len(n) <= NAME_LIMIT for n in names):
+        return None
+    return value
+
+
+def _ended(status, err, options):
+    """Why a run ended, in one line, for when it ended before its last record."""
+    if status == sandbox.TIMED_OUT:
+        return f"stopped at the wall-clock limit of {options['timeout']:g} s"
+    if status == sandbox.TOO_MANY_PROCESSES:
+        return f"stopped: it ran more than {sandbox.PROCESSES} processes at once"
+    if status == sandbox.DISK_FULL:
+        return f"stopped: it wrote more than {sandbox.DISK_LIMIT >> 20} MB of files"
+    if status == sandbox.TOO_MUCH_OUTPUT:
+        return f"stopped: it printed more than {sandbox.OUTPUT_LIMIT >> 20} MB"
+    if status == -signal.SIGXCPU:
+        return "stopped at the CPU-time limit"
+    if status < 0:
+        name = signal.Signals(-status).name if -status in signal.valid_signals() else -status
+        return f"the test run was killed by {name}"
+    # stderr may quote a hidden test's source: only the interpreter's own last words
+    fatal = [x for x in err.splitlines() if x.startswith("Fatal Python error")]
+    return f"the test run ended abnormally (status {status})" + (
+        f": {fatal[-1][:200]}" if fatal else "")
+
+
+_HIDDEN_MESSAGE = re.compile(r"(in the test's \w+: )?(not done yet: [^\n]{1,300}"
+                             r"|hidden test failed: [A-Za-z_][\w.]{0,100})")
+
+
+def _verdicts(result, out, token, files, ended):
+    """Fill ``result["results"]`` with one verdict per test of the task from
+    the child's result lines ``out``, and return ``(done record or None,
+    collection errors)``.
+
+    A test passes only when it was collected, started, and reported exactly
+    once, with a valid record, during its own run, and the run went on past
+    it. Every other test of the task fails with a one-line reason: one that
+    never reported, reported twice, sent garbage, or was running when the run
+    died (``ended`` says why it did). A test file of the task (``files``)
+    none of whose tests was collected is one failed test. A line for a test
+    that does not exist, or garbage, is charged to the test running at the
+    time. Nothing here raises, whatever ``out`` holds.
+    """
+    collected, current, done, started = None, None, None, set()
+    reports, bad, errors = {}, {}, []
+
+    def blame(why):
+        if current is not None:
+            bad.setdefault(current, why)
+        else:
+            result["messages"].append(f"the test run {why}")
+
+    for line in out.split("\n"):
+        if not line.startswith(token + " "):
+            continue  # the child's own stdout goes to stderr: not ours
+        r = record(line[len(token) + 1:])
+        kind = next(iter(r)) if r is not None else None
+        if done is not None:
+            blame("sent a result line after its last")
+        elif kind == "collected" and collected is None:
+            collected = list(dict.fromkeys(r["collected"]))
+            known = set(collected)
+        elif kind == "started" and collected is not None and r["started"] in known:
+            current = r["started"]
+            if current in started:
+                bad.setdefault(current, "it started twice")
+            started.add(current)
+        elif kind == "test" and r["test"] == current:
+            reports.setdefault(current, []).append(r)
+        elif kind == "test" and collected is not None and r["test"] in known:
+            bad.setdefault(r["test"], "it reported outside its own run")
+            blame(f"sent a result for {r['test'][:200]} while this test ran")
+        elif kind == "test":
+            blame(f"sent a result for a test that does not exist: {r['test'][:200]!r}")
+        elif kind == "collect_error":
+            errors.append(r["collect_error"])
+            if r["collect_error"] not in files:
+                result["messages"].append(
+                    f"could not collect {r['collect_error']}: {r['message'][:300]}")
+        elif kind == "done":
+            done = r
+        else:
+            blame("sent a malformed result line" if r is None else
+                  f"sent a '{kind}' record out of place")
+    for name in collected or []:
+        got = reports.get(name, [])
+        passed, message = False, None
+        if name in bad:
+            message = bad[name]
+        elif done is None and name == current:
+            message = ended if not got else f"{ended}, right after it reported"
+        elif not got:
+            message = "it did not report a result" if name in started or done is not None \
+                else "it did not run: the run ended before it"
+        elif len(got) > 1:
+            message = f"it reported {len(got)} times"
+        else:
+            passed, message = not got[0]["failed"], got[0]["message"]
+        result["results"].append({"name": name, "hidden": name.startswith(HIDDEN + "/"),
+                                  "passed": passed, "message": message})
+    for path in files:  # a test file of the task whose tests never showed up
+        if not any(name.startswith(path + "::") for name in collected or []):
+            why = ("could not collect it" if path in errors else
+                   f"its tests were not collected: {ended}" if collected is None else
+                   "none of its tests was collected")
+            result["results"].append({"name": path, "hidden": path.startswith(HIDDEN + "/"),
+                                      "passed": False, "message": why})
+    for x in result["results"]:
+        if x["hidden"] and not x["passed"] and not _HIDDEN_MESSAGE.fullmatch(x["message"] or ""):
+            if x["name"] in reports and x["name"] not in bad and len(reports[x["name"]]) == 1:
+                x["message"] = "hidden test failed"  # its code and values stay hidden
+        if not x["passed"]:
+            label = "[hidden] " if x["hidden"] else ""
+            result["messages"].append(f"{label}{x['name']}: {x['message'] or 'failed'}")
+    if done is None:
+        result["messages"].append(ended)
+    return done, errors
+
+
+# --- points ---------------------------------------------------------------------------
+
+
+def weight(name):
+    """A test's weight within its task: ``WEIGHTS`` by its name, or by its name
+    without parameters (``[...]``), else 1."""
+    if name in WEIGHTS:
+        return WEIGHTS[name]
+    return WEIGHTS.get(name.split("[")[0], 1)
+
+
+def _score(task_id, result):
+    """The task's points: its ``points`` split over its tests by weight, the
+    passing tests' share, rounded to 2 decimals. ``passed`` when every test
+    passed (full points)."""
+    results = result["results"]
+    total = sum(weight(x["name"]) for x in results)
+    got = sum(weight(x["name"]) for x in results if x["passed"])
+    result["tests"] = len(results)
+    result["failures"] = sum(not x["passed"] for x in results)
+    for x in results:
+        x["points"] = round(result["max_points"] * weight(x["name"]) / total, 2) \
+            if x["passed"] else 0
+    result["points"] = round(result["max_points"] * got / total, 2) if total else 0
+    if result["points"] == int(result["points"]):
+        result["points"] = int(result["points"])
+    result["passed"] = bool(results) and result["failures"] == 0
 
 
 def _your_code(spans, src):
@@ -424,8 +614,15 @@ def _stubbed(reference, table):
 
 
 def score(results):
-    return sum(r["points"] for r in results.values()), sum(
-        r["max_points"] for r in results.values())
+    """(points earned, points possible) over the graded tasks."""
+    got = round(sum(r["points"] for r in results.values()), 2)
+    return int(got) if got == int(got) else got, sum(r["max_points"] for r in results.values())
+
+
+def _verdict(r):
+    if r["passed"]:
+        return "pass"
+    return "no tests" if r["tests"] == 0 else "partial" if r["points"] else "FAIL"
 
 
 def format_grades(directory, results, collect_errors):
@@ -433,18 +630,18 @@ def format_grades(directory, results, collect_errors):
     task's messages."""
     titles = {t: r.get("title") or "" for t, r in results.items()}
     width = max([len(x) for x in titles.values()] + [5])
-    lines = [f"{'task':<4}  {'title':<{width}}  tests  failed  points  result"]
+    lines = [f"{'task':<4}  {'title':<{width}}  tests  failed    points  result"]
     for task_id, r in results.items():
-        result = "pass" if r["passed"] else ("no tests" if r["tests"] == 0 else "FAIL")
+        result = _verdict(r)
         if r.get("needs"):
             result += f" (needs {', '.join(r['needs'])})"
         lines.append(
             f"{task_id:<4}  {titles[task_id]:<{width}}  {r['tests']:>5}  {r['failures']:>6}  "
-            f"{r['points']:>2} / {r['max_points']:<2}  {result}"
+            f"{r['points']:>4g} / {r['max_points']:<2}  {result}"
         )
     passed = sum(r["passed"] for r in results.values())
     got, best = score(results)
-    lines.append(f"{passed} of {len(results)} tasks pass: {got} of {best} points")
+    lines.append(f"{passed} of {len(results)} tasks pass: {got:g} of {best} points")
     for error in collect_errors:
         lines.append(f"could not collect {error}")
     for task_id, r in results.items():
@@ -484,12 +681,15 @@ def rerun_command(directory, task_id, python=None):
 
 
 def grades_json(results):
-    """``--json``: the score, and per task: passed, points, tests, failures, messages."""
+    """``--json``: the score, and per task: passed (full points), points, tests,
+    failures, messages, and each test's name, hidden, passed and points."""
     got, best = score(results)
     return json.dumps({
         "score": got, "max_score": best,
-        "tasks": {t: {k: r[k] for k in ("passed", "points", "max_points", "tests",
-                                        "failures", "messages")}
+        "tasks": {t: {**{k: r[k] for k in ("passed", "points", "max_points", "tests",
+                                          "failures", "messages")},
+                      "results": [{k: x[k] for k in ("name", "hidden", "passed", "points")}
+                                  for x in r["results"]]}
                   for t, r in results.items()},
     }, indent=2)
 
@@ -514,7 +714,7 @@ def gradescope(results, hidden="after_published"):
             entries.append({
                 "name": f"{task_id} {x['name']}",
                 "status": "passed" if x["passed"] else "failed",
-                "output": x["message"] or "",
+                "output": x["message"] or "",  # a hidden test's: its name and a reason
                 "visibility": hidden if x["hidden"] else "visible",
             })
     got, best = score(results)

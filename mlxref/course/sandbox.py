@@ -26,10 +26,13 @@ Four layers, each with its own job:
 4. ``run``: the child is ``python -I -S`` (isolated, no ``site``) with a
    scrubbed environment, started by a small supervisor (this file's source,
    run with ``-c``) in a session of its own, with ``RLIMIT_CPU``,
-   ``RLIMIT_AS`` and ``RLIMIT_FSIZE``. The supervisor enforces the
-   wall-clock limit by killing the child's whole process group, and, as a
-   Linux child subreaper, also kills every process the child detached
-   (``setsid``, double fork). The parent reads the results from the child's
+   ``RLIMIT_AS``, ``RLIMIT_FSIZE``, ``RLIMIT_NOFILE`` and ``RLIMIT_NPROC``.
+   The supervisor enforces the wall-clock, process-count (``PROCESSES``:
+   root ignores ``RLIMIT_NPROC``) and disk (``DISK_LIMIT``) limits by
+   killing the child's whole process group, and, as a Linux child
+   subreaper, also kills every process the child detached (``setsid``,
+   double fork). The parent reads at most ``OUTPUT_LIMIT`` bytes of output
+   and stops the run past it. The parent reads the results from the child's
    stdout, on lines that start with a random token it handed the child on
    stdin before any graded code ran; there is no report file to rewrite.
 
@@ -58,6 +61,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import selectors
 import shutil
 import signal
 import subprocess
@@ -236,7 +240,22 @@ def _top_levels(dist):
 
 # --- 3. the child process -------------------------------------------------------------
 
-TIMED_OUT = 124  # the supervisor's exit status when the wall-clock limit killed the child
+# The limits of a task's run, each enforced whatever the graded code does:
+PROCESSES = 64  # processes at once, the child included: the supervisor counts them in
+#   /proc every 50 ms and stops the run above it (RLIMIT_NPROC counts every process
+#   of the user, and root ignores it: it is set too, as a backstop, for other users)
+OPEN_FILES = 256  # open file descriptors per process (RLIMIT_NOFILE)
+FILE_SIZE = 64 << 20  # bytes one file may grow to (RLIMIT_FSIZE: writes past it fail)
+DISK_LIMIT = 256 << 20  # bytes the task's directory may grow by in all (checked every
+#   0.5 s and at the end; the run is stopped above it)
+OUTPUT_LIMIT = 8 << 20  # bytes of stdout and stderr together; the parent keeps at most
+#   this much of the results and 64 KiB of stderr, and stops the run above it
+
+# The statuses ``run`` returns when a limit stopped the run.
+TIMED_OUT = 124  # the wall-clock limit
+TOO_MANY_PROCESSES = 125  # PROCESSES
+DISK_FULL = 126  # DISK_LIMIT
+TOO_MUCH_OUTPUT = 127  # OUTPUT_LIMIT
 
 
 def python():
@@ -266,13 +285,19 @@ def clean_environment(scratch):
     }
 
 
-def run(argv, env, cwd, stdin, timeout, cpu=None, memory=None, output_limit=4 << 20):
-    """Run ``argv`` under the supervisor. Returns ``(status, stdout, stderr)``:
-    ``status`` is the child's exit status, ``-signal`` if a signal ended it, or
-    ``TIMED_OUT`` when the wall-clock limit did. Every process the child
-    started is dead when this returns."""
-    config = {"argv": argv, "env": env, "cwd": cwd, "timeout": timeout,
-              "cpu": cpu, "memory": memory}
+def run(argv, env, cwd, stdin, timeout, cpu=None, memory=None, watch=None):
+    """Run ``argv`` under the supervisor with the limits above. Returns
+    ``(status, stdout, stderr)``: ``status`` is the child's exit status (at
+    most 123), ``-signal`` if a signal ended it, or ``TIMED_OUT``,
+    ``TOO_MANY_PROCESSES``, ``DISK_FULL`` or ``TOO_MUCH_OUTPUT`` when that
+    limit stopped it. ``stdout`` is at most ``OUTPUT_LIMIT`` bytes, ``stderr``
+    its last 64 KiB: the output is read as it comes and the rest dropped, so
+    no run can fill this process's memory. ``watch`` is the directory whose
+    growth ``DISK_LIMIT`` bounds. Every process the child started is dead
+    when this returns."""
+    config = {"argv": argv, "env": env, "cwd": cwd, "timeout": timeout, "cpu": cpu,
+              "memory": memory, "watch": watch, "processes": PROCESSES,
+              "open_files": OPEN_FILES, "file_size": FILE_SIZE, "disk": DISK_LIMIT}
     supervisor = subprocess.Popen(
         # The supervisor's source as -c, not its path: no process of the run
         # names a file of the instructor's checkout.
@@ -280,22 +305,56 @@ def run(argv, env, cwd, stdin, timeout, cpu=None, memory=None, output_limit=4 <<
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         cwd=cwd, env=env, start_new_session=True,
     )
+    try:  # a few kilobytes: the pipe holds them until the child reads
+        supervisor.stdin.write(stdin.encode())
+        supervisor.stdin.close()
+    except OSError:  # the supervisor died first: its status says why
+        pass
+    out, err, total, flooded = bytearray(), bytearray(), 0, False
+    deadline, killed = time.monotonic() + timeout + 30, False
+    with selectors.DefaultSelector() as pipes:
+        pipes.register(supervisor.stdout, selectors.EVENT_READ)
+        pipes.register(supervisor.stderr, selectors.EVENT_READ)
+        while pipes.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                if killed:  # a process outside the group holds the pipes: stop reading
+                    break
+                _kill_group(supervisor.pid)  # the supervisor itself hung
+                deadline, killed = time.monotonic() + 5, True
+                continue
+            for key, _ in pipes.select(timeout=min(left, 1.0)):
+                chunk = os.read(key.fd, 1 << 16)
+                if not chunk:
+                    pipes.unregister(key.fileobj)
+                    continue
+                total += len(chunk)
+                if key.fileobj is supervisor.stdout:
+                    out += chunk[: max(0, OUTPUT_LIMIT - len(out))]
+                else:
+                    err = (err + chunk)[-65536:]
+                if total > OUTPUT_LIMIT and not flooded:
+                    flooded = True  # the supervisor kills the run and its processes
+                    supervisor.send_signal(signal.SIGTERM)
+    supervisor.stdout.close()
+    supervisor.stderr.close()
     try:
-        out, err = supervisor.communicate(stdin.encode(), timeout=timeout + 30)
-    except subprocess.TimeoutExpired:  # the supervisor itself hung: end its whole group
+        status = supervisor.wait(timeout=10)
+    except subprocess.TimeoutExpired:
         _kill_group(supervisor.pid)
-        out, err = supervisor.communicate()
-    status = supervisor.returncode
-    if status == _SUPERVISOR_TIMED_OUT:
-        status = TIMED_OUT
+        status = supervisor.wait()
+    if flooded:
+        status = TOO_MUCH_OUTPUT
+    elif status < 0:  # the supervisor itself was killed
+        status = TIMED_OUT if killed else status
     elif status >= _SIGNALLED:
         status = -(status - _SIGNALLED)
-    return status, out[:output_limit].decode("utf-8", "replace"), err[-65536:].decode(
+    return status, bytes(out).decode("utf-8", "replace"), bytes(err).decode(
         "utf-8", "replace")
 
 
-# The supervisor's exit status: the child's, 128 + n if signal n ended it, 124 on timeout.
-_SUPERVISOR_TIMED_OUT = TIMED_OUT
+# The supervisor's exit status: the child's (at most 123), 128 + n if signal n
+# ended it, or one of the limits' statuses above.
 _SIGNALLED = 128
 
 
@@ -331,37 +390,16 @@ def _die_with_parent():
         pass
 
 
-def _children(pid):
-    """The pids whose parent is ``pid`` (from /proc; empty where there is none)."""
-    found = []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return found
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2:].split()
-        if len(fields) > 1 and int(fields[1]) == pid:
-            found.append(int(entry))
-    return found
-
-
 def _reap_all():
-    """Kill and reap every process left under this one (orphans adopted as subreaper)."""
+    """Kill and reap every process left under this one (orphans adopted as
+    subreaper), a fork bomb's included: each round kills the whole tree."""
     for _ in range(1000):
-        children = _children(os.getpid())
-        for pid in children:
-            for kill in (os.killpg, os.kill):
-                try:
-                    kill(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
+        below = _descendants(os.getpid())
+        for pid in below:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         while True:
             try:
                 pid, _ = os.waitpid(-1, os.WNOHANG)
@@ -369,22 +407,38 @@ def _reap_all():
                 pid = 0
             if pid == 0:
                 break
-        if not children and not _children(os.getpid()):
+        if not below and not _descendants(os.getpid()):
             return
         time.sleep(0.01)
 
 
-def _limits(cpu, memory):
+def _processes_of(user):
+    """How many processes ``user`` runs now (from /proc; 0 where there is none)."""
+    count = 0
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        try:
+            if entry.isdigit() and os.stat("/proc/" + entry).st_uid == user:
+                count += 1
+        except OSError:
+            pass
+    return count
+
+
+def _limits(config):
+    processes = _processes_of(os.getuid()) + config["processes"]
+
     def apply():
         import resource
 
         os.setsid()
         _die_with_parent()
-        limits = [(resource.RLIMIT_FSIZE, 64 << 20), (resource.RLIMIT_CORE, 0)]
-        if cpu:
-            limits.append((resource.RLIMIT_CPU, int(cpu)))
-        if memory:
-            limits.append((resource.RLIMIT_AS, int(memory)))
+        limits = [(resource.RLIMIT_FSIZE, config["file_size"]), (resource.RLIMIT_CORE, 0),
+                  (resource.RLIMIT_NOFILE, config["open_files"]),
+                  (resource.RLIMIT_NPROC, processes)]
+        if config["cpu"]:
+            limits.append((resource.RLIMIT_CPU, int(config["cpu"])))
+        if config["memory"]:
+            limits.append((resource.RLIMIT_AS, int(config["memory"])))
         for kind, value in limits:
             try:  # macOS refuses some (RLIMIT_AS); the wall-clock limit still holds
                 resource.setrlimit(kind, (value, value + 1 if kind == resource.RLIMIT_CPU
@@ -395,27 +449,92 @@ def _limits(cpu, memory):
     return apply
 
 
+def _descendants(pid):
+    """The pids below ``pid`` in the process tree (from /proc)."""
+    parents = {}
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()
+        if len(fields) > 1:
+            parents.setdefault(int(fields[1]), []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in parents.get(todo.pop(), ()):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _size(directory):
+    """The bytes of the files under ``directory`` (links not followed)."""
+    total = 0
+    for root, _, files in os.walk(directory):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                pass
+    return total
+
+
+class _Stop(Exception):
+    """SIGTERM from the parent: it read more output than OUTPUT_LIMIT."""
+
+
+def _stop(signum, frame):
+    raise _Stop
+
+
 def _supervise(config):
     """The supervisor: start the child in a session of its own with the limits,
-    wait at most ``timeout`` seconds, then kill its group and every process
-    it left behind. Exits with the child's status (see ``run``)."""
+    watch it (wall clock, processes, disk) until it ends or a limit or the
+    parent's SIGTERM stops it, then kill its group and every process it left
+    behind. Exits with the child's status (see ``run``)."""
     _subreaper()
-    child = subprocess.Popen(config["argv"], env=config["env"], cwd=config["cwd"],
-                             # The supervisor runs no threads: preexec_fn is safe here.
-                             preexec_fn=_limits(config["cpu"], config["memory"]))  # noqa: PLW1509
-    os.close(0)  # the child has the token on its stdin; nothing for us there
+    signal.signal(signal.SIGTERM, _stop)
+    watch, status, stopped, child = config["watch"], None, None, None
+    base = _size(watch) if watch else 0
     try:
-        status = child.wait(timeout=config["timeout"])
-        timed_out = False
-    except subprocess.TimeoutExpired:
-        status, timed_out = None, True
+        child = subprocess.Popen(config["argv"], env=config["env"], cwd=config["cwd"],
+                                 # The supervisor runs no threads: preexec_fn is safe here.
+                                 preexec_fn=_limits(config))  # noqa: PLW1509
+        os.close(0)  # the child has the token on its stdin; nothing for us there
+        start = last = time.monotonic()
+        while status is None and stopped is None:
+            try:
+                status = child.wait(timeout=0.05)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            now = time.monotonic()
+            if now - start > config["timeout"]:
+                stopped = TIMED_OUT
+            elif len(_descendants(os.getpid())) > config["processes"]:
+                stopped = TOO_MANY_PROCESSES
+            elif watch and now - last > 0.5:
+                last = now
+                if _size(watch) - base > config["disk"]:
+                    stopped = DISK_FULL
+    except _Stop:
+        stopped = TOO_MUCH_OUTPUT
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if child is None:
+        return stopped
     _kill_group(child.pid)
     if status is None:
         status = child.wait()
     _reap_all()
-    if timed_out:
-        return _SUPERVISOR_TIMED_OUT
-    return _SIGNALLED - status if status < 0 else min(status, _SIGNALLED - 1)
+    if stopped is None and watch and _size(watch) - base > config["disk"]:
+        stopped = DISK_FULL
+    if stopped is not None:
+        return stopped
+    return _SIGNALLED - status if status < 0 else min(status, 123)
 
 
 # --- 4. OS isolation: bubblewrap ---------------------------------------------------------
@@ -652,6 +771,8 @@ def _describe(excinfo, item, hidden):
         # repeating it under every test of the task hides the other messages.
         return "not done yet: %s, line %d still raises the stub's NotImplementedError" % (
             stub["path"], stub["student_first"] + frames[-1][1] - stub["first"])
+    if hidden:  # a hidden test's code, inputs and values stay hidden: the kind of failure only
+        return "hidden test failed: %s" % type(exc).__name__
     if isinstance(exc, AssertionError):
         if "\nassert " in text and not text.startswith("assert "):
             # The test's own message, without pytest's rewritten expression
@@ -695,23 +816,21 @@ class _Recorder:
     def __init__(self):
         self.tests = {}
 
-    def _entry(self, nodeid, keywords):
-        tasks = sorted(k for k in keywords
-                       if k.startswith("task") and k[4:].replace("_", "").isdigit())
+    def _entry(self, nodeid):
         return self.tests.setdefault(nodeid, {
-            "test": nodeid, "tasks": tasks,
-            "hidden": nodeid.startswith(CONFIG["hidden"]), "failed": False, "message": None})
+            "test": nodeid, "failed": False, "message": None})
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
         outcome = yield
         report = outcome.get_result()
-        entry = self._entry(item.nodeid, item.keywords)
+        entry = self._entry(item.nodeid)
         if report.failed:
             entry["failed"] = True
             if entry["message"] is None and call.excinfo is not None:
                 try:
-                    entry["message"] = _describe(call.excinfo, item, entry["hidden"])
+                    entry["message"] = _describe(call.excinfo, item,
+                                                 item.nodeid.startswith(CONFIG["hidden"]))
                 except BaseException as exc:
                     entry["message"] = "the test failed (%s while describing it)" % (
                         type(exc).__name__)
@@ -729,10 +848,13 @@ class _Recorder:
     def pytest_collectreport(self, report):
         if report.failed:
             text = str(report.longrepr).strip().splitlines()
+            hidden = (report.nodeid or "").startswith(CONFIG["hidden"])
             _emit({"collect_error": report.nodeid or ".",
-                   "message": text[-1] if text else "could not collect"})
+                   "message": "(a hidden test file)" if hidden else
+                   text[-1][:300] if text else "could not collect"})
 
     def pytest_collection_finish(self, session):
+        _emit({"collected": [item.nodeid for item in session.items]})
         hypothesis = sys.modules.get("hypothesis")
         if hypothesis is not None:  # the same examples on every grade, and no timing
             hypothesis.settings.register_profile(   # checks that a busy grader would fail

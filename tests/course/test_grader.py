@@ -324,7 +324,8 @@ def test_the_reference_passes_with_visible_and_hidden_tests(tmp_path, reference)
     data = json.loads(grader.grades_json(results))
     assert data["score"] == data["max_score"] == grader.points("1.1") + grader.points("2.3")
     assert set(data["tasks"]["2.3"]) == {"passed", "points", "max_points", "tests",
-                                         "failures", "messages"}
+                                         "failures", "messages", "results"}
+    assert [x["name"] for x in data["tasks"]["2.3"]["results"]] == names
     table = grader.format_grades(reference, results, errors)
     assert "2 of 2 tasks pass" in table and "to see why" not in table
     scope = grader.gradescope(results)
@@ -424,13 +425,14 @@ def test_the_command_line_writes_json_and_gradescope(tmp_path, reference, capsys
     assert status == 1
     data = json.loads(capsys.readouterr().out)
     r = data["tasks"]["1.1"]
-    assert data["score"] == 0 and data["max_score"] == grader.points("1.1")
+    # One of the two tests (the hidden one) passes: half the points, not full marks.
+    assert data["score"] == grader.points("1.1") / 2 and data["max_score"] == grader.points("1.1")
     assert not r["passed"] and (r["tests"], r["failures"]) == (2, 1)
     # The stub is named once, under "your code", not under every test.
     assert any("still raises the stub's NotImplementedError" in m for m in r["messages"])
     assert any("your code:" in m and "Task 1.1: sigmoid" in m for m in r["messages"])
     written = json.loads(scope.read_text())
-    assert written["score"] == 0
+    assert written["score"] == data["score"]
     assert {t["visibility"] for t in written["tests"] if "hidden" in t["name"]} == {"hidden"}
     assert main(["assignment", "grade", str(sub), "--reference", str(reference),
                  "--tasks", "1.1", "--timeout", "0"]) == 2

@@ -1,0 +1,224 @@
+"""One task can never cost the run, and points mean something (issue 29).
+
+Each attack runs in task 2.3's ``Divide.partial`` (with the static check off,
+as if it had escaped it), beside an honest task 1.1 graded in the same run.
+Each test checks that the attacked tests fail with a one-line reason, that
+1.1 keeps its full points, and that ``grade`` returns within its limits. The
+limits (``sandbox.PROCESSES``, ``OUTPUT_LIMIT``, ``DISK_LIMIT``...) are
+patched small: the attacks prove the cap without writing gigabytes.
+
+Then partial credit (``grader.WEIGHTS``), hidden tests that show only their
+name and a generic reason, and the JSON, Gradescope and exit status in
+agreement.
+"""
+
+import json
+import resource
+import textwrap
+import time
+
+import pytest
+from course.test_grader import reference, region, submit  # noqa: F401  (the fixture)
+
+from mlxref.course import grader, sandbox
+from mlxref.cli import main
+
+DIVIDE = "tests/test_fake_tasks.py::test_divide_partials"
+MULTIPLY = "tests/test_fake_tasks.py::test_multiply_partials"
+HIDDEN = "tests/course/hidden/test_hidden_2_3.py::test_divide_partial_b_random"
+
+# Writes one line on the result channel: the child's private stdout and token
+# (globals of its __main__), what code that escaped the static check can reach.
+CHANNEL = "import __main__ as m, os\ndef send(data):\n    os.write(m._out.fileno(), data)\n"
+
+
+def honest(reference, task_id, function):  # noqa: F811
+    """The reference's own code of a region."""
+    r = region(reference, task_id, function)
+    lines = (reference / r.path).read_text().split("\n")[r.begin: r.end - 1]
+    return textwrap.dedent("\n".join(lines))
+
+
+def attack(tmp_path, reference, code, timeout=60, **limits):  # noqa: F811
+    """Grade 1.1 (honest) and 2.3 with ``code`` run first in Divide.partial
+    when the visible test_divide_partials calls it (after the hidden test and
+    test_multiply_partials ran); returns 2.3's results by test name and 2.3's
+    result. The attacked test fails with a one-line reason, the others pass."""
+    gated = "import os\nif 'test_divide_partials' in os.environ['PYTEST_CURRENT_TEST']:\n" + \
+        textwrap.indent(code, "    ")
+    sub = submit(tmp_path / "sub", reference, {
+        ("2.3", "Divide.partial"): gated + "\n" + honest(reference, "2.3", "Divide.partial")})
+    start = time.monotonic()
+    results, _ = grader.grade(sub, "1.1,2.3", reference=reference, timeout=timeout,
+                              check=False)
+    assert time.monotonic() - start < timeout + 60
+    one = results["1.1"]
+    assert one["passed"] and one["points"] == one["max_points"], one["messages"]
+    r = results["2.3"]
+    tests = {x["name"]: x for x in r["results"]}
+    assert not tests[DIVIDE]["passed"] and tests[MULTIPLY]["passed"] and tests[HIDDEN]["passed"]
+    assert r["points"] == round(r["max_points"] * 2 / 3, 2)
+    return tests, r
+
+
+@pytest.mark.parametrize("line, why", [
+    ("m.TOKEN.encode() + b' {not json\\n'", "sent a malformed result line"),
+    ("m.TOKEN.encode() + b' \\xff\\xfe\\x00\\x80 garbage\\n'", "sent a malformed result line"),
+    ("m.TOKEN.encode() + b' {\"test\": \"tests/x.py::t\", \"fai'", "sent a malformed"),
+    ("m.TOKEN.encode() + b' [' * 100000 + b'\\n'", "sent a malformed result line"),
+    ("m.TOKEN.encode() + b' ' + json.dumps({'test': 'tests/nope.py::test_forged', "
+     "'failed': False, 'message': None}).encode() + b'\\n'",
+     "sent a result for a test that does not exist"),
+    ("m.TOKEN.encode() + b' ' + json.dumps({'test': os.environ['PYTEST_CURRENT_TEST']"
+     ".split(' ')[0], 'failed': False, 'message': None}).encode() + b'\\n'",
+     "it reported 3 times"),  # Divide.partial is called twice in the test
+    ("m.TOKEN.encode() + b' ' + json.dumps({'test': 'x', 'failed': 'no', 'message': None, "
+     "'extra': 1}).encode() + b'\\n'", "sent a malformed result line"),
+])
+def test_a_bad_result_line_fails_its_test_alone(tmp_path, reference, line, why):  # noqa: F811
+    """On main: a non-JSON or garbage line raised JSONDecodeError out of grade
+    (every task's grade lost); a record for an unknown test counted as one
+    more test; a duplicate was silently replaced by the last."""
+    tests, r = attack(tmp_path, reference, CHANNEL + "import json\nsend(" + line + ")")
+    assert tests[DIVIDE]["message"].startswith(why), tests[DIVIDE]
+    assert "\n" not in tests[DIVIDE]["message"]
+    assert "tests/nope.py::test_forged" not in tests
+
+
+@pytest.mark.parametrize("death, why", [
+    ("import os\nos._exit(0)", "the test run ended abnormally (status 0)"),
+    ("import signal\nsignal.raise_signal(signal.SIGKILL)", "the test run was killed by SIGKILL"),
+])
+def test_a_silent_death_fails_the_running_and_the_unrun_tests(tmp_path, reference,  # noqa: F811
+                                                              death, why):
+    """On main: the task failed (no grade lost) and earned nothing; now the
+    tests that passed before keep their points."""
+    tests, r = attack(tmp_path, reference, death)
+    assert tests[DIVIDE]["message"].startswith(why) and why in r["messages"][-2]
+
+
+@pytest.mark.parametrize("expression", ["-" * 200_000 + "b", "b" + ".real" * 200_000])
+def test_a_200000_deep_expression_fails_its_task_alone(tmp_path, reference,  # noqa: F811
+                                                       expression):
+    """On main: MemoryError or RecursionError out of ast.parse in the grader:
+    grade raised and every task's grade was lost."""
+    sub = submit(tmp_path / "sub", reference, {("2.3", "Divide.partial"): "return " + expression})
+    results, _ = grader.grade(sub, "1.1,2.3", reference=reference, timeout=60)
+    assert results["1.1"]["passed"]
+    (message,) = results["2.3"]["messages"]
+    assert "nested too deeply to parse" in message and "\n" not in message
+    assert results["2.3"]["points"] == 0
+
+
+def test_a_fork_bomb_is_stopped_at_the_process_limit(tmp_path, reference,  # noqa: F811
+                                                    monkeypatch):
+    """Root ignores RLIMIT_NPROC: the supervisor counts the run's processes.
+    On main: 300 processes ran until the wall-clock limit killed them."""
+    monkeypatch.setattr(sandbox, "PROCESSES", 20)
+    bomb = ("import _posixsubprocess\nr, w = os.pipe()\n_posixsubprocess.fork_exec("
+            "[b'/bin/sh', b'-c', b'for i in $(seq 300); do sleep 30 & done; wait'], "
+            "[b'/bin/sh'], True, (), None, None, -1, -1, -1, -1, -1, -1, r, w, False, "
+            "False, -1, None, None, None, -1, None, False)\n"
+            "import time\ntime.sleep(60)")
+    start = time.monotonic()
+    tests, r = attack(tmp_path, reference, bomb, timeout=50)
+    assert time.monotonic() - start < 40
+    assert tests[DIVIDE]["message"] == "stopped: it ran more than 20 processes at once"
+    assert f"stopped: it ran more than {sandbox.PROCESSES} processes at once" in r["messages"]
+
+
+def test_output_past_the_cap_never_reaches_the_grader(tmp_path, reference,  # noqa: F811
+                                                      monkeypatch):
+    """200 MB written on the result channel, with a cap of 2 MB: the run is
+    stopped and the grader's memory does not grow by the output. On main the
+    grader held all of it (one run pushed it to 800 MB)."""
+    monkeypatch.setattr(sandbox, "OUTPUT_LIMIT", 2 << 20)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    tests, r = attack(tmp_path, reference,
+                      CHANNEL + "for _ in range(200):\n    send(b'x' * (1 << 20))")
+    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before  # KiB
+    assert grown < 64 << 10, grown
+    assert tests[DIVIDE]["message"] == "stopped: it printed more than 2 MB"
+    assert tests[MULTIPLY]["passed"]
+
+
+def test_files_past_the_disk_cap_stop_the_run(tmp_path, reference, monkeypatch):  # noqa: F811
+    """20 files of 1 MB with a cap of 4 MB in all (and 2 MB a file). On main
+    nothing bounded the total (a run wrote 1.5 GB)."""
+    monkeypatch.setattr(sandbox, "DISK_LIMIT", 4 << 20)
+    monkeypatch.setattr(sandbox, "FILE_SIZE", 2 << 20)
+    tests, r = attack(tmp_path, reference, (
+        "import os, time\nfor k in range(20):\n"
+        "    with open(os.path.join(os.environ['TMPDIR'], f'f{k}'), 'wb') as f:\n"
+        "        f.write(b'x' * (1 << 20))\ntime.sleep(2)"))
+    assert tests[DIVIDE]["message"] == "stopped: it wrote more than 4 MB of files"
+    assert tests[MULTIPLY]["passed"]
+    tests, _ = attack(tmp_path / "one", reference, (  # one file past FILE_SIZE
+        "import os\nwith open(os.path.join(os.environ['TMPDIR'], 'big'), 'wb') as f:\n"
+        "    f.write(b'x' * (3 << 20))"))
+    assert "OSError: [Errno 27] File too large" in tests[DIVIDE]["message"]
+
+
+def test_open_files_are_capped(tmp_path, reference):  # noqa: F811
+    """On main the run opened all 5000 files."""
+    tests, _ = attack(tmp_path, reference, (
+        "import os\nfiles = []\ntry:\n    for k in range(5000):\n"
+        "        files.append(open(os.devnull))\nexcept OSError:\n    pass\n"
+        "n = len(files)\nfor f in files:\n    f.close()\n"
+        "raise RuntimeError(f'opened {n} files')"))
+    message = tests[DIVIDE]["message"]
+    opened = int(message.split("opened ")[1].split(" files")[0])
+    assert opened < sandbox.OPEN_FILES, message
+
+
+# --- points ---------------------------------------------------------------------------------
+
+
+def test_three_of_seven_earn_three_sevenths_or_the_rubrics_weights(monkeypatch):
+    """On main a task earned its points only when every test passed."""
+    result = {"max_points": 2, "results": [
+        {"name": f"tests/t.py::test_{k}", "passed": k < 3} for k in range(7)]}
+    grader._score("9.9", result)
+    assert (result["points"], result["passed"], result["failures"]) == (0.86, False, 4)
+    assert [x["points"] for x in result["results"]] == [0.29] * 3 + [0] * 4
+    monkeypatch.setattr(grader, "WEIGHTS", {"tests/t.py::test_0": 4, "tests/t.py::test_6": 3})
+    grader._score("9.9", result)  # 4 + 1 + 1 of 4 + 1 * 5 + 3 = 6 of 12
+    assert result["points"] == 1 and result["results"][0]["points"] == round(2 * 4 / 12, 2)
+
+
+def test_partial_credit_hidden_reasons_and_the_formats_agree(tmp_path, reference,  # noqa: F811
+                                                              capsys, monkeypatch):
+    """Multiply right, Divide wrong: 1 of 3 tests of 2.3 (then 2 of 4 with a
+    weight); the hidden test's failure shows its name and a generic reason
+    only (on main it showed its inputs and expected values); JSON, the table,
+    Gradescope and the exit status agree."""
+    sub = submit(tmp_path / "sub", reference, {("2.3", "Divide.partial"): "return a * 0"})
+    scope = tmp_path / "results.json"
+    argv = ["assignment", "grade", str(sub), "--reference", str(reference), "--tasks",
+            "1.1,2.3", "--timeout", "120"]
+    assert main(argv + ["--json", "--gradescope", str(scope)]) == 1
+    data = json.loads(capsys.readouterr().out)
+    two = data["tasks"]["2.3"]
+    assert two["points"] == round(grader.points("2.3") / 3, 2) and not two["passed"]
+    assert [(x["name"], x["passed"]) for x in two["results"]] == [
+        (HIDDEN, False), (MULTIPLY, True), (DIVIDE, False)]
+    assert f"[hidden] {HIDDEN}: hidden test failed: AssertionError" in two["messages"]
+    written = json.loads(scope.read_text())
+    assert written["score"] == data["score"] == grader.points("1.1") + two["points"]
+    assert sum(t["score"] for t in written["tests"] if "score" in t) == written["score"]
+    everything = json.dumps(data) + scope.read_text()
+    for secret in ("sympy", "d(a/b)/db", "the values in the test"):
+        assert secret not in everything, secret
+    assert main(argv) == 1
+    table = capsys.readouterr().out
+    assert f"1 of 2 tasks pass: {data['score']:g} of {data['max_score']} points" in table
+    assert "partial" in table and "sympy" not in table
+    monkeypatch.setattr(grader, "WEIGHTS", {MULTIPLY: 2})
+    assert main(argv + ["--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["tasks"]["2.3"]["points"] == round(
+        grader.points("2.3") * 2 / 4, 2)
+    right = submit(tmp_path / "right", reference, {
+        ("2.3", "Divide.partial"): honest(reference, "2.3", "Divide.partial")})
+    assert main(argv[:2] + [str(right)] + argv[3:] + ["--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["score"] == data["max_score"]
