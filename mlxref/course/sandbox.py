@@ -297,7 +297,9 @@ def run(argv, env, cwd, stdin, timeout, cpu=None, memory=None, watch=None):
     when this returns."""
     config = {"argv": argv, "env": env, "cwd": cwd, "timeout": timeout, "cpu": cpu,
               "memory": memory, "watch": watch, "processes": PROCESSES,
-              "open_files": OPEN_FILES, "file_size": FILE_SIZE, "disk": DISK_LIMIT}
+              "open_files": OPEN_FILES, "file_size": FILE_SIZE, "disk": DISK_LIMIT,
+              # bubblewrap (``isolated``) exits with 128 + n when signal n ended its child
+              "shell_status": os.path.basename(argv[0]) == "bwrap"}
     supervisor = subprocess.Popen(
         # The supervisor's source as -c, not its path: no process of the run
         # names a file of the instructor's checkout.
@@ -534,6 +536,8 @@ def _supervise(config):
         stopped = DISK_FULL
     if stopped is not None:
         return stopped
+    if config["shell_status"] and _SIGNALLED < status < _SIGNALLED + 65:
+        status = _SIGNALLED - status
     return _SIGNALLED - status if status < 0 else min(status, 123)
 
 
