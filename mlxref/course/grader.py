@@ -2,11 +2,14 @@
 
 For each task, the grader takes from the submission only the text between
 ``# BEGIN TASK id`` and ``# END TASK id`` of that task's regions (matched by
-file and function; ``regions.submitted_regions`` reads them), and splices it into a fresh temporary copy of the
+file and function), and splices it into a fresh temporary copy of the
 instructor's reference (``mlxref`` and ``tests``) in which that task's
 regions are replaced. Every other task keeps the reference's code, and no
 other file of the submission is read: not its tests, not a ``conftest.py``,
-not a ``sitecustomize.py``.
+not a ``sitecustomize.py``. The files holding the regions are read as data
+(``regions.read_submitted``: regular UTF-8 files, no links, capped) and their
+markers strictly (``regions.submitted_regions``); a problem there fails the
+task it concerns, in one line.
 
 Each region is parsed on its own first: a syntax error fails that task alone,
 reported at the student's own line, and the static check of
@@ -46,7 +49,8 @@ from pathlib import Path
 
 from . import sandbox
 from .regions import (
-    HIDDEN, NEEDS, choose, find_regions, marker, project_root, submitted_regions, tasks,
+    HIDDEN, NEEDS, Refused, choose, find_regions, marker, project_root, read_submitted,
+    submitted_regions, tasks,
 )
 
 # Points per task; a task not listed is worth 1.
@@ -84,16 +88,23 @@ class Problem(Exception):
 
 
 def _student_regions(submission, task_id, regions):
-    """{reference region: the submission's matching ``SubmittedRegion``}, or Problem."""
+    """{reference region: the submission's matching ``SubmittedRegion``}, or Problem.
+
+    Each file is read as data (``regions.read_submitted``: a regular UTF-8
+    file, no links, capped) and its markers strictly (``submitted_regions``);
+    the first problem that concerns this task fails it, in one line."""
     matched, cache = {}, {}
     for r in regions:
-        path = submission / r.path
         if r.path not in cache:
             try:
-                cache[r.path] = submitted_regions(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError) as exc:
-                raise Problem(f"cannot read {r.path}: {type(exc).__name__}") from None
-        mine = [s for s in cache[r.path] if s.task == task_id]
+                cache[r.path] = submitted_regions(read_submitted(submission, r.path))
+            except Refused as exc:
+                raise Problem(f"cannot grade {r.path}: {exc}") from None
+            problems = cache[r.path].problems_of(task_id)
+            if problems:
+                more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+                raise Problem(f"{r.path}, {problems[0]}{more}")
+        mine = [s for s in cache[r.path].regions if s.task == task_id]
         same = [s for s in mine if s.function == r.function]
         if not same:  # the file does not parse outside the regions: match by order
             ours = [x for x in regions if x.path == r.path]
@@ -105,7 +116,17 @@ def _student_regions(submission, task_id, regions):
                 f"{r.place}: no '# BEGIN TASK {task_id}' ... '# END TASK {task_id}' region "
                 f"in this function in the submission (keep the markers)"
             )
+        if len(same) > 1:
+            raise Problem(f"{r.path}, line {same[1].begin}: two TASK {task_id} regions in "
+                          f"{r.function} (lines {same[0].begin} and {same[1].begin}); keep one")
         matched[r] = same[0]
+    functions = {(r.path, r.function) for r in regions}
+    for path, found in cache.items():
+        for s in found.regions:
+            if s.task == task_id and s.function is not None and (path, s.function) not in \
+                    functions:
+                raise Problem(f"{path}, line {s.begin}: a TASK {task_id} region in "
+                              f"{s.function}, where the reference has none")
     return matched
 
 

@@ -292,7 +292,10 @@ def test_missing_markers_and_bad_indentation_are_reported(tmp_path, reference):
     text = (reference / r.path).read_text().replace("# BEGIN TASK 2.3", "# BEGIN TAKS 2.3", 2)
     (sub / r.path).write_text(text)
     regions = table(reference)["2.3"][1]
-    with pytest.raises(grader.Problem, match="Multiply.partial: no '# BEGIN TASK 2.3'"):
+    # A misspelt BEGIN is no marker: its END is one without a BEGIN.
+    first = region(reference, "2.3", "Multiply.partial")
+    with pytest.raises(grader.Problem, match=f"{r.path}, line {first.end}: END TASK 2.3 "
+                       f"without a BEGIN"):
         grader.splice("2.3", regions, reference, sub)
     message, r = _problem(tmp_path / "2", reference, "x = 1\n        y = 2")
     assert "this line is indented less" not in message  # deeper is only a syntax error
