@@ -146,7 +146,7 @@ def test_round_trip(tmp_path, capsys):
     config = configparser.ConfigParser()
     config.read(student / "setup.cfg")
     assert config["options.extras_require"]["course"].split() == [
-        "pytest", "pytest-xdist", "hypothesis"]
+        "pytest", "pytest-xdist>=3.2", "hypothesis"]
     assert f"make task T={PAIR[0]}" in (student / "ASSIGNMENT.md").read_text()
 
     # 2. Grade it: exactly those two tasks fail, and a task left implemented passes.
