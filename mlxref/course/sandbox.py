@@ -153,7 +153,31 @@ def check_region(tree, line_of, module_names=frozenset()):
                 refuse(node, "a string with '__' in it (a dunder name) is not allowed in a task")
         elif isinstance(node, ast.alias) and (node.asname and _dunder(node.asname)):
             refuse(node, f"the name '{node.asname}' is not allowed in a task")
+        # Names that are plain strings in the tree, not Name or Attribute nodes. A
+        # match pattern's keywords read attributes (``case object(tb_frame=f)``), as
+        # ``.attr`` does; the names a definition, an argument or a pattern binds may
+        # be anything a task needs (a method ``eval``), but not a dunder.
+        if isinstance(node, ast.MatchClass):
+            for name in node.kwd_attrs:
+                if name in _REFUSED_NAMES or _dunder(name):
+                    refuse(node, f"the attribute '.{name}' is not allowed in a task")
+        for name in _bound_names(node):
+            if _dunder(name):
+                refuse(node, f"the name '{name}' is not allowed in a task")
     return problems
+
+
+def _bound_names(node):
+    """The names a node binds or passes as plain strings (not as Name nodes)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, (ast.arg, ast.keyword)):
+        return [node.arg] if node.arg else []
+    if isinstance(node, (ast.MatchAs, ast.MatchStar, ast.ExceptHandler)):
+        return [node.name] if node.name else []
+    if isinstance(node, ast.MatchMapping):
+        return [node.rest] if node.rest else []
+    return []
 
 
 def _importable(name):
@@ -829,6 +853,11 @@ class _Recorder:
         outcome = yield
         report = outcome.get_result()
         entry = self._entry(item.nodeid)
+        if report.skipped and entry["message"] is None:
+            # A graded test never skips: a skip (or an xfail) raised from graded code
+            # would otherwise count as a pass.
+            entry["failed"] = True
+            entry["message"] = "the test was skipped (%s); a graded test must pass" % call.when
         if report.failed:
             entry["failed"] = True
             if entry["message"] is None and call.excinfo is not None:

@@ -110,12 +110,36 @@ def test_files_beside_the_regions_are_never_used(tmp_path, reference):  # noqa: 
      "the name 'open'"),
     ("2.3", "Divide.partial", "return [c for c in ().__class__.__base__.__subclasses__()]",
      "'.__class__'"),
+    # A match pattern's keywords read attributes, and are plain strings in the tree: a
+    # red-team reached __import__ through a traceback's frame's f_builtins this way.
+    ("2.3", "Divide.partial",
+     "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    err = e\n"
+     "match err:\n    case object(__traceback__=tb):\n        pass\nreturn b",
+     "the attribute '.__traceback__'"),
+    ("2.3", "Divide.partial",
+     "match b:\n    case object(tb_frame=f):\n        pass\nreturn b",
+     "the attribute '.tb_frame'"),
+    ("2.3", "Divide.partial", "class C:\n    def __eq__(self, other):\n        return True\n"
+     "return C()", "the name '__eq__'"),
 ])
 def test_the_static_check_refuses_each_attack(
         tmp_path, reference, task_id, function, code, words):  # noqa: F811
     message = refused(tmp_path, reference, task_id, function, code)
     r = region(reference, task_id, function)
     assert words in message and f"{r.path}, line " in message, message
+
+
+@pytest.mark.parametrize("how", ["skip", "xfail"])
+def test_a_skip_raised_by_graded_code_is_no_pass(tmp_path, reference, how):  # noqa: F811
+    """With the static check off (as if escaped), the region raises pytest's skip
+    or xfail: the tests that ran it fail, where a skip once counted as a pass."""
+    sub = submit(tmp_path / "sub", reference, {
+        ("2.3", "Divide.partial"): f"import pytest\npytest.{how}('no answer')\nreturn b"})
+    results, _ = grader.grade(sub, "2.3", reference=reference, timeout=120, check=False)
+    r = results["2.3"]
+    assert not r["passed"] and r["points"] < r["max_points"]
+    skipped = [t for t in r["results"] if "skipped" in (t["message"] or "")]
+    assert skipped and not any(t["passed"] for t in skipped)
 
 
 def test_with_the_check_off_the_child_still_defeats_them(tmp_path, reference):  # noqa: F811
