@@ -77,7 +77,13 @@ def test_values_and_path_match_mlx(subscripts, shapes):
     values = _operands(shapes)
     (ours, our_path), (theirs, their_path) = (
         _run(mx, subscripts, values), _run(real_mx, subscripts, values))
-    assert_same_as_mlx(ours, theirs, atol=1e-4)
+    if any(v.size == 0 for v in values):
+        # MLX 0.32.4's CPU reduce of an empty array to a scalar returns whatever
+        # its output buffer held (README, "Where mlxref differs"): NumPy is the
+        # oracle for the values of these cases, MLX still for the path
+        assert ours.tolist() == np.einsum(subscripts, *values).tolist()
+    else:
+        assert_same_as_mlx(ours, theirs, atol=1e-4)
     assert our_path == their_path
 
 
