@@ -14,9 +14,12 @@ task it concerns, in one line.
 Each region is parsed on its own first: a syntax error fails that task alone,
 reported at the student's own line, and the static check of
 ``mlxref/course/sandbox.py`` refuses imports and calls that reach the system.
-Then the task's tests run in a child process with limits (see
-mlxref/course/sandbox.py): the reference's visible tests with the task's marker,
-plus the hidden tests in the reference's ``tests/course/hidden/`` with that marker.
+Then the reference's visible tests with the task's marker run in a child
+process with limits (see mlxref/course/sandbox.py), isolated by bubblewrap
+where the machine allows. The hidden tests in the reference's
+``tests/course/hidden/`` never reach the child: mlxref/course/judge.py runs
+them on the reference (``_record``), a second child answers their calls with
+the student's code, and this process compares the answers (``_hidden``).
 
 The child's result lines are checked against a schema (``record``); a test
 that does not report exactly once, during its own run, fails with a one-line
@@ -47,7 +50,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from . import sandbox
+from . import judge, sandbox
 from .regions import (
     HIDDEN, NEEDS, Refused, choose, find_regions, marker, project_root, read_submitted,
     submitted_regions, tasks,
@@ -226,7 +229,10 @@ def _ignore(directory, names):
     # Compiled files are kept (copied with their sources' times, they stay
     # valid and save compiling mlxref in every task), except the spliced
     # files' own, removed after the copy: they hold the reference's answer.
-    return {n for n in names if n in (".pytest_cache", ".hypothesis")}
+    # The hidden tests never reach a copy: the judge runs them (_hidden).
+    hidden = Path(directory).as_posix().endswith("/" + str(Path(HIDDEN).parent))
+    return {n for n in names if n in (".pytest_cache", ".hypothesis") or
+            hidden and n == Path(HIDDEN).name}
 
 
 def _marked_files(root):
@@ -299,8 +305,10 @@ def _grade_task(task_id, regions, reference, submission, scratch, known, options
     for top, source in options["site"]:
         os.symlink(source, site / top)
     (work / "pytest.ini").write_text(_ini(known), encoding="utf-8")
-    tests = options["tests"].get(marker(task_id), [])
-    if not tests:
+    tests = [t for t in options["tests"].get(marker(task_id), [])
+             if not t.startswith(HIDDEN + "/")]
+    hidden = options["hidden"].get(task_id, [])
+    if not tests and not hidden:
         result["messages"].append(f"no test uses the marker {marker(task_id)}")
         return result, []
     args = [str(src / t) for t in tests] + [
@@ -314,35 +322,171 @@ def _grade_task(task_id, regions, reference, submission, scratch, known, options
         # Hypothesis's pytest plugin is found through package metadata, which
         # the child has none of: named here.
         args += ["-p", "_hypothesis_pytestplugin"]
-    env = sandbox.clean_environment(str(work))
     config = {
         "src": str(src), "site": str(site), "blocked": list(BLOCKED), "work": str(work),
         "readable": [source for _, source in options["site"]],
         # The other tasks' copies hold this task's answer: scratch is denied too.
         "deny": [str(reference), str(submission), str(scratch)],
-        "hidden": HIDDEN + "/",
         "regions": [dict(s, file=str(src / s["path"])) for s in spans],
-        "args": args,
     }
-    token = secrets.token_hex(16)
-    argv = [sandbox.python(), "-I", "-S", "-c", sandbox.CHILD]
-    if options["isolated"]:
-        argv = sandbox.isolated(argv, work, [source for _, source in options["site"]])
-    status, out, err = sandbox.run(
-        argv, env, env["TMPDIR"],
-        token + "\n" + json.dumps(config) + "\n", options["timeout"],
-        cpu=options["timeout"] + 1, memory=options["memory"], watch=str(work),
-    )
-    done, errors = _verdicts(result, out, token, tests, _ended(status, err, options))
-    if done is not None and done["mlxref"] is not None and not Path(
-            done["mlxref"]).is_relative_to(src):
-        result["messages"].append(f"the tests imported {done['mlxref'][:200]}, not the copy's "
-                                  f"mlxref")
-        result["results"] = [dict(r, passed=False) for r in result["results"]]
+    errors = []
+    if tests:
+        token, (status, out, err) = _child(dict(config, args=args), work, options)
+        done, errors = _verdicts(result, out, token, tests, _ended(status, err, options))
+        _imported(result, done, src, result["results"])
+    if hidden:
+        _hidden(result, hidden, config, work, options)
     _score(task_id, result)
     if not result["passed"] and spans and result["tests"]:
         result["messages"].append(_your_code(spans, src))
     return result, errors
+
+
+def _child(config, work, options):
+    """Run the child (``sandbox.CHILD``) on ``config`` in ``work``, isolated
+    where the machine allows: ``(token, (status, stdout, stderr))``."""
+    env = sandbox.clean_environment(str(work))
+    token = secrets.token_hex(16)
+    argv = [sandbox.python(), "-I", "-S", "-c", sandbox.CHILD]
+    if options["isolated"]:
+        argv = sandbox.isolated(argv, work, [source for _, source in options["site"]])
+    return token, sandbox.run(
+        argv, env, env["TMPDIR"],
+        token + "\n" + json.dumps(config) + "\n", options["timeout"],
+        cpu=options["timeout"] + 1, memory=options["memory"], watch=str(work),
+    )
+
+
+def _imported(result, done, src, results):
+    """A run that imported another mlxref than the copy's fails its ``results``."""
+    if done is not None and done["mlxref"] is not None and not Path(
+            done["mlxref"]).is_relative_to(src):
+        result["messages"].append(f"the tests imported {done['mlxref'][:200]}, not the copy's "
+                                  f"mlxref")
+        for x in results:
+            x["passed"] = False
+
+
+# --- the hidden tests: recorded on the reference, answered in the sandbox, judged here
+# (mlxref/course/judge.py tells the three steps)
+
+_RECORD = ("import sys; sys.path[:0] = [sys.argv[1], sys.argv[1] + '/tests']; "
+           "from mlxref.course import judge; sys.exit(judge.record_main(sys.argv[2], "
+           "sys.argv[3:]))")
+
+
+def _record(reference, chosen, scratch, options):
+    """Step 1: the chosen tasks' hidden tests run on the reference, in a
+    process of its own that loads no submitted code. ``{task id: [(test id,
+    entry)]}``; a task whose hidden tests could not be recorded gets one
+    failed entry saying why (the instructor's problem, shown to the student as
+    a hidden test failing)."""
+    markers = {marker(t): t for t in chosen}
+    files = sorted({f for m in markers for f in options["tests"].get(m, [])
+                    if f.startswith(HIDDEN + "/")})
+    if not files:
+        return {}
+    work = Path(scratch) / "record"
+    work.mkdir()
+    out = work / "calls.json"
+    (work / "pytest.ini").write_text(_ini(options["known"]), encoding="utf-8")
+    args = [str(reference / f) for f in files] + [
+        "-m", " or ".join(sorted(markers)), "-c", str(work / "pytest.ini"),
+        "--rootdir", str(reference), "-p", "no:cacheprovider", "-q",
+        "--import-mode=importlib"]
+    env = sandbox.clean_environment(str(work))
+    status, _, err = sandbox.run(
+        [sys.executable, "-c", _RECORD, str(reference), str(out)] + args, env, str(work), "",
+        options["timeout"], cpu=options["timeout"] + 1, memory=options["memory"])
+    try:
+        tests = json.loads(out.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        why = _ended(status, err, options) if status else "it wrote no results"
+        return {t: [(f"{HIDDEN}/", {"markers": [], "passed": False, "calls": [],
+                                    "message": f"the reference's run failed: {why}"})]
+                for t in chosen}
+    found = {}
+    for name, entry in tests.items():
+        for m in entry["markers"]:
+            if m in markers:
+                found.setdefault(markers[m], []).append((name, entry))
+    return found
+
+
+def _hidden(result, hidden, config, work, options):
+    """Steps 2 and 3: the recorded calls of the task's hidden tests answered by
+    the spliced copy in the sandbox, and each test's verdict: it passes when
+    every call of it got the reference's result back (``judge.same``)."""
+    calls, index = [], {}
+    for _, entry in hidden:
+        for call, _ in entry["calls"]:
+            key = judge.dumps(call)
+            if key not in index:
+                index[key] = len(calls)
+                calls.append(call)
+    answers, why = [], None
+    if calls:
+        token, (status, out, err) = _child(dict(config, calls=calls), work, options)
+        answers, done = _answers(out, token, len(calls))
+        why = None if done is not None else _ended(status, err, options)
+    verdicts = []
+    for name, entry in hidden:
+        message = None
+        if not entry["passed"]:  # the instructor's to fix: the grade cannot stand on it
+            message = "the reference fails this hidden test"
+        elif not entry["calls"]:
+            message = "this hidden test calls no program (judge.run): it grades nothing"
+        for call, want in entry["calls"]:
+            if message:
+                break
+            k = index[judge.dumps(call)]
+            if k >= len(answers):
+                message = why or "the run did not answer"
+            elif judge.same(answers[k], want, call["tol"]):
+                message = _wrong(answers[k], want)
+        if message is not None:
+            message = f"hidden test failed: {message}"
+            result["messages"].append(f"[hidden] {name}: {message}")
+        verdicts.append({"name": name, "hidden": True, "passed": message is None,
+                         "message": message})
+    result["results"] += verdicts
+    if calls:
+        _imported(result, done, Path(config["src"]), verdicts)
+
+
+def _wrong(got, want):
+    """What a hidden test's failing call did, without its inputs or the expected
+    result: the exception the graded code raised, or that a result differs."""
+    if isinstance(got, dict) and "error" in got and not (
+            isinstance(want, dict) and "error" in want):
+        name = got["error"] if isinstance(got["error"], str) else ""
+        name = name if re.fullmatch(r"[A-Za-z_][\w.]{0,100}", name) else "an exception"
+        return f"your code raised {name}"
+    return "a result differs from the reference's"
+
+
+def _answers(out, token, count):
+    """Step 2's result lines: ``(answers, done record or None)``; ``answers[k]``
+    is call k's data, in order, each once; the first line out of place ends
+    the list (the calls after it did not answer)."""
+    answers, done = [], None
+    for line in out.split("\n"):
+        if not line.startswith(token + " ") or len(line) > RECORD_LIMIT:
+            continue
+        try:
+            value = json.loads(line[len(token) + 1:])
+        except (ValueError, RecursionError):
+            break
+        if not isinstance(value, dict):
+            break
+        if set(value) == {"answer", "result"} and value["answer"] == len(answers) < count:
+            answers.append(value["result"])
+        elif record(line[len(token) + 1:]) is not None and "done" in value:
+            done = value
+            break
+        else:
+            break
+    return answers, done
 
 
 # --- the result channel ---------------------------------------------------------------
@@ -411,10 +555,6 @@ def _ended(status, err, options):
     fatal = [x for x in err.splitlines() if x.startswith("Fatal Python error")]
     return f"the test run ended abnormally (status {status})" + (
         f": {fatal[-1][:200]}" if fatal else "")
-
-
-_HIDDEN_MESSAGE = re.compile(r"(in the test's \w+: )?(not done yet: [^\n]{1,300}"
-                             r"|hidden test failed: [A-Za-z_][\w.]{0,100})")
 
 
 def _verdicts(result, out, token, files, ended):
@@ -486,19 +626,16 @@ def _verdicts(result, out, token, files, ended):
             message = f"it reported {len(got)} times"
         else:
             passed, message = not got[0]["failed"], got[0]["message"]
-        result["results"].append({"name": name, "hidden": name.startswith(HIDDEN + "/"),
-                                  "passed": passed, "message": message})
+        result["results"].append({"name": name, "hidden": False, "passed": passed,
+                                  "message": message})
     for path in files:  # a test file of the task whose tests never showed up
         if not any(name.startswith(path + "::") for name in collected or []):
             why = ("could not collect it" if path in errors else
                    f"its tests were not collected: {ended}" if collected is None else
                    "none of its tests was collected")
-            result["results"].append({"name": path, "hidden": path.startswith(HIDDEN + "/"),
-                                      "passed": False, "message": why})
+            result["results"].append({"name": path, "hidden": False, "passed": False,
+                                      "message": why})
     for x in result["results"]:
-        if x["hidden"] and not x["passed"] and not _HIDDEN_MESSAGE.fullmatch(x["message"] or ""):
-            if x["name"] in reports and x["name"] not in bad and len(reports[x["name"]]) == 1:
-                x["message"] = "hidden test failed"  # its code and values stay hidden
         if not x["passed"]:
             label = "[hidden] " if x["hidden"] else ""
             result["messages"].append(f"{label}{x['name']}: {x['message'] or 'failed'}")
@@ -584,8 +721,9 @@ def grade(directory=".", spec="ALL", timeout=60.0, *, reference=None, memory=MEM
     with tempfile.TemporaryDirectory(prefix="mlxref-grade-") as scratch:
         options = {"timeout": float(timeout), "memory": memory, "check": check,
                    "isolated": sandbox.isolation() is None,
-                   "tests": _marked_files(reference),
+                   "tests": _marked_files(reference), "known": list(table),
                    "site": _site(Path(scratch) / "site-packages")}
+        options["hidden"] = _record(reference, chosen, scratch, options)
         jobs = jobs or min(len(chosen), os.cpu_count() or 1)
 
         def one(task_id):

@@ -674,7 +674,8 @@ sys.meta_path.insert(0, _Refused())
 
 import ctypes  # loaded before the audit hook: importing it opens the C library
 
-import pytest
+if "calls" not in CONFIG:
+    import pytest
 
 # An audit hook (PEP 578), which nothing can remove: graded code may write,
 # delete or rename only in this task's tmp/ and home/ (and compiled files), may not read the
@@ -753,6 +754,24 @@ def _emit(record):
     _out.write(TOKEN + " " + json.dumps(record) + "\n")
 
 
+def _finish(status):
+    module = sys.modules.get("mlxref")
+    _emit({"done": True, "status": int(status), "mlxref": getattr(module, "__file__", None)})
+    _out.close()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+if "calls" in CONFIG:
+    # The hidden tests' calls (mlxref/course/judge.py): each one's result as data,
+    # in order; the judge, in the grader's process, compares them.
+    from mlxref.course import judge as _judge
+
+    for _k, _call in enumerate(CONFIG["calls"]):
+        _emit({"answer": _k, "result": _judge.answer(_call)})
+    _finish(0)
+
+
 def _show(value, limit=300):
     # repr that never raises: an array whose evaluation fails still shows what it is.
     try:
@@ -784,7 +803,7 @@ def _relative(filename):
 _PRINTING = ("__repr__", "__str__", "__format__", "_format_array", "tolist")
 
 
-def _describe(excinfo, item, hidden):
+def _describe(excinfo, item):
     exc, tb = excinfo.value, excinfo.tb
     frames = []
     while tb is not None:
@@ -799,8 +818,6 @@ def _describe(excinfo, item, hidden):
         # repeating it under every test of the task hides the other messages.
         return "not done yet: %s, line %d still raises the stub's NotImplementedError" % (
             stub["path"], stub["student_first"] + frames[-1][1] - stub["first"])
-    if hidden:  # a hidden test's code, inputs and values stay hidden: the kind of failure only
-        return "hidden test failed: %s" % type(exc).__name__
     if isinstance(exc, AssertionError):
         if "\nassert " in text and not text.startswith("assert "):
             # The test's own message, without pytest's rewritten expression
@@ -862,8 +879,7 @@ class _Recorder:
             entry["failed"] = True
             if entry["message"] is None and call.excinfo is not None:
                 try:
-                    entry["message"] = _describe(call.excinfo, item,
-                                                 item.nodeid.startswith(CONFIG["hidden"]))
+                    entry["message"] = _describe(call.excinfo, item)
                 except BaseException as exc:
                     entry["message"] = "the test failed (%s while describing it)" % (
                         type(exc).__name__)
@@ -881,10 +897,8 @@ class _Recorder:
     def pytest_collectreport(self, report):
         if report.failed:
             text = str(report.longrepr).strip().splitlines()
-            hidden = (report.nodeid or "").startswith(CONFIG["hidden"])
             _emit({"collect_error": report.nodeid or ".",
-                   "message": "(a hidden test file)" if hidden else
-                   text[-1][:300] if text else "could not collect"})
+                   "message": text[-1][:300] if text else "could not collect"})
 
     def pytest_collection_finish(self, session):
         _emit({"collected": [item.nodeid for item in session.items]})
@@ -896,12 +910,7 @@ class _Recorder:
             hypothesis.settings.load_profile("mlxref-grade")
 
 
-status = pytest.main(CONFIG["args"], plugins=[_Recorder()])
-module = sys.modules.get("mlxref")
-_emit({"done": True, "status": int(status), "mlxref": getattr(module, "__file__", None)})
-_out.close()
-sys.stderr.flush()
-os._exit(0)
+_finish(pytest.main(CONFIG["args"], plugins=[_Recorder()]))
 """
 
 

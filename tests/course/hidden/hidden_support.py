@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 
 import mlxref.core as mx
+from mlxref.course.judge import run
 
 # No shrinking: a failing draw is reported as drawn, so a wrong answer fails
 # in about the time a right one passes (a grade has a time limit).
@@ -113,10 +114,10 @@ def expect(got, expected, what, shape=None, dtype=None, tol=1e-9):
 
 
 def call(f, *args, what, expected):
-    """``f(*args)``, or a failure that says what was expected where it raised
-    (an OverflowError from a formula that is not stable, say)."""
+    """``run(f, *args)``, or a failure that says what was expected where it
+    raised (an OverflowError from a formula that is not stable, say)."""
     try:
-        return f(*args)
+        return run(f, *args)
     except (ArithmeticError, ValueError) as e:
         raise AssertionError(
             f"{what}: expected {expected!r}, received {type(e).__name__}: {e}"
