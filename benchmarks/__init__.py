@@ -1,7 +1,7 @@
 """mlxref's benchmark suite: ``python -m benchmarks`` (or ``make bench``).
 
 Workloads, each checked against a hand-written pure-Python reference
-before any number is reported (``--only seed|chain|mlp|vmap|checkpoint|drawing|charlm|gelu``):
+before any number is reported (``--only seed|chain|mlp|vmap|checkpoint|drawing|charlm|gelu|grading``):
 
 - ``seed_grad``: the gradient of ``sum(sin(x) * exp(x))`` over n = 10 to
   10,000 elements: mlxref, hand-written lists, a micrograd-style Value graph
@@ -20,7 +20,9 @@ before any number is reported (``--only seed|chain|mlp|vmap|checkpoint|drawing|c
   checkpoint, in mlxref and in MLX;
 - ``compile_gelu``: ``value_and_grad`` of ``sum(gelu(x))`` over 100k
   elements, uncompiled and under ``mx.compile`` (which must agree bit for
-  bit), and real MLX compiled, with the speedup compile gives.
+  bit), and real MLX compiled, with the speedup compile gives;
+- ``grading``: ``mlxref assignment grade`` of an honest submission (this
+  checkout), three tasks, against its target of 2.5 s per task.
 
 Each table of times has ratios to mlxref and a scaling table (how each
 column's time grows from one size to the next); ``--json PATH`` writes the

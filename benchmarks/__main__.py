@@ -15,11 +15,12 @@ import sys
 from mlxref.backends import metal
 
 from . import (
-    charlm, checkpoint_memory, compile_gelu, deep_chain, drawing_limits, harness, mlp, per_example,
-    seed_grad,
+    charlm, checkpoint_memory, compile_gelu, deep_chain, drawing_limits, grading, harness, mlp,
+    per_example, seed_grad,
 )
 
-WORKLOADS = ("seed", "chain", "mlp", "vmap", "checkpoint", "drawing", "charlm", "gelu")
+WORKLOADS = ("seed", "chain", "mlp", "vmap", "checkpoint", "drawing", "charlm", "gelu",
+             "grading")
 
 
 def main(argv=None):
@@ -201,6 +202,18 @@ def _describe_drawing(res):
     ]
 
 
+def _describe_grading(res):
+    return [
+        "## Grading: `mlxref assignment grade` of an honest submission, three tasks",
+        "",
+        "This checkout graded against itself, in a child process; median of "
+        f"{res['repeats']} runs (after one warm-up). Every task earns full points. "
+        f"Load average {res['load']:.1f} on {res['cpus']} CPUs when it ended.",
+        "",
+        grading.table(res),
+    ]
+
+
 _WORKLOAD_TABLE = {
     "seed": ("seed_grad", "Seed gradient",
              lambda a: seed_grad.run(quick=a.quick, repeats=a.repeats),
@@ -225,6 +238,9 @@ _WORKLOAD_TABLE = {
     "gelu": ("compile_gelu", "Compile: gelu",
              lambda a: compile_gelu.run(quick=a.quick, repeats=a.repeats),
              lambda r: bool(r["errors"]), _describe_gelu),
+    "grading": ("grading", "Grading three tasks",
+                lambda a: grading.run(quick=a.quick, repeats=a.repeats),
+                lambda r: False, _describe_grading),
 }
 
 

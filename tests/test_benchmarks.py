@@ -15,7 +15,8 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from benchmarks import (  # noqa: E402
-    charlm, compile_gelu, deep_chain, drawing_limits, harness, mlp, per_example, seed_grad,
+    charlm, compile_gelu, deep_chain, drawing_limits, grading, harness, mlp, per_example,
+    seed_grad,
 )
 from benchmarks.scalar_graph import ClosureValue, Value  # noqa: E402
 from support import frozen_heap  # noqa: E402, F401  (the fixture)
@@ -132,6 +133,7 @@ def test_benchmark_cli_quick_report(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(charlm, "QUICK_REPEATS", 1)
     monkeypatch.setattr(compile_gelu, "QUICK_SIZES", (30,))
     monkeypatch.setattr(compile_gelu, "QUICK_REPEATS", 1)
+    monkeypatch.setattr(grading, "TASKS", ("1.1",))
     path = tmp_path / "out.json"
     assert cli.main(["--quick", "--json", str(path)]) == 0
     out = capsys.readouterr().out
@@ -164,6 +166,8 @@ def test_benchmark_cli_quick_report(tmp_path, monkeypatch, capsys):
     assert set(data["charlm"]["rows"][0]["median_s"]) == MLP_NAMES & {"mlxref", mlp.metal.label()}
     assert "## Compile: value_and_grad of sum(gelu(x))" in out and "target 2x" in out
     assert list(data["compile_gelu"]["speedup"]) == ["30"]
+    assert "## Grading" in out and data["grading"]["tasks"] == ["1.1"]
+    assert data["grading"]["wall"] > 0 and data["grading"]["per_task"] == data["grading"]["wall"]
 
 
 def test_charlm_columns_agree_on_a_real_step(monkeypatch):

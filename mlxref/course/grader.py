@@ -349,7 +349,8 @@ def _child(config, work, options):
     token = secrets.token_hex(16)
     argv = [sandbox.python(), "-I", "-S", "-c", sandbox.CHILD]
     if options["isolated"]:
-        argv = sandbox.isolated(argv, work, [source for _, source in options["site"]])
+        argv = sandbox.isolated(argv, work, [source for _, source in options["site"]],
+                                frozen=[config["src"], config["site"]])
     return token, sandbox.run(
         argv, env, env["TMPDIR"],
         token + "\n" + json.dumps(config) + "\n", options["timeout"],

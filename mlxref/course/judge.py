@@ -38,6 +38,7 @@ mlxref/course/grader.py (``_record``, ``_answer``, ``_judge``).
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
 import math
 import sys
@@ -63,7 +64,8 @@ def name_of(program):
     finds again in another process, or ``NotData``."""
     module = getattr(program, "__module__", None)
     qualname = getattr(program, "__qualname__", None)
-    if not isinstance(module, str) or not isinstance(qualname, str) or "<" in qualname:
+    bound = inspect.ismethod(program) and not isinstance(program.__self__, type)
+    if not isinstance(module, str) or not isinstance(qualname, str) or "<" in qualname or bound:
         raise NotData(f"judge.run: {program!r} has no importable name (a lambda, a nested "
                       f"function or a bound method); name a function of mlxref or of "
                       f"{PROGRAMS}")
@@ -136,6 +138,7 @@ def _flat(x):
 def from_data(data):
     """The value ``to_data`` gave ``data`` for, built with this process's mlxref."""
     import mlxref.core as mx
+    from mlxref.core.dtypes import by_name
 
     if isinstance(data, list):
         return [from_data(x) for x in data]
@@ -143,7 +146,7 @@ def from_data(data):
         return data
     tag = next(iter(data))
     if tag == "array":
-        dtype = getattr(mx, data["array"])
+        dtype = by_name(data["array"])
         flat = data["elements"]
         if dtype == mx.complex64:
             flat = [complex(re, im) for re, im in flat]
@@ -155,7 +158,7 @@ def from_data(data):
     if tag == "complex":
         return complex(*data["complex"])
     if tag == "dtype":
-        return getattr(mx, data["dtype"])
+        return by_name(data["dtype"])
     if tag == "ref":
         return resolve(data["ref"])
     raise NotData(f"judge: no value is tagged {tag!r}")
@@ -215,7 +218,7 @@ def _same(got, want, tol, where, depth):
             return f"{where}: expected {want['error']} to be raised, received {_show(got)}"
         return None
     if isinstance(got, dict) and "error" in got:
-        return f"{where}: raised {_show(got.get('error'))}: {_show(got.get('message'))}"
+        return f"{where}: raised {str(got.get('error'))[:100]}: {_show(got.get('message'))}"
     if isinstance(want, bool) or want is None or isinstance(want, (str, int)) and not \
             isinstance(want, float):
         if type(got) is not type(want) or got != want:

@@ -19,7 +19,7 @@ Four layers, each with its own job:
 3. ``CHILD``, the child's program: before any graded code runs it installs
    an audit hook (PEP 578, which cannot be removed) that refuses writes,
    deletions and renames outside the task's tmp/ and home/ (the copy's
-   sources and test data included; compiled files excepted), reads of the
+   sources, test data and compiled files included), reads of the
    instructor's checkout, of the submission, of the other tasks' copies and
    of other processes' /proc entries, new processes, signals, sockets and
    ctypes.
@@ -39,18 +39,21 @@ Four layers, each with its own job:
 5. ``isolated``: on Linux, where bubblewrap can make namespaces
    (``isolation()`` is None), the child runs in a view of exactly what it
    needs: no network, its own process tree, the system and the standard
-   library and the linked packages read-only, its task directory the one
-   place it may write, a private /tmp of ``TMP_SIZE`` bytes. The instructor's
+   library and the linked packages read-only, the copy read-only, its task
+   directory's tmp/ and home/ and a private /tmp of ``TMP_SIZE`` bytes the
+   places it may write. The instructor's
    checkout, the submission, the other tasks' copies and the interpreter's
    site-packages are not in that view, so what gets past layers 1 and 3 (the
    audit hook does not see a file opened relative to a directory descriptor)
    still cannot reach them.
 
-The graded code and the tests that judge it still share one process: code
-that got past the static check can reach what that process can (the token,
-pytest's state). Issue 29's judge model moves the verdicts to a process
-that never runs graded code. Grade untrusted code at scale inside a
-container too (``CONTAINER``).
+The visible tests and the graded code share one process: code that got
+past the static check can reach what that process can (the token, pytest's
+state), and so forge the visible tests' outcome, which a submission can
+always be tuned to anyway. The hidden tests are not in it: the child that
+answers their calls (``CONFIG["calls"]``, mlxref/course/judge.py) gets
+inputs only, and the grader's process decides. Grade untrusted code at scale
+inside a container too (``CONTAINER``).
 
 This module imports only the standard library: it runs as the supervisor
 with ``python -I -S -c``.
@@ -610,14 +613,17 @@ _SYSTEM = ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache",
            "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/alternatives")
 
 
-def isolated(argv, work, readable, tmp_size=TMP_SIZE):
+def isolated(argv, work, readable, tmp_size=TMP_SIZE, frozen=()):
     """``argv`` run by bubblewrap in a view of exactly what the child needs.
 
     New namespaces for everything (no network, its own process tree, so no
     other process's /proc); the system's programs and libraries and the
     interpreter's standard library read-only; the packages in ``readable``
     read-only; ``work``, the task's own directory, the one place it may write;
-    a private /tmp of ``tmp_size`` bytes; a minimal /dev. Nothing else exists
+    a private /tmp of ``tmp_size`` bytes; a minimal /dev. The directories in
+    ``frozen``, inside ``work``, are read-only again (the copy's sources and
+    their compiled files: a compiled file written by graded code would be
+    imported in place of its source). Nothing else exists
     in its view: not the instructor's checkout, not the submission, not the
     other tasks' copies, not the interpreter's own site-packages (where real
     MLX may be installed), not the grader's home."""
@@ -637,8 +643,11 @@ def isolated(argv, work, readable, tmp_size=TMP_SIZE):
     for path in readable:  # where the links point, which may itself be a link
         command += ["--ro-bind", os.path.realpath(path), os.path.abspath(path)]
     work = os.path.realpath(work)
-    command += ["--bind", work, work, "--"]  # the child starts where the caller's cwd is
-    return command + list(argv)
+    command += ["--bind", work, work]
+    for path in frozen:
+        path = os.path.realpath(path)
+        command += ["--ro-bind", path, path]
+    return command + ["--"] + list(argv)  # the child starts where the caller's cwd is
 
 
 # --- the child: run one task's tests ------------------------------------------------------
@@ -678,7 +687,7 @@ if "calls" not in CONFIG:
     import pytest
 
 # An audit hook (PEP 578), which nothing can remove: graded code may write,
-# delete or rename only in this task's tmp/ and home/ (and compiled files), may not read the
+# delete or rename only in this task's tmp/ and home/, may not read the
 # instructor's checkout or the submission (only the linked packages inside
 # them), nor the other tasks' copies beside this one, nor another process's
 # /proc entries, and may not start processes, send signals, open sockets or
@@ -712,10 +721,10 @@ _SCRATCH = [os.path.join(_WORK, "tmp"), os.path.join(_WORK, "home"), os.devnull]
 
 
 def _writable(path):
-    # The task's own temporary and home directories, and compiled files:
-    # not the copy's sources or test data, which later tests may still read.
-    return _under(path, _SCRATCH) or (
-        _under(path, [_WORK]) and "__pycache__" in path.split(os.sep))
+    # The task's own temporary and home directories: not the copy's sources,
+    # test data or compiled files (a compiled file written by graded code is
+    # imported in place of its source; the copy's are the reference's).
+    return _under(path, _SCRATCH)
 
 
 def _other_process(path):

@@ -81,7 +81,9 @@ import sympy
 from hypothesis import Phase, given, settings, strategies as st
 
 import mlxref.core as mx
+from course import programs
 from mlxref.core.primitives.elementwise import Divide
+from mlxref.course.judge import run
 from support import close
 
 
@@ -92,12 +94,30 @@ def test_divide_partial_b_random(a, b):
     A, B = sympy.symbols("A B")
     want = float(sympy.diff(A / B, B).subs({A: a, B: b}))
     x, y = mx.array([a]), mx.array([b])
-    got = Divide().partial(1, x, y, x / y).tolist()
+    got = run(programs.partial, Divide, 1, x, y, x / y).tolist()
     assert close(got, [want], rtol=1e-4), f"d(a/b)/db at a = {a}, b = {b}: " \\
         f"expected {[want]}, received {got}"
 '''
 
 HIDDEN_1_1 = '''
+import math
+
+import pytest
+
+from mlxref.core.primitives.elementwise import Sigmoid
+from mlxref.course.judge import run
+
+
+@pytest.mark.task1_1
+def test_sigmoid_far_out():
+    for v in (-30.0, 0.5, 30.0):
+        got = run(Sigmoid.numeric, v)
+        assert abs(got - 1 / (1 + math.exp(-v))) < 1e-12, f"sigmoid({v}): received {got}"
+'''
+
+# The sandbox seen from inside: a visible test of the throwaway checkout (the
+# visible tests run in the child; the hidden ones only on the reference).
+SANDBOX = '''
 import importlib.metadata
 import os
 import sys
@@ -116,6 +136,8 @@ def test_the_sandbox_around_the_tests():
     work = os.path.dirname(os.getcwd())  # the task's own directory
     assert all(p.startswith((work, sys.base_prefix)) for p in sys.path if p), sys.path
     assert mlxref.__file__.startswith(work)
+    # the hidden tests never reach the copy: the judge runs them (mlxref/course/judge.py)
+    assert not os.path.exists(os.path.join(work, "src", "tests", "course", "hidden"))
     assert "PYTHONPATH" not in os.environ and os.environ["HOME"].startswith(work)
     for path in (os.path.join(os.path.dirname(work), "outside.txt"),
                  os.path.join(work, "src", "tests", "support.py")):  # test data
@@ -127,6 +149,12 @@ def test_the_sandbox_around_the_tests():
     assert numpy.add(1, 2) == 3
 '''
 
+# The fake checkout's programs (tests/course/programs.py; mlxref/course/judge.py)
+PROGRAMS = '''
+def partial(primitive, i, a, b, out):
+    return primitive().partial(i, a, b, out)
+'''
+
 
 def build_reference(root):
     """A throwaway instructor checkout at ``root``: this mlxref, and the tests above."""
@@ -136,6 +164,9 @@ def build_reference(root):
     for shared in ("support.py", "conftest.py"):
         shutil.copy(ROOT / "tests" / shared, root / "tests" / shared)
     (root / "tests" / "test_fake_tasks.py").write_text(VISIBLE)
+    (root / "tests" / "test_sandbox.py").write_text(SANDBOX)
+    (root / "tests" / "course" / "__init__.py").write_text("")
+    (root / "tests" / "course" / "programs.py").write_text(PROGRAMS)
     # A hidden file may share a visible file's name.
     (root / "tests" / "course" / "hidden" / "test_fake_tasks.py").write_text(HIDDEN_1_1)
     (root / "tests" / "course" / "hidden" / "test_hidden_2_3.py").write_text(HIDDEN_2_3)
@@ -428,9 +459,13 @@ def test_the_command_line_writes_json_and_gradescope(tmp_path, reference, capsys
     assert status == 1
     data = json.loads(capsys.readouterr().out)
     r = data["tasks"]["1.1"]
-    # One of the two tests (the hidden one) passes: half the points, not full marks.
-    assert data["score"] == grader.points("1.1") / 2 and data["max_score"] == grader.points("1.1")
-    assert not r["passed"] and (r["tests"], r["failures"]) == (2, 1)
+    # One of the three tests (the sandbox's, which calls no sigmoid) passes: a third of
+    # the points, not full marks; the hidden test fails on what the stub raised.
+    assert data["score"] == round(grader.points("1.1") / 3, 2)
+    assert data["max_score"] == grader.points("1.1")
+    assert not r["passed"] and (r["tests"], r["failures"]) == (3, 2)
+    assert any("hidden test failed: your code raised NotImplementedError" in m
+               for m in r["messages"])
     # The stub is named once, under "your code", not under every test.
     assert any("still raises the stub's NotImplementedError" in m for m in r["messages"])
     assert any("your code:" in m and "Task 1.1: sigmoid" in m for m in r["messages"])

@@ -15,6 +15,7 @@ that kills the whole process tree.
 """
 
 import hashlib
+import json
 import os
 import sys
 import time
@@ -82,9 +83,10 @@ def test_files_beside_the_regions_are_never_used(tmp_path, reference):  # noqa: 
     before = snapshot(reference, sub)
     results, _ = grader.grade(sub, "1.1", reference=reference, timeout=120)
     r = results["1.1"]
-    # The stub's test fails (only the hidden sandbox test, which the stub does not touch, passes).
+    # The stub's tests fail (only the sandbox's test, which calls no sigmoid, passes).
     assert not r["passed"] and r["points"] < r["max_points"]
-    assert [x["passed"] for x in r["results"] if not x["hidden"]] == [False]
+    assert [x["name"] for x in r["results"] if x["passed"]] == [
+        "tests/test_sandbox.py::test_the_sandbox_around_the_tests"]
     # The stub is named once, under "your code", not under every test.
     assert any("still raises the stub's NotImplementedError" in m for m in r["messages"])
     assert any("your code:" in m and "Task 1.1: the stub, unchanged" in m for m in r["messages"])
@@ -194,7 +196,7 @@ def test_with_the_check_off_the_child_still_defeats_them(tmp_path, reference):  
     assert time.monotonic() - start < 180
     assert [t for t, r in results.items() if r["passed"]] == []
     one = results["1.1"]
-    assert one["tests"] == 2 and not any(x["name"] in "012" for x in one["results"])
+    assert one["tests"] == 3 and not any(x["name"] in "012" for x in one["results"])
     two = "\n".join(results["2.2"]["messages"])
     assert "PackageNotFoundError" in two, two
     assert "RuntimeError: read 0 files" in two, two
@@ -249,3 +251,88 @@ def test_detached_processes_die_with_the_task(tmp_path):
                                    str(tmp_path), "", 2)
         assert status == expected
         assert sleepers() == []
+
+
+# --- issue 29: the judge (mlxref/course/judge.py) ------------------------------------------
+# Each attack runs with the static check off (``check=False``): code that escaped it.
+
+HIDDEN_2_3_NAME = "tests/course/hidden/test_hidden_2_3.py::test_divide_partial_b_random"
+
+
+def _judged(tmp_path, reference, body):  # noqa: F811
+    """Grade 2.3 with ``body`` as Divide.partial, the check off: (2.3's result,
+    every text the grader produced about it)."""
+    sub = submit(tmp_path / "sub", reference, {("2.3", "Divide.partial"): body})
+    before = snapshot(reference, sub)
+    results, _ = grader.grade(sub, "2.3", reference=reference, timeout=120, check=False)
+    assert snapshot(reference, sub) == before
+    r = results["2.3"]
+    text = grader.format_grades(sub, results, []) + grader.grades_json(results) + \
+        json.dumps(grader.gradescope(results))
+    return r, text
+
+
+def test_the_hidden_tests_source_never_reaches_a_visible_message(tmp_path, reference):  # noqa: F811
+    """On main the hidden tests were copied into each task's scratch copy, and
+    code that escaped the static check put their source into a visible test's
+    failure message (a red team did, through Gradescope's output). Now the
+    copy has none, and the answering child gets inputs only."""
+    leak = (
+        "import os\n"
+        "found = []\n"
+        "for top in (os.getcwd(), os.path.dirname(os.getcwd()), '/tmp'):\n"
+        "    for d, _, files in os.walk(os.path.dirname(top)):\n"
+        "        for f in files:\n"
+        "            if ('hidden' in d or 'hidden' in f) and f.endswith('.py'):\n"
+        "                try:\n"
+        "                    found.append(open(os.path.join(d, f)).read())\n"
+        "                except (OSError, ValueError):\n"
+        "                    pass\n"
+        "raise ValueError('LE' + 'AK: ' + ' '.join(found)[:3000])"
+    )
+    r, text = _judged(tmp_path, reference, leak)
+    assert not r["passed"] and "LEAK: " in text  # the message did reach the output
+    for secret in ("sympy.diff", "test_divide_partial_b_random(a, b)", "max_examples=15"):
+        assert secret not in text, secret
+    hidden = [x for x in r["results"] if x["hidden"]]
+    assert [x["message"] for x in hidden] == ["hidden test failed: your code raised ValueError"]
+
+
+def test_patching_what_the_tests_compare_with_earns_no_hidden_point(tmp_path,
+                                                                    reference):  # noqa: F811
+    """On main a wrong answer that replaced, in every loaded module, the
+    function the tests compare with (here support.close) passed the hidden
+    test as well as the visible ones. The hidden test's comparison is not in
+    the graded code's process any more: the wrong answer fails it."""
+    forge = (
+        "import sys\n"
+        "for m in list(sys.modules.values()):\n"
+        "    if getattr(m, 'close', None) is not None and 'support' in repr(m):\n"
+        "        m.close = lambda *args, **kwargs: True\n"
+        "    if getattr(m, '__name__', '').startswith(('test_', 'tests.')):\n"
+        "        m.close = lambda *args, **kwargs: True\n"
+        "return a * 0"
+    )
+    r, _ = _judged(tmp_path, reference, forge)
+    (hidden,) = [x for x in r["results"] if x["hidden"]]
+    assert hidden["name"] == HIDDEN_2_3_NAME and not hidden["passed"]
+    assert hidden["message"] == "hidden test failed: a result differs from the reference's"
+    assert not r["passed"] and r["points"] < r["max_points"]
+
+
+def test_bytecode_written_into_the_copy_is_refused(tmp_path, reference):  # noqa: F811
+    """On main the audit hook let graded code write compiled files anywhere
+    in its copy, and a .pyc planted beside a module is imported in place of
+    its source. Now the copy's compiled files are as read-only as its sources."""
+    plant = (
+        "import os, mlxref\n"
+        "target = os.path.join(os.path.dirname(mlxref.__file__), '__pycache__', 'x.pyc')\n"
+        "try:\n"
+        "    with open(target, 'wb') as f:\n"
+        "        f.write(b'planted')\n"
+        "except OSError as e:\n"
+        "    raise ValueError(type(e).__name__ + ' for ' + 'the plant') from None\n"
+        "raise ValueError('the plant ' + 'took')"
+    )
+    r, text = _judged(tmp_path, reference, plant)
+    assert "PermissionError for the plant" in text and "the plant took" not in text

@@ -44,7 +44,7 @@ def attack(tmp_path, reference, code, timeout=60, **limits):  # noqa: F811
     when the visible test_divide_partials calls it (after the hidden test and
     test_multiply_partials ran); returns 2.3's results by test name and 2.3's
     result. The attacked test fails with a one-line reason, the others pass."""
-    gated = "import os\nif 'test_divide_partials' in os.environ['PYTEST_CURRENT_TEST']:\n" + \
+    gated = "import os\nif 'test_divide_partials' in os.environ.get('PYTEST_CURRENT_TEST', ''):\n" + \
         textwrap.indent(code, "    ")
     sub = submit(tmp_path / "sub", reference, {
         ("2.3", "Divide.partial"): gated + "\n" + honest(reference, "2.3", "Divide.partial")})
@@ -201,8 +201,9 @@ def test_partial_credit_hidden_reasons_and_the_formats_agree(tmp_path, reference
     two = data["tasks"]["2.3"]
     assert two["points"] == round(grader.points("2.3") / 3, 2) and not two["passed"]
     assert [(x["name"], x["passed"]) for x in two["results"]] == [
-        (HIDDEN, False), (MULTIPLY, True), (DIVIDE, False)]
-    assert f"[hidden] {HIDDEN}: hidden test failed: AssertionError" in two["messages"]
+        (MULTIPLY, True), (DIVIDE, False), (HIDDEN, False)]
+    assert f"[hidden] {HIDDEN}: hidden test failed: a result differs from the reference's" \
+        in two["messages"]
     written = json.loads(scope.read_text())
     assert written["score"] == data["score"] == grader.points("1.1") + two["points"]
     assert sum(t["score"] for t in written["tests"] if "score" in t) == written["score"]

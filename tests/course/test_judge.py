@@ -1,0 +1,138 @@
+"""The judge's data and comparison (mlxref/course/judge.py): what crosses between the
+sandbox and the grader, and when a student's result is the reference's.
+
+The grader's hidden-test verdicts rest on these: a value that loses a bit on
+its way through ``to_data`` and ``from_data`` would fail a right answer, and a
+comparison that accepts another dtype, shape or exception would pass a wrong
+one. The end-to-end path (record, answer, judge) is graded in
+test_grader_attacks.py and test_wrong_answers.py.
+"""
+
+import math
+
+import pytest
+
+import mlxref.core as mx
+from course import programs
+from mlxref.core.primitives.elementwise import Sigmoid
+from mlxref.course import judge
+
+
+def _round_trip(value):
+    return judge.from_data(judge.json.loads(judge.dumps(judge.to_data(value))))
+
+
+@pytest.mark.parametrize("dtype", ["bool_", "int8", "uint16", "int32", "int64", "uint64",
+                                   "float16", "bfloat16", "float32", "float64", "complex64"])
+def test_an_array_crosses_with_its_dtype_shape_and_every_bit(dtype):
+    dtype = getattr(mx, dtype)
+    values = [[0, 1, 2], [3, 1, 0]] if not dtype.is_inexact else [
+        [-0.0, 1.5, math.inf], [math.nan, -3.25, 1e-3]]
+    a = mx.array(values, dtype)
+    b = _round_trip(a)
+    assert (b.dtype, b.shape) == (a.dtype, a.shape)
+    assert repr(b.tolist()) == repr(a.tolist())  # -0.0 and nan included
+    if dtype == mx.float32:  # the elements are the array's, rounded to float32
+        assert b.tolist()[1][2] == a.tolist()[1][2] != 1e-3
+
+
+def test_containers_numbers_and_names_cross_as_themselves():
+    value = {"a": (1, 2.5, None, True), 3: [complex(1, -2), "text", mx.float16],
+             (1, 2): mx.array(7)}
+    back = _round_trip(value)
+    assert back.keys() == value.keys()
+    assert back["a"] == (1, 2.5, None, True) and type(back["a"][3]) is bool
+    assert back[3][:3] == [complex(1, -2), "text", mx.float16]
+    assert back[(1, 2)].item() == 7 and back[(1, 2)].shape == ()
+    assert _round_trip([Sigmoid, mx.sin, programs.scan_order]) == [
+        Sigmoid, mx.sin, programs.scan_order]
+
+
+@pytest.mark.parametrize("value, why", [
+    (lambda x: x, "no importable name"),
+    (Sigmoid().vjp, "no importable name"),
+    (math.sqrt, "not a function or class of mlxref"),
+    (object(), "not data"),
+    ("x" * (judge.TEXT + 1), "characters"),
+])
+def test_what_is_not_data_is_refused_by_name(value, why):
+    with pytest.raises(judge.NotData, match=why):
+        judge.to_data(value)
+
+
+def test_a_value_too_deep_or_too_large_is_refused():
+    deep = []
+    for _ in range(judge.DEPTH + 2):
+        deep = [deep]
+    with pytest.raises(judge.NotData, match="nested deeper"):
+        judge.to_data(deep)
+    with pytest.raises(judge.NotData, match="elements"):
+        judge.to_data(mx.zeros((judge.ITEMS + 1,)))
+
+
+def _data(x):
+    return judge.json.loads(judge.dumps(judge.to_data(x)))
+
+
+@pytest.mark.parametrize("got, want, tol, passes", [
+    (mx.array([1.0, 2.0]), mx.array([1.0, 2.0]), None, True),
+    (mx.array([1.0, 2.0 + 2e-6]), mx.array([1.0, 2.0]), None, True),  # float32: 16 ulps
+    (mx.array([1.0, 2.0 + 1e-4]), mx.array([1.0, 2.0]), None, False),
+    (mx.array([1.0, 2.0 + 1e-4]), mx.array([1.0, 2.0]), 1e-3, True),
+    (mx.array([1.0, 2.0], mx.float64), mx.array([1.0, 2.0]), None, False),  # dtype
+    (mx.array([[1.0, 2.0]]), mx.array([1.0, 2.0]), None, False),  # shape
+    (mx.array([1, 2]), mx.array([1, 3]), 0.5, False),  # integers: exact whatever tol
+    (mx.array([math.nan]), mx.array([math.nan]), None, True),
+    (mx.array([math.inf]), mx.array([3e38]), None, False),
+    (0.1 + 0.2, 0.3, None, True),
+    (0.3001, 0.3, None, False),
+    (1, True, None, False),  # True is not 1
+    (1.0, 1, None, False),  # nor 1.0
+    ([1, 2], (1, 2), None, False),
+    ("(0+a)", "(0+a)", None, True),
+    ({"k": mx.float32}, {"k": mx.float16}, None, False),
+])
+def test_a_result_is_the_reference_s_to_its_dtype_s_tolerance(got, want, tol, passes):
+    assert (judge.same(_data(got), _data(want), tol) is None) == passes
+
+
+def test_an_exception_is_matched_by_its_type():
+    want = judge.error(ValueError("the reference's words"))
+    assert judge.same(judge.error(ValueError("other words")), want) is None
+    assert "expected ValueError" in judge.same(judge.error(TypeError("x")), want)
+    assert "expected ValueError" in judge.same(_data(mx.array(1.0)), want)
+    assert "raised ZeroDivisionError" in judge.same(judge.error(ZeroDivisionError()),
+                                                     _data(1.0))
+
+
+@pytest.mark.parametrize("got", [
+    None, 7, "array", [], {"array": "float32"}, {"array": "float32", "shape": [1],
+                                                 "elements": "x"},
+    {"array": "float32", "shape": [1], "elements": [[1.0, 2.0]]}, {"error": 3},
+    {"tuple": [1.0]}, {"dict": 5}, {"nonsense": 1},
+])
+def test_garbage_from_the_sandbox_is_a_wrong_result_never_an_exception(got):
+    want = _data(mx.array([1.0]))
+    assert isinstance(judge.same(got, want), str)
+
+
+def test_answer_gives_a_raised_exception_and_a_result_that_is_not_data_as_data():
+    call = {"program": judge.name_of(Sigmoid.numeric), "args": _data([0.0]),
+            "kwargs": _data({}), "tol": None}
+    assert judge.answer(call) == 0.5
+    assert judge.answer(dict(call, args=_data(["x"]))) == {
+        "error": "TypeError", "message": judge.answer(dict(call, args=_data(["x"])))["message"]}
+    assert judge.answer(dict(call, program="os:system"))["error"] == "NotData"
+    assert judge.answer(dict(call, program=judge.name_of(mx.array), args=_data([[1.0]]),
+                             kwargs=_data({"dtype": mx.float16})))["array"] == "float16"
+
+
+def test_run_returns_what_grading_would_see_and_raises_what_the_program_raises():
+    x = mx.array([1, 2, 3], mx.int16)
+    got, direct = judge.run(mx.cumsum, x, reverse=True), mx.cumsum(x, reverse=True)
+    assert got.dtype == direct.dtype and got.tolist() == direct.tolist() == [6, 5, 3]
+    assert judge.run(programs.scan_order, ["a", "b"], False, True) == ["a", "(a+b)"]
+    with pytest.raises(ValueError):
+        judge.run(mx.reshape, mx.zeros((2, 3)), (4,))
+    with pytest.raises(judge.NotData, match="no importable name"):
+        judge.run(lambda x: x, 1)
