@@ -88,8 +88,9 @@ CONTAINER = (
 _ALLOWED_IMPORTS = ("math",)  # besides mlxref and its submodules
 
 # Names and attributes a region may not use. Builtins that run or reach code by
-# name, modules that reach the system, and mlxref's own functions that write or
-# read files or run the grader.
+# name, modules that reach the system, mlxref's own functions that write or
+# read files or run the grader, and what reads an attribute named by a string
+# (``operator.attrgetter("__globals__")``, ``"{0.__class__}".format(f)``).
 _REFUSED_NAMES = frozenset(
     """
     open exec eval compile __import__ globals locals vars breakpoint input help exit
@@ -101,6 +102,7 @@ _REFUSED_NAMES = frozenset(
     f_globals f_locals f_back f_builtins gi_frame cr_frame tb_frame co_code
     save savez savez_compressed save_safetensors save_gguf load export_to_dot
     export_function import_function render
+    operator attrgetter methodcaller format format_map vformat Formatter
     """.split()  # noqa: SIM905 (one table, read as words)
 )
 

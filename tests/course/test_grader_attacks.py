@@ -123,6 +123,10 @@ def test_files_beside_the_regions_are_never_used(tmp_path, reference):  # noqa: 
      "the attribute '.tb_frame'"),
     ("2.3", "Divide.partial", "class C:\n    def __eq__(self, other):\n        return True\n"
      "return C()", "the name '__eq__'"),
+    # An attribute named by a string: the tree holds no dunder attribute to refuse.
+    ("2.3", "Divide.partial", "from mlxref.core.ops.common import operator\n"
+     "g = operator.attrgetter('__glo' + 'bals__')\nreturn b", "'operator'"),
+    ("2.3", "Divide.partial", "return '{0.__class__}'.format(b)", "'.format'"),
 ])
 def test_the_static_check_refuses_each_attack(
         tmp_path, reference, task_id, function, code, words):  # noqa: F811
