@@ -305,12 +305,10 @@ def _grade_task(task_id, regions, reference, submission, scratch, known, options
     for top, source in options["site"]:
         os.symlink(source, site / top)
     (work / "pytest.ini").write_text(_ini(known), encoding="utf-8")
-    tests = [t for t in options["tests"].get(marker(task_id), [])
-             if not t.startswith(HIDDEN + "/")]
-    hidden = options["hidden"].get(task_id, [])
-    if not tests and not hidden:
+    if not options["tests"].get(marker(task_id)):
         result["messages"].append(f"no test uses the marker {marker(task_id)}")
         return result, []
+    tests = [t for t in options["tests"][marker(task_id)] if not t.startswith(HIDDEN + "/")]
     args = [str(src / t) for t in tests] + [
         "-m", marker(task_id), "-c", str(work / "pytest.ini"), "--rootdir", str(src),
         "-p", "no:cacheprovider", "-q", "--continue-on-collection-errors",
@@ -334,6 +332,7 @@ def _grade_task(task_id, regions, reference, submission, scratch, known, options
         token, (status, out, err) = _child(dict(config, args=args), work, options)
         done, errors = _verdicts(result, out, token, tests, _ended(status, err, options))
         _imported(result, done, src, result["results"])
+    hidden = options["hidden"].result().get(task_id, [])  # recorded meanwhile (grade)
     if hidden:
         _hidden(result, hidden, config, work, options)
     _score(task_id, result)
@@ -428,8 +427,9 @@ def _hidden(result, hidden, config, work, options):
     answers, why = [], None
     if calls:
         token, (status, out, err) = _child(dict(config, calls=calls), work, options)
-        answers, done = _answers(out, token, len(calls))
-        why = None if done is not None else _ended(status, err, options)
+        answers, done, why = _answers(out, token, len(calls))
+        if why is None and done is None:
+            why = _ended(status, err, options)
     verdicts = []
     for name, entry in hidden:
         message = None
@@ -467,32 +467,34 @@ def _wrong(got, want):
 
 
 def _answers(out, token, count):
-    """Step 2's result lines: ``(answers, done record or None)``; ``answers[k]``
-    is call k's data, in order, each once; the first line out of place ends
-    the list (the calls after it did not answer)."""
-    answers, done = [], None
+    """Step 2's result lines: ``(answers, done record or None, why they stop
+    early or None)``; ``answers[k]`` is call k's data, in order, each once. The
+    first line out of place ends the list: the calls after it did not answer."""
+    answers = []
     for line in out.split("\n"):
-        if not line.startswith(token + " ") or len(line) > RECORD_LIMIT:
-            continue
+        if not line.startswith(token + " "):
+            continue  # the child's own stdout goes to stderr: not ours
+        if len(line) > ANSWER_LIMIT:
+            return answers, None, f"it sent an answer longer than {ANSWER_LIMIT} characters"
         try:
             value = json.loads(line[len(token) + 1:])
         except (ValueError, RecursionError):
-            break
-        if not isinstance(value, dict):
-            break
-        if set(value) == {"answer", "result"} and value["answer"] == len(answers) < count:
+            value = None
+        if isinstance(value, dict) and set(value) == {"answer", "result"} and \
+                value["answer"] == len(answers) < count:
             answers.append(value["result"])
-        elif record(line[len(token) + 1:]) is not None and "done" in value:
-            done = value
-            break
+        elif isinstance(value, dict) and "done" in value and \
+                record(line[len(token) + 1:]) is not None:
+            return answers, value, None
         else:
-            break
-    return answers, done
+            return answers, None, "it sent a malformed or out-of-order answer line"
+    return answers, None, None
 
 
 # --- the result channel ---------------------------------------------------------------
 
 RECORD_LIMIT = 256 << 10  # characters of one result line; a longer line is garbage
+ANSWER_LIMIT = 2 << 20  # characters of one answer of a hidden test's call (judge.ITEMS)
 NAME_LIMIT = 1000  # characters of a test's name
 MESSAGE_LIMIT = 4000  # characters of a failure's message
 TESTS_LIMIT = 10000  # tests one run may collect
@@ -724,15 +726,17 @@ def grade(directory=".", spec="ALL", timeout=60.0, *, reference=None, memory=MEM
                    "isolated": sandbox.isolation() is None,
                    "tests": _marked_files(reference), "known": list(table),
                    "site": _site(Path(scratch) / "site-packages")}
-        options["hidden"] = _record(reference, chosen, scratch, options)
         jobs = jobs or min(len(chosen), os.cpu_count() or 1)
 
         def one(task_id):
             return _run_task(task_id, table[task_id][1], reference, directory, scratch,
                              list(table), options)
 
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            outcomes = list(pool.map(one, chosen))
+        # The hidden tests are recorded on the reference while the visible ones run.
+        with ThreadPoolExecutor(max_workers=1) as recorder:
+            options["hidden"] = recorder.submit(_record, reference, chosen, scratch, options)
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                outcomes = list(pool.map(one, chosen))
     results, errors = {}, []
     for task_id, (result, task_errors) in zip(chosen, outcomes):
         results[task_id] = result

@@ -44,7 +44,7 @@ import math
 import sys
 
 DEPTH = 32  # nesting of one value
-ITEMS = 1 << 18  # numbers, strings and containers in one value
+ITEMS = 1 << 16  # numbers, strings and containers in one value (about 1 MB of JSON)
 TEXT = 4000  # characters of one string (an error's message is cut to it)
 
 # Where a program or a ``ref`` may come from: mlxref, and the instructor's programs

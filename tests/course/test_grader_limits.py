@@ -223,3 +223,27 @@ def test_partial_credit_hidden_reasons_and_the_formats_agree(tmp_path, reference
     assert main(argv[:2] + [str(right)] + argv[3:] + ["--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["score"] == data["max_score"]
+
+
+@pytest.mark.parametrize("line, why", [
+    ("m.TOKEN.encode() + b' {not json\\n'", "it sent a malformed or out-of-order answer line"),
+    ("m.TOKEN.encode() + b' ' + json.dumps({'answer': 5, 'result': 1.0}).encode() + b'\\n'",
+     "it sent a malformed or out-of-order answer line"),
+    ("m.TOKEN.encode() + b' ' + b'[' * 100000 + b'\\n'",
+     "it sent a malformed or out-of-order answer line"),
+])
+def test_garbage_on_the_answer_channel_fails_the_hidden_test_alone(tmp_path, reference, line,
+                                                                   why):  # noqa: F811
+    """The child that answers the hidden tests' calls (mlxref/course/judge.py)
+    writes on the same kind of channel: a line out of place ends its answers,
+    the hidden test fails with the reason, the visible tests and the other
+    task keep their points, and the grader does not raise."""
+    code = ("import os\nif 'PYTEST_CURRENT_TEST' not in os.environ:\n" +
+            textwrap.indent(CHANNEL + "import json\nsend(" + line + ")", "    ") + "\n" +
+            honest(reference, "2.3", "Divide.partial"))
+    sub = submit(tmp_path / "sub", reference, {("2.3", "Divide.partial"): code})
+    results, _ = grader.grade(sub, "1.1,2.3", reference=reference, timeout=120, check=False)
+    assert results["1.1"]["passed"]
+    tests = {x["name"]: x for x in results["2.3"]["results"]}
+    assert tests[DIVIDE]["passed"] and tests[MULTIPLY]["passed"]
+    assert tests[HIDDEN]["message"] == f"hidden test failed: {why}"
