@@ -123,14 +123,16 @@ def custom_jvp(xs, tangents):
 
 
 def _graph(graph, xs):
-    """The outputs of ``graph`` (number of inputs, steps, outputs; a step is
-    (op, i, j) on earlier values, op add, subtract or negative) on ``xs``."""
+    """The outputs of ``graph`` on ``xs``: ``graph`` is (number of inputs, steps,
+    outputs), a step (op, i, j) adds a value (op add, subtract or negative of
+    earlier values i and j), outputs are the sorted indices of the values
+    returned."""
     n, steps, outputs = graph
     pool = list(xs)
     for op, i, j in steps:
         pool.append(mx.add(pool[i], pool[j]) if op == "add" else
                     mx.subtract(pool[i], pool[j]) if op == "subtract" else mx.negative(pool[i]))
-    return [pool[k] for k in outputs]
+    return [value for k, value in enumerate(pool) if k in outputs]
 
 
 def _waits_for(arrays, outputs):
