@@ -13,12 +13,15 @@ from hypothesis import strategies as st
 import mlxref.core as mx
 from mlxref.course.judge import run
 from mlxref.testing import check_grads
-from course import programs
+from course.programs import (
+    broadcast_times_arange, broadcast_vjp, chain_vjp, graph_grad, graph_jvp, graph_vjp,
+    sum_minus_difference_times, vjp_through_an_evaluating_rule
+)
 from hidden_support import SETTINGS, draw_array, elements, expect, indices, shapes
 
 
 @st.composite
-def graphs(draw):
+def programs(draw):
     """(number of inputs, steps, outputs): a step is (op, i, j) on earlier values."""
     n = draw(st.integers(1, 3))
     steps = []
@@ -31,10 +34,10 @@ def graphs(draw):
     return n, steps, outputs
 
 
-def combine(graph, vectors):
-    """The graph on coefficient vectors (lists of ints), one per input: the
-    outputs' coefficients. On arrays, it is ``programs.linear_graph``."""
-    n, steps, outputs = graph
+def combine(program, vectors):
+    """The program on coefficient vectors (lists of ints), one per input: the
+    outputs' coefficients. On arrays, it is ``course.programs.linear_graph``."""
+    n, steps, outputs = program
     pool = list(vectors)
     for op, i, j in steps:
         a, b = pool[i], pool[j]
@@ -43,8 +46,8 @@ def combine(graph, vectors):
     return [pool[k] for k in outputs]
 
 
-def describe(graph):
-    n, steps, outputs = graph
+def describe(program):
+    n, steps, outputs = program
     names = [f"x{i}" for i in range(n)]
     for op, i, j in steps:
         names.append({"add": f"({names[i]} + {names[j]})", "subtract":
@@ -59,34 +62,34 @@ def _inputs(data, n):
                           for _ in range(n)]
 
 
-def _coefficients(graph):
-    n = graph[0]
-    return combine(graph, [[int(i == k) for i in range(n)] for k in range(n)])
+def _coefficients(program):
+    n = program[0]
+    return combine(program, [[int(i == k) for i in range(n)] for k in range(n)])
 
 
-def expected_vjps(graph, cotangents):
+def expected_vjps(program, cotangents):
     """The flat vjp of each input: its coefficients in the outputs times their cotangents."""
-    coefficients = _coefficients(graph)
+    coefficients = _coefficients(program)
     return [[sum(coef[i] * c for coef, c in zip(coefficients, cs))
-             for cs in zip(*(elements(c) for c in cotangents))] for i in range(graph[0])]
+             for cs in zip(*(elements(c) for c in cotangents))] for i in range(program[0])]
 
 
 @pytest.mark.task4_1
 class TestHidden4_1:
     @SETTINGS
-    @given(data=st.data(), graph=graphs())
-    def test_drawn_graphs(self, data, graph):
-        n = graph[0]
+    @given(data=st.data(), program=programs())
+    def test_drawn_graphs(self, data, program):
+        n = program[0]
         shape, dtype, primals = _inputs(data, n)
-        coefficients = _coefficients(graph)
+        coefficients = _coefficients(program)
         cotangents = [draw_array(data.draw, shape, dtype, -3, 3, integers=True)
                       for _ in coefficients]
         # The walk as data: Begin events, the tape's length, and per VjpStep its
         # position, its node's index in the reversed tape, and its vjps and argnums.
-        vjps, (begins, length, done) = run(programs.graph_vjp, graph, primals, cotangents)
-        what = f"vjp of {describe(graph)} with cotangents {[c.tolist() for c in cotangents]}"
+        vjps, (begins, length, done) = run(graph_vjp, program, primals, cotangents)
+        what = f"vjp of {describe(program)} with cotangents {[c.tolist() for c in cotangents]}"
         assert len(vjps) == n, f"{what}: expected {n} vjps, received {len(vjps)}"
-        for i, (v, want) in enumerate(zip(vjps, expected_vjps(graph, cotangents))):
+        for i, (v, want) in enumerate(zip(vjps, expected_vjps(program, cotangents))):
             expect(v, want, f"{what}: the vjp of x{i}", shape=shape, dtype=dtype)
         assert begins == 1, f"{what}: the walk announced {begins} Begin events"
         assert [position for position, *_ in done] == list(range(length)), (
@@ -98,25 +101,25 @@ class TestHidden4_1:
             assert results == argnums, f"{what}: VjpStep {position}'s vjps"
 
     @SETTINGS
-    @given(data=st.data(), graph=graphs())
-    def test_grad_argnums(self, data, graph):
-        n = graph[0]
+    @given(data=st.data(), program=programs())
+    def test_grad_argnums(self, data, program):
+        n = program[0]
         _, _, primals = _inputs(data, n)
         primals = [p.reshape(()) if p.ndim == 0 else p.sum() for p in primals]
         argnums = sorted(data.draw(st.sets(st.integers(0, n - 1), min_size=1), label="argnums"))
-        coefficients = _coefficients(graph)[0]
-        got = run(programs.graph_grad, graph, argnums, primals)
+        coefficients = _coefficients(program)[0]
+        got = run(graph_grad, program, argnums, primals)
         got = got if isinstance(got, (list, tuple)) else [got]
         assert len(got) == len(argnums), f"grad with argnums {argnums}: received {len(got)}"
         for i, g in zip(argnums, got):
-            expect(g, [coefficients[i]], f"grad of {describe(graph)}[0] wrt x{i} "
+            expect(g, [coefficients[i]], f"grad of {describe(program)}[0] wrt x{i} "
                    f"(argnums {argnums})", shape=())
 
     def test_a_rule_that_evaluates(self):
         # A rule may evaluate arrays of the graph; the walk goes on through them.
         what = "vjp of f((x + x) - x + x), f's rule evaluating its input, cotangent [1, 3]"
         try:
-            v = run(programs.vjp_through_an_evaluating_rule, mx.array([1.0, 2.0]),
+            v = run(vjp_through_an_evaluating_rule, mx.array([1.0, 2.0]),
                     mx.array([1.0, 3.0]))
         except Exception as e:  # noqa: BLE001 - the message says what went wrong
             raise AssertionError(f"{what}: expected [4.0, 12.0], received {type(e).__name__}: "
@@ -124,24 +127,24 @@ class TestHidden4_1:
         expect(v, [4.0, 12.0], what)
 
     def test_a_deep_graph_and_check_grads(self):
-        v = run(programs.chain_vjp, mx.array([1.0, 2.0]), mx.array([3.0, 4.0]), 400)
+        v = run(chain_vjp, mx.array([1.0, 2.0]), mx.array([3.0, 4.0]), 400)
         expect(v, [3.0, 4.0], "vjp of x through a 1200-node chain (the value stays x)")
-        run(check_grads, programs.sum_minus_difference_times, [[0.5, 1.0], [2.0, -1.0]],
+        run(check_grads, sum_minus_difference_times, [[0.5, 1.0], [2.0, -1.0]],
             order=1, modes="rev")
 
 
 @pytest.mark.task4_2
 class TestHidden4_2:
     @SETTINGS
-    @given(data=st.data(), graph=graphs())
-    def test_drawn_graphs(self, data, graph):
-        n = graph[0]
+    @given(data=st.data(), program=programs())
+    def test_drawn_graphs(self, data, program):
+        n = program[0]
         shape, dtype, primals = _inputs(data, n)
         tangents = [draw_array(data.draw, shape, dtype, -3, 3, integers=True) for _ in range(n)]
-        coefficients = _coefficients(graph)
+        coefficients = _coefficients(program)
         # The walk as data, as in TestHidden4_1 (the tape in its own order).
-        jvps, (begins, length, done) = run(programs.graph_jvp, graph, primals, tangents)
-        what = f"jvp of {describe(graph)} with tangents {[t.tolist() for t in tangents]}"
+        jvps, (begins, length, done) = run(graph_jvp, program, primals, tangents)
+        what = f"jvp of {describe(program)} with tangents {[t.tolist() for t in tangents]}"
         assert len(jvps) == len(coefficients), (
             f"{what}: expected {len(coefficients)} jvps, received {len(jvps)}"
         )
@@ -159,7 +162,7 @@ class TestHidden4_2:
         )
 
     def test_check_grads(self):
-        run(check_grads, programs.sum_minus_difference_times, [[0.5, 1.0], [2.0, -1.0]],
+        run(check_grads, sum_minus_difference_times, [[0.5, 1.0], [2.0, -1.0]],
             order=1, modes="fwd")
 
 
@@ -178,7 +181,7 @@ class TestHidden4_3:
         shape, target = _broadcast_case(data)
         x = draw_array(data.draw, shape, dtype, -3, 3, integers=True)
         cot = draw_array(data.draw, target, dtype, -9, 9, integers=True)
-        got = run(programs.broadcast_vjp, target, x, cot)
+        got = run(broadcast_vjp, target, x, cot)
         assert isinstance(got, list) and len(got) == 1, (
             f"Broadcast.vjp: expected a list of one cotangent, received {got!r}"
         )
@@ -192,5 +195,5 @@ class TestHidden4_3:
                f"{cot.tolist()}", shape=shape, dtype=dtype)
 
     def test_check_grads(self):
-        run(check_grads, programs.broadcast_times_arange, [[[0.5], [1.0], [2.0]]], order=1,
+        run(check_grads, broadcast_times_arange, [[[0.5], [1.0], [2.0]]], order=1,
             modes="rev")
