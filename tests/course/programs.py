@@ -86,38 +86,27 @@ def linear_graph(graph, *xs):
     return [value for k, value in enumerate(pool) if k in outputs]
 
 
-def _walk(announced, step, reverse):
-    """The walk the events ``announced``, as data: ``(the number of Begin
-    events, the length of the first one's tape, [(position, the node's index
-    in the tape in the walk's order or None, the number of vjps or jvps, the
-    number of argnums) for each ``step`` event])``."""
+def graph_walk(transform, graph, primals, seeds):
+    """``transform`` (``mx.vjp`` or ``mx.jvp``) of ``linear_graph(graph, ...)``
+    at ``primals`` with ``seeds`` (cotangents or tangents): its vjps or jvps,
+    and the walk its events announced, as data: ``(the number of Begin events,
+    the length of the first one's tape, [(position, the node's index in the
+    tape in the walk's order or None, the number of vjps or jvps, the number
+    of argnums) for each VjpStep or JvpStep])``."""
+    announced = []
+    with events.listen(announced.append):
+        _, results = transform(lambda *xs: linear_graph(graph, *xs), primals, seeds)
+    reverse = transform is mx.vjp
     begins = [e for e in announced if isinstance(e, events.Begin)]
-    tape = list(reversed(begins[0].tape) if reverse else begins[0].tape) if begins else []
+    tape = list(begins[0].tape) if begins else []
+    tape = tape[::-1] if reverse else tape
     steps = []
     for e in announced:
-        if isinstance(e, step):
+        if isinstance(e, events.VjpStep if reverse else events.JvpStep):
             node = next((k for k, n in enumerate(tape) if n is e.node), None)
-            results = e.vjps if step is events.VjpStep else e.jvps
-            steps.append((e.position, node, len(results), len(e.argnums)))
-    return len(begins), len(tape), steps
-
-
-def graph_vjp(graph, primals, cotangents):
-    """``mx.vjp`` of ``linear_graph(graph, ...)``: the vjps, and the walk its
-    events announced (``_walk``)."""
-    announced = []
-    with events.listen(announced.append):
-        _, vjps = mx.vjp(lambda *xs: linear_graph(graph, *xs), primals, cotangents)
-    return vjps, _walk(announced, events.VjpStep, reverse=True)
-
-
-def graph_jvp(graph, primals, tangents):
-    """``mx.jvp`` of ``linear_graph(graph, ...)``: the jvps, and the walk its
-    events announced (``_walk``)."""
-    announced = []
-    with events.listen(announced.append):
-        _, jvps = mx.jvp(lambda *xs: linear_graph(graph, *xs), primals, tangents)
-    return jvps, _walk(announced, events.JvpStep, reverse=False)
+            made = e.vjps if reverse else e.jvps
+            steps.append((e.position, node, len(made), len(e.argnums)))
+    return results, (len(begins), len(tape), steps)
 
 
 def graph_grad(graph, argnums, primals):

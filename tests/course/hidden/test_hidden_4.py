@@ -14,7 +14,7 @@ import mlxref.core as mx
 from mlxref.course.judge import run
 from mlxref.testing import check_grads
 from course.programs import (
-    broadcast_times_arange, broadcast_vjp, chain_vjp, graph_grad, graph_jvp, graph_vjp,
+    broadcast_times_arange, broadcast_vjp, chain_vjp, graph_grad, graph_walk,
     sum_minus_difference_times, vjp_through_an_evaluating_rule
 )
 from hidden_support import SETTINGS, draw_array, elements, expect, indices, shapes
@@ -86,7 +86,7 @@ class TestHidden4_1:
                       for _ in coefficients]
         # The walk as data: Begin events, the tape's length, and per VjpStep its
         # position, its node's index in the reversed tape, and its vjps and argnums.
-        vjps, (begins, length, done) = run(graph_vjp, program, primals, cotangents)
+        vjps, (begins, length, done) = run(graph_walk, mx.vjp, program, primals, cotangents)
         what = f"vjp of {describe(program)} with cotangents {[c.tolist() for c in cotangents]}"
         assert len(vjps) == n, f"{what}: expected {n} vjps, received {len(vjps)}"
         for i, (v, want) in enumerate(zip(vjps, expected_vjps(program, cotangents))):
@@ -143,7 +143,7 @@ class TestHidden4_2:
         tangents = [draw_array(data.draw, shape, dtype, -3, 3, integers=True) for _ in range(n)]
         coefficients = _coefficients(program)
         # The walk as data, as in TestHidden4_1 (the tape in its own order).
-        jvps, (begins, length, done) = run(graph_jvp, program, primals, tangents)
+        jvps, (begins, length, done) = run(graph_walk, mx.jvp, program, primals, tangents)
         what = f"jvp of {describe(program)} with tangents {[t.tolist() for t in tangents]}"
         assert len(jvps) == len(coefficients), (
             f"{what}: expected {len(coefficients)} jvps, received {len(jvps)}"
