@@ -11,9 +11,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import mlxref.core as mx
-from mlxref.core.primitives.shape import Broadcast
-from mlxref.core.transforms import events
+from mlxref.course.judge import run
 from mlxref.testing import check_grads
+from course.programs import (
+    broadcast_times_arange, broadcast_vjp, chain_vjp, graph_grad, graph_walk,
+    sum_minus_difference_times, vjp_through_an_evaluating_rule
+)
 from hidden_support import SETTINGS, draw_array, elements, expect, indices, shapes
 
 
@@ -31,18 +34,15 @@ def programs(draw):
     return n, steps, outputs
 
 
-def run(program, values):
-    """The program on ``values``: arrays, or coefficient vectors (lists of ints)."""
+def combine(program, vectors):
+    """The program on coefficient vectors (lists of ints), one per input: the
+    outputs' coefficients. On arrays, it is ``course.programs.linear_graph``."""
     n, steps, outputs = program
-    pool = list(values)
+    pool = list(vectors)
     for op, i, j in steps:
         a, b = pool[i], pool[j]
-        if isinstance(a, list):
-            pool.append([p + q for p, q in zip(a, b)] if op == "add" else
-                        [p - q for p, q in zip(a, b)] if op == "subtract" else [-p for p in a])
-        else:
-            pool.append(mx.add(a, b) if op == "add" else
-                        mx.subtract(a, b) if op == "subtract" else mx.negative(a))
+        pool.append([p + q for p, q in zip(a, b)] if op == "add" else
+                    [p - q for p, q in zip(a, b)] if op == "subtract" else [-p for p in a])
     return [pool[k] for k in outputs]
 
 
@@ -64,7 +64,7 @@ def _inputs(data, n):
 
 def _coefficients(program):
     n = program[0]
-    return run(program, [[int(i == k) for i in range(n)] for k in range(n)])
+    return combine(program, [[int(i == k) for i in range(n)] for k in range(n)])
 
 
 def expected_vjps(program, cotangents):
@@ -84,24 +84,21 @@ class TestHidden4_1:
         coefficients = _coefficients(program)
         cotangents = [draw_array(data.draw, shape, dtype, -3, 3, integers=True)
                       for _ in coefficients]
-        steps = []
-        with events.listen(steps.append):
-            outputs, vjps = mx.vjp(lambda *xs: run(program, xs), primals, cotangents)
+        # The walk as data: Begin events, the tape's length, and per VjpStep its
+        # position, its node's index in the reversed tape, and its vjps and argnums.
+        vjps, (begins, length, done) = run(graph_walk, mx.vjp, program, primals, cotangents)
         what = f"vjp of {describe(program)} with cotangents {[c.tolist() for c in cotangents]}"
         assert len(vjps) == n, f"{what}: expected {n} vjps, received {len(vjps)}"
         for i, (v, want) in enumerate(zip(vjps, expected_vjps(program, cotangents))):
             expect(v, want, f"{what}: the vjp of x{i}", shape=shape, dtype=dtype)
-        begin = [e for e in steps if isinstance(e, events.Begin)]
-        done = [e for e in steps if isinstance(e, events.VjpStep)]
-        assert len(begin) == 1, f"{what}: the walk announced {len(begin)} Begin events"
-        tape = list(reversed(begin[0].tape))
-        assert [e.position for e in done] == list(range(len(tape))), (
+        assert begins == 1, f"{what}: the walk announced {begins} Begin events"
+        assert [position for position, *_ in done] == list(range(length)), (
             f"{what}: expected one VjpStep per node of the tape, positions "
-            f"{list(range(len(tape)))}, received {[e.position for e in done]}"
+            f"{list(range(length))}, received {[position for position, *_ in done]}"
         )
-        for e in done:
-            assert e.node is tape[e.position], f"{what}: VjpStep {e.position} names another node"
-            assert len(e.vjps) == len(e.argnums), f"{what}: VjpStep {e.position}'s vjps"
+        for position, node, results, argnums in done:
+            assert node == position, f"{what}: VjpStep {position} names another node"
+            assert results == argnums, f"{what}: VjpStep {position}'s vjps"
 
     @SETTINGS
     @given(data=st.data(), program=programs())
@@ -111,7 +108,7 @@ class TestHidden4_1:
         primals = [p.reshape(()) if p.ndim == 0 else p.sum() for p in primals]
         argnums = sorted(data.draw(st.sets(st.integers(0, n - 1), min_size=1), label="argnums"))
         coefficients = _coefficients(program)[0]
-        got = mx.grad(lambda *xs: run(program, xs)[0], argnums=argnums)(*primals)
+        got = run(graph_grad, program, argnums, primals)
         got = got if isinstance(got, (list, tuple)) else [got]
         assert len(got) == len(argnums), f"grad with argnums {argnums}: received {len(got)}"
         for i, g in zip(argnums, got):
@@ -120,35 +117,20 @@ class TestHidden4_1:
 
     def test_a_rule_that_evaluates(self):
         # A rule may evaluate arrays of the graph; the walk goes on through them.
-        @mx.custom_function
-        def f(y):
-            return y + y
-
-        @f.vjp
-        def f_vjp(primals, cotangent, output):
-            mx.eval(primals, output)
-            return cotangent * 2.0
-
         what = "vjp of f((x + x) - x + x), f's rule evaluating its input, cotangent [1, 3]"
         try:
-            _, (v,) = mx.vjp(lambda x: f((x + x) - x + x), [mx.array([1.0, 2.0])],
-                             [mx.array([1.0, 3.0])])
+            v = run(vjp_through_an_evaluating_rule, mx.array([1.0, 2.0]),
+                    mx.array([1.0, 3.0]))
         except Exception as e:  # noqa: BLE001 - the message says what went wrong
             raise AssertionError(f"{what}: expected [4.0, 12.0], received {type(e).__name__}: "
                                  f"{e} (the stub's contract: rules run in graph.RetainGraph())")
         expect(v, [4.0, 12.0], what)
 
     def test_a_deep_graph_and_check_grads(self):
-        def chain(x):
-            y = x
-            for _ in range(400):
-                y = -(y - x) + x  # y stays x
-            return y
-
-        _, (v,) = mx.vjp(chain, [mx.array([1.0, 2.0])], [mx.array([3.0, 4.0])])
+        v = run(chain_vjp, mx.array([1.0, 2.0]), mx.array([3.0, 4.0]), 400)
         expect(v, [3.0, 4.0], "vjp of x through a 1200-node chain (the value stays x)")
-        check_grads(lambda a, b: (a + b) - (a - b) * b, [[0.5, 1.0], [2.0, -1.0]], order=1,
-                    modes="rev")
+        run(check_grads, sum_minus_difference_times, [[0.5, 1.0], [2.0, -1.0]],
+            order=1, modes="rev")
 
 
 @pytest.mark.task4_2
@@ -160,9 +142,8 @@ class TestHidden4_2:
         shape, dtype, primals = _inputs(data, n)
         tangents = [draw_array(data.draw, shape, dtype, -3, 3, integers=True) for _ in range(n)]
         coefficients = _coefficients(program)
-        steps = []
-        with events.listen(steps.append):
-            outputs, jvps = mx.jvp(lambda *xs: run(program, xs), primals, tangents)
+        # The walk as data, as in TestHidden4_1 (the tape in its own order).
+        jvps, (begins, length, done) = run(graph_walk, mx.jvp, program, primals, tangents)
         what = f"jvp of {describe(program)} with tangents {[t.tolist() for t in tangents]}"
         assert len(jvps) == len(coefficients), (
             f"{what}: expected {len(coefficients)} jvps, received {len(jvps)}"
@@ -171,19 +152,18 @@ class TestHidden4_2:
             want = [sum(c * t for c, t in zip(coef, ts))
                     for ts in zip(*(elements(t) for t in tangents))]
             expect(j, want, f"{what}: the jvp of output {k}", shape=shape, dtype=dtype)
-        begin = [e for e in steps if isinstance(e, events.Begin)]
-        done = [e for e in steps if isinstance(e, events.JvpStep)]
-        assert len(begin) == 1, f"{what}: the walk announced {len(begin)} Begin events"
-        tape = begin[0].tape
-        assert [e.position for e in done] == list(range(len(tape))), (
+        assert begins == 1, f"{what}: the walk announced {begins} Begin events"
+        assert [position for position, *_ in done] == list(range(length)), (
             f"{what}: expected one JvpStep per node of the tape, positions "
-            f"{list(range(len(tape)))}, received {[e.position for e in done]}"
+            f"{list(range(length))}, received {[position for position, *_ in done]}"
         )
-        assert all(e.node is tape[e.position] for e in done), f"{what}: a JvpStep names another node"
+        assert all(node == position for position, node, *_ in done), (
+            f"{what}: a JvpStep names another node"
+        )
 
     def test_check_grads(self):
-        check_grads(lambda a, b: (a + b) - (a - b) * b, [[0.5, 1.0], [2.0, -1.0]], order=1,
-                    modes="fwd")
+        run(check_grads, sum_minus_difference_times, [[0.5, 1.0], [2.0, -1.0]],
+            order=1, modes="fwd")
 
 
 def _broadcast_case(data):
@@ -201,7 +181,7 @@ class TestHidden4_3:
         shape, target = _broadcast_case(data)
         x = draw_array(data.draw, shape, dtype, -3, 3, integers=True)
         cot = draw_array(data.draw, target, dtype, -9, 9, integers=True)
-        got = Broadcast(target).vjp([x], [cot], [0], [mx.broadcast_to(x, target)])
+        got = run(broadcast_vjp, target, x, cot)
         assert isinstance(got, list) and len(got) == 1, (
             f"Broadcast.vjp: expected a list of one cotangent, received {got!r}"
         )
@@ -215,5 +195,5 @@ class TestHidden4_3:
                f"{cot.tolist()}", shape=shape, dtype=dtype)
 
     def test_check_grads(self):
-        check_grads(lambda x: mx.broadcast_to(x, (2, 3, 2)) * mx.arange(12.0).reshape(2, 3, 2),
-                    [[[0.5], [1.0], [2.0]]], order=1, modes="rev")
+        run(check_grads, broadcast_times_arange, [[[0.5], [1.0], [2.0]]], order=1,
+            modes="rev")
