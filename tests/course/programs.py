@@ -10,7 +10,13 @@ values stay with the judge. So this file is no secret: it ships in student
 copies, and says only which code the hidden tests call.
 """
 
+import mlxref.core as mx
+from mlxref.core.primitives.base import vmap_elementwise
+from mlxref.core.primitives.custom import Depends
 from mlxref.core.primitives.reduction import Scan
+from mlxref.core.primitives.shape import Broadcast
+from mlxref.core.transforms import events
+from mlxref.core.transforms.custom_function import custom_transforms
 
 
 def scan_order(row, reverse, inclusive):
@@ -21,8 +27,6 @@ def scan_order(row, reverse, inclusive):
 
 
 # --- tasks 2.x: tests/course/hidden/test_hidden_2.py ---------------------------------
-
-import mlxref.core as mx  # noqa: E402 (each section imports what it uses)
 
 
 def vjp(primitive, params, primals, cotangents, argnums, outputs):
@@ -95,22 +99,10 @@ def prods_of_rows_plus_maxes(x):
 
 # --- task 3.x: tests/course/hidden/test_hidden_3.py ----------------------------------
 
-import mlxref.core as mx  # noqa: E402 (each section imports what it uses)
-from mlxref.symbolic import Case, check_case  # noqa: E402
-
 
 def primitive_jvp(primitive, primals, tangents, argnums, params=()):
     """``primitive(*params).jvp(primals, tangents, argnums)``: a jvp rule on its own."""
     return primitive(*params).jvp(primals, tangents, argnums)
-
-
-def symbolic_check(primitive, build, shapes, mode, domain="real", note=""):
-    """The SymPy check (mlxref.symbolic) of ``build`` on inputs of ``shapes``,
-    which uses ``primitive``: whether it passes in ``mode`` ("vjp", "jvp"...),
-    and what differs when it fails."""
-    result = check_case(Case(primitive, build, shapes, domain, note=note))
-    ok = getattr(result, mode)
-    return ok, "" if ok else result.detail
 
 
 def exp_tanh_ratio(a, b):
@@ -134,9 +126,6 @@ def prod_times_min(x):
 
 
 # --- task 4.x: tests/course/hidden/test_hidden_4.py ----------------------------------
-
-from mlxref.core.primitives.shape import Broadcast  # noqa: E402
-from mlxref.core.transforms import events  # noqa: E402
 
 
 def linear_graph(graph, *xs):
@@ -233,9 +222,6 @@ def broadcast_times_arange(x):
 
 # --- task 5.x: tests/course/hidden/test_hidden_5.py ----------------------------------
 
-import mlxref.core as mx  # noqa: E402 (each section imports what it uses)
-from mlxref.core.primitives.base import vmap_elementwise  # noqa: E402
-
 
 def vmap_elementwise_of(primitive, inputs, axes):
     """``vmap_elementwise`` of a new ``primitive()`` (an elementwise primitive
@@ -258,9 +244,6 @@ def vmap_reduction(op, axis, in_axes, x):
 
 
 # --- task 6.x: tests/course/hidden/test_hidden_6.py ----------------------------------
-
-from mlxref.core.primitives.custom import Depends  # noqa: E402
-from mlxref.core.transforms.custom_function import custom_transforms  # noqa: E402
 
 
 def _custom(n, shape, calls):
@@ -321,19 +304,6 @@ def custom_jvp(xs, tangents):
     return mx.jvp(lambda *xs: f(*xs), list(xs), list(tangents))[1][0]
 
 
-def _graph(graph, xs):
-    """The outputs of ``graph`` on ``xs``: ``graph`` is (number of inputs, steps,
-    outputs), a step (op, i, j) adds a value (op add, subtract or negative of
-    earlier values i and j), outputs are the sorted indices of the values
-    returned."""
-    n, steps, outputs = graph
-    pool = list(xs)
-    for op, i, j in steps:
-        pool.append(mx.add(pool[i], pool[j]) if op == "add" else
-                    mx.subtract(pool[i], pool[j]) if op == "subtract" else mx.negative(pool[i]))
-    return [value for k, value in enumerate(pool) if k in outputs]
-
-
 def _waits_for(arrays, outputs):
     """Does the graph of ``arrays`` hold a Depends node that waits for ``outputs``?"""
     wanted = {o.id() for o in outputs}
@@ -358,7 +328,7 @@ def checkpoint_node_vjp(graph, xs, cotangents):
 
     def f(*xs):
         calls.append(xs)
-        return _graph(graph, xs)
+        return linear_graph(graph, *xs)
 
     outs = mx.checkpoint(f)(*xs)
     outs = outs if isinstance(outs, (list, tuple)) else [outs]
