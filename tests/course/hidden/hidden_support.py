@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 
 import mlxref.core as mx
+from course import programs
 from mlxref.course.judge import run
 
 # No shrinking: a failing draw is reported as drawn, so a wrong answer fails
@@ -129,13 +130,13 @@ def expect_float(got, expected, what, tol=1e-12):
     assert _close(got, expected, tol), f"{what}: expected {expected!r}, received {got!r}"
 
 
-def symbolic(case, mode):
-    """The SymPy check of ``case`` (mlxref.symbolic) must pass in ``mode``
+def symbolic(primitive, build, shapes, mode, domain="real", note=""):
+    """The SymPy check (mlxref.symbolic) of ``Case(primitive, build, shapes,
+    domain, note=note)``, run on the graded code, must pass in ``mode``
     ("vjp", "jvp", "forward" or "vmap"); its detail says what differs."""
-    from mlxref.symbolic import check_case
-
-    result = check_case(case)
-    assert getattr(result, mode), (
-        f"the SymPy check of {case.primitive.__name__} ({case.note or 'its case'}) fails "
-        f"for its {mode}: {result.detail}"
+    passed, detail = run(programs.symbolic_check, primitive, build, shapes, mode,
+                         domain=domain, note=note)
+    assert passed, (
+        f"the SymPy check of {primitive.__name__} ({note or 'its case'}) fails for its "
+        f"{mode}: {detail}"
     )
