@@ -37,6 +37,7 @@ tests/course/test_grader_attacks.py (each attack from issue 15, defeated).
 from __future__ import annotations
 
 import ast
+import builtins
 import json
 import os
 import re
@@ -357,12 +358,14 @@ def _child(config, work, options):
     )
 
 
-def _imported(result, done, src, results):
-    """A run that imported another mlxref than the copy's fails its ``results``."""
+def _imported(result, done, src, results, who="the tests"):
+    """A run that imported another mlxref than the copy's fails its ``results``.
+    The path is shown for the visible tests' run only: the answering child's
+    records carry nothing a student sees (its path could spell out hidden inputs)."""
     if done is not None and done["mlxref"] is not None and not Path(
             done["mlxref"]).is_relative_to(src):
-        result["messages"].append(f"the tests imported {done['mlxref'][:200]}, not the copy's "
-                                  f"mlxref")
+        where = f" {done['mlxref'][:200]}" if who == "the tests" else " another mlxref"
+        result["messages"].append(f"{who} imported{where}, not the copy's mlxref")
         for x in results:
             x["passed"] = False
 
@@ -428,8 +431,8 @@ def _hidden(result, hidden, config, work, options):
     if calls:
         token, (status, out, err) = _child(dict(config, calls=calls), work, options)
         answers, done, why = _answers(out, token, len(calls))
-        if why is None and done is None:
-            why = _ended(status, err, options)
+        if why is None and done is None:  # not its stderr: it may spell out hidden inputs
+            why = _ended(status, "", options)
     verdicts = []
     for name, entry in hidden:
         message = None
@@ -452,7 +455,7 @@ def _hidden(result, hidden, config, work, options):
                          "message": message})
     result["results"] += verdicts
     if calls:
-        _imported(result, done, Path(config["src"]), verdicts)
+        _imported(result, done, Path(config["src"]), verdicts, "the hidden tests' child")
 
 
 def _wrong(got, want):
@@ -460,10 +463,15 @@ def _wrong(got, want):
     result: the exception the graded code raised, or that a result differs."""
     if isinstance(got, dict) and "error" in got and not (
             isinstance(want, dict) and "error" in want):
-        name = got["error"] if isinstance(got["error"], str) else ""
-        name = name if re.fullmatch(r"[A-Za-z_][\w.]{0,100}", name) else "an exception"
+        # Python's own exceptions only: a class the graded code made up could
+        # carry hidden inputs in its name
+        name = got["error"] if got["error"] in _BUILTIN_ERRORS else "an exception of its own"
         return f"your code raised {name}"
     return "a result differs from the reference's"
+
+
+_BUILTIN_ERRORS = frozenset(name for name, value in vars(builtins).items()
+                            if isinstance(value, type) and issubclass(value, BaseException))
 
 
 def _answers(out, token, count):

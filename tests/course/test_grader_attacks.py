@@ -340,3 +340,34 @@ def test_bytecode_written_into_the_copy_is_refused(tmp_path, reference):  # noqa
     )
     r, text = _judged(tmp_path, reference, plant)
     assert "PermissionError for the plant" in text and "the plant took" not in text
+
+
+def test_what_the_answering_child_says_carries_no_hidden_input(tmp_path, reference):  # noqa: F811
+    """The child that answers the hidden tests' calls sees their inputs. What
+    it can say that a student sees is fixed text: an exception's type only
+    when it is one of Python's own (on main a hidden test's failure showed
+    any type's name, so a class named after the inputs spelled them out), no
+    path from its last record and no line of its stderr."""
+    spell = (
+        "import os\n"
+        "if 'PYTEST_CURRENT_TEST' not in os.environ:\n"
+        "    digits = str(int(abs(float(b.tolist()[0])) * 1000))\n"
+        "    raise type('seen' + digits, (Exception,), {})()\n"
+        "return -a / (b * b)"
+    )
+    r, text = _judged(tmp_path, reference, spell)
+    (hidden,) = [x for x in r["results"] if x["hidden"]]
+    assert hidden["message"] == "hidden test failed: your code raised an exception of its own"
+    assert "seen" + "0" not in text and not any("seen" + d in text for d in "123456789")
+    forge = (
+        "import os, sys\n"
+        "if 'PYTEST_CURRENT_TEST' not in os.environ:\n"
+        "    import __main__ as m, json\n"
+        "    sys.stderr.write('Fatal Python error: se' + 'en' + str(b.tolist()) + '\\n')\n"
+        "    m._emit({'done': True, 'status': 0, 'mlxref': '/se' + 'en' + str(b.tolist())})\n"
+        "    os._exit(0)\n"
+        "return -a / (b * b)"
+    )
+    r, text = _judged(tmp_path / "2", reference, forge)
+    (hidden,) = [x for x in r["results"] if x["hidden"]]
+    assert not hidden["passed"] and "/seen[" not in text and ": seen[" not in text
