@@ -89,8 +89,9 @@ _ALLOWED_IMPORTS = ("math",)  # besides mlxref and its submodules
 
 # Names and attributes a region may not use. Builtins that run or reach code by
 # name, modules that reach the system, mlxref's own functions that write or
-# read files or run the grader, and what reads an attribute named by a string
-# (``operator.attrgetter("__globals__")``, ``"{0.__class__}".format(f)``).
+# read files or run the grader, what reads an attribute named by a string
+# (``operator.attrgetter("__globals__")``, ``"{0.__class__}".format(f)``), and
+# SymPy, whose parser evaluates text as Python.
 _REFUSED_NAMES = frozenset(
     """
     open exec eval compile __import__ globals locals vars breakpoint input help exit
@@ -103,6 +104,7 @@ _REFUSED_NAMES = frozenset(
     save savez savez_compressed save_safetensors save_gguf load export_to_dot
     export_function import_function render
     operator attrgetter methodcaller format format_map vformat Formatter
+    sympy sympify parse_expr parsing lambdify
     """.split()  # noqa: SIM905 (one table, read as words)
 )
 

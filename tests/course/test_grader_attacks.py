@@ -127,6 +127,9 @@ def test_files_beside_the_regions_are_never_used(tmp_path, reference):  # noqa: 
     ("2.3", "Divide.partial", "from mlxref.core.ops.common import operator\n"
      "g = operator.attrgetter('__glo' + 'bals__')\nreturn b", "'operator'"),
     ("2.3", "Divide.partial", "return '{0.__class__}'.format(b)", "'.format'"),
+    # SymPy's parser evaluates text as Python: a red team ran arbitrary code through it.
+    ("2.3", "Divide.partial", "import mlxref.symbolic as s\n"
+     "s.sympy.parsing.sympy_parser.parse_expr('1')\nreturn b", "'.sympy'"),
 ])
 def test_the_static_check_refuses_each_attack(
         tmp_path, reference, task_id, function, code, words):  # noqa: F811

@@ -136,3 +136,25 @@ def test_run_returns_what_grading_would_see_and_raises_what_the_program_raises()
         judge.run(mx.reshape, mx.zeros((2, 3)), (4,))
     with pytest.raises(judge.NotData, match="no importable name"):
         judge.run(lambda x: x, 1)
+
+
+@pytest.mark.parametrize("program, args", [
+    (programs.derivatives, (mx.sin, [[0.5]])),  # numbers: data
+    (mx.array, ([True, False],)),  # a bool array of more than one element is data too
+])
+def test_a_result_that_is_data_is_returned(program, args):
+    judge.run(program, *args)
+
+
+def test_a_verdict_is_no_result_and_a_huge_number_no_crash():
+    """A red team forged points by patching, next to the graded code, the checks
+    whose pass or fail a program returned (None from check_grads, [True, ""]
+    from a SymPy check): run refuses such results, so no hidden test rests on
+    one. And 10**400 from the sandbox made the comparison raise."""
+    from mlxref.testing import check_grads
+
+    with pytest.raises(judge.NotData, match="a verdict"):
+        judge.run(check_grads, mx.sin, [[0.5]])
+    with pytest.raises(judge.NotData, match="a verdict"):
+        judge.run(mx.array_equal, mx.array(1.0), mx.array(1.0))
+    assert "could not be compared" in judge.same(10 ** 400, 1.0)

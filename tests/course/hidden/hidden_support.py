@@ -130,13 +130,19 @@ def expect_float(got, expected, what, tol=1e-12):
     assert _close(got, expected, tol), f"{what}: expected {expected!r}, received {got!r}"
 
 
-def symbolic(primitive, build, shapes, mode, domain="real", note=""):
-    """The SymPy check (mlxref.symbolic) of ``Case(primitive, build, shapes,
-    domain, note=note)``, run on the graded code, must pass in ``mode``
-    ("vjp", "jvp", "forward" or "vmap"); its detail says what differs."""
-    passed, detail = run(programs.symbolic_check, primitive, build, shapes, mode,
-                         domain=domain, note=note)
-    assert passed, (
-        f"the SymPy check of {primitive.__name__} ({note or 'its case'}) fails for its "
-        f"{mode}: {detail}"
-    )
+def derivatives_at(build, shapes, mode, domain="real"):
+    """The derivatives of ``build`` on fixed inputs of ``shapes`` (values in
+    [0.3, 2] for the domain "positive", of both signs otherwise), first order,
+    by vjp (``mode`` "vjp") or jvp ("jvp"), computed by the graded code and
+    judged against the reference's: the numeric counterpart of the SymPy check
+    of the same case (``mlxref check-rules``), whose verdict would be computed
+    next to the graded code."""
+    args = []
+    for i, shape in enumerate(shapes):
+        n = math.prod(shape)
+        values = [0.3 + (0.37 * k + 0.11 * i) % 1.7 for k in range(n)]
+        if domain != "positive":
+            values = [v if k % 2 else -v for k, v in enumerate(values)]
+        args.append(nested(values, shape) if shape else values[0])
+    run(programs.derivatives, build, args, order=1, modes="rev" if mode == "vjp" else "fwd",
+        tol=1e-4)
