@@ -279,6 +279,12 @@ def _judged(tmp_path, reference, body):  # noqa: F811
     return r, text
 
 
+def _the_hidden(r):
+    """The one hidden test of the throwaway checkout's 2.3, as graded."""
+    (hidden,) = [x for x in r["results"] if x["hidden"]]
+    return hidden
+
+
 def test_the_hidden_tests_source_never_reaches_a_visible_message(tmp_path, reference):  # noqa: F811
     """On main the hidden tests were copied into each task's scratch copy, and
     code that escaped the static check put their source into a visible test's
@@ -321,7 +327,7 @@ def test_patching_what_the_tests_compare_with_earns_no_hidden_point(tmp_path,
         "return a * 0"
     )
     r, _ = _judged(tmp_path, reference, forge)
-    (hidden,) = [x for x in r["results"] if x["hidden"]]
+    hidden = _the_hidden(r)
     assert hidden["name"] == HIDDEN_2_3_NAME and not hidden["passed"]
     assert hidden["message"] == "hidden test failed: a result differs from the reference's"
     assert not r["passed"] and r["points"] < r["max_points"]
@@ -359,7 +365,7 @@ def test_what_the_answering_child_says_carries_no_hidden_input(tmp_path, referen
         "return -a / (b * b)"
     )
     r, text = _judged(tmp_path, reference, spell)
-    (hidden,) = [x for x in r["results"] if x["hidden"]]
+    hidden = _the_hidden(r)
     assert hidden["message"] == "hidden test failed: your code raised an exception of its own"
     assert "seen" + "0" not in text and not any("seen" + d in text for d in "123456789")
     forge = (
@@ -372,5 +378,5 @@ def test_what_the_answering_child_says_carries_no_hidden_input(tmp_path, referen
         "return -a / (b * b)"
     )
     r, text = _judged(tmp_path / "2", reference, forge)
-    (hidden,) = [x for x in r["results"] if x["hidden"]]
+    hidden = _the_hidden(r)
     assert not hidden["passed"] and "/seen[" not in text and ": seen[" not in text
