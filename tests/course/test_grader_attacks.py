@@ -293,14 +293,14 @@ def test_the_hidden_tests_source_never_reaches_a_visible_message(tmp_path, refer
     leak = (
         "import os\n"
         "found = []\n"
-        "for top in (os.getcwd(), os.path.dirname(os.getcwd()), '/tmp'):\n"
-        "    for d, _, files in os.walk(os.path.dirname(top)):\n"
-        "        for f in files:\n"
-        "            if ('hidden' in d or 'hidden' in f) and f.endswith('.py'):\n"
-        "                try:\n"
-        "                    found.append(open(os.path.join(d, f)).read())\n"
-        "                except (OSError, ValueError):\n"
-        "                    pass\n"
+        # the grade's scratch directory: every task's copy is under it
+        "for d, _, files in os.walk(os.path.dirname(os.path.dirname(os.getcwd()))):\n"
+        "    for f in files:\n"
+        "        if ('hidden' in d or 'hidden' in f) and f.endswith('.py'):\n"
+        "            try:\n"
+        "                found.append(open(os.path.join(d, f)).read())\n"
+        "            except (OSError, ValueError):\n"
+        "                pass\n"
         "raise ValueError('LE' + 'AK: ' + ' '.join(found)[:3000])"
     )
     r, text = _judged(tmp_path, reference, leak)
