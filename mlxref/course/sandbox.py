@@ -414,11 +414,12 @@ def _subreaper():
         return False
 
 
-def _die_with_parent():
+def _die_with_parent(signum=signal.SIGKILL):
+    """Linux: this process gets ``signum`` when its parent dies."""
     try:
         import ctypes
 
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        ctypes.CDLL(None).prctl(1, signum, 0, 0, 0)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
 
@@ -531,6 +532,10 @@ def _supervise(config):
     behind. Exits with the child's status (see ``run``)."""
     _subreaper()
     signal.signal(signal.SIGTERM, _stop)
+    parent = os.getppid()
+    _die_with_parent(signal.SIGTERM)  # a killed grader stops its runs, as its SIGTERM does
+    if os.getppid() != parent:  # it died before that took hold
+        return TIMED_OUT
     watch, status, stopped, child = config["watch"], None, None, None
     base = _size(watch) if watch else 0
     try:

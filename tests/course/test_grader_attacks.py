@@ -380,3 +380,34 @@ def test_what_the_answering_child_says_carries_no_hidden_input(tmp_path, referen
     r, text = _judged(tmp_path / "2", reference, forge)
     hidden = _the_hidden(r)
     assert not hidden["passed"] and "/seen[" not in text and ": seen[" not in text
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_run_dies_with_the_grader(tmp_path):
+    """On main a grader killed mid-run (a Gradescope timeout, a ^C that
+    became SIGKILL) left each run's supervisor and child going until their
+    own wall-clock limit; a red team saw them outlive it. Now the supervisor
+    is told when its parent dies, and stops the run as the parent's SIGTERM
+    would."""
+    import signal
+    import subprocess
+
+    code = ("from mlxref.course import sandbox\n"
+            f"env = sandbox.clean_environment({str(tmp_path)!r})\n"
+            f"sandbox.run(['/bin/sleep', '{SLEEPER}'], env, {str(tmp_path)!r}, '', 600)\n")
+    grader_process = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        deadline = time.monotonic() + 30
+        while not sleepers() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert sleepers(), "the run did not start"
+    finally:
+        grader_process.send_signal(signal.SIGKILL)
+        grader_process.wait()
+    deadline = time.monotonic() + 10
+    while sleepers() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = sleepers()
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == []
