@@ -342,19 +342,32 @@ def _grade_task(task_id, regions, reference, submission, scratch, known, options
     return result, errors
 
 
-def _child(config, work, options):
+def _child(config, work, options, calls=()):
     """Run the child (``sandbox.CHILD``) on ``config`` in ``work``, isolated
-    where the machine allows: ``(token, (status, stdout, stderr))``."""
+    where the machine allows: ``(token, (status, stdout, stderr))``. With
+    ``calls`` (the hidden tests'), the child gets call k + 1 only after it
+    answered call k: it never sees a later call's inputs, which may hold an
+    earlier call's expected result, before it has answered."""
     env = sandbox.clean_environment(str(work))
     token = secrets.token_hex(16)
     argv = [sandbox.python(), "-I", "-S", "-c", sandbox.CHILD]
     if options["isolated"]:
         argv = sandbox.isolated(argv, work, [source for _, source in options["site"]],
                                 frozen=[config["src"], config["site"]])
+    stdin = token + "\n" + json.dumps(config) + "\n"
+    lines = [judge.dumps(call) + "\n" for call in calls]
+    answered = [0]
+
+    def feed(line):  # the next call, once the last one sent is answered
+        if not line.startswith(f'{token} {{"answer": {answered[0]},'):
+            return None
+        answered[0] += 1
+        return lines[answered[0]] if answered[0] < len(lines) else None
+
     return token, sandbox.run(
-        argv, env, env["TMPDIR"],
-        token + "\n" + json.dumps(config) + "\n", options["timeout"],
+        argv, env, env["TMPDIR"], stdin + (lines[0] if lines else ""), options["timeout"],
         cpu=options["timeout"] + 1, memory=options["memory"], watch=str(work),
+        feed=feed if lines else None,
     )
 
 
@@ -429,7 +442,8 @@ def _hidden(result, hidden, config, work, options):
                 calls.append(call)
     answers, why = [], None
     if calls:
-        token, (status, out, err) = _child(dict(config, calls=calls), work, options)
+        token, (status, out, err) = _child(dict(config, calls=len(calls)), work, options,
+                                           calls)
         answers, done, why = _answers(out, token, len(calls))
         if why is None and done is None:  # not its stderr: it may spell out hidden inputs
             why = _ended(status, "", options)

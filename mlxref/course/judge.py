@@ -11,8 +11,8 @@ loads the contestant's code. The hidden tests are graded that way:
    the reference's result as data. The test's own assertions check the
    reference (which must pass them).
 2. **Answer** (the sandbox, the student's code). A child under OS isolation
-   gets the recorded calls, and nothing else of the hidden tests: a program's
-   name and its inputs. It runs each one on the spliced copy and sends back
+   gets the recorded calls, one at a time (the next once it has answered),
+   and nothing else of the hidden tests: a program's name and its inputs. It runs each one on the spliced copy and sends back
    each result as data (``answer``), through the grader's schema-checked
    channel.
 3. **Judge** (the grader's own process, which never runs graded code). A

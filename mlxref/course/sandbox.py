@@ -316,7 +316,7 @@ def clean_environment(scratch):
     }
 
 
-def run(argv, env, cwd, stdin, timeout, cpu=None, memory=None, watch=None):
+def run(argv, env, cwd, stdin, timeout, cpu=None, memory=None, watch=None, feed=None):
     """Run ``argv`` under the supervisor with the limits above. Returns
     ``(status, stdout, stderr)``: ``status`` is the child's exit status (at
     most 123), ``-signal`` if a signal ended it, or ``TIMED_OUT``,
@@ -325,7 +325,12 @@ def run(argv, env, cwd, stdin, timeout, cpu=None, memory=None, watch=None):
     its last 64 KiB: the output is read as it comes and the rest dropped, so
     no run can fill this process's memory. ``watch`` is the directory whose
     growth ``DISK_LIMIT`` bounds. Every process the child started is dead
-    when this returns."""
+    when this returns.
+
+    With ``feed``, the child's stdin stays open after ``stdin``: each whole
+    line of its stdout is handed to ``feed``, and the text ``feed`` returns
+    (if any) is written to the child next, so that it learns one thing only
+    after it has answered another."""
     config = {"argv": argv, "env": env, "cwd": cwd, "timeout": timeout, "cpu": cpu,
               "memory": memory, "watch": watch, "processes": PROCESSES,
               "open_files": OPEN_FILES, "file_size": FILE_SIZE, "disk": DISK_LIMIT,
@@ -338,11 +343,17 @@ def run(argv, env, cwd, stdin, timeout, cpu=None, memory=None, watch=None):
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         cwd=cwd, env=env, start_new_session=True,
     )
-    try:  # a few kilobytes: the pipe holds them until the child reads
-        supervisor.stdin.write(stdin.encode())
-        supervisor.stdin.close()
-    except OSError:  # the supervisor died first: its status says why
-        pass
+    def send(text, close):
+        try:  # a few kilobytes: the pipe holds them until the child reads
+            supervisor.stdin.write(text.encode())
+            supervisor.stdin.flush()
+            if close:
+                supervisor.stdin.close()
+        except (OSError, ValueError):  # the child is gone: its status says why
+            pass
+
+    send(stdin, feed is None)
+    pending = b""
     out, err, total, flooded = bytearray(), bytearray(), 0, False
     deadline, killed = time.monotonic() + timeout + 30, False
     with selectors.DefaultSelector() as pipes:
@@ -364,6 +375,13 @@ def run(argv, env, cwd, stdin, timeout, cpu=None, memory=None, watch=None):
                 total += len(chunk)
                 if key.fileobj is supervisor.stdout:
                     out += chunk[: max(0, OUTPUT_LIMIT - len(out))]
+                    if feed is not None and not flooded:
+                        *lines, pending = (pending + chunk).split(b"\n")
+                        pending = pending[-OUTPUT_LIMIT:]
+                        for line in lines:
+                            more = feed(line.decode("utf-8", "replace"))
+                            if more:
+                                send(more, False)
                 else:
                     err = (err + chunk)[-65536:]
                 if total > OUTPUT_LIMIT and not flooded:
@@ -371,6 +389,11 @@ def run(argv, env, cwd, stdin, timeout, cpu=None, memory=None, watch=None):
                     supervisor.send_signal(signal.SIGTERM)
     supervisor.stdout.close()
     supervisor.stderr.close()
+    if not supervisor.stdin.closed:
+        try:
+            supervisor.stdin.close()
+        except OSError:
+            pass
     try:
         status = supervisor.wait(timeout=10)
     except subprocess.TimeoutExpired:
@@ -781,12 +804,16 @@ def _finish(status):
 
 
 if "calls" in CONFIG:
-    # The hidden tests' calls (mlxref/course/judge.py): each one's result as data,
-    # in order; the judge, in the grader's process, compares them.
+    # The hidden tests' calls (mlxref/course/judge.py), one line of stdin each,
+    # the next sent only once this one is answered: each one's result as data, in
+    # order; the judge, in the grader's process, compares them.
     from mlxref.course import judge as _judge
 
-    for _k, _call in enumerate(CONFIG["calls"]):
-        _emit({"answer": _k, "result": _judge.answer(_call)})
+    for _k in range(CONFIG["calls"]):
+        _line = sys.stdin.readline()
+        if not _line:
+            break
+        _emit({"answer": _k, "result": _judge.answer(json.loads(_line))})
     _finish(0)
 
 

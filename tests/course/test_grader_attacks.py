@@ -411,3 +411,20 @@ def test_a_run_dies_with_the_grader(tmp_path):
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     assert left == []
+
+
+def test_the_answering_child_sees_one_call_at_a_time(tmp_path, reference):  # noqa: F811
+    """On main the child got every call of the task at once, and a red team
+    read one call's expected result from a later call's inputs. Now call k + 1
+    is sent only once call k is answered: while it answers, nothing more
+    waits on its stdin."""
+    peek = (
+        "import os, select, sys\n"
+        "if 'PYTEST_CURRENT_TEST' not in os.environ:\n"
+        "    waiting, _, _ = select.select([sys.stdin], [], [], 0.2)\n"
+        "    if waiting:\n"
+        "        raise ZeroDivisionError\n"
+        "return -out / b"
+    )
+    r, _ = _judged(tmp_path, reference, peek)
+    assert _the_hidden(r)["passed"], _the_hidden(r)["message"]
