@@ -662,8 +662,7 @@ def _verdicts(result, out, token, files, ended):
                                       "message": why})
     for x in result["results"]:
         if not x["passed"]:
-            label = "[hidden] " if x["hidden"] else ""
-            result["messages"].append(f"{label}{x['name']}: {x['message'] or 'failed'}")
+            result["messages"].append(f"{x['name']}: {x['message'] or 'failed'}")
     if done is None:
         result["messages"].append(ended)
     return done, errors

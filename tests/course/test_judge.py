@@ -158,3 +158,15 @@ def test_a_verdict_is_no_result_and_a_huge_number_no_crash():
     with pytest.raises(judge.NotData, match="a verdict"):
         judge.run(mx.array_equal, mx.array(1.0), mx.array(1.0))
     assert "could not be compared" in judge.same(10 ** 400, 1.0)
+
+
+def test_derivatives_gives_the_derivatives_of_each_order_and_mode():
+    """programs.derivatives stands in for check_grads in the hidden tests: its
+    numbers are what the judge compares, so they must be the derivatives."""
+    xs = [0.5, -1.0]
+    (fwd1,), (rev1,), (fwd2,), (rev2,) = judge.run(programs.derivatives, mx.sin, [xs])
+    assert rev1.tolist() == pytest.approx([math.cos(v) for v in xs], rel=1e-6)
+    assert rev2.tolist() == pytest.approx([-math.sin(v) for v in xs], rel=1e-5)
+    # forward mode with tangents of ones: order 1 per element, order 2 along ones
+    assert fwd1.tolist() == pytest.approx(rev1.tolist())
+    assert fwd2.item() == pytest.approx(sum(rev2.tolist()), rel=1e-5)
