@@ -445,8 +445,10 @@ def _hidden(result, hidden, config, work, options):
         token, (status, out, err) = _child(dict(config, calls=len(calls)), work, options,
                                            calls)
         answers, done, why = _answers(out, token, len(calls))
-        if why is None and done is None:  # not its stderr: it may spell out hidden inputs
-            why = _ended(status, "", options)
+        if why is None and done is None:  # a limit by name; not its stderr, exit status or
+            # signal, which the graded code chooses and could spell hidden inputs with
+            why = _ended(status, "", options) if status in _LIMITS else \
+                "its run ended before it answered every call"
     verdicts = []
     for name, entry in hidden:
         message = None
@@ -559,6 +561,11 @@ def record(text):
             isinstance(n, str) and 0 < len(n) <= NAME_LIMIT for n in names):
         return None
     return value
+
+
+# The statuses of a run a limit stopped (``_ended`` names each)
+_LIMITS = (sandbox.TIMED_OUT, sandbox.TOO_MANY_PROCESSES, sandbox.DISK_FULL,
+           sandbox.TOO_MUCH_OUTPUT, -signal.SIGXCPU)
 
 
 def _ended(status, err, options):

@@ -718,6 +718,17 @@ import ctypes  # loaded before the audit hook: importing it opens the C library
 if "calls" not in CONFIG:
     import pytest
 
+try:  # SymPy's parser evaluates text as Python (sympy.exp("...") reaches it): not here
+    from sympy.parsing import sympy_parser as _parser
+
+    def _no_parsing(*args, **kwargs):
+        raise ValueError("the grader does not let graded code parse text with SymPy")
+
+    _parser.parse_expr = _no_parsing
+    _parser.eval_expr = _no_parsing
+except ImportError:
+    pass
+
 # An audit hook (PEP 578), which nothing can remove: graded code may write,
 # delete or rename only in this task's tmp/ and home/, may not read the
 # instructor's checkout or the submission (only the linked packages inside

@@ -428,3 +428,33 @@ def test_the_answering_child_sees_one_call_at_a_time(tmp_path, reference):  # no
     )
     r, _ = _judged(tmp_path, reference, peek)
     assert _the_hidden(r)["passed"], _the_hidden(r)["message"]
+
+
+def test_sympy_parses_no_text_in_the_children(tmp_path, reference):  # noqa: F811
+    """A second red team escaped the static check without naming SymPy:
+    ``Exp.symbolic("...")`` hands a string to sympy.exp, whose parser runs it
+    as Python. The children refuse SymPy's parsing before graded code runs
+    (the static check on, as a student faces it)."""
+    sub = submit(tmp_path / "sub", reference, {("2.3", "Divide.partial"): (
+        "from mlxref.core.primitives.elementwise import Exp\n"
+        "Exp.symbolic('1 + 1')\n"
+        "return -out / b")})
+    results, _ = grader.grade(sub, "2.3", reference=reference, timeout=120)
+    r = results["2.3"]
+    assert not r["passed"]
+    assert any("does not let graded code parse text with SymPy" in m for m in r["messages"])
+    assert _the_hidden(r)["message"] == "hidden test failed: your code raised ValueError"
+
+
+def test_the_answering_child_chooses_no_word_of_its_failure(tmp_path, reference):  # noqa: F811
+    """A run that ends by its own choice (an exit status, a signal) could spell
+    hidden inputs with the number: the hidden test's reason names no number
+    (on main the status was shown)."""
+    r, text = _judged(tmp_path, reference, (
+        "import os\n"
+        "if 'PYTEST_CURRENT_TEST' not in os.environ:\n"
+        "    os._exit(3 + 4)\n"
+        "return -out / b"))
+    assert _the_hidden(r)["message"] == \
+        "hidden test failed: its run ended before it answered every call"
+    assert "status 7" not in text
