@@ -1,7 +1,7 @@
-"""The programs the hidden tests run on a submission (mlxref/course/judge.py).
+"""The programs the tests run on a submission (mlxref/course/judge.py).
 
-A hidden test reaches the graded code only through ``judge.run(program,
-*inputs)``. Where that is one call of mlxref (``mx.cumsum``,
+A hidden test, and a visible one (tests/course/test_tasks.py), reaches the
+graded code only through ``judge.run(program, *inputs)``. Where that is one call of mlxref (``mx.cumsum``,
 ``Sigmoid.numeric``), the test names it; where it needs a few lines (a
 function to differentiate, a primitive built from its arguments), they are
 here, as functions of data. The grader runs these in the sandbox on the
@@ -360,3 +360,93 @@ def checkpoint_grad(x):
         return mx.sin(x) * x
 
     return mx.grad(lambda x: mx.checkpoint(f)(x).sum())(x), len(calls)
+
+
+# --- the visible tests: tests/course/test_tasks.py -----------------------------------
+
+
+def a_thrice_b_twice(a, b, c):
+    """(a + b) - (a - b) + a: ``a`` used three times, ``b`` twice, ``c`` never."""
+    return (a + b) - (a - b) + a
+
+
+def sum_and_negated_difference(a, b):
+    """[a + b, -(a - b)]: a function of two outputs."""
+    return [a + b, -(a - b)]
+
+
+def sum_plus_b_minus_a_plus_b(a, b):
+    """(a + b) + (b - a) + b."""
+    return (a + b) + (b - a) + b
+
+
+def grad_at(f, args, argnums=0):
+    """``mx.grad(f, argnums=argnums)`` at ``args``."""
+    return mx.grad(f, argnums=argnums)(*args)
+
+
+def _negated(x, times):
+    """``x`` negated ``times`` times."""
+    for _ in range(times):
+        x = -x
+    return x
+
+
+def negations_grad(x, times):
+    """``mx.grad`` at ``x`` of ``x`` negated ``times`` times: a deep graph."""
+    return mx.grad(lambda x: _negated(x, times))(x)
+
+
+def negations_jvp(x, tangent, times):
+    """``mx.jvp`` at ``x`` with ``tangent`` of ``x`` negated ``times`` times:
+    (the outputs, the jvps)."""
+    return mx.jvp(lambda x: _negated(x, times), [x], [tangent])
+
+
+def vmapped(f, in_axes, args):
+    """``mx.vmap(f, in_axes=in_axes)`` on ``args``."""
+    return mx.vmap(f, in_axes=in_axes)(*args)
+
+
+def _custom_product(seen):
+    """f(x, y) = x * y as an ``mx.custom_function`` with deliberately wrong
+    rules, so only the rules can give their numbers: the vjp is 10 and 20
+    times the cotangent, the jvp 3 tx + 7 ty; the jvp rule notes in ``seen``
+    which tangents it got (True) and which it got as None (False)."""
+
+    @mx.custom_function
+    def f(x, y):
+        return x * y
+
+    @f.vjp
+    def f_vjp(primals, cotangent, output):
+        return cotangent * 10.0, cotangent * 20.0
+
+    @f.jvp
+    def f_jvp(primals, tangents):
+        seen.append(tuple(t is not None for t in tangents))
+        x, y = primals
+        total = mx.zeros_like(x)
+        if tangents[0] is not None:
+            total = total + tangents[0] * 3.0
+        if tangents[1] is not None:
+            total = total + tangents[1] * 7.0
+        return total
+
+    return f
+
+
+def custom_product_vjp(x, y, cotangent, argnums):
+    """The vjp rule of the CustomTransforms node of ``_custom_product`` at
+    ``x``, ``y``, for ``argnums`` (its inputs: x, y, then its hidden output)."""
+    out = _custom_product([])(x, y)
+    return list(out.primitive().vjp(out.inputs(), [cotangent], argnums, [out]))
+
+
+def custom_product_jvp(x, y, tangents, argnums):
+    """The jvp rule of the CustomTransforms node of ``_custom_product`` at
+    ``x``, ``y``, for ``argnums``: (the tangents, which tangents its jvp rule
+    got, as ``seen``)."""
+    seen = []
+    out = _custom_product(seen)(x, y)
+    return list(out.primitive().jvp(out.inputs(), tangents, argnums)), seen
