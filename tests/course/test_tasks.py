@@ -69,6 +69,8 @@ def column(x, k):
 
 
 # --- 1.x forward rules ----------------------------------------------------------------
+# ``what`` and the expected value are named before the call, so that an exception
+# the call raises shows them with the test's other values.
 
 
 def _sigmoid(v):
@@ -84,8 +86,8 @@ class TestTask1_1:
     def test_values(self):
         for v in self.xs:
             expect(run(Sigmoid.numeric, v), _sigmoid(v), f"sigmoid({v})")
-        expect(run(mx.sigmoid, mx.array(self.xs)), [_sigmoid(v) for v in self.xs],
-               f"mx.sigmoid({self.xs})", shape=(5,))
+        what, expected = f"mx.sigmoid({self.xs})", [_sigmoid(v) for v in self.xs]
+        expect(run(mx.sigmoid, mx.array(self.xs)), expected, what, shape=(5,))
 
     def test_no_overflow(self):
         for v, want in [(-1000.0, 0.0), (1000.0, 1.0), (-40.0, _sigmoid(-40.0))]:
@@ -96,18 +98,20 @@ class TestTask1_1:
 class TestTask1_2:
     def test_values(self):
         x = [[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]]
-        want = [math.log(sum(math.exp(v) for v in row)) for row in x]
-        expect(run(mx.logsumexp, mx.array(x), axis=1), want, f"logsumexp({x}, axis=1)", shape=(2,))
+        expected = [math.log(sum(math.exp(v) for v in row)) for row in x]
+        what = f"logsumexp({x}, axis=1)"
+        expect(run(mx.logsumexp, mx.array(x), axis=1), expected, what, shape=(2,))
 
     def test_large_values_do_not_overflow(self):
         x = [[1000.0, 1000.0], [-1000.0, -1000.0]]
-        expect(run(mx.logsumexp, mx.array(x), axis=1), [1000 + math.log(2), -1000 + math.log(2)],
-               f"logsumexp({x}, axis=1)")
+        what, expected = f"logsumexp({x}, axis=1)", [1000 + math.log(2), -1000 + math.log(2)]
+        expect(run(mx.logsumexp, mx.array(x), axis=1), expected, what)
 
     def test_infinities(self):
         inf = math.inf
         x = [[-inf, -inf], [1.0, inf]]
-        expect(run(mx.logsumexp, mx.array(x), axis=1), [-inf, inf], f"logsumexp({x}, axis=1)")
+        what, expected = f"logsumexp({x}, axis=1)", [-inf, inf]
+        expect(run(mx.logsumexp, mx.array(x), axis=1), expected, what)
 
 
 @pytest.mark.task1_3
@@ -124,13 +128,14 @@ class TestTask1_3:
         ],
     )
     def test_one_run(self, reverse, inclusive, want):
+        what = f"cumsum({self.x}, reverse={reverse}, inclusive={inclusive})"
         got = run(mx.cumsum, mx.array(self.x), reverse=reverse, inclusive=inclusive)
-        expect(got, want, f"cumsum({self.x}, reverse={reverse}, inclusive={inclusive})")
+        expect(got, want, what)
 
     def test_along_an_axis(self):
         x = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
-        expect(run(mx.cumsum, mx.array(x), axis=0), [[1.0, 2.0], [4.0, 6.0], [9.0, 12.0]],
-               f"cumsum({x}, axis=0)", shape=(3, 2))
+        what, expected = f"cumsum({x}, axis=0)", [[1.0, 2.0], [4.0, 6.0], [9.0, 12.0]]
+        expect(run(mx.cumsum, mx.array(x), axis=0), expected, what, shape=(3, 2))
 
 
 # --- 2.x vjp rules --------------------------------------------------------------------
