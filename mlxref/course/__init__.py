@@ -14,17 +14,20 @@ imports only those above it):
   also the supervisor's program): ``check_region`` (the static check),
   ``site_packages``, ``clean_environment``, ``python``, ``run``, ``CHILD``
   and ``CONTAINER``.
-- ``judge.py``: the hidden tests' side of grading: ``run`` (the one way a
-  hidden test calls graded code), the data that crosses between the sandbox
-  and the grader (``to_data``, ``from_data``), ``answer`` (the sandbox's
-  side) and ``same`` (the comparison, in the grader's process).
+- ``judge.py``: the tests' side of grading: ``run`` (the one way a test
+  calls graded code), the data that crosses between the sandbox and the
+  grader (``to_data``, ``from_data``), ``answer`` (the sandbox's side),
+  ``same`` (the hidden tests' comparison, in the grader's process) and the
+  pytest plugins that record the tests on the reference (``Recorder``) and
+  replay the visible ones on the student's answers (``Replayer``).
 - ``leaks.py``: what a student copy must not hold (answer lines, helpers
   doing a task's work, hints that spell out the code, hidden tests):
   ``check_leaks``, ``refuse_leaks`` and ``Leaks``.
 - ``grader.py``: ``mlxref assignment grade``: ``grade`` (each task's regions
-  spliced into a clean copy of the reference with ``splice``, its visible
-  tests run under ``sandbox.run``, its hidden tests recorded, answered and
-  judged with ``judge``), ``points``, and the reports ``format_grades``,
+  spliced into a clean copy of the reference with ``splice``, its tests
+  recorded on the reference, their calls answered under ``sandbox.run``,
+  the hidden ones judged and the visible ones replayed with ``judge``),
+  ``points``, and the reports ``format_grades``,
   ``grades_json``, ``gradescope`` and ``classroom``.
 - ``assignment.py``: ``mlxref assignment list`` and ``make``: ``list_lines``,
   ``make`` (the student copy: each chosen region replaced by ``stub``, with

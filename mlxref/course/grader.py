@@ -14,24 +14,34 @@ task it concerns, in one line.
 Each region is parsed on its own first: a syntax error fails that task alone,
 reported at the student's own line, and the static check of
 ``mlxref/course/sandbox.py`` refuses imports and calls that reach the system.
-Then the reference's visible tests with the task's marker run in a child
-process with limits (see mlxref/course/sandbox.py), isolated by bubblewrap
-where the machine allows. The hidden tests in the reference's
-``tests/course/hidden/`` never reach the child: mlxref/course/judge.py runs
-them on the reference (``_record``), a second child answers their calls with
-the student's code, and this process compares the answers (``_hidden``).
 
-The child's result lines are checked against a schema (``record``); a test
-that does not report exactly once, during its own run, fails with a one-line
-reason, and nothing a run prints, and no region, can make ``grade`` raise
-(``_verdicts``, ``_too_deep``). A task's ``POINTS`` are split over its tests
-by their ``WEIGHTS`` (1 each unless set); it passes when every test does.
+No test runs next to the student's code. The tests reach it only through
+``judge.run`` (mlxref/course/judge.py), in three steps:
+
+1. ``_record``: the chosen tasks' tests, visible and hidden, run on the
+   reference in a trusted process, which records each call and its result.
+2. ``_answer``: a child under OS isolation (mlxref/course/sandbox.py) gets a
+   task's calls one at a time and answers them with the spliced copy, as
+   data, on a size-capped, schema-checked channel (``_answers``). The
+   visible tests' calls and the hidden tests' go to two children: the
+   hidden inputs never reach a run whose words a student sees.
+3. A hidden test passes when every call got the reference's result back
+   (``judge.same``), decided here. A visible test is replayed (``_replay``)
+   in a trusted process, its ``run`` calls returning the student's answers,
+   so its own assertions give the verdict and the message.
+
+A call that goes unanswered (the child died, hit a limit, or wrote a line
+out of place) fails its test with a one-line reason, and nothing a run
+prints, and no region, can make ``grade`` raise (``_answers``,
+``_too_deep``). A task's ``POINTS`` are split over its tests by their
+``WEIGHTS`` (1 each unless set); it passes when every test does.
 The results print as a table, as JSON, or as Gradescope's ``results.json``,
 all with the same score; ``classroom`` writes GitHub Classroom's
 autograding configuration.
 
-Read next: mlxref/course/sandbox.py (the child process), tests/course/test_grader.py and
-tests/course/test_grader_attacks.py (each attack from issue 15, defeated).
+Read next: mlxref/course/judge.py (the three steps' data), mlxref/course/sandbox.py
+(the child process), tests/course/test_grader.py and
+tests/course/test_grader_attacks.py (each attack, defeated).
 """
 
 from __future__ import annotations
@@ -269,28 +279,32 @@ def _ini(known):
 _PARSING = threading.Lock()
 
 
-def _run_task(task_id, regions, reference, submission, scratch, known, options):
-    """Grade one task: ``(result, collection errors)``. Never raises: whatever
-    goes wrong is the task's failure, with a one-line reason."""
-    result = {"passed": False, "points": 0, "max_points": points(task_id), "tests": 0,
-              "failures": 0, "messages": [], "results": []}
+def _new_result(task_id):
+    return {"passed": False, "points": 0, "max_points": points(task_id), "tests": 0,
+            "failures": 0, "messages": [], "results": [], "replay": {}}
+
+
+def _run_task(task_id, regions, reference, submission, scratch, options):
+    """Steps 2 and 3 of one task (the visible tests' verdicts wait for the
+    replay, ``_finish``): its result. Never raises: whatever goes wrong is the
+    task's failure, with a one-line reason."""
     try:
-        return _grade_task(task_id, regions, reference, submission, scratch, known, options)
+        return _grade_task(task_id, regions, reference, submission, scratch, options)
     except Exception as exc:  # noqa: BLE001 (a bug of ours must cost this task only)
+        result = _new_result(task_id)
         result["messages"].append(f"the grader could not grade task {task_id}: "
                                   f"{type(exc).__name__}: {str(exc)[:300]}")
-        return result, []
+        return result
 
 
-def _grade_task(task_id, regions, reference, submission, scratch, known, options):
-    result = {"passed": False, "points": 0, "max_points": points(task_id), "tests": 0,
-              "failures": 0, "messages": [], "results": []}
+def _grade_task(task_id, regions, reference, submission, scratch, options):
+    result = _new_result(task_id)
     try:
         with _PARSING:
             files, spans = splice(task_id, regions, reference, submission, options["check"])
     except Problem as exc:
         result["messages"].append(str(exc))
-        return result, []
+        return result
     work = Path(scratch) / ("task-" + task_id)
     src = work / "src"
     for name in _COPIED:
@@ -301,26 +315,10 @@ def _grade_task(task_id, regions, reference, submission, scratch, known, options
         target.write_text(text, encoding="utf-8")
         for compiled in (target.parent / "__pycache__").glob(target.stem + ".*"):
             compiled.unlink()
-    site = work / "site-packages"  # the name tells Hypothesis these are not the tests' code
+    site = work / "site-packages"
     site.mkdir()
     for top, source in options["site"]:
         os.symlink(source, site / top)
-    (work / "pytest.ini").write_text(_ini(known), encoding="utf-8")
-    if not options["tests"].get(marker(task_id)):
-        result["messages"].append(f"no test uses the marker {marker(task_id)}")
-        return result, []
-    tests = [t for t in options["tests"][marker(task_id)] if not t.startswith(HIDDEN + "/")]
-    args = [str(src / t) for t in tests] + [
-        "-m", marker(task_id), "-c", str(work / "pytest.ini"), "--rootdir", str(src),
-        "-p", "no:cacheprovider", "-q", "--continue-on-collection-errors",
-        # a hidden test file may share a visible file's name: each test
-        # file is imported under a name of its own (tests/ is on sys.path).
-        "--import-mode=importlib",
-    ]
-    if any(top == "_hypothesis_pytestplugin.py" for top, _ in options["site"]):
-        # Hypothesis's pytest plugin is found through package metadata, which
-        # the child has none of: named here.
-        args += ["-p", "_hypothesis_pytestplugin"]
     config = {
         "src": str(src), "site": str(site), "blocked": list(BLOCKED), "work": str(work),
         "readable": [source for _, source in options["site"]],
@@ -328,26 +326,21 @@ def _grade_task(task_id, regions, reference, submission, scratch, known, options
         "deny": [str(reference), str(submission), str(scratch)],
         "regions": [dict(s, file=str(src / s["path"])) for s in spans],
     }
-    errors = []
-    if tests:
-        token, (status, out, err) = _child(dict(config, args=args), work, options)
-        done, errors = _verdicts(result, out, token, tests, _ended(status, err, options))
-        _imported(result, done, src, result["results"])
-    hidden = options["hidden"].result().get(task_id, [])  # recorded meanwhile (grade)
-    if hidden:
-        _hidden(result, hidden, config, work, options)
-    _score(task_id, result)
-    if not result["passed"] and spans and result["tests"]:
-        result["messages"].append(_your_code(spans, src))
-    return result, errors
+    recorded = options["recorded"].result()[0].get(task_id, [])  # recorded meanwhile
+    if not recorded:
+        result["messages"].append(f"no test uses the marker {marker(task_id)}")
+        return result
+    _answer_and_judge(result, recorded, config, work, options)
+    result["spans"], result["src"] = spans, src
+    return result
 
 
 def _child(config, work, options, calls=()):
     """Run the child (``sandbox.CHILD``) on ``config`` in ``work``, isolated
-    where the machine allows: ``(token, (status, stdout, stderr))``. With
-    ``calls`` (the hidden tests'), the child gets call k + 1 only after it
-    answered call k: it never sees a later call's inputs, which may hold an
-    earlier call's expected result, before it has answered."""
+    where the machine allows: ``(token, (status, stdout, stderr))``. The child
+    gets call k + 1 only after it answered call k: it never sees a later
+    call's inputs, which may hold an earlier call's expected result, before
+    it has answered."""
     env = sandbox.clean_environment(str(work))
     token = secrets.token_hex(16)
     argv = [sandbox.python(), "-I", "-S", "-c", sandbox.CHILD]
@@ -371,40 +364,29 @@ def _child(config, work, options, calls=()):
     )
 
 
-def _imported(result, done, src, results, who="the tests"):
-    """A run that imported another mlxref than the copy's fails its ``results``.
-    The path is shown for the visible tests' run only: the answering child's
-    records carry nothing a student sees (its path could spell out hidden inputs)."""
+def _imported(result, done, src):
+    """A run that imported another mlxref than the copy's fails every test of
+    the task. The path is not shown: the answering child's records carry
+    nothing a student sees (its path could spell out hidden inputs)."""
     if done is not None and done["mlxref"] is not None and not Path(
             done["mlxref"]).is_relative_to(src):
-        where = f" {done['mlxref'][:200]}" if who == "the tests" else " another mlxref"
-        result["messages"].append(f"{who} imported{where}, not the copy's mlxref")
-        for x in results:
+        result["messages"].append("the tests' child imported another mlxref, not the copy's")
+        for x in result["results"]:
             x["passed"] = False
 
 
-# --- the hidden tests: recorded on the reference, answered in the sandbox, judged here
-# (mlxref/course/judge.py tells the three steps)
+# --- the three steps: recorded on the reference, answered in the sandbox, judged or
+# replayed outside it (mlxref/course/judge.py tells them)
 
-_RECORD = ("import sys; sys.path[:0] = [sys.argv[1], sys.argv[1] + '/tests']; "
-           "from mlxref.course import judge; sys.exit(judge.record_main(sys.argv[2], "
-           "sys.argv[3:]))")
+_MAIN = ("import sys; sys.path[:0] = [sys.argv[1], sys.argv[1] + '/tests']; "
+         "from mlxref.course import judge; sys.exit(judge.{0}(*sys.argv[2:{1}], "
+         "sys.argv[{1}:]))")
 
 
-def _record(reference, chosen, scratch, options):
-    """Step 1: the chosen tasks' hidden tests run on the reference, in a
-    process of its own that loads no submitted code. ``{task id: [(test id,
-    entry)]}``; a task whose hidden tests could not be recorded gets one
-    failed entry saying why (the instructor's problem, shown to the student as
-    a hidden test failing)."""
-    markers = {marker(t): t for t in chosen}
-    files = sorted({f for m in markers for f in options["tests"].get(m, [])
-                    if f.startswith(HIDDEN + "/")})
-    if not files:
-        return {}
-    work = Path(scratch) / "record"
-    work.mkdir()
-    out = work / "calls.json"
+def _pytest(reference, work, files, markers, options, main, *paths):
+    """Run pytest on ``files`` of the reference, tests with ``markers``, under
+    judge's ``main`` (``record_main`` or ``replay_main``, given ``paths``), in a
+    trusted process that loads no submitted code: ``(status, stderr)``."""
     (work / "pytest.ini").write_text(_ini(options["known"]), encoding="utf-8")
     args = [str(reference / f) for f in files] + [
         "-m", " or ".join(sorted(markers)), "-c", str(work / "pytest.ini"),
@@ -412,66 +394,162 @@ def _record(reference, chosen, scratch, options):
         "--import-mode=importlib"]
     env = sandbox.clean_environment(str(work))
     status, _, err = sandbox.run(
-        [sys.executable, "-c", _RECORD, str(reference), str(out)] + args, env, str(work), "",
-        options["timeout"], cpu=options["timeout"] + 1, memory=options["memory"])
+        [sys.executable, "-c", _MAIN.format(main, 2 + len(paths)), str(reference), *paths]
+        + args,
+        env, str(work), "", options["timeout"], cpu=options["timeout"] + 1,
+        memory=options["memory"])
+    return status, err
+
+
+def _record(reference, chosen, scratch, options):
+    """Step 1: the chosen tasks' tests, visible and hidden, run on the
+    reference: ``({task id: [(test id, entry)]}, test files that could not be
+    collected)``, each entry its test's calls with the reference's results
+    (``judge.Recorder``). A task whose tests could not be recorded gets one
+    failed entry saying why (the instructor's problem)."""
+    markers = {marker(t): t for t in chosen}
+    files = sorted({f for m in markers for f in options["tests"].get(m, [])})
+    if not files:
+        return {}, []
+    work = Path(scratch) / "record"
+    work.mkdir()
+    out = work / "calls.json"
+    status, err = _pytest(reference, work, files, markers, options, "record_main", str(out))
     try:
-        tests = json.loads(out.read_text(encoding="utf-8"))
+        recorded = json.loads(out.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         why = _ended(status, err, options) if status else "it wrote no results"
         return {t: [(f"{HIDDEN}/", {"markers": [], "passed": False, "calls": [],
                                     "message": f"the reference's run failed: {why}"})]
-                for t in chosen}
+                for t in chosen}, []
     found = {}
-    for name, entry in tests.items():
+    for name, entry in recorded["tests"].items():
         for m in entry["markers"]:
             if m in markers:
                 found.setdefault(markers[m], []).append((name, entry))
-    return found
+    return found, recorded["errors"]
 
 
-def _hidden(result, hidden, config, work, options):
-    """Steps 2 and 3: the recorded calls of the task's hidden tests answered by
-    the spliced copy in the sandbox, and each test's verdict: it passes when
-    every call of it got the reference's result back (``judge.same``)."""
+def _hidden(name):
+    return name.startswith(HIDDEN + "/")
+
+
+def _answer(entries, config, work, options, shown):
+    """Step 2 for some of a task's tests: every call of ``entries`` answered by
+    the spliced copy in a sandboxed child of its own. ``(answer, done record)``:
+    ``answer(call)`` is the graded code's data, or ``(why it has none,)``. Why
+    a run ended early is told in full when ``shown``; else only a limit by
+    name: not its stderr, exit status or signal, which the graded code chooses
+    and could spell the calls' inputs with."""
     calls, index = [], {}
-    for _, entry in hidden:
+    for _, entry in entries:
         for call, _ in entry["calls"]:
-            key = judge.dumps(call)
-            if key not in index:
-                index[key] = len(calls)
+            index.setdefault(judge.dumps(call), len(calls))
+            if len(index) > len(calls):
                 calls.append(call)
-    answers, why = [], None
-    if calls:
-        token, (status, out, err) = _child(dict(config, calls=len(calls)), work, options,
-                                           calls)
-        answers, done, why = _answers(out, token, len(calls))
-        if why is None and done is None:  # a limit by name; not its stderr, exit status or
-            # signal, which the graded code chooses and could spell hidden inputs with
-            why = _ended(status, "", options) if status in _LIMITS else \
-                "its run ended before it answered every call"
-    verdicts = []
-    for name, entry in hidden:
+    if not calls:
+        return None, None
+    token, (status, out, err) = _child(dict(config, calls=len(calls)), work, options, calls)
+    answers, done, why = _answers(out, token, len(calls))
+    if why is None and done is not None:
+        why = "its run ended before it answered every call"
+    elif why is None:
+        why = _ended(status, err if shown else "", options) if shown or status in _LIMITS \
+            else "its run ended before it answered every call"
+
+    def answer(call):
+        k = index[judge.dumps(call)]
+        return answers[k] if k < len(answers) else (why,)
+    return answer, done
+
+
+def _answer_and_judge(result, recorded, config, work, options):
+    """Steps 2 and 3 for one task. The visible tests' calls are answered by
+    one child, their answers kept in ``result["replay"]`` for the replay; the
+    hidden tests' by another, which is all they reach: each hidden test passes
+    when every call of it got the reference's result back (``judge.same``)."""
+    runnable = []
+    for name, entry in recorded:
         message = None
         if not entry["passed"]:  # the instructor's to fix: the grade cannot stand on it
-            message = "the reference fails this hidden test"
+            message = "the reference fails this test"
         elif not entry["calls"]:
-            message = "this hidden test calls no program (judge.run): it grades nothing"
+            message = "this test calls no program (judge.run): it grades nothing"
+        if message is None:
+            runnable.append((name, entry))
+        else:
+            result["results"].append({"name": name, "hidden": _hidden(name), "passed": False,
+                                      "message": message})
+    visible = [(n, e) for n, e in runnable if not _hidden(n)]
+    answer, done = _answer(visible, config, work, options, shown=True)
+    for name, entry in visible:
+        got = [answer(call) for call, _ in entry["calls"]]
+        result["replay"][name] = {
+            "calls": [[call, None if isinstance(a, tuple) else a]
+                      for (call, _), a in zip(entry["calls"], got)],
+            "why": next((a[0] for a in got if isinstance(a, tuple)), None)}
+    hidden = [(n, e) for n, e in runnable if _hidden(n)]
+    answer, hidden_done = _answer(hidden, config, work, options, shown=False)
+    for name, entry in hidden:
+        message = None
         for call, want in entry["calls"]:
+            got = answer(call)
+            message = got[0] if isinstance(got, tuple) else judge.same(got, want, call["tol"]) \
+                and _wrong(got, want)
             if message:
                 break
-            k = index[judge.dumps(call)]
-            if k >= len(answers):
-                message = why or "the run did not answer"
-            elif judge.same(answers[k], want, call["tol"]):
-                message = _wrong(answers[k], want)
-        if message is not None:
-            message = f"hidden test failed: {message}"
-            result["messages"].append(f"[hidden] {name}: {message}")
-        verdicts.append({"name": name, "hidden": True, "passed": message is None,
-                         "message": message})
-    result["results"] += verdicts
-    if calls:
-        _imported(result, done, Path(config["src"]), verdicts, "the hidden tests' child")
+        result["results"].append({"name": name, "hidden": True, "passed": not message,
+                                  "message": f"hidden test failed: {message}" if message
+                                  else None})
+    result["done"] = [d for d in (done, hidden_done) if d is not None]
+
+
+def _replay(reference, results, scratch, options):
+    """Step 3 for the visible tests: each one runs again on the reference, in
+    a trusted process, with ``judge.run`` giving back the graded code's answers
+    (``judge.Replayer``): ``{test id: {"passed", "message"}}``, or why the
+    replay failed."""
+    answers = {name: x for r in results.values() for name, x in r["replay"].items()}
+    if not answers:
+        return {}
+    work = Path(scratch) / "replay"
+    work.mkdir()
+    (work / "answers.json").write_text(judge.dumps(answers), encoding="utf-8")
+    out = work / "verdicts.json"
+    files = sorted({name.split("::")[0] for name in answers})
+    markers = {marker(t) for t in results}
+    status, err = _pytest(reference, work, files, markers, options, "replay_main",
+                          str(work / "answers.json"), str(out))
+    try:
+        return json.loads(out.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return _ended(status, err, options) if status else "it wrote no results"
+
+
+def _finish(task_id, result, replayed):
+    """The task's verdicts complete: its visible tests' (from the replay) before
+    its hidden tests', its messages, and its points."""
+    visible = []
+    for name in result.pop("replay"):
+        got = replayed.get(name) if isinstance(replayed, dict) else None
+        if got is None:
+            why = replayed if isinstance(replayed, str) else "it did not run"
+            got = {"passed": False, "message": f"the grader could not replay it: {why}"}
+        visible.append({"name": name, "hidden": False, "passed": got["passed"] is True,
+                        "message": got["message"]})
+    early = [x for x in result["results"] if not x["hidden"]]
+    hidden = [x for x in result["results"] if x["hidden"]]
+    result["results"] = early + visible + hidden
+    for x in result["results"]:
+        if not x["passed"]:
+            result["messages"].append(f"[hidden] {x['name']}: {x['message']}" if x["hidden"]
+                                      else f"{x['name']}: {x['message'] or 'failed'}")
+    for done in result.pop("done", []):
+        _imported(result, done, result["src"])
+    _score(task_id, result)
+    spans, src = result.pop("spans", None), result.pop("src", None)
+    if not result["passed"] and spans and result["tests"]:
+        result["messages"].append(_your_code(spans, src))
 
 
 def _wrong(got, want):
@@ -515,51 +593,26 @@ def _answers(out, token, count):
     return answers, None, None
 
 
-# --- the result channel ---------------------------------------------------------------
+# --- the answer channel ---------------------------------------------------------------
 
-RECORD_LIMIT = 256 << 10  # characters of one result line; a longer line is garbage
-ANSWER_LIMIT = 2 << 20  # characters of one answer of a hidden test's call (judge.ITEMS)
-NAME_LIMIT = 1000  # characters of a test's name
-MESSAGE_LIMIT = 4000  # characters of a failure's message
-TESTS_LIMIT = 10000  # tests one run may collect
-
-# The records the child may send, one JSON object per line after the token:
-# each kind (its first key) with exactly these keys and types. Anything else
-# on a line with the token is garbage.
-_SCHEMA = {
-    "collected": {"collected": list},
-    "started": {"started": str},
-    "test": {"test": str, "failed": bool, "message": (str, type(None))},
-    "collect_error": {"collect_error": str, "message": str},
-    "done": {"done": bool, "status": int, "mlxref": (str, type(None))},
-}
+ANSWER_LIMIT = 2 << 20  # characters of one answer line (judge.ITEMS)
+_DONE = {"done": bool, "status": int, "mlxref": (str, type(None))}  # the child's last line
 
 
 def record(text):
-    """The record of one result line (its text after the token) as a dict,
-    or None when it is not one that ``_SCHEMA`` allows."""
-    if len(text) > RECORD_LIMIT:
+    """The child's last record (its text after the token) as a dict, or None
+    when it is not exactly ``_DONE``'s keys and types."""
+    if len(text) > 2000:
         return None
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(value, dict) or not value:
+    if not isinstance(value, dict) or set(value) != set(_DONE):
         return None
-    schema = _SCHEMA.get(next(iter(value)))
-    if schema is None or set(value) != set(schema):
-        return None
-    for key, kind in schema.items():
-        item = value[key]
-        if not isinstance(item, kind) or isinstance(item, bool) and kind is int:
+    for key, kind in _DONE.items():
+        if not isinstance(value[key], kind) or isinstance(value[key], bool) and kind is int:
             return None
-        if isinstance(item, str) and len(item) > (MESSAGE_LIMIT if key == "message"
-                                                  else NAME_LIMIT):
-            return None
-    names = value.get("collected", [])
-    if len(names) > TESTS_LIMIT or not all(
-            isinstance(n, str) and 0 < len(n) <= NAME_LIMIT for n in names):
-        return None
     return value
 
 
@@ -587,92 +640,6 @@ def _ended(status, err, options):
     fatal = [x for x in err.splitlines() if x.startswith("Fatal Python error")]
     return f"the test run ended abnormally (status {status})" + (
         f": {fatal[-1][:200]}" if fatal else "")
-
-
-def _verdicts(result, out, token, files, ended):
-    """Fill ``result["results"]`` with one verdict per test of the task from
-    the child's result lines ``out``, and return ``(done record or None,
-    collection errors)``.
-
-    A test passes only when it was collected, started, and reported exactly
-    once, with a valid record, during its own run, and the run went on past
-    it. Every other test of the task fails with a one-line reason: one that
-    never reported, reported twice, sent garbage, or was running when the run
-    died (``ended`` says why it did). A test file of the task (``files``)
-    none of whose tests was collected is one failed test. A line for a test
-    that does not exist, or garbage, is charged to the test running at the
-    time. Nothing here raises, whatever ``out`` holds.
-    """
-    collected, current, done, started = None, None, None, set()
-    reports, bad, errors = {}, {}, []
-
-    def blame(why):
-        if current is not None:
-            bad.setdefault(current, why)
-        else:
-            result["messages"].append(f"the test run {why}")
-
-    for line in out.split("\n"):
-        if not line.startswith(token + " "):
-            continue  # the child's own stdout goes to stderr: not ours
-        r = record(line[len(token) + 1:])
-        kind = next(iter(r)) if r is not None else None
-        if done is not None:
-            blame("sent a result line after its last")
-        elif kind == "collected" and collected is None:
-            collected = list(dict.fromkeys(r["collected"]))
-            known = set(collected)
-        elif kind == "started" and collected is not None and r["started"] in known:
-            current = r["started"]
-            if current in started:
-                bad.setdefault(current, "it started twice")
-            started.add(current)
-        elif kind == "test" and r["test"] == current:
-            reports.setdefault(current, []).append(r)
-        elif kind == "test" and collected is not None and r["test"] in known:
-            bad.setdefault(r["test"], "it reported outside its own run")
-            blame(f"sent a result for {r['test'][:200]} while this test ran")
-        elif kind == "test":
-            blame(f"sent a result for a test that does not exist: {r['test'][:200]!r}")
-        elif kind == "collect_error":
-            errors.append(r["collect_error"])
-            if r["collect_error"] not in files:
-                result["messages"].append(
-                    f"could not collect {r['collect_error']}: {r['message'][:300]}")
-        elif kind == "done":
-            done = r
-        else:
-            blame("sent a malformed result line" if r is None else
-                  f"sent a '{kind}' record out of place")
-    for name in collected or []:
-        got = reports.get(name, [])
-        passed, message = False, None
-        if name in bad:
-            message = bad[name]
-        elif done is None and name == current:
-            message = ended if not got else f"{ended}, right after it reported"
-        elif not got:
-            message = "it did not report a result" if name in started or done is not None \
-                else "it did not run: the run ended before it"
-        elif len(got) > 1:
-            message = f"it reported {len(got)} times"
-        else:
-            passed, message = not got[0]["failed"], got[0]["message"]
-        result["results"].append({"name": name, "hidden": False, "passed": passed,
-                                  "message": message})
-    for path in files:  # a test file of the task whose tests never showed up
-        if not any(name.startswith(path + "::") for name in collected or []):
-            why = ("could not collect it" if path in errors else
-                   f"its tests were not collected: {ended}" if collected is None else
-                   "none of its tests was collected")
-            result["results"].append({"name": path, "hidden": False, "passed": False,
-                                      "message": why})
-    for x in result["results"]:
-        if not x["passed"]:
-            result["messages"].append(f"{x['name']}: {x['message'] or 'failed'}")
-    if done is None:
-        result["messages"].append(ended)
-    return done, errors
 
 
 # --- points ---------------------------------------------------------------------------
@@ -758,17 +725,17 @@ def grade(directory=".", spec="ALL", timeout=60.0, *, reference=None, memory=MEM
 
         def one(task_id):
             return _run_task(task_id, table[task_id][1], reference, directory, scratch,
-                             list(table), options)
+                             options)
 
-        # The hidden tests are recorded on the reference while the visible ones run.
+        # The tests are recorded on the reference while the tasks' copies are made.
         with ThreadPoolExecutor(max_workers=1) as recorder:
-            options["hidden"] = recorder.submit(_record, reference, chosen, scratch, options)
+            options["recorded"] = recorder.submit(_record, reference, chosen, scratch, options)
             with ThreadPoolExecutor(max_workers=jobs) as pool:
-                outcomes = list(pool.map(one, chosen))
-    results, errors = {}, []
-    for task_id, (result, task_errors) in zip(chosen, outcomes):
-        results[task_id] = result
-        errors += [e for e in task_errors if e not in errors]
+                results = dict(zip(chosen, pool.map(one, chosen)))
+        replayed = _replay(reference, results, scratch, options)
+        for task_id, result in results.items():
+            _finish(task_id, result, replayed)
+        errors = options["recorded"].result()[1]
     missing = _stubbed(reference, table)
     for task_id, result in results.items():
         result["title"] = table[task_id][0]

@@ -1,29 +1,33 @@
-"""The judge: graded code's results as data, and the hidden tests' verdicts outside the sandbox.
+"""The judge: graded code's results as data, and every verdict outside the sandbox.
 
 A programming contest's judge runs the contestant's program in a sandbox and
 compares what it printed with the expected answer in a process that never
-loads the contestant's code. The hidden tests are graded that way:
+loads the contestant's code. The course's tests are graded that way:
 
-1. **Record** (a trusted process, the reference only). The hidden tests run
-   on the instructor's reference, drawing their inputs (hypothesis) there.
-   Each test reaches the graded code only through ``run(program, *args)``;
-   ``run`` calls the program and records the call, its inputs as data, and
-   the reference's result as data. The test's own assertions check the
-   reference (which must pass them).
+1. **Record** (a trusted process, the reference only). The tests, visible
+   and hidden, run on the instructor's reference, drawing their inputs
+   (hypothesis) there. Each test reaches the graded code only through
+   ``run(program, *args)``; ``run`` calls the program and records the call,
+   its inputs as data, and the reference's result as data. The test's own
+   assertions check the reference (which must pass them).
 2. **Answer** (the sandbox, the student's code). A child under OS isolation
    gets the recorded calls, one at a time (the next once it has answered),
-   and nothing else of the hidden tests: a program's name and its inputs. It runs each one on the spliced copy and sends back
-   each result as data (``answer``), through the grader's schema-checked
-   channel.
-3. **Judge** (the grader's own process, which never runs graded code). A
-   hidden test passes when every one of its calls got back the reference's
-   result, to the call's tolerance (``same``).
+   and nothing else of the tests: a program's name and its inputs. It runs
+   each one on the spliced copy and sends back each result as data, or the
+   exception it raised with the student's lines it passed through
+   (``answer``), through the grader's schema-checked channel.
+3. **Judge** (processes that never run graded code). A hidden test passes
+   when every one of its calls got back the reference's result, to the
+   call's tolerance (``same``), decided in the grader's own process. A
+   visible test is replayed (``Replayer``): it runs again on the reference,
+   ``run`` giving back the student's answers (``answered``) instead of
+   calling anything, so its own assertions decide and say what differs.
 
-So the hidden tests' source, their expected values and the comparison never
-reach the sandbox, and nothing the student's code does there can change a
-verdict except its results. Outside grading (``make test``), ``run`` calls
-the program in the test's own process and returns its result as grading
-would see it: through ``to_data`` and ``from_data``.
+So the tests' source, their expected values and the comparisons never reach
+the sandbox, and nothing the student's code does there can change a verdict
+except its results. Outside grading (``make test``, ``make task``), ``run``
+calls the program in the test's own process and returns its result as
+grading would see it: through ``to_data`` and ``from_data``.
 
 Data is JSON with tags for what JSON lacks: ``{"array": dtype, "shape",
 "elements"}``, ``{"tuple": [...]}``, ``{"dict": [[key, value], ...]}``,
@@ -31,12 +35,13 @@ Data is JSON with tags for what JSON lacks: ``{"array": dtype, "shape",
 (a function or class of mlxref or of the programs module, an argument only)
 and ``{"error": type name, "message": text}`` (a result only).
 
-Read next: tests/course/programs.py (the programs the hidden tests call),
-mlxref/course/grader.py (``_record``, ``_answer``, ``_judge``).
+Read next: tests/course/programs.py (the programs the tests call),
+mlxref/course/grader.py (``_record``, ``_answer``, ``_answer_and_judge``, ``_replay``).
 """
 
 from __future__ import annotations
 
+import builtins
 import importlib
 import inspect
 import json
@@ -284,14 +289,15 @@ def _show(value, limit=200):
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-# --- the hidden tests' side -----------------------------------------------------------
+# --- the tests' side: record, answer, replay ---------------------------------------------
 
 _RECORDER = []  # the Recorder of a recording run (step 1), if this is one
+_REPLAYER = []  # the Replayer of a replaying run (the visible tests' step 3), if this is one
 
 
 def run(program, *args, tol=None, **kwargs):
     """``program(*args, **kwargs)`` as the graded code computes it: the one way a
-    hidden test reaches the student's code.
+    test reaches the student's code.
 
     ``program`` is a function or class of mlxref or of tests/course/programs.py,
     and every argument is data (numbers, strings, lists, tuples, dicts, arrays,
@@ -302,10 +308,14 @@ def run(program, *args, tol=None, **kwargs):
     least 16 units in the last place of its dtype).
 
     In a recording run the call and the reference's result are recorded; the
-    student's code answers the same call in the sandbox.
+    student's code answers the same call in the sandbox. In a replaying run
+    (the visible tests' verdicts) nothing is called: the student's answer to
+    the call comes back, or the exception it raised is raised again.
     """
     call = {"program": name_of(program), "args": to_data(list(args)),
             "kwargs": to_data(kwargs), "tol": tol}
+    if _REPLAYER:
+        return _REPLAYER[0].answer(call)
     try:
         result = program(*args, **kwargs)
     except Exception as exc:
@@ -334,29 +344,145 @@ def _verdict(data):
     return isinstance(data, list) and bool(data) and all(_verdict(x) for x in data)
 
 
-def answer(call):
+def answer(call, where=None):
     """Step 2, in the sandbox: the data of one recorded call's result on the
-    graded code, or of the exception it raised. Never raises."""
+    graded code, or of the exception it raised, with ``where(exc)``'s keys
+    (the student's lines it passed through: ``stub``, ``where``, ``inside``).
+    An exception raised while the result is read (a lazy array evaluated) is
+    the graded code's too. Never raises."""
     try:
         program = resolve(call["program"])
         args = from_data(call["args"])
         kwargs = {k: v for k, v in from_data(call["kwargs"]).items()}
-        result = program(*args, **kwargs)
-    except Exception as exc:
-        return error(exc)
-    try:
-        return to_data(result)
-    except Exception as exc:  # noqa: BLE001 (a result that cannot be read is the answer)
+        return to_data(program(*args, **kwargs))
+    except NotData as exc:
         return {"error": "NotData", "message": f"the result is not data: {str(exc)[:300]}"}
+    except Exception as exc:
+        data = error(exc)
+        try:
+            data.update(where(exc) if where is not None else {})
+        except Exception:  # noqa: BLE001 (the error is the answer, its lines a bonus)
+            pass
+        return data
+
+
+class Answered(Exception):
+    """An exception of the graded code's own class, raised again in a replay
+    (``kind`` is its class's name)."""
+
+
+class Unanswered(Exception):
+    """A replayed call the graded code's run ended before answering."""
+
+
+def answered(data):
+    """The value the graded code's answer ``data`` (from the sandbox: never
+    trusted) stands for, rebuilt with this process's mlxref; or the exception it
+    raised, raised again: one of Python's as its own class, any other as
+    ``Answered``, each with ``answer`` holding ``data``. ``NotData`` when the
+    answer cannot be read."""
+    if isinstance(data, dict) and "error" in data:
+        why = _malformed_error(data)
+        if why:
+            raise NotData(f"your code's answer is not well-formed: {why}")
+        kind = vars(builtins).get(data["error"])
+        exc = None
+        if isinstance(kind, type) and issubclass(kind, Exception):
+            try:
+                exc = kind(data["message"])
+            except Exception:  # noqa: BLE001 (UnicodeError's arguments, say)
+                exc = None
+        if exc is None:
+            exc = Answered(data["message"])
+        exc.kind, exc.answer = data["error"], data
+        raise exc
+    try:
+        return from_data(data)
+    except Exception as exc:  # noqa: BLE001 (RecursionError, a bad dtype, a bad shape)
+        raise NotData(f"your code's result could not be read: {type(exc).__name__}: "
+                      f"{str(exc)[:200]}") from None
+
+
+def _malformed_error(data):
+    """Why an error's data is not what ``answer`` sends, or None."""
+    def text(x, limit=TEXT):
+        return isinstance(x, str) and len(x) <= limit
+
+    if not set(data) <= {"error", "message", "stub", "where", "inside"}:
+        return "unknown keys"
+    if not text(data["error"], 200) or not text(data.get("message")):
+        return "an error needs a type name and a message"
+    stub, where, inside = data.get("stub"), data.get("where", []), data.get("inside")
+    if stub is not None and not (isinstance(stub, list) and len(stub) == 2 and text(stub[0], 300)
+                                 and type(stub[1]) is int):
+        return "a bad stub line"
+    if not (isinstance(where, list) and len(where) <= 50 and all(
+            isinstance(w, list) and len(w) == 4 and type(w[1]) is int and text(w[0], 300)
+            and text(w[2], 300) and text(w[3], 300) for w in where)):
+        return "bad lines of your code"
+    if inside is not None and not (isinstance(inside, list) and len(inside) == 2 and all(
+            text(x, 300) for x in inside)):
+        return "a bad place of the error"
+    return None
+
+
+def describe(exc, tb, item):
+    """A replayed test's failure in a few lines: the student's exception, with
+    the lines of their code it passed through, or the test's own message, and
+    the values in the test where they say more."""
+    answer = getattr(exc, "answer", None)
+    lines = []
+    if isinstance(exc, Unanswered):
+        return f"your code's run ended before it answered this test's call: {exc}"
+    if answer is not None:
+        if answer.get("stub"):
+            return "not done yet: %s, line %d still raises the stub's NotImplementedError" % (
+                tuple(answer["stub"]))
+        kind, text = answer["error"], answer["message"]
+        lines.append(f"{kind}: {text}" if text else kind)
+        if answer.get("where"):
+            lines.append("in your code:")
+            lines += ["  %s, line %d, in %s: %s" % tuple(w) for w in answer["where"]]
+            if answer.get("inside"):
+                lines.append("  raised inside %s (%s), called from your line above" % tuple(
+                    answer["inside"]))
+        elif answer.get("inside"):
+            lines.append("raised in %s (%s)" % tuple(answer["inside"]))
+    elif isinstance(exc, AssertionError):
+        text = str(exc)
+        if "\nassert " in text and not text.startswith("assert "):
+            text = text.split("\nassert ")[0]  # the test's message, not pytest's rewriting
+        lines.append(text.strip() or "AssertionError")
+    else:
+        text = str(exc)
+        lines.append(f"{type(exc).__name__}: {text}" if text else type(exc).__name__)
+    frames = []
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    tests = [f for f in frames if f.f_code.co_filename == str(item.path)]
+    if tests and (not isinstance(exc, AssertionError) or "expected" not in str(exc)):
+        names = [(k, v) for k, v in tests[-1].f_locals.items()
+                 if k != "self" and not k.startswith("@")
+                 and not callable(v) and type(v).__name__ != "module"]
+        if names:
+            lines.append("the values in the test:")
+        lines += [f"  {k} = {_show(v, 300)}" for k, v in names[:8]]
+    return "\n".join(lines)[:TEXT]
 
 
 class Recorder:
-    """Step 1's pytest plugin: each hidden test's calls and outcome, written as
-    JSON to ``path`` when the session ends: ``{test id: {"markers", "passed",
-    "message", "calls": [[call, result], ...]}}``."""
+    """Step 1's pytest plugin: each test's calls and outcome, and the test files
+    that could not be collected, written as JSON to ``path`` when the session
+    ends: ``{"tests": {test id: {"markers", "passed", "message", "calls":
+    [[call, result], ...]}}, "errors": [file, ...]}``."""
 
     def __init__(self, path):
-        self.path, self.tests, self.current = path, {}, None
+        self.path, self.tests, self.current, self.errors = path, {}, None, []
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.errors.append(report.nodeid or ".")
 
     def add(self, call, result):
         if self.current is not None:
@@ -379,7 +505,64 @@ class Recorder:
 
     def pytest_sessionfinish(self, session):
         with open(self.path, "w", encoding="utf-8") as f:
-            f.write(dumps(self.tests))
+            f.write(dumps({"tests": self.tests, "errors": self.errors}))
+
+
+class Replayer:
+    """The visible tests' step 3, a pytest plugin in a trusted process: each
+    test of ``answers`` (``{test id: {"calls": [[call, answer or None], ...],
+    "why": why a call has no answer}}``) runs again, its ``run`` calls
+    returning the graded code's answers, so that its own assertions give the
+    verdict and the message. ``{test id: {"passed", "message"}}`` is written as
+    JSON to ``path`` when the session ends."""
+
+    def __init__(self, answers, path):
+        self.answers, self.path, self.results = answers, path, {}
+        self.current, self.next = None, 0
+
+    def answer(self, call):
+        entry, k = self.current, self.next
+        self.next += 1
+        if entry is None:
+            raise NotData("judge.run: no replayed test is running")
+        if k >= len(entry["calls"]) or dumps(entry["calls"][k][0]) != dumps(call):
+            raise NotData("judge.run: this call is not the one the reference's run made here "
+                          "(a test's calls must not depend on earlier results)")
+        got = entry["calls"][k][1]
+        if got is None:
+            raise Unanswered(entry["why"])
+        return answered(got)
+
+    def pytest_collection_modifyitems(self, session, config, items):
+        items[:] = [item for item in items if item.nodeid in self.answers]
+
+    def pytest_runtest_setup(self, item):
+        self.current, self.next = self.answers[item.nodeid], 0
+
+    def pytest_runtest_teardown(self, item):
+        self.current = None
+
+    def pytest_runtest_logreport(self, report):
+        entry = self.results.setdefault(report.nodeid, {"passed": True, "message": None})
+        if (report.failed or report.skipped) and entry["passed"]:
+            entry["passed"] = False
+            lines = str(report.longrepr).strip().splitlines()
+            entry["message"] = lines[-1][:TEXT] if lines else f"it failed in its {report.when}"
+            entry["when"] = report.when
+
+    def pytest_exception_interact(self, node, call, report):
+        entry = self.results.get(getattr(node, "nodeid", None))
+        if entry is not None and entry.get("when") == call.when:
+            message = describe(call.excinfo.value, call.excinfo.tb, node)
+            entry["message"] = message if call.when == "call" else \
+                f"in the test's {call.when}: {message}"
+            entry["when"] = None
+
+    def pytest_sessionfinish(self, session):
+        for entry in self.results.values():
+            entry.pop("when", None)
+        with open(self.path, "w", encoding="utf-8") as f:
+            f.write(dumps(self.results))
 
 
 def record_main(path, args):
@@ -389,3 +572,14 @@ def record_main(path, args):
     recorder = Recorder(path)
     _RECORDER.append(recorder)
     return pytest.main(args, plugins=[recorder])
+
+
+def replay_main(answers, path, args):
+    """The replaying run's program: pytest ``args`` with the ``Replayer`` of the
+    answers in the file ``answers``."""
+    import pytest
+
+    with open(answers, encoding="utf-8") as f:
+        replayer = Replayer(json.load(f), path)
+    _REPLAYER.append(replayer)
+    return pytest.main(args, plugins=[replayer])

@@ -10,9 +10,8 @@ Four layers, each with its own job:
    not a proof: it stops the usual ways out, with a message naming the
    construct and the student's line.
 2. ``site_packages``: the child's ``sys.path`` is the standard library, the
-   scratch copy, and a directory of links to the few packages the tests
-   need (pytest, sympy, hypothesis, numpy, graphviz and their
-   requirements). No ``.pth`` file, no ``*.dist-info``: the child cannot
+   scratch copy, and a directory of links to the few packages the graded
+   code needs (sympy, numpy, graphviz and their requirements). No ``.pth`` file, no ``*.dist-info``: the child cannot
    import ``mlx`` (a meta-path finder refuses it too) or find the
    instructor's checkout through ``importlib.metadata`` (the installed
    ``mlxref`` dist-info points there).
@@ -47,13 +46,11 @@ Four layers, each with its own job:
    audit hook does not see a file opened relative to a directory descriptor)
    still cannot reach them.
 
-The visible tests and the graded code share one process: code that got
-past the static check can reach what that process can (the token, pytest's
-state), and so forge the visible tests' outcome, which a submission can
-always be tuned to anyway. The hidden tests are not in it: the child that
-answers their calls (``CONFIG["calls"]``, mlxref/course/judge.py) gets
-inputs only, and the grader's process decides. Grade untrusted code at scale
-inside a container too (``CONTAINER``).
+No test runs in the child: it answers the tests' calls (``CONFIG["calls"]``,
+mlxref/course/judge.py), one at a time, with data, and trusted processes
+decide every verdict, so code that got past the static check can change a
+grade only through its own results. Grade untrusted code at scale inside a
+container too (``CONTAINER``).
 
 This module imports only the standard library: it runs as the supervisor
 with ``python -I -S -c``.
@@ -207,8 +204,8 @@ def module_names(tree):
 
 # --- 2. the packages the child may import ---------------------------------------------
 
-# The distributions the tests need, with their requirements (found at run time).
-NEEDED = ("pytest", "sympy", "hypothesis", "numpy", "graphviz")
+# The distributions graded code needs, with their requirements (found at run time).
+NEEDED = ("sympy", "numpy", "graphviz")
 _NEVER = ("mlx", "mlxref", "mlx_cpu", "mlx_metal")
 
 
@@ -682,17 +679,17 @@ def isolated(argv, work, readable, tmp_size=TMP_SIZE, frozen=()):
     return command + ["--"] + list(argv)  # the child starts where the caller's cwd is
 
 
-# --- the child: run one task's tests ------------------------------------------------------
+# --- the child: answer one task's calls ---------------------------------------------------
 
 # The child's program, run as ``python -I -S -c CHILD`` in the scratch copy.
 # Before any graded code runs it reads the token and its configuration from
-# stdin, keeps a private duplicate of stdout for its result lines (fd 1 then
+# stdin, keeps a private duplicate of stdout for its answer lines (fd 1 then
 # goes to stderr, so a print can never reach the parent's channel), sets
 # ``sys.path`` to the copy and the linked packages, and refuses ``mlx`` at
-# import. Each finished test is one line ``TOKEN {json}``; the last line
-# says the run is done.
+# import. Each answer is one line ``TOKEN {json}``; the last line says the
+# run is done.
 CHILD = r"""
-import json, linecache, os, sys, traceback
+import json, linecache, os, sys
 
 TOKEN = sys.stdin.readline().strip()
 CONFIG = json.loads(sys.stdin.readline())
@@ -714,9 +711,6 @@ class _Refused:
 sys.meta_path.insert(0, _Refused())
 
 import ctypes  # loaded before the audit hook: importing it opens the C library
-
-if "calls" not in CONFIG:
-    import pytest
 
 try:  # SymPy's parser evaluates text as Python (sympy.exp("...") reaches it): not here
     from sympy.parsing import sympy_parser as _parser
@@ -814,36 +808,6 @@ def _finish(status):
     os._exit(0)
 
 
-if "calls" in CONFIG:
-    # The hidden tests' calls (mlxref/course/judge.py), one line of stdin each,
-    # the next sent only once this one is answered: each one's result as data, in
-    # order; the judge, in the grader's process, compares them.
-    from mlxref.course import judge as _judge
-
-    for _k in range(CONFIG["calls"]):
-        _line = sys.stdin.readline()
-        if not _line:
-            break
-        _emit({"answer": _k, "result": _judge.answer(json.loads(_line))})
-    _finish(0)
-
-
-def _show(value, limit=300):
-    # repr that never raises: an array whose evaluation fails still shows what it is.
-    try:
-        text = repr(value)
-    except BaseException as exc:
-        bits = []
-        for name in ("shape", "dtype"):
-            try:
-                bits.append("%s=%s" % (name, getattr(value, name)))
-            except BaseException:
-                pass
-        text = "<%s %s: printing it failed: %s: %s>" % (
-            type(value).__name__, " ".join(bits), type(exc).__name__, exc)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def _region_of(filename, lineno):
     for r in CONFIG["regions"]:
         if filename == r["file"] and r["first"] <= lineno <= r["last"]:
@@ -856,117 +820,42 @@ def _relative(filename):
     return filename[len(src):] if filename.startswith(src) else os.path.basename(filename)
 
 
-_PRINTING = ("__repr__", "__str__", "__format__", "_format_array", "tolist")
-
-
-def _describe(excinfo, item):
-    exc, tb = excinfo.value, excinfo.tb
-    frames = []
+def _where(exc):
+    # The student's lines an exception passed through, at their own line
+    # numbers: the stub's line when it is the stub's NotImplementedError.
+    frames, tb = [], exc.__traceback__
     while tb is not None:
-        frames.append((tb.tb_frame, tb.tb_lineno))
+        frames.append((tb.tb_frame.f_code, tb.tb_lineno))
         tb = tb.tb_next
-    test_file = str(item.path)
-    lines = []
-    text = str(exc)
-    stub = _region_of(frames[-1][0].f_code.co_filename, frames[-1][1]) if frames else None
-    if isinstance(exc, NotImplementedError) and text.startswith("Task ") and stub is not None:
-        # The stub itself: its contract is in the student's file already, and
-        # repeating it under every test of the task hides the other messages.
-        return "not done yet: %s, line %d still raises the stub's NotImplementedError" % (
-            stub["path"], stub["student_first"] + frames[-1][1] - stub["first"])
-    if isinstance(exc, AssertionError):
-        if "\nassert " in text and not text.startswith("assert "):
-            # The test's own message, without pytest's rewritten expression
-            # (the test's source: hidden tests keep theirs to themselves).
-            text = text.split("\nassert ")[0]
-        lines.append(text.strip() or "AssertionError")
-    else:
-        lines.append("%s: %s" % (type(exc).__name__, text) if text else type(exc).__name__)
-    printing = any(f.f_code.co_name in _PRINTING and "mlxref" in f.f_code.co_filename
-                   for f, _ in frames)
-    yours = [(f, n, _region_of(f.f_code.co_filename, n)) for f, n in frames]
-    yours = [(f, n, r) for f, n, r in yours if r is not None]
-    if yours and not isinstance(exc, AssertionError):
-        lines.append("in your code:")
-        for f, n, r in yours:
-            line = linecache.getline(f.f_code.co_filename, n).strip()
-            lines.append("  %s, line %d, in %s: %s" % (
-                r["path"], r["student_first"] + n - r["first"], f.f_code.co_name, line))
-        last = frames[-1][0]
-        if _region_of(last.f_code.co_filename, frames[-1][1]) is None:
-            lines.append("  raised inside %s (%s), called from your line above" % (
-                last.f_code.co_name, _relative(last.f_code.co_filename)))
-    elif not isinstance(exc, AssertionError) and frames:
-        last = frames[-1][0]
-        lines.append("raised in %s (%s)" % (last.f_code.co_name,
-                                           _relative(last.f_code.co_filename)))
-    tests = [f for f, _ in frames if f.f_code.co_filename == test_file]
-    detail = printing or not isinstance(exc, AssertionError) or "expected" not in text
-    if tests and detail:
-        names = [(k, v) for k, v in tests[-1].f_locals.items()
-                 if k != "self" and not k.startswith("@")
-                 and not callable(v) and type(v).__name__ != "module"]
-        if names:
-            lines.append("the values in the test:")
-        for k, v in names[:8]:
-            lines.append("  %s = %s" % (k, _show(v)))
-    return "\n".join(lines)[:4000]
+    if not frames:
+        return {}
+    last, lineno = frames[-1]
+    stub = _region_of(last.co_filename, lineno)
+    if isinstance(exc, NotImplementedError) and str(exc).startswith("Task ") and stub:
+        return {"stub": [stub["path"], stub["student_first"] + lineno - stub["first"]]}
+    where = []
+    for code, n in frames:
+        r = _region_of(code.co_filename, n)
+        if r is not None:
+            where.append([r["path"], r["student_first"] + n - r["first"], code.co_name,
+                          linecache.getline(code.co_filename, n).strip()[:300]])
+    inside = None
+    if _region_of(last.co_filename, lineno) is None:
+        inside = [last.co_name, _relative(last.co_filename)]
+    return {"where": where[-50:], "inside": inside}
 
 
-class _Recorder:
-    def __init__(self):
-        self.tests = {}
+# The tests' calls (mlxref/course/judge.py), one line of stdin each, the next
+# sent only once this one is answered: each one's result as data, in order;
+# the judge, in the grader's process, compares them.
+from mlxref.course import judge as _judge
 
-    def _entry(self, nodeid):
-        return self.tests.setdefault(nodeid, {
-            "test": nodeid, "failed": False, "message": None})
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(self, item, call):
-        outcome = yield
-        report = outcome.get_result()
-        entry = self._entry(item.nodeid)
-        if report.skipped and entry["message"] is None:
-            # A graded test never skips: a skip (or an xfail) raised from graded code
-            # would otherwise count as a pass.
-            entry["failed"] = True
-            entry["message"] = "the test was skipped (%s); a graded test must pass" % call.when
-        if report.failed:
-            entry["failed"] = True
-            if entry["message"] is None and call.excinfo is not None:
-                try:
-                    entry["message"] = _describe(call.excinfo, item)
-                except BaseException as exc:
-                    entry["message"] = "the test failed (%s while describing it)" % (
-                        type(exc).__name__)
-                if call.when != "call":
-                    entry["message"] = "in the test's %s: %s" % (call.when, entry["message"])
-
-    def pytest_runtest_logstart(self, nodeid, location):
-        _emit({"started": nodeid})
-
-    def pytest_runtest_logfinish(self, nodeid, location):
-        entry = self.tests.get(nodeid)
-        if entry is not None:
-            _emit(entry)
-
-    def pytest_collectreport(self, report):
-        if report.failed:
-            text = str(report.longrepr).strip().splitlines()
-            _emit({"collect_error": report.nodeid or ".",
-                   "message": text[-1][:300] if text else "could not collect"})
-
-    def pytest_collection_finish(self, session):
-        _emit({"collected": [item.nodeid for item in session.items]})
-        hypothesis = sys.modules.get("hypothesis")
-        if hypothesis is not None:  # the same examples on every grade, and no timing
-            hypothesis.settings.register_profile(   # checks that a busy grader would fail
-                "mlxref-grade", deadline=None, derandomize=True, database=None,
-                print_blob=False, suppress_health_check=list(hypothesis.HealthCheck))
-            hypothesis.settings.load_profile("mlxref-grade")
-
-
-_finish(pytest.main(CONFIG["args"], plugins=[_Recorder()]))
+for _k in range(CONFIG["calls"]):
+    _line = sys.stdin.readline()
+    if not _line:
+        break
+    _emit({"answer": _k, "result": _judge.answer(json.loads(_line), _where)})
+_finish(0)
 """
 
 

@@ -29,7 +29,9 @@ import math
 import pytest
 
 import mlxref.core as mx
+from course import programs
 from mlxref.core.primitives.elementwise import Cos, Divide, Multiply, Sigmoid, Sin
+from mlxref.course.judge import run
 from support import close
 
 
@@ -37,7 +39,7 @@ from support import close
 def test_sigmoid_values():
     for v in (-2.0, 0.0, 3.0):
         want = 1 / (1 + math.exp(-v))
-        got = Sigmoid.numeric(v)
+        got = run(Sigmoid.numeric, v)
         assert close(got, want), f"sigmoid({v}): expected {want}, received {got}"
 
 
@@ -45,7 +47,7 @@ def test_sigmoid_values():
 def test_sin_derivative():
     x = mx.array([0.5, 1.0])
     want = [math.cos(0.5), math.cos(1.0)]
-    got = Sin().derivative(x, mx.sin(x))
+    got = run(programs.derivative, Sin, x, mx.sin(x))
     assert got.shape == (2,), f"d sin(x)/dx at x = [0.5, 1.0]: expected shape (2,), received {got}"
     assert close(got.tolist(), want), f"d sin(x)/dx at x = [0.5, 1.0]: expected {want}, " \\
         f"received {got.tolist()}"
@@ -54,14 +56,14 @@ def test_sin_derivative():
 @pytest.mark.task2_2
 def test_cos_derivative_shape():
     x = mx.array([0.0, 1.0])
-    assert len(Cos().derivative(x, mx.cos(x)).shape) == 1
+    assert len(run(programs.derivative, Cos, x, mx.cos(x)).shape) == 1
 
 
 @pytest.mark.task2_3
 def test_multiply_partials():
     a, b = mx.array([2.0, 3.0]), mx.array([5.0, 7.0])
     for i, want in ((0, [5.0, 7.0]), (1, [2.0, 3.0])):
-        got = Multiply().partial(i, a, b, a * b).tolist()
+        got = run(programs.partial, Multiply, i, a, b, a * b).tolist()
         assert close(got, want), f"d(a*b)/d{'ab'[i]} at a = [2, 3], b = [5, 7]: " \\
             f"expected {want}, received {got}"
 
@@ -70,7 +72,7 @@ def test_multiply_partials():
 def test_divide_partials():
     a, b = mx.array([2.0, 3.0]), mx.array([4.0, 8.0])
     for i, want in ((0, [0.25, 0.125]), (1, [-0.125, -3 / 64])):
-        got = Divide().partial(i, a, b, a / b).tolist()
+        got = run(programs.partial, Divide, i, a, b, a / b).tolist()
         assert close(got, want), f"d(a/b)/d{'ab'[i]} at a = [2, 3], b = [4, 8]: " \\
             f"expected {want}, received {got}"
 '''
@@ -115,44 +117,77 @@ def test_sigmoid_far_out():
         assert abs(got - 1 / (1 + math.exp(-v))) < 1e-12, f"sigmoid({v}): received {got}"
 '''
 
-# The sandbox seen from inside: a visible test of the throwaway checkout (the
-# visible tests run in the child; the hidden ones only on the reference).
+# The sandbox seen from inside: a program of the throwaway checkout looks around
+# where it runs. Recorded on the reference (outside the sandbox: ``python`` without
+# -I -S) it sees nothing to check; answered in the sandbox, what it reports as let
+# through must be nothing.
 SANDBOX = '''
-import importlib.metadata
-import os
-import sys
-
 import pytest
 
-import mlxref
+from course import programs
+from mlxref.course.judge import run
 
 
 @pytest.mark.task1_1
 def test_the_sandbox_around_the_tests():
-    with pytest.raises(ImportError, match="does not let graded code import"):
-        import mlx.core  # noqa: F401
-    with pytest.raises(importlib.metadata.PackageNotFoundError):
-        importlib.metadata.distribution("mlxref")
-    work = os.path.dirname(os.getcwd())  # the task's own directory
-    assert all(p.startswith((work, sys.base_prefix)) for p in sys.path if p), sys.path
-    assert mlxref.__file__.startswith(work)
-    # the hidden tests never reach the copy: the judge runs them (mlxref/course/judge.py)
-    assert not os.path.exists(os.path.join(work, "src", "tests", "course", "hidden"))
-    assert "PYTHONPATH" not in os.environ and os.environ["HOME"].startswith(work)
-    for path in (os.path.join(os.path.dirname(work), "outside.txt"),
-                 os.path.join(work, "src", "tests", "support.py")):  # test data
-        with pytest.raises(PermissionError, match="does not let graded code write"):
-            open(path, "a")
-    with open("scratch.txt", "w") as f:  # the task's own temporary directory
-        f.write("allowed")
-    import numpy  # a package the tests may use
-    assert numpy.add(1, 2) == 3
+    seen = run(programs.look_around)
+    assert not seen["sandboxed"] or seen["let through"] == [], seen["let through"]
 '''
 
 # The fake checkout's programs (tests/course/programs.py; mlxref/course/judge.py)
 PROGRAMS = '''
+import importlib.metadata
+import os
+import sys
+
+
 def partial(primitive, i, a, b, out):
     return primitive().partial(i, a, b, out)
+
+
+def derivative(primitive, x, out):
+    return primitive().derivative(x, out)
+
+
+def look_around():
+    """What the sandbox let through, of what it must not (nothing to see outside it)."""
+    import mlxref
+
+    let, sandboxed = [], bool(sys.flags.isolated and sys.flags.no_site)
+    if not sandboxed:  # the reference's recording run
+        return {"sandboxed": False, "let through": let}
+    try:
+        import mlx.core  # noqa: F401
+        let.append("import mlx")
+    except ImportError as exc:
+        if "does not let graded code import" not in str(exc):
+            let.append("mlx refused by another: " + str(exc))
+    try:
+        importlib.metadata.distribution("mlxref")
+        let.append("mlxref's metadata")
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    work = os.path.dirname(os.path.dirname(mlxref.__path__[0]))  # the task's directory
+    let += ["sys.path " + p for p in sys.path if p and not p.startswith((work, sys.base_prefix))]
+    # the hidden tests never reach the copy: the judge runs them (mlxref/course/judge.py)
+    if os.path.exists(os.path.join(work, "src", "tests", "course", "hidden")):
+        let.append("the hidden tests")
+    if "PYTHONPATH" in os.environ or not os.environ["HOME"].startswith(work):
+        let.append("the environment")
+    for path in (os.path.join(os.path.dirname(work), "outside.txt"),
+                 os.path.join(work, "src", "tests", "support.py")):  # test data
+        try:
+            open(path, "a").close()
+            let.append("writing " + path)
+        except PermissionError as exc:
+            if "does not let graded code write" not in str(exc):
+                let.append("write refused by another: " + str(exc))
+    with open(os.path.join(os.environ["TMPDIR"], "scratch.txt"), "w") as f:
+        f.write("allowed")  # the task's own temporary directory
+    import numpy  # a package graded code may use
+    if numpy.add(1, 2) != 3:
+        let.append("numpy")
+    return {"sandboxed": True, "let through": let}
 '''
 
 
@@ -408,7 +443,7 @@ def test_wrong_answers_fail_with_the_students_lines_and_the_values(tmp_path, ref
     assert "sympy.diff" not in text
 
 
-def test_a_failing_repr_does_not_hide_the_values(tmp_path, reference):
+def test_an_error_at_evaluation_is_the_students_with_their_lines(tmp_path, reference):
     code = ("class _Broken(Sin):\n    def eval(self, inputs):\n"
             "        raise ValueError('broken on purpose')\n"
             "return make_array(_Broken(), [ops.reshape(x, (1, 2))])")
@@ -416,19 +451,19 @@ def test_a_failing_repr_does_not_hide_the_values(tmp_path, reference):
         ("2.2", "Sin.derivative"): code,
         ("2.2", "Cos.derivative"): "return ops.reshape(ops.negative(ops.sin(x)), (1, 2))"})
     results, _ = grade(sub, reference, "2.2")
-    # An assertion without a message shows the arrays' values (pytest's own
-    # repr of an object whose type is named "array" fails).
+    # An assertion without a message shows the values: the student's array,
+    # rebuilt from its answer, in pytest's own words.
     (plain,) = [m for m in results["2.2"]["messages"] if "test_cos_derivative_shape" in m]
     assert "assert 2 == 1" in plain
     assert "array([[-0, -0.841471]], dtype=float32).shape" in plain, plain
-    assert "raised in repr()" not in plain
+    # The lazy array fails when its answer is read in the sandbox: that is the
+    # student's exception, at their line, with the values of the test.
     (message,) = [m for m in results["2.2"]["messages"] if "test_sin_derivative" in m]
     assert "ValueError: broken on purpose" in message
-    assert "the values in the test:" in message
-    assert "want = [0.877582" in message and "x = array([0.5, 1], dtype=float32)" in message
-    assert "got = <array shape=(1, 2) dtype=mlx.core.float32: printing it failed" in message
     sin = region(reference, "2.2", "Sin.derivative")
     assert f"line {sin.begin + 3}, in eval: raise ValueError('broken on purpose')" in message
+    assert "the values in the test:" in message
+    assert "want = [0.877582" in message and "x = array([0.5, 1], dtype=float32)" in message
 
 
 def test_make_leaves_the_hidden_tests_out_and_writes_classroom(tmp_path, reference,
@@ -495,9 +530,11 @@ def test_the_supervisor_reports_status_and_kills_at_the_wall_clock(tmp_path):
     assert status == 1 and "MemoryError" in err
 
 
-def test_site_packages_links_the_test_packages_and_never_mlx(tmp_path):
+def test_site_packages_links_what_graded_code_needs_and_never_mlx_or_pytest(tmp_path):
     names = sandbox.site_packages(tmp_path / "site")
-    assert {"pytest", "_pytest", "pluggy", "sympy", "hypothesis"} <= set(names)
+    assert {"sympy", "numpy", "graphviz"} <= set(names)
+    # no test runs in the child: the tests' own packages are not there to patch
+    assert not {"pytest", "_pytest", "pluggy", "hypothesis"} & set(names)
     assert not [n for n in names if n.startswith("mlx") or n.endswith((".dist-info", ".pth"))]
 
 

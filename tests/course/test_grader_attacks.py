@@ -138,17 +138,25 @@ def test_the_static_check_refuses_each_attack(
     assert words in message and f"{r.path}, line " in message, message
 
 
-@pytest.mark.parametrize("how", ["skip", "xfail"])
+@pytest.mark.parametrize("how", [
+    "import pytest\npytest.skip('no answer')",
+    "class Skipped(Exception):\n    pass\nraise Skipped('no answer')",
+    "class Skipped(BaseException):\n    pass\nraise Skipped('no answer')",
+])
 def test_a_skip_raised_by_graded_code_is_no_pass(tmp_path, reference, how):  # noqa: F811
     """With the static check off (as if escaped), the region raises pytest's skip
-    or xfail: the tests that ran it fail, where a skip once counted as a pass."""
-    sub = submit(tmp_path / "sub", reference, {
-        ("2.3", "Divide.partial"): f"import pytest\npytest.{how}('no answer')\nreturn b"})
+    or an exception named like it: on main a skip counted as a pass. Now no test
+    runs next to graded code (pytest is not even importable there), and an
+    exception comes back as data, raised again in the replay as one of its own."""
+    sub = submit(tmp_path / "sub", reference, {("2.3", "Divide.partial"): how + "\nreturn b"})
     results, _ = grader.grade(sub, "2.3", reference=reference, timeout=120, check=False)
     r = results["2.3"]
+    tests = {x["name"]: x for x in r["results"]}
     assert not r["passed"] and r["points"] < r["max_points"]
-    skipped = [t for t in r["results"] if "skipped" in (t["message"] or "")]
-    assert skipped and not any(t["passed"] for t in skipped)
+    attacked = [tests[n] for n in ("tests/test_fake_tasks.py::test_divide_partials",
+                                   HIDDEN_2_3_NAME)]
+    assert not any(t["passed"] for t in attacked), attacked
+    assert "skipped" not in "\n".join(r["messages"])
 
 
 def test_with_the_check_off_the_child_still_defeats_them(tmp_path, reference):  # noqa: F811
@@ -330,7 +338,32 @@ def test_patching_what_the_tests_compare_with_earns_no_hidden_point(tmp_path,
     hidden = _the_hidden(r)
     assert hidden["name"] == HIDDEN_2_3_NAME and not hidden["passed"]
     assert hidden["message"] == "hidden test failed: a result differs from the reference's"
-    assert not r["passed"] and r["points"] < r["max_points"]
+    # the visible test's comparison is not there either: it is replayed outside
+    tests = {x["name"]: x for x in r["results"]}
+    divide = tests["tests/test_fake_tasks.py::test_divide_partials"]
+    assert not divide["passed"] and "expected [0.25, 0.125], received [0.0, 0.0]" in \
+        divide["message"], divide
+    assert not r["passed"] and r["points"] == round(r["max_points"] / 3, 2)
+
+
+def test_a_visible_verdict_cannot_be_forged_from_the_sandbox(tmp_path, reference):  # noqa: F811
+    """On main the visible tests ran in the child beside the graded code, which
+    (past the static check) could write a passing record for each test on the
+    result channel with the child's token, and exit: 0.5 of 1 point with
+    zeros for answers (a red team's A08; this one earned 0.67 of 1). Now the
+    child answers calls and the visible tests are replayed outside it: the
+    same record is a line out of place, and the test it forged fails."""
+    forge = (
+        "import __main__ as m\n"
+        "m._emit({'test': 'tests/test_fake_tasks.py::test_divide_partials', 'failed': False,"
+        " 'message': None})\n"
+        "m._finish(0)"
+    )
+    r, text = _judged(tmp_path, reference, forge)
+    tests = {x["name"]: x for x in r["results"]}
+    assert not tests["tests/test_fake_tasks.py::test_divide_partials"]["passed"]
+    assert not _the_hidden(r)["passed"]
+    assert r["points"] < r["max_points"] / 2, r["points"]
 
 
 def test_bytecode_written_into_the_copy_is_refused(tmp_path, reference):  # noqa: F811
@@ -359,7 +392,7 @@ def test_what_the_answering_child_says_carries_no_hidden_input(tmp_path, referen
     path from its last record and no line of its stderr."""
     spell = (
         "import os\n"
-        "if 'PYTEST_CURRENT_TEST' not in os.environ:\n"
+        "if b.size == 1:  # the hidden test's inputs\n"
         "    digits = str(int(abs(float(b.tolist()[0])) * 1000))\n"
         "    raise type('seen' + digits, (Exception,), {})()\n"
         "return -a / (b * b)"
@@ -370,7 +403,7 @@ def test_what_the_answering_child_says_carries_no_hidden_input(tmp_path, referen
     assert "seen" + "0" not in text and not any("seen" + d in text for d in "123456789")
     forge = (
         "import os, sys\n"
-        "if 'PYTEST_CURRENT_TEST' not in os.environ:\n"
+        "if b.size == 1:  # the hidden test's inputs\n"
         "    import __main__ as m, json\n"
         "    sys.stderr.write('Fatal Python error: se' + 'en' + str(b.tolist()) + '\\n')\n"
         "    m._emit({'done': True, 'status': 0, 'mlxref': '/se' + 'en' + str(b.tolist())})\n"
@@ -420,7 +453,7 @@ def test_the_answering_child_sees_one_call_at_a_time(tmp_path, reference):  # no
     waits on its stdin."""
     peek = (
         "import os, select, sys\n"
-        "if 'PYTEST_CURRENT_TEST' not in os.environ:\n"
+        "if b.size == 1:  # the hidden test's inputs\n"
         "    waiting, _, _ = select.select([sys.stdin], [], [], 0.2)\n"
         "    if waiting:\n"
         "        raise ZeroDivisionError\n"
@@ -452,7 +485,7 @@ def test_the_answering_child_chooses_no_word_of_its_failure(tmp_path, reference)
     (on main the status was shown)."""
     r, text = _judged(tmp_path, reference, (
         "import os\n"
-        "if 'PYTEST_CURRENT_TEST' not in os.environ:\n"
+        "if b.size == 1:  # the hidden test's inputs\n"
         "    os._exit(3 + 4)\n"
         "return -out / b"))
     assert _the_hidden(r)["message"] == \

@@ -39,13 +39,18 @@ def honest(reference, task_id, function):  # noqa: F811
     return textwrap.dedent("\n".join(lines))
 
 
+# What a visible test's failure says when the child ended before answering its call
+UNANSWERED = "your code's run ended before it answered this test's call: "
+
+
 def attack(tmp_path, reference, code, timeout=60, **limits):  # noqa: F811
     """Grade 1.1 (honest) and 2.3 with ``code`` run first in Divide.partial
-    when the visible test_divide_partials calls it (after the hidden test and
-    test_multiply_partials ran); returns 2.3's results by test name and 2.3's
-    result. The attacked test fails with a one-line reason, the others pass."""
-    gated = "import os\nif 'test_divide_partials' in os.environ.get('PYTEST_CURRENT_TEST', ''):\n" + \
-        textwrap.indent(code, "    ")
+    when it gets the visible test_divide_partials's inputs (after the child
+    that answers the visible tests' calls answered test_multiply_partials's;
+    the hidden test's are answered by a child of their own); returns 2.3's
+    results by test name and 2.3's result. The attacked test fails with a
+    one-line reason, the others pass."""
+    gated = "if b.tolist() == [4.0, 8.0]:\n" + textwrap.indent(code, "    ")
     sub = submit(tmp_path / "sub", reference, {
         ("2.3", "Divide.partial"): gated + "\n" + honest(reference, "2.3", "Divide.partial")})
     start = time.monotonic()
@@ -61,28 +66,23 @@ def attack(tmp_path, reference, code, timeout=60, **limits):  # noqa: F811
     return tests, r
 
 
-@pytest.mark.parametrize("line, why", [
-    ("m.TOKEN.encode() + b' {not json\\n'", "sent a malformed result line"),
-    ("m.TOKEN.encode() + b' \\xff\\xfe\\x00\\x80 garbage\\n'", "sent a malformed result line"),
-    ("m.TOKEN.encode() + b' {\"test\": \"tests/x.py::t\", \"fai'", "sent a malformed"),
-    ("m.TOKEN.encode() + b' [' * 100000 + b'\\n'", "sent a malformed result line"),
-    ("m.TOKEN.encode() + b' ' + json.dumps({'test': 'tests/nope.py::test_forged', "
-     "'failed': False, 'message': None}).encode() + b'\\n'",
-     "sent a result for a test that does not exist"),
-    ("m.TOKEN.encode() + b' ' + json.dumps({'test': os.environ['PYTEST_CURRENT_TEST']"
-     ".split(' ')[0], 'failed': False, 'message': None}).encode() + b'\\n'",
-     "it reported 3 times"),  # Divide.partial is called twice in the test
-    ("m.TOKEN.encode() + b' ' + json.dumps({'test': 'x', 'failed': 'no', 'message': None, "
-     "'extra': 1}).encode() + b'\\n'", "sent a malformed result line"),
+@pytest.mark.parametrize("line", [
+    "m.TOKEN.encode() + b' {not json\\n'",
+    "m.TOKEN.encode() + b' \\xff\\xfe\\x00\\x80 garbage\\n'",
+    "m.TOKEN.encode() + b' {\"answer\": 0, \"res'",
+    "m.TOKEN.encode() + b' [' * 100000 + b'\\n'",
+    "m.TOKEN.encode() + b' ' + json.dumps({'answer': 99, 'result': 1.0}).encode() + b'\\n'",
+    "m.TOKEN.encode() + b' ' + json.dumps({'answer': 0, 'result': 1.0, 'extra': 1}).encode()"
+    " + b'\\n'",
 ])
-def test_a_bad_result_line_fails_its_test_alone(tmp_path, reference, line, why):  # noqa: F811
-    """On main: a non-JSON or garbage line raised JSONDecodeError out of grade
-    (every task's grade lost); a record for an unknown test counted as one
-    more test; a duplicate was silently replaced by the last."""
+def test_a_bad_answer_line_fails_its_test_alone(tmp_path, reference, line):  # noqa: F811
+    """On main (issue 29's start): a non-JSON or garbage line raised
+    JSONDecodeError out of grade, and every task's grade was lost. Now the
+    first line out of place ends the child's answers: the tests whose calls
+    it had answered keep them, the attacked one fails saying why."""
     tests, r = attack(tmp_path, reference, CHANNEL + "import json\nsend(" + line + ")")
-    assert tests[DIVIDE]["message"].startswith(why), tests[DIVIDE]
-    assert "\n" not in tests[DIVIDE]["message"]
-    assert "tests/nope.py::test_forged" not in tests
+    assert tests[DIVIDE]["message"] == \
+        UNANSWERED + "it sent a malformed or out-of-order answer line", tests[DIVIDE]
 
 
 @pytest.mark.parametrize("death, why", [
@@ -94,7 +94,7 @@ def test_a_silent_death_fails_the_running_and_the_unrun_tests(tmp_path, referenc
     """On main: the task failed (no grade lost) and earned nothing; now the
     tests that passed before keep their points."""
     tests, r = attack(tmp_path, reference, death)
-    assert tests[DIVIDE]["message"].startswith(why) and why in r["messages"][-2]
+    assert tests[DIVIDE]["message"] == UNANSWERED + why
 
 
 @pytest.mark.parametrize("expression", ["-" * 200_000 + "b", "b" + ".real" * 200_000])
@@ -115,7 +115,7 @@ def test_a_fork_bomb_is_stopped_at_the_process_limit(tmp_path, reference,  # noq
     """Root ignores RLIMIT_NPROC: the supervisor counts the run's processes.
     On main: 300 processes ran until the wall-clock limit killed them."""
     monkeypatch.setattr(sandbox, "PROCESSES", 20)
-    bomb = ("import _posixsubprocess\nr, w = os.pipe()\n_posixsubprocess.fork_exec("
+    bomb = ("import _posixsubprocess, os\nr, w = os.pipe()\n_posixsubprocess.fork_exec("
             "[b'/bin/sh', b'-c', b'for i in $(seq 300); do sleep 30 & done; wait'], "
             "[b'/bin/sh'], True, (), None, None, -1, -1, -1, -1, -1, -1, r, w, False, "
             "False, -1, None, None, None, -1, None, False)\n"
@@ -123,8 +123,7 @@ def test_a_fork_bomb_is_stopped_at_the_process_limit(tmp_path, reference,  # noq
     start = time.monotonic()
     tests, r = attack(tmp_path, reference, bomb, timeout=50)
     assert time.monotonic() - start < 40
-    assert tests[DIVIDE]["message"] == "stopped: it ran more than 20 processes at once"
-    assert f"stopped: it ran more than {sandbox.PROCESSES} processes at once" in r["messages"]
+    assert tests[DIVIDE]["message"] == UNANSWERED + "stopped: it ran more than 20 processes at once"
 
 
 def test_output_past_the_cap_never_reaches_the_grader(tmp_path, reference,  # noqa: F811
@@ -138,7 +137,7 @@ def test_output_past_the_cap_never_reaches_the_grader(tmp_path, reference,  # no
                       CHANNEL + "for _ in range(200):\n    send(b'x' * (1 << 20))")
     grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before  # KiB
     assert grown < 64 << 10, grown
-    assert tests[DIVIDE]["message"] == "stopped: it printed more than 2 MB"
+    assert tests[DIVIDE]["message"] == UNANSWERED + "stopped: it printed more than 2 MB"
     assert tests[MULTIPLY]["passed"]
 
 
@@ -151,7 +150,7 @@ def test_files_past_the_disk_cap_stop_the_run(tmp_path, reference, monkeypatch):
         "import os, time\nfor k in range(20):\n"
         "    with open(os.path.join(os.environ['TMPDIR'], f'f{k}'), 'wb') as f:\n"
         "        f.write(b'x' * (1 << 20))\ntime.sleep(2)"))
-    assert tests[DIVIDE]["message"] == "stopped: it wrote more than 4 MB of files"
+    assert tests[DIVIDE]["message"] == UNANSWERED + "stopped: it wrote more than 4 MB of files"
     assert tests[MULTIPLY]["passed"]
     tests, _ = attack(tmp_path / "one", reference, (  # one file past FILE_SIZE
         "import os\nwith open(os.path.join(os.environ['TMPDIR'], 'big'), 'wb') as f:\n"
@@ -238,7 +237,7 @@ def test_garbage_on_the_answer_channel_fails_the_hidden_test_alone(tmp_path, ref
     writes on the same kind of channel: a line out of place ends its answers,
     the hidden test fails with the reason, the visible tests and the other
     task keep their points, and the grader does not raise."""
-    code = ("import os\nif 'PYTEST_CURRENT_TEST' not in os.environ:\n" +
+    code = ("if b.size == 1:  # the hidden test's inputs\n" +
             textwrap.indent(CHANNEL + "import json\nsend(" + line + ")", "    ") + "\n" +
             honest(reference, "2.3", "Divide.partial"))
     sub = submit(tmp_path / "sub", reference, {("2.3", "Divide.partial"): code})

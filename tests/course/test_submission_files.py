@@ -36,13 +36,23 @@ VJP_TEST = '''
 import pytest
 
 import mlxref.core as mx
+from course import programs
+from mlxref.course.judge import run
 from support import close
 
 
 @pytest.mark.task4_1
 def test_grad_of_a_sum_of_squares():
-    got = mx.grad(lambda x: (x * x).sum())(mx.array([1.0, 2.0])).tolist()
+    got = run(programs.grad_of_sum_of_squares, mx.array([1.0, 2.0])).tolist()
     assert close(got, [2.0, 4.0]), f"grad of sum(x * x) at [1, 2]: expected [2, 4], received {got}"
+'''
+
+VJP_PROGRAM = '''
+
+def grad_of_sum_of_squares(x):
+    import mlxref.core as mx
+
+    return mx.grad(lambda x: (x * x).sum())(x)
 '''
 
 
@@ -52,6 +62,8 @@ def reference(tmp_path_factory):
     4.1 too: a task in a file of its own, for the attacks on a whole file."""
     root = build_reference(tmp_path_factory.mktemp("instructor"))
     (root / "tests" / "test_vjp_task.py").write_text(VJP_TEST)
+    with open(root / "tests" / "course" / "programs.py", "a") as f:
+        f.write(VJP_PROGRAM)
     return root
 
 
