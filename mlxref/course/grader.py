@@ -163,10 +163,29 @@ def splice(task_id, regions, reference, submission, check=True):
     with the submission's code in them, and the line map of each region:
     ``[{"path", "first", "last", "student_first"}]`` (1-based lines of the
     spliced file and of the student's). Raises ``Problem``."""
-    matched = _student_regions(Path(submission), task_id, regions)
+    return _spliced(_student_regions(Path(submission), task_id, regions), reference, check)
+
+
+def splice_whole(table, reference, submission, check=True):
+    """``splice`` of every task of ``table`` (``{task id: (title, regions)}``)
+    at once, into one set of files. A task that does not splice on its own (a
+    problem of its regions) keeps the reference's code."""
+    matched = {}
+    for task_id, (_, regions) in table.items():
+        try:
+            splice(task_id, regions, reference, submission, check)
+            matched.update(_student_regions(Path(submission), task_id, regions))
+        except Problem:
+            pass
+    return _spliced(matched, reference, check) if matched else ({}, [])
+
+
+def _spliced(matched, reference, check):
+    """``splice`` of the regions ``matched`` ({reference region: the
+    submission's ``SubmittedRegion``})."""
     problems, files, spans = [], {}, []
     by_file = {}
-    for r in regions:
+    for r in matched:
         by_file.setdefault(r.path, []).append(r)
     for path, rs in by_file.items():
         lines = (Path(reference) / path).read_text(encoding="utf-8").split("\n")
@@ -240,10 +259,12 @@ def _ignore(directory, names):
     # Compiled files are kept (copied with their sources' times, they stay
     # valid and save compiling mlxref in every task), except the spliced
     # files' own, removed after the copy: they hold the reference's answer.
-    # The hidden tests never reach a copy: the judge runs them (_hidden).
+    # No test runs in a copy (the judge records and replays them outside):
+    # of tests/, only the modules the programs may import are copied, and
+    # the hidden tests never are.
     hidden = Path(directory).as_posix().endswith("/" + str(Path(HIDDEN).parent))
-    return {n for n in names if n in (".pytest_cache", ".hypothesis") or
-            hidden and n == Path(HIDDEN).name}
+    return {n for n in names if n in (".pytest_cache", ".hypothesis", "conftest.py") or
+            n.startswith("test_") and n.endswith(".py") or hidden and n == Path(HIDDEN).name}
 
 
 def _marked_files(root):
@@ -305,7 +326,20 @@ def _grade_task(task_id, regions, reference, submission, scratch, options):
     except Problem as exc:
         result["messages"].append(str(exc))
         return result
-    work = Path(scratch) / ("task-" + task_id)
+    config, work = _copy(Path(scratch) / ("task-" + task_id), files, spans, reference,
+                         submission, scratch, options)
+    if not options["tests"].get(marker(task_id)):
+        result["messages"].append(f"no test uses the marker {marker(task_id)}")
+        return result
+    _answer_and_judge(result, config, work, options, task_id)
+    result["spans"], result["src"] = spans, Path(config["src"])
+    return result
+
+
+def _copy(work, files, spans, reference, submission, scratch, options):
+    """A scratch copy of the reference in ``work`` with the spliced ``files``
+    in it, and the links to the packages graded code may import: the
+    answering child's ``(config, work)``."""
     src = work / "src"
     for name in _COPIED:
         if (reference / name).is_dir():
@@ -319,20 +353,13 @@ def _grade_task(task_id, regions, reference, submission, scratch, options):
     site.mkdir()
     for top, source in options["site"]:
         os.symlink(source, site / top)
-    config = {
+    return {
         "src": str(src), "site": str(site), "blocked": list(BLOCKED), "work": str(work),
         "readable": [source for _, source in options["site"]],
         # The other tasks' copies hold this task's answer: scratch is denied too.
         "deny": [str(reference), str(submission), str(scratch)],
         "regions": [dict(s, file=str(src / s["path"])) for s in spans],
-    }
-    recorded = options["recorded"].result()[0].get(task_id, [])  # recorded meanwhile
-    if not recorded:
-        result["messages"].append(f"no test uses the marker {marker(task_id)}")
-        return result
-    _answer_and_judge(result, recorded, config, work, options)
-    result["spans"], result["src"] = spans, src
-    return result
+    }, work
 
 
 def _child(config, work, options, calls=()):
@@ -383,10 +410,11 @@ _MAIN = ("import sys; sys.path[:0] = [sys.argv[1], sys.argv[1] + '/tests']; "
          "sys.argv[{1}:]))")
 
 
-def _pytest(reference, work, files, markers, options, main, *paths):
+def _pytest(reference, work, files, markers, options, main, *paths, timeout=None):
     """Run pytest on ``files`` of the reference, tests with ``markers``, under
     judge's ``main`` (``record_main`` or ``replay_main``, given ``paths``), in a
     trusted process that loads no submitted code: ``(status, stderr)``."""
+    work.mkdir()
     (work / "pytest.ini").write_text(_ini(options["known"]), encoding="utf-8")
     args = [str(reference / f) for f in files] + [
         "-m", " or ".join(sorted(markers)), "-c", str(work / "pytest.ini"),
@@ -396,31 +424,37 @@ def _pytest(reference, work, files, markers, options, main, *paths):
     status, _, err = sandbox.run(
         [sys.executable, "-c", _MAIN.format(main, 2 + len(paths)), str(reference), *paths]
         + args,
-        env, str(work), "", options["timeout"], cpu=options["timeout"] + 1,
+        env, str(work), "", timeout or options["timeout"], cpu=options["timeout"] + 1,
         memory=options["memory"])
     return status, err
 
 
-def _record(reference, chosen, scratch, options):
-    """Step 1: the chosen tasks' tests, visible and hidden, run on the
+def _files(chosen, options, hidden):
+    """The test files of the chosen tasks, hidden or visible."""
+    return sorted({f for t in chosen for f in options["tests"].get(marker(t), [])
+                   if _hidden(f) == hidden})
+
+
+def _record(reference, chosen, scratch, options, hidden):
+    """Step 1: the chosen tasks' hidden (or visible) tests run on the
     reference: ``({task id: [(test id, entry)]}, test files that could not be
     collected)``, each entry its test's calls with the reference's results
     (``judge.Recorder``). A task whose tests could not be recorded gets one
     failed entry saying why (the instructor's problem)."""
     markers = {marker(t): t for t in chosen}
-    files = sorted({f for m in markers for f in options["tests"].get(m, [])})
+    files = _files(chosen, options, hidden)
     if not files:
         return {}, []
-    work = Path(scratch) / "record"
-    work.mkdir()
+    work = Path(scratch) / ("record-hidden" if hidden else "record")
     out = work / "calls.json"
     status, err = _pytest(reference, work, files, markers, options, "record_main", str(out))
     try:
         recorded = json.loads(out.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         why = _ended(status, err, options) if status else "it wrote no results"
-        return {t: [(f"{HIDDEN}/", {"markers": [], "passed": False, "calls": [],
-                                    "message": f"the reference's run failed: {why}"})]
+        name = f"{HIDDEN}/" if hidden else files[0]
+        return {t: [(name, {"markers": [], "passed": False, "calls": [],
+                            "message": f"the reference's run failed: {why}"})]
                 for t in chosen}, []
     found = {}
     for name, entry in recorded["tests"].items():
@@ -463,72 +497,82 @@ def _answer(entries, config, work, options, shown):
     return answer, done
 
 
-def _answer_and_judge(result, recorded, config, work, options):
+def _answer_and_judge(result, config, work, options, task_id):
     """Steps 2 and 3 for one task. The visible tests' calls are answered by
     one child, their answers kept in ``result["replay"]`` for the replay; the
     hidden tests' by another, which is all they reach: each hidden test passes
     when every call of it got the reference's result back (``judge.same``)."""
-    runnable = []
-    for name, entry in recorded:
-        message = None
-        if not entry["passed"]:  # the instructor's to fix: the grade cannot stand on it
-            message = "the reference fails this test"
-        elif not entry["calls"]:
-            message = "this test calls no program (judge.run): it grades nothing"
-        if message is None:
-            runnable.append((name, entry))
-        else:
-            result["results"].append({"name": name, "hidden": _hidden(name), "passed": False,
-                                      "message": message})
-    visible = [(n, e) for n, e in runnable if not _hidden(n)]
-    answer, done = _answer(visible, config, work, options, shown=True)
-    for name, entry in visible:
-        got = [answer(call) for call, _ in entry["calls"]]
-        result["replay"][name] = {
-            "calls": [[call, None if isinstance(a, tuple) else a]
-                      for (call, _), a in zip(entry["calls"], got)],
-            "why": next((a[0] for a in got if isinstance(a, tuple)), None)}
-    hidden = [(n, e) for n, e in runnable if _hidden(n)]
-    answer, hidden_done = _answer(hidden, config, work, options, shown=False)
-    for name, entry in hidden:
-        message = None
-        for call, want in entry["calls"]:
-            got = answer(call)
-            message = got[0] if isinstance(got, tuple) else judge.same(got, want, call["tol"]) \
-                and _wrong(got, want)
-            if message:
-                break
-        result["results"].append({"name": name, "hidden": True, "passed": not message,
-                                  "message": f"hidden test failed: {message}" if message
-                                  else None})
-    result["done"] = [d for d in (done, hidden_done) if d is not None]
+    result["done"], result["answered"] = [], {}
+    for hidden in (False, True):  # each waits for its own recording (grade)
+        entries = []
+        for name, entry in options["recorded"][hidden].result()[0].get(task_id, []):
+            message = None
+            if not entry["passed"]:  # the instructor's to fix: the grade cannot stand on it
+                message = "the reference fails this test"
+            elif not entry["calls"]:
+                message = "this test calls no program (judge.run): it grades nothing"
+            if message is None:
+                entries.append((name, entry))
+            else:
+                result["results"].append({"name": name, "hidden": hidden, "passed": False,
+                                          "message": message})
+        answer, done = _answer(entries, config, work, options, shown=not hidden)
+        if done is not None:
+            result["done"].append(done)
+        for name, entry in entries:
+            got = [answer(call) for call, _ in entry["calls"]]
+            result["answered"][name] = [(call, a) for (call, _), a in zip(entry["calls"], got)]
+            if not hidden:
+                result["replay"][name] = {
+                    "calls": [[call, None if isinstance(a, tuple) else a]
+                              for (call, _), a in zip(entry["calls"], got)],
+                    "why": next((a[0] for a in got if isinstance(a, tuple)), None)}
+                continue
+            message = None
+            for (call, want), a in zip(entry["calls"], got):
+                message = a[0] if isinstance(a, tuple) else \
+                    judge.same(a, want, call["tol"]) and _wrong(a, want)
+                if message:
+                    break
+            result["results"].append({"name": name, "hidden": True, "passed": not message,
+                                      "message": f"hidden test failed: {message}" if message
+                                      else None})
 
 
-def _replay(reference, results, scratch, options):
+def _replay(reference, chosen, scratch, options):
     """Step 3 for the visible tests: each one runs again on the reference, in
     a trusted process, with ``judge.run`` giving back the graded code's answers
-    (``judge.Replayer``): ``{test id: {"passed", "message"}}``, or why the
-    replay failed."""
-    answers = {name: x for r in results.values() for name, x in r["replay"].items()}
-    if not answers:
+    (``judge.Replayer``). Started with the grade, it loads and collects the
+    tests meanwhile, then waits for ``replay/answers.json`` (``_answered``):
+    ``{test id: {"passed", "message"}}``, or why the replay failed."""
+    files = _files(chosen, options, hidden=False)
+    if not files:
         return {}
     work = Path(scratch) / "replay"
-    work.mkdir()
-    (work / "answers.json").write_text(judge.dumps(answers), encoding="utf-8")
     out = work / "verdicts.json"
-    files = sorted({name.split("::")[0] for name in answers})
-    markers = {marker(t) for t in results}
-    status, err = _pytest(reference, work, files, markers, options, "replay_main",
-                          str(work / "answers.json"), str(out))
+    # it waits for the answers as long as every task may take
+    status, err = _pytest(reference, work, files, {marker(t) for t in chosen}, options,
+                          "replay_main", str(work / "answers.json"), str(out),
+                          timeout=options["timeout"] * (len(chosen) + 1))
     try:
         return json.loads(out.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return _ended(status, err, options) if status else "it wrote no results"
 
 
-def _finish(task_id, result, replayed):
-    """The task's verdicts complete: its visible tests' (from the replay) before
-    its hidden tests', its messages, and its points."""
+def _answered(results, scratch):
+    """Hand the replay the visible tests' answers: written whole, then renamed
+    into place, so that it never reads half a file."""
+    answers = {name: x for r in results.values() for name, x in r["replay"].items()}
+    work = Path(scratch) / "replay"
+    work.mkdir(exist_ok=True)
+    (work / "answers.part").write_text(judge.dumps(answers), encoding="utf-8")
+    os.replace(work / "answers.part", work / "answers.json")
+
+
+def _replayed(result, replayed):
+    """The task's visible tests' verdicts, from the replay, before its hidden
+    tests' in ``result["results"]``."""
     visible = []
     for name in result.pop("replay"):
         got = replayed.get(name) if isinstance(replayed, dict) else None
@@ -540,6 +584,59 @@ def _finish(task_id, result, replayed):
     early = [x for x in result["results"] if not x["hidden"]]
     hidden = [x for x in result["results"] if x["hidden"]]
     result["results"] = early + visible + hidden
+
+
+def _whole(tasks, table, chosen, reference, submission, scratch, options):
+    """Step 2 for the whole submission: the regions of ``tasks`` (those that
+    pass on their own) spliced into one copy, answering the chosen tasks'
+    calls, visible and hidden in a child each: ``{hidden: answer}`` as
+    ``_answer`` gives it.
+
+    A task is graded in a copy where every other task has the reference's
+    code, so a task's code that hands its work to another task's (2.1's vjp
+    computed with ``self.jvp``, 3.1's jvp with ``self.vjp``) gets the
+    reference's answer there. Its results must be the same with the
+    student's own code for the other tasks that pass (``_against_whole``);
+    a task that fails keeps the reference's code here, so that it costs no
+    other task points (2.2's higher derivatives go through 2.3's rules)."""
+    with _PARSING:
+        files, spans = splice_whole({t: table[t] for t in tasks}, reference, submission,
+                                    options["check"])
+    config, work = _copy(Path(scratch) / ("whole-" + "-".join(tasks)), files, spans,
+                         reference, submission, scratch, options)
+    answers = {}
+    for hidden in (False, True):
+        entries = [(name, entry) for t in chosen
+                   for name, entry in options["recorded"][hidden].result()[0].get(t, [])
+                   if entry["passed"] and entry["calls"]]
+        answers[hidden] = _answer(entries, config, work, options, shown=False)[0]
+    return answers
+
+
+def _against_whole(result, whole):
+    """Each test of a task that passed fails unless the whole submission
+    (``_whole``) answered every call of it with what the task's own copy did
+    (``judge.same``: to the call's tolerance)."""
+    for x in result["results"]:
+        calls = result["answered"].get(x["name"])
+        if not x["passed"] or calls is None:
+            continue
+        for call, alone in calls:
+            got = whole[x["hidden"]](call)
+            why = got[0] if isinstance(got, tuple) else judge.same(got, alone, call["tol"])
+            if why:
+                x["passed"] = False
+                x["message"] = ("hidden test failed: a result differs when your other tasks' "
+                                "code runs too" if x["hidden"] else
+                                f"it passes with the reference's code for the other tasks, "
+                                f"not with yours (does this task call another task's "
+                                f"code?): {why}")
+                break
+
+
+def _finish(task_id, result):
+    """The task's messages and points, its verdicts complete."""
+    result.pop("answered", None)
     for x in result["results"]:
         if not x["passed"]:
             result["messages"].append(f"[hidden] {x['name']}: {x['message']}" if x["hidden"]
@@ -727,15 +824,33 @@ def grade(directory=".", spec="ALL", timeout=60.0, *, reference=None, memory=MEM
             return _run_task(task_id, table[task_id][1], reference, directory, scratch,
                              options)
 
-        # The tests are recorded on the reference while the tasks' copies are made.
-        with ThreadPoolExecutor(max_workers=1) as recorder:
-            options["recorded"] = recorder.submit(_record, reference, chosen, scratch, options)
-            with ThreadPoolExecutor(max_workers=jobs) as pool:
-                results = dict(zip(chosen, pool.map(one, chosen)))
-        replayed = _replay(reference, results, scratch, options)
-        for task_id, result in results.items():
-            _finish(task_id, result, replayed)
-        errors = options["recorded"].result()[1]
+        # The tests are recorded on the reference while the tasks' copies are
+        # made, and the replay loads meanwhile.
+        with ThreadPoolExecutor(max_workers=4) as trusted:
+            options["recorded"] = {hidden: trusted.submit(
+                _record, reference, chosen, scratch, options, hidden) for hidden in (False, True)}
+            replayed = trusted.submit(_replay, reference, chosen, scratch, options)
+            whole = trusted.submit(_whole, chosen, table, chosen, reference, directory,
+                                   scratch, options)
+            try:
+                with ThreadPoolExecutor(max_workers=jobs) as pool:
+                    results = dict(zip(chosen, pool.map(one, chosen)))
+            finally:
+                _answered(results if "results" in locals() else {}, scratch)
+            for result in results.values():
+                _replayed(result, replayed.result())
+            # the whole submission, drawn while the tasks ran as if every one
+            # passed; again if some did not
+            passing = [t for t, r in results.items()
+                       if r["results"] and all(x["passed"] for x in r["results"])]
+            if len(passing) > 1:
+                whole = whole.result() if passing == chosen else _whole(
+                    passing, table, chosen, reference, directory, scratch, options)
+                for t in passing:
+                    _against_whole(results[t], whole)
+            for task_id, result in results.items():
+                _finish(task_id, result)
+        errors = [e for hidden in (False, True) for e in options["recorded"][hidden].result()[1]]
     missing = _stubbed(reference, table)
     for task_id, result in results.items():
         result["title"] = table[task_id][0]

@@ -23,7 +23,7 @@ import time
 import pytest
 from course.test_grader import reference, region, submit, table  # noqa: F401  (the fixture)
 
-from mlxref.course import grader, sandbox
+from mlxref.course import grader, regions, sandbox
 
 SLEEPER = "3599.25"  # the argument that names a detached process of these tests
 
@@ -491,3 +491,38 @@ def test_the_answering_child_chooses_no_word_of_its_failure(tmp_path, reference)
     assert _the_hidden(r)["message"] == \
         "hidden test failed: its run ended before it answered every call"
     assert "status 7" not in text
+
+
+def test_tasks_that_hand_their_work_to_each_other_earn_nothing(tmp_path):
+    """Each task is graded in a copy where the other tasks have the
+    reference's code. On main, 2.1's vjp computed with ``self.jvp`` and 3.1's
+    jvp with ``self.vjp`` each got the other's reference there, and both
+    earned full marks (a red team's A07), though in the submission they call
+    each other forever. Now every test must also pass with the student's own
+    code for the other tasks (graded against this checkout's own tests)."""
+    root = regions.project_root()
+    sub = submit(tmp_path / "sub", root, {
+        ("2.1", "Unary.vjp"): "return self.jvp(primals, cotangents, [0])",
+        ("2.1", "Binary.vjp"):
+            "return [self.jvp(primals, [cotangents[0]], [i])[0] for i in argnums]",
+        ("3.1", "Unary.jvp"):
+            "return self.vjp(primals, tangents, argnums, [make_array(self, [primals[0]])])",
+        ("3.1", "Binary.jvp"): (
+            "out = make_array(self, list(primals))\n"
+            "parts = [self.vjp(primals, [t], [i], [out])[0] for i, t in zip(argnums, tangents)]\n"
+            "return [parts[0] if len(parts) == 1 else ops.add(parts[0], parts[1])]"),
+    })
+    results, _ = grader.grade(sub, "2.1,3.1", reference=root, timeout=120)
+    for task_id in ("2.1", "3.1"):
+        r = results[task_id]
+        assert r["points"] == 0, (task_id, r["messages"])
+        visible = [x for x in r["results"] if not x["hidden"]]
+        assert all("not with yours (does this task call another task's code?)" in x["message"]
+                   for x in visible), visible
+        assert {x["message"] for x in r["results"] if x["hidden"]} == {
+            "hidden test failed: a result differs when your other tasks' code runs too"}
+    # each alone is right: graded with the other task's reference code, as on main
+    alone, _ = grader.grade(submit(tmp_path / "alone", root, {
+        ("2.1", "Unary.vjp"): "return self.jvp(primals, cotangents, [0])"}), "2.1",
+        reference=root, timeout=120)
+    assert [x["name"] for x in alone["2.1"]["results"] if not x["passed"]] == []
