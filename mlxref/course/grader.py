@@ -58,6 +58,7 @@ import signal
 import sys
 import tempfile
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -414,7 +415,7 @@ def _pytest(reference, work, files, markers, options, main, *paths, timeout=None
     """Run pytest on ``files`` of the reference, tests with ``markers``, under
     judge's ``main`` (``record_main`` or ``replay_main``, given ``paths``), in a
     trusted process that loads no submitted code: ``(status, stderr)``."""
-    work.mkdir()
+    work.mkdir(exist_ok=True)
     (work / "pytest.ini").write_text(_ini(options["known"]), encoding="utf-8")
     args = [str(reference / f) for f in files] + [
         "-m", " or ".join(sorted(markers)), "-c", str(work / "pytest.ini"),
@@ -435,19 +436,27 @@ def _files(chosen, options, hidden):
                    if _hidden(f) == hidden})
 
 
-def _record(reference, chosen, scratch, options, hidden):
+def _record(reference, chosen, scratch, options, hidden, running=None):
     """Step 1: the chosen tasks' hidden (or visible) tests run on the
     reference: ``({task id: [(test id, entry)]}, test files that could not be
     collected)``, each entry its test's calls with the reference's results
-    (``judge.Recorder``). A task whose tests could not be recorded gets one
-    failed entry saying why (the instructor's problem)."""
+    (``judge.Recorder``). The visible tests' are read as soon as ``running``,
+    their process (``_visible``), has written them. A task whose tests could
+    not be recorded gets one failed entry saying why (the instructor's
+    problem)."""
     markers = {marker(t): t for t in chosen}
     files = _files(chosen, options, hidden)
     if not files:
         return {}, []
     work = Path(scratch) / ("record-hidden" if hidden else "record")
     out = work / "calls.json"
-    status, err = _pytest(reference, work, files, markers, options, "record_main", str(out))
+    if running is None:
+        status, err = _pytest(reference, work, files, markers, options, "record_main",
+                              str(out))
+    else:
+        while not out.exists() and not running.done():
+            time.sleep(0.02)
+        status, err = running.result() if not out.exists() else (0, "")
     try:
         recorded = json.loads(out.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -539,23 +548,31 @@ def _answer_and_judge(result, config, work, options, task_id):
                                       else None})
 
 
-def _replay(reference, chosen, scratch, options):
-    """Step 3 for the visible tests: each one runs again on the reference, in
-    a trusted process, with ``judge.run`` giving back the graded code's answers
-    (``judge.Replayer``). Started with the grade, it loads and collects the
-    tests meanwhile, then waits for ``replay/answers.json`` (``_answered``):
-    ``{test id: {"passed", "message"}}``, or why the replay failed."""
+def _visible(reference, chosen, scratch, options):
+    """The visible tests' trusted process (``judge.replay_main``), started with
+    the grade: it records them (``_record`` reads the calls), then waits for
+    the students' answers (``_answered``) and replays the tests on them:
+    ``(status, stderr)``."""
     files = _files(chosen, options, hidden=False)
     if not files:
-        return {}
-    work = Path(scratch) / "replay"
-    out = work / "verdicts.json"
+        return 0, ""
+    work = Path(scratch) / "record"
     # it waits for the answers as long as every task may take
-    status, err = _pytest(reference, work, files, {marker(t) for t in chosen}, options,
-                          "replay_main", str(work / "answers.json"), str(out),
-                          timeout=options["timeout"] * (len(chosen) + 1))
+    return _pytest(reference, work, files, {marker(t) for t in chosen}, options,
+                   "replay_main", *(str(work / f) for f in (
+                       "calls.json", "answers.json", "verdicts.json")),
+                   timeout=options["timeout"] * (len(chosen) + 1))
+
+
+def _replay(running, scratch, options):
+    """Step 3 for the visible tests: each one ran again on the reference, in a
+    trusted process, with ``judge.run`` giving back the graded code's answers
+    (``judge.Replayer``): ``{test id: {"passed", "message"}}``, or why the
+    replay failed."""
+    status, err = running.result()
     try:
-        return json.loads(out.read_text(encoding="utf-8"))
+        return json.loads((Path(scratch) / "record" / "verdicts.json").read_text(
+            encoding="utf-8"))
     except (OSError, ValueError):
         return _ended(status, err, options) if status else "it wrote no results"
 
@@ -564,7 +581,7 @@ def _answered(results, scratch):
     """Hand the replay the visible tests' answers: written whole, then renamed
     into place, so that it never reads half a file."""
     answers = {name: x for r in results.values() for name, x in r["replay"].items()}
-    work = Path(scratch) / "replay"
+    work = Path(scratch) / "record"
     work.mkdir(exist_ok=True)
     (work / "answers.part").write_text(judge.dumps(answers), encoding="utf-8")
     os.replace(work / "answers.part", work / "answers.json")
@@ -827,9 +844,10 @@ def grade(directory=".", spec="ALL", timeout=60.0, *, reference=None, memory=MEM
         # The tests are recorded on the reference while the tasks' copies are
         # made, and the replay loads meanwhile.
         with ThreadPoolExecutor(max_workers=4) as trusted:
+            visible = trusted.submit(_visible, reference, chosen, scratch, options)
             options["recorded"] = {hidden: trusted.submit(
-                _record, reference, chosen, scratch, options, hidden) for hidden in (False, True)}
-            replayed = trusted.submit(_replay, reference, chosen, scratch, options)
+                _record, reference, chosen, scratch, options, hidden,
+                None if hidden else visible) for hidden in (False, True)}
             whole = trusted.submit(_whole, chosen, table, chosen, reference, directory,
                                    scratch, options)
             try:
@@ -837,8 +855,9 @@ def grade(directory=".", spec="ALL", timeout=60.0, *, reference=None, memory=MEM
                     results = dict(zip(chosen, pool.map(one, chosen)))
             finally:
                 _answered(results if "results" in locals() else {}, scratch)
+            replayed = _replay(visible, scratch, options)
             for result in results.values():
-                _replayed(result, replayed.result())
+                _replayed(result, replayed)
             # the whole submission, drawn while the tasks ran as if every one
             # passed; again if some did not
             passing = [t for t, r in results.items()

@@ -506,8 +506,9 @@ class Recorder:
         self.current = None
 
     def pytest_sessionfinish(self, session):
-        with open(self.path, "w", encoding="utf-8") as f:
+        with open(self.path + ".part", "w", encoding="utf-8") as f:
             f.write(dumps({"tests": self.tests, "errors": self.errors}))
+        os.replace(self.path + ".part", self.path)  # whole, for a reader that waits for it
 
 
 class Replayer:
@@ -581,12 +582,17 @@ def record_main(path, args):
     return pytest.main(args, plugins=[recorder])
 
 
-def replay_main(answers, path, args):
-    """The replaying run's program: pytest ``args`` with the ``Replayer`` of the
-    answers in the file ``answers``, which it waits for once it has collected
-    the tests (the grader writes it when every task is answered)."""
+def replay_main(calls, answers, verdicts, args):
+    """The visible tests' trusted process, which loads them once for both of
+    its runs: pytest ``args`` with the ``Recorder`` (their calls, to the file
+    ``calls``), then, once the grader has written the file ``answers``, again
+    with the ``Replayer`` (their verdicts, to the file ``verdicts``)."""
     import pytest
 
-    replayer = Replayer(answers, path)
+    recorder = Recorder(calls)
+    _RECORDER.append(recorder)
+    pytest.main(args, plugins=[recorder])
+    _RECORDER.clear()
+    replayer = Replayer(answers, verdicts)
     _REPLAYER.append(replayer)
     return pytest.main(args, plugins=[replayer])
