@@ -2,9 +2,10 @@
 
 The submission is this checkout itself, graded against itself for tasks 1.1,
 2.3 and 4.1 (``TASKS``) by ``mlxref assignment grade`` in a child process, as
-an instructor or Gradescope runs it: the visible tests in the sandbox (under
-bubblewrap where it is installed), the hidden tests recorded on the reference,
-answered in a second sandboxed child, and judged in the grader's process
+an instructor or Gradescope runs it: the tests recorded on the reference, their
+calls answered in sandboxed children (under bubblewrap where it is installed),
+the hidden tests judged in the grader's process and the visible ones replayed,
+and every call answered again by the whole submission
 (mlxref/course/judge.py). Every task must pass (full points) before a time is
 reported. Target: at most ``SECONDS_PER_TASK`` of wall time per task.
 """
