@@ -16,7 +16,7 @@ reported at the student's own line, and the static check of
 ``mlxref/course/sandbox.py`` refuses imports and calls that reach the system.
 
 No test runs next to the student's code. The tests reach it only through
-``judge.run`` (mlxref/course/judge.py), in three steps:
+``judge.run`` (mlxref/course/judge.py), in four steps:
 
 1. ``_record``: the chosen tasks' tests, visible and hidden, run on the
    reference in a trusted process, which records each call and its result.
@@ -29,6 +29,11 @@ No test runs next to the student's code. The tests reach it only through
    (``judge.same``), decided here. A visible test is replayed (``_replay``)
    in a trusted process, its ``run`` calls returning the student's answers,
    so its own assertions give the verdict and the message.
+4. ``_whole``: the calls that ran only their own task's code on the
+   reference are answered again by a copy holding the student's code for
+   every task; a test passes only if they get the same answers there
+   (``_against_whole``), so a task cannot hand its work to another task's
+   reference code.
 
 A call that goes unanswered (the child died, hit a limit, or wrote a line
 out of place) fails its test with a one-line reason, and nothing a run
@@ -47,7 +52,6 @@ tests/course/test_grader_attacks.py (each attack, defeated).
 from __future__ import annotations
 
 import ast
-import builtins
 import json
 import os
 import re
@@ -327,7 +331,7 @@ def _grade_task(task_id, regions, reference, submission, scratch, options):
     except Problem as exc:
         result["messages"].append(str(exc))
         return result
-    config, work = _copy(Path(scratch) / ("task-" + task_id), files, spans, reference,
+    config, work = _copy(Path(scratch) / secrets.token_hex(8), files, spans, reference,
                          submission, scratch, options)
     if not options["tests"].get(marker(task_id)):
         result["messages"].append(f"no test uses the marker {marker(task_id)}")
@@ -530,7 +534,9 @@ def _answer_and_judge(result, config, work, options, task_id):
             result["done"].append(done)
         for name, entry in entries:
             got = [answer(call) for call, _ in entry["calls"]]
-            result["answered"][name] = [(call, a) for (call, _), a in zip(entry["calls"], got)]
+            result["answered"][name] = list(zip(
+                [call for call, _ in entry["calls"]], got,
+                entry.get("entered") or [None] * len(got)))
             if not hidden:
                 result["replay"][name] = {
                     "calls": [[call, None if isinstance(a, tuple) else a]
@@ -603,42 +609,53 @@ def _replayed(result, replayed):
     result["results"] = early + visible + hidden
 
 
-def _whole(tasks, table, chosen, reference, submission, scratch, options):
-    """Step 2 for the whole submission: the regions of ``tasks`` (those that
-    pass on their own) spliced into one copy, answering the chosen tasks'
-    calls, visible and hidden in a child each: ``{hidden: answer}`` as
+def _own(entry, task_id):
+    """The calls of a test of ``task_id`` that ran no other task's region on
+    the reference (``judge.Recorder``'s ``entered``)."""
+    return [call for (call, _), entered in zip(entry["calls"], entry.get("entered") or [])
+            if set(entered) <= {task_id}]
+
+
+def _whole(table, chosen, reference, submission, scratch, options):
+    """Step 2 for the whole submission: every task's regions spliced into one
+    copy (``splice_whole``; a stub stays a stub), answering the calls of the
+    chosen tasks' tests that ran only their own task's code on the reference
+    (``_own``), visible and hidden in a child each: ``{hidden: answer}`` as
     ``_answer`` gives it.
 
     A task is graded in a copy where every other task has the reference's
     code, so a task's code that hands its work to another task's (2.1's vjp
-    computed with ``self.jvp``, 3.1's jvp with ``self.vjp``) gets the
-    reference's answer there. Its results must be the same with the
-    student's own code for the other tasks that pass (``_against_whole``);
-    a task that fails keeps the reference's code here, so that it costs no
-    other task points (2.2's higher derivatives go through 2.3's rules)."""
+    computed with ``self.jvp``, 3.1's jvp with ``self.vjp``, or with a 3.1
+    left a stub) gets the reference's answer there. The calls that need no
+    other task's code must be answered the same with the student's own code
+    for every other task (``_against_whole``). The calls that do (2.2's
+    higher derivatives run through 2.3's rules and 4.1's walk) are not held
+    to it, so that another task's mistakes cost no task its points."""
     with _PARSING:
-        files, spans = splice_whole({t: table[t] for t in tasks}, reference, submission,
-                                    options["check"])
-    config, work = _copy(Path(scratch) / ("whole-" + "-".join(tasks)), files, spans,
-                         reference, submission, scratch, options)
+        files, spans = splice_whole(table, reference, submission, options["check"])
+    config, work = _copy(Path(scratch) / secrets.token_hex(8), files, spans, reference,
+                         submission, scratch, options)
     answers = {}
     for hidden in (False, True):
-        entries = [(name, entry) for t in chosen
+        entries = [(name, {"calls": [[call, None] for call in _own(entry, t)]})
+                   for t in chosen
                    for name, entry in options["recorded"][hidden].result()[0].get(t, [])
-                   if entry["passed"] and entry["calls"]]
+                   if entry["passed"]]
         answers[hidden] = _answer(entries, config, work, options, shown=False)[0]
     return answers
 
 
-def _against_whole(result, whole):
-    """Each test of a task that passed fails unless the whole submission
-    (``_whole``) answered every call of it with what the task's own copy did
-    (``judge.same``: to the call's tolerance)."""
+def _against_whole(task_id, result, whole):
+    """Each test of the task that passed fails unless the whole submission
+    (``_whole``) answered each of its calls that ran only this task's code as
+    the task's own copy did (``judge.same``: to the call's tolerance)."""
     for x in result["results"]:
         calls = result["answered"].get(x["name"])
         if not x["passed"] or calls is None:
             continue
-        for call, alone in calls:
+        for call, alone, entered in calls:
+            if entered is None or not set(entered) <= {task_id}:
+                continue
             got = whole[x["hidden"]](call)
             why = got[0] if isinstance(got, tuple) else judge.same(got, alone, call["tol"])
             if why:
@@ -671,15 +688,11 @@ def _wrong(got, want):
     result: the exception the graded code raised, or that a result differs."""
     if isinstance(got, dict) and "error" in got and not (
             isinstance(want, dict) and "error" in want):
-        # Python's own exceptions only: a class the graded code made up could
-        # carry hidden inputs in its name
-        name = got["error"] if got["error"] in _BUILTIN_ERRORS else "an exception of its own"
-        return f"your code raised {name}"
+        # the stub's, or any: the exception's type, chosen by the graded code
+        # among Python's dozens, could spell a few bits of the hidden inputs
+        return "your code raised " + (
+            "NotImplementedError" if got["error"] == "NotImplementedError" else "an exception")
     return "a result differs from the reference's"
-
-
-_BUILTIN_ERRORS = frozenset(name for name, value in vars(builtins).items()
-                            if isinstance(value, type) and issubclass(value, BaseException))
 
 
 def _answers(out, token, count):
@@ -697,7 +710,7 @@ def _answers(out, token, count):
         except (ValueError, RecursionError):
             value = None
         if isinstance(value, dict) and set(value) == {"answer", "result"} and \
-                value["answer"] == len(answers) < count:
+                value["answer"] == len(answers) < count and judge.bounded(value["result"]):
             answers.append(value["result"])
         elif isinstance(value, dict) and "done" in value and \
                 record(line[len(token) + 1:]) is not None:
@@ -848,8 +861,8 @@ def grade(directory=".", spec="ALL", timeout=60.0, *, reference=None, memory=MEM
             options["recorded"] = {hidden: trusted.submit(
                 _record, reference, chosen, scratch, options, hidden,
                 None if hidden else visible) for hidden in (False, True)}
-            whole = trusted.submit(_whole, chosen, table, chosen, reference, directory,
-                                   scratch, options)
+            whole = trusted.submit(_whole, table, chosen, reference, directory, scratch,
+                                   options)
             try:
                 with ThreadPoolExecutor(max_workers=jobs) as pool:
                     results = dict(zip(chosen, pool.map(one, chosen)))
@@ -858,15 +871,9 @@ def grade(directory=".", spec="ALL", timeout=60.0, *, reference=None, memory=MEM
             replayed = _replay(visible, scratch, options)
             for result in results.values():
                 _replayed(result, replayed)
-            # the whole submission, drawn while the tasks ran as if every one
-            # passed; again if some did not
-            passing = [t for t, r in results.items()
-                       if r["results"] and all(x["passed"] for x in r["results"])]
-            if len(passing) > 1:
-                whole = whole.result() if passing == chosen else _whole(
-                    passing, table, chosen, reference, directory, scratch, options)
-                for t in passing:
-                    _against_whole(results[t], whole)
+            if len(table) > 1:
+                for task_id, result in results.items():
+                    _against_whole(task_id, result, whole.result())
             for task_id, result in results.items():
                 _finish(task_id, result)
         errors = [e for hidden in (False, True) for e in options["recorded"][hidden].result()[1]]

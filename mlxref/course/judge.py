@@ -138,13 +138,17 @@ def to_data(value):
     return walk(value, 0)
 
 
-def from_data(data):
-    """The value ``to_data`` gave ``data`` for, built with this process's mlxref."""
+def from_data(data, answer=False):
+    """The value ``to_data`` gave ``data`` for, built with this process's
+    mlxref. An ``answer`` (the sandbox's data, in a trusted process) holds no
+    function or class, and its strings are printable text on one line."""
     import mlxref.core as mx
     from mlxref.core.dtypes import by_name
 
     if isinstance(data, list):
-        return [from_data(x) for x in data]
+        return [from_data(x, answer) for x in data]
+    if isinstance(data, str) and answer:
+        return printable(data)
     if not isinstance(data, dict):
         return data
     tag = next(iter(data))
@@ -155,16 +159,39 @@ def from_data(data):
             flat = [complex(re, im) for re, im in flat]
         return mx.array(flat, dtype).reshape(data["shape"])
     if tag == "tuple":
-        return tuple(from_data(x) for x in data["tuple"])
+        return tuple(from_data(x, answer) for x in data["tuple"])
     if tag == "dict":
-        return {_key(from_data(k)): from_data(x) for k, x in data["dict"]}
+        return {_key(from_data(k, answer)): from_data(x, answer) for k, x in data["dict"]}
     if tag == "complex":
         return complex(*data["complex"])
     if tag == "dtype":
         return by_name(data["dtype"])
-    if tag == "ref":
+    if tag == "ref" and not answer:
         return resolve(data["ref"])
-    raise NotData(f"judge: no value is tagged {tag!r}")
+    raise NotData(f"judge: no {'answer' if answer else 'value'} is tagged {tag!r}")
+
+
+def printable(text):
+    """``text`` with every character that is not printable (a line break, an
+    escape) a space: a student's string in a message is one line of text."""
+    return "".join(c if c.isprintable() else " " for c in str(text))
+
+
+def bounded(data):
+    """Is ``data`` (JSON from the sandbox) within ``to_data``'s limits: nested
+    at most ``DEPTH`` + 3 deep, at most twice ``ITEMS`` items? Walked without
+    recursion, so a deeper value costs no stack."""
+    stack, count = [(data, 0)], 0
+    while stack:
+        value, depth = stack.pop()
+        count += 1
+        if depth > DEPTH + 3 or count > 2 * ITEMS:
+            return False
+        if isinstance(value, dict):
+            stack += [(v, depth + 1) for v in value.values()]
+        elif isinstance(value, list):
+            stack += [(v, depth + 1) for v in value]
+    return True
 
 
 def _key(k):
@@ -318,13 +345,19 @@ def run(program, *args, tol=None, **kwargs):
             "kwargs": to_data(kwargs), "tol": tol}
     if _REPLAYER:
         return _REPLAYER[0].answer(call)
+    recorder = _RECORDER[0] if _RECORDER else None
     try:
+        if recorder is not None:
+            recorder.watch()
         result = program(*args, **kwargs)
+        data = json.loads(dumps(to_data(result)))  # a lazy result evaluated here
     except Exception as exc:
-        if _RECORDER:
-            _RECORDER[0].add(call, error(exc))
+        if recorder is not None:
+            recorder.add(call, error(exc))
         raise
-    data = json.loads(dumps(to_data(result)))
+    finally:
+        if recorder is not None:
+            recorder.unwatch()
     if _verdict(data):
         raise NotData(f"judge.run: {call['program']} returned {data!r}, a verdict: computed "
                       f"next to the graded code, a pass or fail is no evidence (the graded "
@@ -399,7 +432,7 @@ def answered(data):
         exc.kind, exc.answer = data["error"], data
         raise exc
     try:
-        return from_data(data)
+        return from_data(data, answer=True)
     except Exception as exc:  # noqa: BLE001 (RecursionError, a bad dtype, a bad shape)
         raise NotData(f"your code's result could not be read: {type(exc).__name__}: "
                       f"{str(exc)[:200]}") from None
@@ -439,17 +472,22 @@ def describe(exc, tb, item):
     if answer is not None:
         if answer.get("stub"):
             return "not done yet: %s, line %d still raises the stub's NotImplementedError" % (
-                tuple(answer["stub"]))
-        kind, text = answer["error"], answer["message"]
+                printable(answer["stub"][0]), answer["stub"][1])
+        # the student's words, each on one line of its own: none can pass for
+        # a line of the grader's
+        kind, text = printable(answer["error"]), printable(answer["message"])
+        where = [[printable(x) if isinstance(x, str) else x for x in w]
+                 for w in answer.get("where", [])]
+        inside = [printable(x) for x in answer.get("inside") or []]
         lines.append(f"{kind}: {text}" if text else kind)
-        if answer.get("where"):
+        if where:
             lines.append("in your code:")
-            lines += ["  %s, line %d, in %s: %s" % tuple(w) for w in answer["where"]]
-            if answer.get("inside"):
+            lines += ["  %s, line %d, in %s: %s" % tuple(w) for w in where]
+            if inside:
                 lines.append("  raised inside %s (%s), called from your line above" % tuple(
-                    answer["inside"]))
-        elif answer.get("inside"):
-            lines.append("raised in %s (%s)" % tuple(answer["inside"]))
+                    inside))
+        elif inside:
+            lines.append("raised in %s (%s)" % tuple(inside))
     elif isinstance(exc, AssertionError):
         text = str(exc)
         if "\nassert " in text and not text.startswith("assert "):
@@ -477,10 +515,32 @@ class Recorder:
     """Step 1's pytest plugin: each test's calls and outcome, and the test files
     that could not be collected, written as JSON to ``path`` when the session
     ends: ``{"tests": {test id: {"markers", "passed", "message", "calls":
-    [[call, result], ...]}}, "errors": [file, ...]}``."""
+    [[call, result], ...], "entered": [[task id, ...], ...]}}, "errors": [file,
+    ...]}``. ``entered`` lists, for each call, the tasks whose regions' functions
+    it ran on the reference (the grader checks the calls that ran only their
+    own task's against the whole submission)."""
 
     def __init__(self, path):
+        from .regions import find_regions, project_root
+
         self.path, self.tests, self.current, self.errors = path, {}, None, []
+        root = project_root()
+        self.functions = {(str(root / r.path), r.function): r.task for r in find_regions(root)}
+        self.entered, self.previous = set(), None
+
+    def watch(self):
+        self.entered, self.previous = set(), sys.getprofile()
+        sys.setprofile(self._profile)
+
+    def unwatch(self):
+        sys.setprofile(self.previous)
+
+    def _profile(self, frame, event, arg):
+        if event == "call":
+            code = frame.f_code
+            task = self.functions.get((code.co_filename, code.co_qualname))
+            if task is not None:
+                self.entered.add(task)
 
     def pytest_collectreport(self, report):
         if report.failed:
@@ -489,11 +549,12 @@ class Recorder:
     def add(self, call, result):
         if self.current is not None:
             self.current["calls"].append([call, result])
+            self.current["entered"].append(sorted(self.entered))
 
     def pytest_runtest_setup(self, item):
         markers = sorted({m.name for m in item.iter_markers() if m.name.startswith("task")})
         self.current = self.tests.setdefault(item.nodeid, {
-            "markers": markers, "passed": True, "message": None, "calls": []})
+            "markers": markers, "passed": True, "message": None, "calls": [], "entered": []})
 
     def pytest_runtest_logreport(self, report):
         entry = self.tests.get(report.nodeid)

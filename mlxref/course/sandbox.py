@@ -115,6 +115,11 @@ def check_region(tree, line_of, module_names=frozenset()):
     (``ops``, ``math``...), whose attributes the region may not assign.
     """
     problems = []
+    # what the region imports is a module (or a module's name) too
+    module_names = module_names | {(a.asname or a.name).split(".")[0]
+                                   for node in ast.walk(tree)
+                                   if isinstance(node, (ast.Import, ast.ImportFrom))
+                                   for a in node.names}
 
     def refuse(node, what):
         problems.append(f"line {line_of(node.lineno)}: {what}")
@@ -129,18 +134,19 @@ def check_region(tree, line_of, module_names=frozenset()):
                                  f"modules and math")
         elif isinstance(node, ast.ImportFrom):
             name = node.module or ""
-            if node.level == 0 and not _importable(name):
-                refuse(node, f"'from {name} import ...': a task may import only mlxref's "
-                             f"modules and math")
+            if node.level == 0 and not _importable(name) or node.level and _TOOLING & set(
+                    name.split(".")):
+                refuse(node, f"'from {'.' * node.level}{name} import ...': a task may import "
+                             f"only mlxref's modules and math")
             for alias in node.names:
-                if alias.name == "*" or alias.name in _REFUSED_NAMES:
+                if alias.name == "*" or alias.name in _REFUSED_NAMES | _TOOLING:
                     refuse(node, f"'from {'.' * node.level}{name} import {alias.name}' "
                                  f"is not allowed in a task")
         elif isinstance(node, ast.Name):
             if node.id in _REFUSED_NAMES or _dunder(node.id):
                 refuse(node, f"the name '{node.id}' is not allowed in a task")
         elif isinstance(node, ast.Attribute):
-            if node.attr in _REFUSED_NAMES or _dunder(node.attr):
+            if node.attr in _REFUSED_NAMES | _TOOLING or _dunder(node.attr):
                 refuse(node, f"the attribute '.{node.attr}' is not allowed in a task")
             elif isinstance(node.ctx, (ast.Store, ast.Del)):
                 root = node.value
@@ -184,8 +190,14 @@ def _bound_names(node):
     return []
 
 
+# mlxref's tooling, which graded code has no use for: the grader's own modules
+# (its judge answers the calls in the child) and the command line
+_TOOLING = frozenset(("course", "cli"))
+
+
 def _importable(name):
-    return name in _ALLOWED_IMPORTS or name == "mlxref" or name.startswith("mlxref.")
+    parts = name.split(".")
+    return name in _ALLOWED_IMPORTS or parts[0] == "mlxref" and not _TOOLING & set(parts)
 
 
 def _dunder(name):

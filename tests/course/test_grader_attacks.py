@@ -130,6 +130,21 @@ def test_files_beside_the_regions_are_never_used(tmp_path, reference):  # noqa: 
     # SymPy's parser evaluates text as Python: a red team ran arbitrary code through it.
     ("2.3", "Divide.partial", "import mlxref.symbolic as s\n"
      "s.sympy.parsing.sympy_parser.parse_expr('1')\nreturn b", "'.sympy'"),
+    # The grader's own judge, imported in the child to rewrite the answers it
+    # sends (a third red team sent answers nested 975 deep, and named functions
+    # for the trusted replay to import), by any of its names.
+    ("2.3", "Divide.partial", "from mlxref.course import judge as J\nJ.to_data = repr\n"
+     "return b", "'from mlxref.course import ...'"),
+    ("2.3", "Divide.partial", "from ...course import judge\nreturn b",
+     "'from ...course import ...'"),
+    ("2.3", "Divide.partial", "from mlxref import course\nreturn b",
+     "'from mlxref import course' is not allowed"),
+    ("2.3", "Divide.partial", "import mlxref\nx = mlxref.course\nreturn b",
+     "the attribute '.course'"),
+    ("2.3", "Divide.partial", "import mlxref.cli.main\nreturn b", "'import mlxref.cli.main'"),
+    # a module the region imports itself is a module: its functions stay
+    ("2.3", "Divide.partial", "from mlxref.core import ops as o\no.divide = o.multiply\n"
+     "return b", "assigning to 'o...divide' changes a module"),
 ])
 def test_the_static_check_refuses_each_attack(
         tmp_path, reference, task_id, function, code, words):  # noqa: F811
@@ -316,7 +331,7 @@ def test_the_hidden_tests_source_never_reaches_a_visible_message(tmp_path, refer
     for secret in ("sympy.diff", "test_divide_partial_b_random(a, b)", "max_examples=15"):
         assert secret not in text, secret
     hidden = [x for x in r["results"] if x["hidden"]]
-    assert [x["message"] for x in hidden] == ["hidden test failed: your code raised ValueError"]
+    assert [x["message"] for x in hidden] == ["hidden test failed: your code raised an exception"]
 
 
 def test_patching_what_the_tests_compare_with_earns_no_hidden_point(tmp_path,
@@ -399,8 +414,19 @@ def test_what_the_answering_child_says_carries_no_hidden_input(tmp_path, referen
     )
     r, text = _judged(tmp_path, reference, spell)
     hidden = _the_hidden(r)
-    assert hidden["message"] == "hidden test failed: your code raised an exception of its own"
+    assert hidden["message"] == "hidden test failed: your code raised an exception"
     assert "seen" + "0" not in text and not any("seen" + d in text for d in "123456789")
+    # nor a type chosen among Python's own by the input: a third red team read 4
+    # bits of each hidden input from "your code raised ArithmeticError"
+    choose = (
+        "if b.size == 1:  # the hidden test's inputs\n"
+        "    raise [ArithmeticError, LookupError, EOFError, BufferError][int(b.tolist()[0]) % 4]\n"
+        "return -a / (b * b)"
+    )
+    r, text = _judged(tmp_path / "choose", reference, choose)
+    assert _the_hidden(r)["message"] == "hidden test failed: your code raised an exception"
+    assert not any("raised " + name in text for name in (
+        "ArithmeticError", "LookupError", "EOFError", "BufferError"))
     forge = (
         "import os, sys\n"
         "if b.size == 1:  # the hidden test's inputs\n"
@@ -476,7 +502,7 @@ def test_sympy_parses_no_text_in_the_children(tmp_path, reference):  # noqa: F81
     r = results["2.3"]
     assert not r["passed"]
     assert any("does not let graded code parse text with SymPy" in m for m in r["messages"])
-    assert _the_hidden(r)["message"] == "hidden test failed: your code raised ValueError"
+    assert _the_hidden(r)["message"] == "hidden test failed: your code raised an exception"
 
 
 def test_the_answering_child_chooses_no_word_of_its_failure(tmp_path, reference):  # noqa: F811
@@ -493,36 +519,58 @@ def test_the_answering_child_chooses_no_word_of_its_failure(tmp_path, reference)
     assert "status 7" not in text
 
 
+DELEGATED = {  # 2.1's vjp and 3.1's jvp, each computed with the other
+    ("2.1", "Unary.vjp"): "return self.jvp(primals, cotangents, [0])",
+    ("2.1", "Binary.vjp"): "return [self.jvp(primals, [cotangents[0]], [i])[0] for i in argnums]",
+    ("3.1", "Unary.jvp"):
+        "return self.vjp(primals, tangents, argnums, [make_array(self, [primals[0]])])",
+    ("3.1", "Binary.jvp"): (
+        "out = make_array(self, list(primals))\n"
+        "parts = [self.vjp(primals, [t], [i], [out])[0] for i, t in zip(argnums, tangents)]\n"
+        "return [parts[0] if len(parts) == 1 else ops.add(parts[0], parts[1])]"),
+}
+WHOLE = "not with yours (does this task call another task's code?)"
+
+
 def test_tasks_that_hand_their_work_to_each_other_earn_nothing(tmp_path):
     """Each task is graded in a copy where the other tasks have the
     reference's code. On main, 2.1's vjp computed with ``self.jvp`` and 3.1's
     jvp with ``self.vjp`` each got the other's reference there, and both
     earned full marks (a red team's A07), though in the submission they call
-    each other forever. Now every test must also pass with the student's own
-    code for the other tasks (graded against this checkout's own tests)."""
+    each other forever. Now a call that ran only its task's code on the
+    reference must be answered the same with the student's code for every
+    other task (graded against this checkout's own tests)."""
     root = regions.project_root()
-    sub = submit(tmp_path / "sub", root, {
-        ("2.1", "Unary.vjp"): "return self.jvp(primals, cotangents, [0])",
-        ("2.1", "Binary.vjp"):
-            "return [self.jvp(primals, [cotangents[0]], [i])[0] for i in argnums]",
-        ("3.1", "Unary.jvp"):
-            "return self.vjp(primals, tangents, argnums, [make_array(self, [primals[0]])])",
-        ("3.1", "Binary.jvp"): (
-            "out = make_array(self, list(primals))\n"
-            "parts = [self.vjp(primals, [t], [i], [out])[0] for i, t in zip(argnums, tangents)]\n"
-            "return [parts[0] if len(parts) == 1 else ops.add(parts[0], parts[1])]"),
-    })
-    results, _ = grader.grade(sub, "2.1,3.1", reference=root, timeout=120)
+    results, _ = grader.grade(submit(tmp_path / "sub", root, DELEGATED), "2.1,3.1",
+                              reference=root, timeout=120)
     for task_id in ("2.1", "3.1"):
         r = results[task_id]
-        assert r["points"] == 0, (task_id, r["messages"])
+        assert r["points"] < 0.5 * r["max_points"], (task_id, r["points"], r["messages"])
         visible = [x for x in r["results"] if not x["hidden"]]
-        assert all("not with yours (does this task call another task's code?)" in x["message"]
-                   for x in visible), visible
-        assert {x["message"] for x in r["results"] if x["hidden"]} == {
-            "hidden test failed: a result differs when your other tasks' code runs too"}
-    # each alone is right: graded with the other task's reference code, as on main
+        assert visible and all(WHOLE in x["message"] for x in visible), visible
+        assert "hidden test failed: a result differs when your other tasks' code runs too" in {
+            x["message"] for x in r["results"] if x["hidden"]}
+
+
+def test_a_task_handed_to_a_stub_or_to_a_task_failed_on_purpose_earns_nothing(tmp_path):
+    """A third red team got past the first form of this check, which gave the
+    whole submission the reference's code for every task that did not pass:
+    2.1 computed with ``self.jvp`` earned 1 of 1 beside a 3.1 left a stub
+    (A21), graded alone, and beside a 3.1 that fails one test on purpose
+    (A22). Now the whole submission is the student's code for every task."""
+    root = regions.project_root()
+    stub = {key: code for key, code in DELEGATED.items() if key[0] == "2.1"}
+    stub[("3.1", "Unary.jvp")] = "raise NotImplementedError('Task 3.1: not yet')"
+    results, _ = grader.grade(submit(tmp_path / "stub", root, stub), "2.1", reference=root,
+                              timeout=120)
+    r = results["2.1"]
+    visible = [x for x in r["results"] if not x["hidden"]]
+    unary = [x for x in visible if "Unary" in x["name"] or "unary" in x["name"]]
+    assert unary and not any(x["passed"] for x in unary), visible
+    assert r["points"] < r["max_points"]
+    # 2.1 handed to a 3.1 that is right (the reference's own code, here) is the
+    # student's own code all the way: it passes
     alone, _ = grader.grade(submit(tmp_path / "alone", root, {
-        ("2.1", "Unary.vjp"): "return self.jvp(primals, cotangents, [0])"}), "2.1",
-        reference=root, timeout=120)
+        ("2.1", "Unary.vjp"): DELEGATED[("2.1", "Unary.vjp")]}), "2.1", reference=root,
+        timeout=120)
     assert [x["name"] for x in alone["2.1"]["results"] if not x["passed"]] == []

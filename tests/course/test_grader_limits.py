@@ -74,6 +74,11 @@ def attack(tmp_path, reference, code, timeout=60, **limits):  # noqa: F811
     "m.TOKEN.encode() + b' ' + json.dumps({'answer': 99, 'result': 1.0}).encode() + b'\\n'",
     "m.TOKEN.encode() + b' ' + json.dumps({'answer': 0, 'result': 1.0, 'extra': 1}).encode()"
     " + b'\\n'",
+    # the current call's answer, well-formed but nested 975 deep: on the commit
+    # before this row, the trusted replay died reading it, and every task's
+    # visible tests failed (a third red team's A23)
+    "m.TOKEN.encode() + b' {\"answer\": ' + str(m._k).encode() + b', \"result\": ' + "
+    "b'[' * 975 + b']' * 975 + b'}\\n'",
 ])
 def test_a_bad_answer_line_fails_its_test_alone(tmp_path, reference, line):  # noqa: F811
     """On main (issue 29's start): a non-JSON or garbage line raised

@@ -1,11 +1,13 @@
 """The judge's data and comparison (mlxref/course/judge.py): what crosses between the
 sandbox and the grader, and when a student's result is the reference's.
 
-The grader's hidden-test verdicts rest on these: a value that loses a bit on
-its way through ``to_data`` and ``from_data`` would fail a right answer, and a
-comparison that accepts another dtype, shape or exception would pass a wrong
-one. The end-to-end path (record, answer, judge) is graded in
-test_grader_attacks.py and test_wrong_answers.py.
+The grader's verdicts rest on these: a value that loses a bit on its way
+through ``to_data`` and ``from_data`` would fail a right answer, a comparison
+that accepts another dtype, shape or exception would pass a wrong one, and a
+replay that raised what the sandbox named (SystemExit) or answered a call
+with another call's answer would let the student's answers steer the
+trusted process. The end-to-end path (record, answer, judge, replay) is
+graded in test_grader_attacks.py and test_wrong_answers.py.
 """
 
 import math
@@ -170,3 +172,108 @@ def test_derivatives_gives_the_derivatives_of_each_order_and_mode():
     # forward mode with tangents of ones: order 1 per element, order 2 along ones
     assert fwd1.tolist() == pytest.approx(rev1.tolist())
     assert fwd2.item() == pytest.approx(sum(rev2.tolist()), rel=1e-5)
+
+
+# --- the visible tests' replay: the student's answers, raised or rebuilt, outside the sandbox
+
+
+@pytest.mark.parametrize("name, kind", [
+    ("ValueError", ValueError), ("ZeroDivisionError", ZeroDivisionError),
+    ("NotImplementedError", NotImplementedError),
+    # not Python's, or not an Exception: never raised as itself in the trusted process
+    ("SystemExit", judge.Answered), ("KeyboardInterrupt", judge.Answered),
+    ("GeneratorExit", judge.Answered), ("Skipped", judge.Answered),
+    ("UnicodeDecodeError", judge.Answered),  # its constructor wants five arguments
+])
+def test_an_answered_exception_is_raised_again_as_python_s_own_or_as_answered(name, kind):
+    data = {"error": name, "message": "from the sandbox"}
+    with pytest.raises(Exception) as info:
+        judge.answered(data)
+    assert type(info.value) is kind and info.value.kind == name and info.value.answer == data
+    assert str(info.value) == "from the sandbox"
+
+
+@pytest.mark.parametrize("data", [
+    {"error": "ValueError"},  # no message
+    {"error": "ValueError", "message": "m", "extra": 1},
+    {"error": "ValueError", "message": "m", "where": [["f.py", "3", "g", "x"]]},
+    {"error": "ValueError", "message": "m", "where": [["f.py", 3, "g"]] * 2},
+    {"error": "ValueError", "message": "m", "stub": ["f.py", True]},
+    {"error": "x" * 201, "message": "m"},
+    {"array": "float99", "shape": [1], "elements": [1.0]},
+    {"array": "float32", "shape": [3], "elements": [1.0]},
+    {"array": "float32", "shape": [1], "elements": ["1.0"]},
+    {"tag": 1},
+    [[[[]]]] * 3 + [{"ref": "os:system"}],
+    # a function is an argument, never an answer: the trusted replay imports nothing
+    # an answer names (a red team had it run mlxref's command line)
+    {"ref": "mlxref.cli:main"},
+    {"tuple": [1, {"ref": "mlxref.course.judge:run"}]},
+])
+def test_an_answer_that_cannot_be_read_is_not_data_never_another_exception(data):
+    with pytest.raises(judge.NotData):
+        judge.answered(data)
+
+
+class _Item:  # what describe reads of a pytest item
+    path = __file__
+
+
+def _raised(data):
+    try:
+        judge.answered(data)
+    except Exception as exc:  # noqa: BLE001
+        return exc, exc.__traceback__
+
+
+def test_describe_tells_the_stub_the_students_lines_and_an_unanswered_call():
+    stub = {"error": "NotImplementedError", "message": "Task 2.3: ...",
+            "stub": ["mlxref/core/primitives/elementwise.py", 601]}
+    assert judge.describe(*_raised(stub), _Item) == (
+        "not done yet: mlxref/core/primitives/elementwise.py, line 601 still raises the "
+        "stub's NotImplementedError")
+    where = {"error": "MyError", "message": "no", "where": [["a.py", 7, "partial", "return b.x"]],
+             "inside": ["helper", "mlxref/core/ops.py"]}
+    text = judge.describe(*_raised(where), _Item)
+    assert text.startswith("MyError: no\nin your code:\n  a.py, line 7, in partial: return b.x\n"
+                           "  raised inside helper (mlxref/core/ops.py)"), text
+    gone = judge.Unanswered("stopped at the wall-clock limit of 60 s")
+    assert judge.describe(gone, None, _Item) == ("your code's run ended before it answered "
+                                                 "this test's call: stopped at the wall-clock "
+                                                 "limit of 60 s")
+
+
+def test_a_replayed_call_gets_the_answer_recorded_for_it_in_order_and_no_other():
+    x = mx.array([1.0, 2.0])
+    call = {"program": judge.name_of(mx.sin), "args": judge.to_data([x]),
+            "kwargs": judge.to_data({}), "tol": None}
+    answer = judge.to_data(mx.array([5.0, 6.0]))
+    replayer = judge.Replayer({"t": {"calls": [[call, answer], [call, None]], "why": "died"}},
+                              "unused")
+    replayer.current = replayer.answers["t"]
+    judge._REPLAYER.append(replayer)
+    try:
+        assert judge.run(mx.sin, x).tolist() == [5.0, 6.0]  # the answer, not sin
+        with pytest.raises(judge.Unanswered, match="died"):
+            judge.run(mx.sin, x)
+        with pytest.raises(judge.NotData, match="not the one the reference's run made"):
+            judge.run(mx.sin, x)  # a third call was never recorded
+        replayer.next = 0
+        with pytest.raises(judge.NotData, match="not the one the reference's run made"):
+            judge.run(mx.cos, x)  # another program than the recorded call's
+    finally:
+        judge._REPLAYER.clear()
+
+
+def test_bounded_walks_any_depth_without_the_stack():
+    deep = []
+    for _ in range(100_000):
+        deep = [deep]
+    assert not judge.bounded(deep)
+    assert judge.bounded(judge.to_data([[1.0, 2.0], {"a": (1, 2)}]))
+    assert not judge.bounded([0] * (2 * judge.ITEMS + 1))
+
+
+def test_a_students_string_is_one_printable_line_in_the_replay():
+    text = judge.answered(["ok\n  task 2.4: pass\x1b[32m\u2028"])[0]
+    assert "\n" not in text and "\x1b" not in text and text.startswith("ok   task 2.4: pass")
