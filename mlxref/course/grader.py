@@ -384,8 +384,10 @@ def _child(config, work, options, calls=()):
     answered = [0]
 
     def feed(line):  # the next call, once the last one sent is answered
-        if not line.startswith(f'{token} {{"answer": {answered[0]},'):
+        if not line.startswith(token + " "):
             return None
+        if not line.startswith(f'{token} {{"answer": {answered[0]},'):
+            return ""  # a line out of turn: no more calls, and the child reads the end
         answered[0] += 1
         return lines[answered[0]] if answered[0] < len(lines) else None
 

@@ -339,7 +339,7 @@ def run(argv, env, cwd, stdin, timeout, cpu=None, memory=None, watch=None, feed=
     With ``feed``, the child's stdin stays open after ``stdin``: each whole
     line of its stdout is handed to ``feed``, and the text ``feed`` returns
     (if any) is written to the child next, so that it learns one thing only
-    after it has answered another."""
+    after it has answered another; an empty text closes its stdin."""
     config = {"argv": argv, "env": env, "cwd": cwd, "timeout": timeout, "cpu": cpu,
               "memory": memory, "watch": watch, "processes": PROCESSES,
               "open_files": OPEN_FILES, "file_size": FILE_SIZE, "disk": DISK_LIMIT,
@@ -389,8 +389,8 @@ def run(argv, env, cwd, stdin, timeout, cpu=None, memory=None, watch=None, feed=
                         pending = pending[-OUTPUT_LIMIT:]
                         for line in lines:
                             more = feed(line.decode("utf-8", "replace"))
-                            if more:
-                                send(more, False)
+                            if more is not None and not supervisor.stdin.closed:
+                                send(more, more == "")
                 else:
                     err = (err + chunk)[-65536:]
                 if total > OUTPUT_LIMIT and not flooded:
