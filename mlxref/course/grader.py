@@ -413,27 +413,41 @@ def _imported(result, done, src):
 # replayed outside it (mlxref/course/judge.py tells them)
 
 _MAIN = ("import sys; sys.path[:0] = [sys.argv[1], sys.argv[1] + '/tests']; "
-         "from mlxref.course import judge; sys.exit(judge.{0}(*sys.argv[2:{1}], "
-         "sys.argv[{1}:]))")
+         "from mlxref.course import judge; sys.exit(judge.trusted_main(sys.argv[2]))")
 
 
-def _pytest(reference, work, files, markers, options, main, *paths, timeout=None):
-    """Run pytest on ``files`` of the reference, tests with ``markers``, under
-    judge's ``main`` (``record_main`` or ``replay_main``, given ``paths``), in a
-    trusted process that loads no submitted code: ``(status, stderr)``."""
+def _trusted(reference, chosen, scratch, options):
+    """The grade's trusted process (``judge.trusted_main``), started with the
+    grade, which loads no submitted code: it records the visible tests, then
+    the hidden ones, on the reference (``_record`` reads each part's calls as
+    soon as it is written), then waits for the students' answers
+    (``_answered``) and replays the visible tests on them (``_replay``):
+    ``(status, stderr)``."""
+    work = Path(scratch) / "trusted"
     work.mkdir(exist_ok=True)
     (work / "pytest.ini").write_text(_ini(options["known"]), encoding="utf-8")
-    args = [str(reference / f) for f in files] + [
-        "-m", " or ".join(sorted(markers)), "-c", str(work / "pytest.ini"),
-        "--rootdir", str(reference), "-p", "no:cacheprovider", "-q",
-        "--import-mode=importlib"]
+
+    def args(hidden):
+        files = _files(chosen, options, hidden)
+        return [str(reference / f) for f in files] + [
+            "-m", " or ".join(sorted(marker(t) for t in chosen)), "-c",
+            str(work / "pytest.ini"), "--rootdir", str(reference), "-p", "no:cacheprovider",
+            "-q", "--import-mode=importlib"] if files else []
+
+    spec = {"visible": {"args": args(False), "calls": str(work / _CALLS[False])},
+            "hidden": {"args": args(True), "calls": str(work / _CALLS[True])},
+            "answers": str(work / "answers.json"), "verdicts": str(work / "verdicts.json")}
+    (work / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
     env = sandbox.clean_environment(str(work))
+    # it waits for the answers as long as every task may take
     status, _, err = sandbox.run(
-        [sys.executable, "-c", _MAIN.format(main, 2 + len(paths)), str(reference), *paths]
-        + args,
-        env, str(work), "", timeout or options["timeout"], cpu=options["timeout"] + 1,
+        [sys.executable, "-c", _MAIN, str(reference), str(work / "spec.json")], env, str(work),
+        "", options["timeout"] * (len(chosen) + 1), cpu=2 * options["timeout"] + 1,
         memory=options["memory"])
     return status, err
+
+
+_CALLS = {False: "calls.json", True: "hidden-calls.json"}  # each part's recording
 
 
 def _files(chosen, options, hidden):
@@ -442,27 +456,21 @@ def _files(chosen, options, hidden):
                    if _hidden(f) == hidden})
 
 
-def _record(reference, chosen, scratch, options, hidden, running=None):
+def _record(chosen, scratch, options, hidden, running):
     """Step 1: the chosen tasks' hidden (or visible) tests run on the
     reference: ``({task id: [(test id, entry)]}, test files that could not be
     collected)``, each entry its test's calls with the reference's results
-    (``judge.Recorder``). The visible tests' are read as soon as ``running``,
-    their process (``_visible``), has written them. A task whose tests could
-    not be recorded gets one failed entry saying why (the instructor's
-    problem)."""
+    (``judge.Recorder``), read as soon as ``running``, the trusted process
+    (``_trusted``), has written them. A task whose tests could not be
+    recorded gets one failed entry saying why (the instructor's problem)."""
     markers = {marker(t): t for t in chosen}
     files = _files(chosen, options, hidden)
     if not files:
         return {}, []
-    work = Path(scratch) / ("record-hidden" if hidden else "record")
-    out = work / "calls.json"
-    if running is None:
-        status, err = _pytest(reference, work, files, markers, options, "record_main",
-                              str(out))
-    else:
-        while not out.exists() and not running.done():
-            time.sleep(0.02)
-        status, err = running.result() if not out.exists() else (0, "")
+    out = Path(scratch) / "trusted" / _CALLS[hidden]
+    while not out.exists() and not running.done():
+        time.sleep(0.02)
+    status, err = running.result() if not out.exists() else (0, "")
     try:
         recorded = json.loads(out.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -556,22 +564,6 @@ def _answer_and_judge(result, config, work, options, task_id):
                                       else None})
 
 
-def _visible(reference, chosen, scratch, options):
-    """The visible tests' trusted process (``judge.replay_main``), started with
-    the grade: it records them (``_record`` reads the calls), then waits for
-    the students' answers (``_answered``) and replays the tests on them:
-    ``(status, stderr)``."""
-    files = _files(chosen, options, hidden=False)
-    if not files:
-        return 0, ""
-    work = Path(scratch) / "record"
-    # it waits for the answers as long as every task may take
-    return _pytest(reference, work, files, {marker(t) for t in chosen}, options,
-                   "replay_main", *(str(work / f) for f in (
-                       "calls.json", "answers.json", "verdicts.json")),
-                   timeout=options["timeout"] * (len(chosen) + 1))
-
-
 def _replay(running, scratch, options):
     """Step 3 for the visible tests: each one ran again on the reference, in a
     trusted process, with ``judge.run`` giving back the graded code's answers
@@ -579,7 +571,7 @@ def _replay(running, scratch, options):
     replay failed."""
     status, err = running.result()
     try:
-        return json.loads((Path(scratch) / "record" / "verdicts.json").read_text(
+        return json.loads((Path(scratch) / "trusted" / "verdicts.json").read_text(
             encoding="utf-8"))
     except (OSError, ValueError):
         return _ended(status, err, options) if status else "it wrote no results"
@@ -589,7 +581,7 @@ def _answered(results, scratch):
     """Hand the replay the visible tests' answers: written whole, then renamed
     into place, so that it never reads half a file."""
     answers = {name: x for r in results.values() for name, x in r["replay"].items()}
-    work = Path(scratch) / "record"
+    work = Path(scratch) / "trusted"
     work.mkdir(exist_ok=True)
     (work / "answers.part").write_text(judge.dumps(answers), encoding="utf-8")
     os.replace(work / "answers.part", work / "answers.json")
@@ -622,8 +614,9 @@ def _whole(table, chosen, reference, submission, scratch, options):
     """Step 2 for the whole submission: every task's regions spliced into one
     copy (``splice_whole``; a stub stays a stub), answering the calls of the
     chosen tasks' tests that ran only their own task's code on the reference
-    (``_own``), visible and hidden in a child each: ``{hidden: answer}`` as
-    ``_answer`` gives it.
+    (``_own``), in one child, the visible tests' calls first (its answers are
+    compared, never shown), and again for the other tests' calls after one
+    that ended its run: ``answer`` as ``_answer`` gives it.
 
     A task is graded in a copy where every other task has the reference's
     code, so a task's code that hands its work to another task's (2.1's vjp
@@ -637,14 +630,28 @@ def _whole(table, chosen, reference, submission, scratch, options):
         files, spans = splice_whole(table, reference, submission, options["check"])
     config, work = _copy(Path(scratch) / secrets.token_hex(8), files, spans, reference,
                          submission, scratch, options)
-    answers = {}
-    for hidden in (False, True):
-        entries = [(name, {"calls": [[call, None] for call in _own(entry, t)]})
-                   for t in chosen
-                   for name, entry in options["recorded"][hidden].result()[0].get(t, [])
-                   if entry["passed"]]
-        answers[hidden] = _answer(entries, config, work, options, shown=False)[0]
-    return answers
+    pending = [(t, name, call) for hidden in (False, True) for t in chosen  # visible first
+               for name, entry in options["recorded"][hidden].result()[0].get(t, [])
+               if entry["passed"] for call in _own(entry, t)]
+    answers, ended = {}, {}
+    while pending:
+        # A run that ends early ends at one test's call: the other tests' calls
+        # after it get a run of their own, so that no test's crash costs
+        # another its points; after three, the task's calls go unanswered (each
+        # run may take the wall-clock limit)
+        answer, _ = _answer([("", {"calls": [[call, None] for *_, call in pending]})], config,
+                            work, options, shown=False)
+        for k, (task_id, name, call) in enumerate(pending):
+            answers[judge.dumps(call)] = answer(call)
+            if isinstance(answers[judge.dumps(call)], tuple):
+                ended[task_id] = ended.get(task_id, 0) + 1
+                pending = [(t, n, c) for t, n, c in pending[k + 1:]
+                           if n != name and ended.get(t, 0) < 3]
+                break
+        else:
+            pending = []
+    return lambda call: answers.get(judge.dumps(call), (
+        "its run ended before it answered every call",))
 
 
 def _against_whole(task_id, result, whole):
@@ -658,7 +665,7 @@ def _against_whole(task_id, result, whole):
         for call, alone, entered in calls:
             if entered is None or not set(entered) <= {task_id}:
                 continue
-            got = whole[x["hidden"]](call)
+            got = whole(call)
             why = got[0] if isinstance(got, tuple) else judge.same(got, alone, call["tol"])
             if why:
                 x["passed"] = False
@@ -859,10 +866,9 @@ def grade(directory=".", spec="ALL", timeout=60.0, *, reference=None, memory=MEM
         # The tests are recorded on the reference while the tasks' copies are
         # made, and the replay loads meanwhile.
         with ThreadPoolExecutor(max_workers=4) as trusted:
-            visible = trusted.submit(_visible, reference, chosen, scratch, options)
+            running = trusted.submit(_trusted, reference, chosen, scratch, options)
             options["recorded"] = {hidden: trusted.submit(
-                _record, reference, chosen, scratch, options, hidden,
-                None if hidden else visible) for hidden in (False, True)}
+                _record, chosen, scratch, options, hidden, running) for hidden in (False, True)}
             whole = trusted.submit(_whole, table, chosen, reference, directory, scratch,
                                    options)
             try:
@@ -870,7 +876,7 @@ def grade(directory=".", spec="ALL", timeout=60.0, *, reference=None, memory=MEM
                     results = dict(zip(chosen, pool.map(one, chosen)))
             finally:
                 _answered(results if "results" in locals() else {}, scratch)
-            replayed = _replay(visible, scratch, options)
+            replayed = _replay(running, scratch, options)
             for result in results.values():
                 _replayed(result, replayed)
             if len(table) > 1:

@@ -36,7 +36,8 @@ Data is JSON with tags for what JSON lacks: ``{"array": dtype, "shape",
 and ``{"error": type name, "message": text}`` (a result only).
 
 Read next: tests/course/programs.py (the programs the tests call),
-mlxref/course/grader.py (``_record``, ``_answer``, ``_answer_and_judge``, ``_replay``).
+mlxref/course/grader.py (``_trusted``, ``_record``, ``_answer``, ``_answer_and_judge``,
+``_replay``, ``_whole``).
 """
 
 from __future__ import annotations
@@ -598,7 +599,7 @@ class Replayer:
         return answered(got)
 
     def pytest_collection_modifyitems(self, session, config, items):
-        if not isinstance(self.answers, dict):  # a file's path: wait for it (replay_main)
+        if not isinstance(self.answers, dict):  # a file's path: wait for it (trusted_main)
             while not os.path.exists(self.answers):
                 time.sleep(0.02)
             with open(self.answers, encoding="utf-8") as f:
@@ -634,26 +635,24 @@ class Replayer:
             f.write(dumps(self.results))
 
 
-def record_main(path, args):
-    """The recording run's program: pytest ``args`` with the ``Recorder``."""
+def trusted_main(spec):
+    """The grade's trusted process, which loads the tests once for its three
+    runs, as the JSON file ``spec`` says: the visible tests recorded (their
+    calls to the file ``spec["visible"]["calls"]``), the hidden tests recorded
+    (to ``spec["hidden"]["calls"]``), then, once the grader has written the
+    file ``spec["answers"]``, the visible tests replayed on them (their
+    verdicts to ``spec["verdicts"]``). A part without pytest ``args`` is
+    skipped."""
     import pytest
 
-    recorder = Recorder(path)
-    _RECORDER.append(recorder)
-    return pytest.main(args, plugins=[recorder])
-
-
-def replay_main(calls, answers, verdicts, args):
-    """The visible tests' trusted process, which loads them once for both of
-    its runs: pytest ``args`` with the ``Recorder`` (their calls, to the file
-    ``calls``), then, once the grader has written the file ``answers``, again
-    with the ``Replayer`` (their verdicts, to the file ``verdicts``)."""
-    import pytest
-
-    recorder = Recorder(calls)
-    _RECORDER.append(recorder)
-    pytest.main(args, plugins=[recorder])
-    _RECORDER.clear()
-    replayer = Replayer(answers, verdicts)
-    _REPLAYER.append(replayer)
-    return pytest.main(args, plugins=[replayer])
+    with open(spec, encoding="utf-8") as f:
+        spec = json.load(f)
+    for part in ("visible", "hidden"):
+        if spec[part]["args"]:
+            _RECORDER.append(Recorder(spec[part]["calls"]))
+            pytest.main(spec[part]["args"], plugins=[_RECORDER[0]])
+            _RECORDER.clear()
+    if not spec["visible"]["args"]:
+        return 0
+    _REPLAYER.append(Replayer(spec["answers"], spec["verdicts"]))
+    return pytest.main(spec["visible"]["args"], plugins=[_REPLAYER[0]])
