@@ -364,6 +364,7 @@ def _copy(work, files, spans, reference, submission, scratch, options):
         # The other tasks' copies hold this task's answer: scratch is denied too.
         "deny": [str(reference), str(submission), str(scratch)],
         "regions": [dict(s, file=str(src / s["path"])) for s in spans],
+        "functions": options["functions"],
     }, work
 
 
@@ -507,15 +508,18 @@ def _answer(entries, config, work, options, shown):
     if not calls:
         return None, None
     token, (status, out, err) = _child(dict(config, calls=len(calls)), work, options, calls)
-    answers, done, why = _answers(out, token, len(calls))
+    entered = []
+    answers, done, why = _answers(out, token, len(calls), entered)
     if why is None and done is not None:
         why = "its run ended before it answered every call"
     elif why is None:
         why = _ended(status, err if shown else "", options) if shown or status in _LIMITS \
             else "its run ended before it answered every call"
 
-    def answer(call):
+    def answer(call, tasks=False):  # its data, or with ``tasks`` the tasks it ran
         k = index[judge.dumps(call)]
+        if tasks:
+            return entered[k] if k < len(entered) else None
         return answers[k] if k < len(answers) else (why,)
     return answer, done
 
@@ -546,7 +550,8 @@ def _answer_and_judge(result, config, work, options, task_id):
             got = [answer(call) for call, _ in entry["calls"]]
             result["answered"][name] = list(zip(
                 [call for call, _ in entry["calls"]], got,
-                entry.get("entered") or [None] * len(got)))
+                entry.get("entered") or [None] * len(got),
+                [answer(call, tasks=True) for call, _ in entry["calls"]]))
             if not hidden:
                 result["replay"][name] = {
                     "calls": [[call, None if isinstance(a, tuple) else a]
@@ -614,18 +619,18 @@ def _whole(table, chosen, reference, submission, scratch, options):
     """Step 2 for the whole submission: every task's regions spliced into one
     copy (``splice_whole``; a stub stays a stub), answering the calls of the
     chosen tasks' tests that ran only their own task's code on the reference
-    (``_own``), in one child, the visible tests' calls first (its answers are
-    compared, never shown), and again for the other tests' calls after one
-    that ended its run: ``answer`` as ``_answer`` gives it.
+    (``_own``): ``(answer, the copy's config, its directory)``.
 
     A task is graded in a copy where every other task has the reference's
     code, so a task's code that hands its work to another task's (2.1's vjp
     computed with ``self.jvp``, 3.1's jvp with ``self.vjp``, or with a 3.1
     left a stub) gets the reference's answer there. The calls that need no
     other task's code must be answered the same with the student's own code
-    for every other task (``_against_whole``). The calls that do (2.2's
-    higher derivatives run through 2.3's rules and 4.1's walk) are not held
-    to it, so that another task's mistakes cost no task its points."""
+    for every other task (``_against_whole``), and so must every call whose
+    run in the task's own copy ran a task that the reference's did not
+    (``_strays``). The other calls that run other tasks' code (2.2's higher
+    derivatives run through 2.3's rules and 4.1's walk) are not held to it,
+    so that another task's mistakes cost no task its points."""
     with _PARSING:
         files, spans = splice_whole(table, reference, submission, options["check"])
     config, work = _copy(Path(scratch) / secrets.token_hex(8), files, spans, reference,
@@ -633,6 +638,13 @@ def _whole(table, chosen, reference, submission, scratch, options):
     pending = [(t, name, call) for hidden in (False, True) for t in chosen  # visible first
                for name, entry in options["recorded"][hidden].result()[0].get(t, [])
                if entry["passed"] for call in _own(entry, t)]
+    return _answer_all(pending, config, work, options), config, work
+
+
+def _answer_all(pending, config, work, options):
+    """``pending`` calls ``(task id, test id, call)`` answered by the whole
+    submission's copy, in one child, the visible tests' calls first (its
+    answers are compared, never shown): ``answer`` as ``_answer`` gives it."""
     answers, ended = {}, {}
     while pending:
         # A run that ends early ends at one test's call: the other tests' calls
@@ -654,16 +666,26 @@ def _whole(table, chosen, reference, submission, scratch, options):
         "its run ended before it answered every call",))
 
 
-def _against_whole(task_id, result, whole):
+def _strays(task_id, result):
+    """The calls of the task's passing tests that, in its own copy, ran a
+    task whose region the reference's run of them did not (a task's work
+    handed to another's code): ``[(task id, test id, call)]``."""
+    return [(task_id, x["name"], call) for x in result["results"] if x["passed"]
+            for call, _, reference, mine in result["answered"].get(x["name"], [])
+            if reference is not None and mine is not None and not set(reference) <= {task_id}
+            and not set(mine) <= set(reference) | {task_id}]
+
+
+def _against_whole(task_id, result, whole, held):
     """Each test of the task that passed fails unless the whole submission
-    (``_whole``) answered each of its calls that ran only this task's code as
-    the task's own copy did (``judge.same``: to the call's tolerance)."""
+    (``_whole``) answered each of its calls that ``held`` picks as the task's
+    own copy did (``judge.same``: to the call's tolerance)."""
     for x in result["results"]:
         calls = result["answered"].get(x["name"])
         if not x["passed"] or calls is None:
             continue
-        for call, alone, entered in calls:
-            if entered is None or not set(entered) <= {task_id}:
+        for call, alone, reference, mine in calls:
+            if not held(call, reference, mine):
                 continue
             got = whole(call)
             why = got[0] if isinstance(got, tuple) else judge.same(got, alone, call["tol"])
@@ -704,11 +726,17 @@ def _wrong(got, want):
     return "a result differs from the reference's"
 
 
-def _answers(out, token, count):
+def _task_names(names):
+    return isinstance(names, list) and len(names) <= 64 and all(
+        isinstance(n, str) and len(n) <= 20 for n in names)
+
+
+def _answers(out, token, count, entered=None):
     """Step 2's result lines: ``(answers, done record or None, why they stop
-    early or None)``; ``answers[k]`` is call k's data, in order, each once. The
-    first line out of place ends the list: the calls after it did not answer."""
-    answers = []
+    early or None)``; ``answers[k]`` is call k's data, in order, each once, and
+    ``entered[k]`` the tasks it ran. The first line out of place ends the
+    list: the calls after it did not answer."""
+    answers, entered = [], [] if entered is None else entered
     for line in out.split("\n"):
         if not line.startswith(token + " "):
             continue  # the child's own stdout goes to stderr: not ours
@@ -718,9 +746,11 @@ def _answers(out, token, count):
             value = json.loads(line[len(token) + 1:])
         except (ValueError, RecursionError):
             value = None
-        if isinstance(value, dict) and set(value) == {"answer", "result"} and \
-                value["answer"] == len(answers) < count and judge.bounded(value["result"]):
+        if isinstance(value, dict) and set(value) - {"entered"} == {"answer", "result"} and \
+                value["answer"] == len(answers) < count and judge.bounded(value["result"]) \
+                and _task_names(value.get("entered", [])):
             answers.append(value["result"])
+            entered.append(value.get("entered"))
         elif isinstance(value, dict) and "done" in value and \
                 record(line[len(token) + 1:]) is not None:
             return answers, value, None
@@ -856,6 +886,8 @@ def grade(directory=".", spec="ALL", timeout=60.0, *, reference=None, memory=MEM
         options = {"timeout": float(timeout), "memory": memory, "check": check,
                    "isolated": sandbox.isolation() is None,
                    "tests": _marked_files(reference), "known": list(table),
+                   "functions": [[r.path, r.function, r.task] for _, regions in table.values()
+                                 for r in regions],
                    "site": _site(Path(scratch) / "site-packages")}
         jobs = jobs or min(len(chosen), os.cpu_count() or 1)
 
@@ -880,8 +912,17 @@ def grade(directory=".", spec="ALL", timeout=60.0, *, reference=None, memory=MEM
             for result in results.values():
                 _replayed(result, replayed)
             if len(table) > 1:
+                answer, config, work = whole.result()
                 for task_id, result in results.items():
-                    _against_whole(task_id, result, whole.result())
+                    _against_whole(task_id, result, answer, lambda call, reference, mine, t=task_id:
+                                   reference is not None and set(reference) <= {t})
+                strays = [s for t, r in results.items() for s in _strays(t, r)]
+                if strays:
+                    answer = _answer_all(strays, config, work, options)
+                    held = {judge.dumps(call) for *_, call in strays}
+                    for task_id, result in results.items():
+                        _against_whole(task_id, result, answer,
+                                       lambda call, *_: judge.dumps(call) in held)
             for task_id, result in results.items():
                 _finish(task_id, result)
         errors = [e for hidden in (False, True) for e in options["recorded"][hidden].result()[1]]
