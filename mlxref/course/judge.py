@@ -349,7 +349,7 @@ def run(program, *args, tol=None, **kwargs):
     recorder = _RECORDER[0] if _RECORDER else None
     try:
         if recorder is not None:
-            recorder.watch()
+            recorder.entered.watch()
         result = program(*args, **kwargs)
         data = json.loads(dumps(to_data(result)))  # a lazy result evaluated here
     except Exception as exc:
@@ -358,7 +358,7 @@ def run(program, *args, tol=None, **kwargs):
         raise
     finally:
         if recorder is not None:
-            recorder.unwatch()
+            recorder.entered.unwatch()
     if _verdict(data):
         raise NotData(f"judge.run: {call['program']} returned {data!r}, a verdict: computed "
                       f"next to the graded code, a pass or fail is no evidence (the graded "
@@ -512,6 +512,30 @@ def describe(exc, tb, item):
     return "\n".join(lines)[:TEXT]
 
 
+class Entered:
+    """The tasks whose regions run while it watches: a profile hook on the
+    calls of ``functions`` (``{(file, qualified name): task id}``, the
+    functions that hold the regions). The recording notes it for each call on
+    the reference, the answering child for each call on the student's code."""
+
+    def __init__(self, functions):
+        self.functions, self.tasks, self.previous = functions, set(), None
+
+    def watch(self):
+        self.tasks, self.previous = set(), sys.getprofile()
+        sys.setprofile(self._profile)
+
+    def unwatch(self):
+        sys.setprofile(self.previous)
+        return sorted(self.tasks)
+
+    def _profile(self, frame, event, arg):
+        if event == "call":
+            task = self.functions.get((frame.f_code.co_filename, frame.f_code.co_qualname))
+            if task is not None:
+                self.tasks.add(task)
+
+
 class Recorder:
     """Step 1's pytest plugin: each test's calls and outcome, and the test files
     that could not be collected, written as JSON to ``path`` when the session
@@ -526,22 +550,8 @@ class Recorder:
 
         self.path, self.tests, self.current, self.errors = path, {}, None, []
         root = project_root()
-        self.functions = {(str(root / r.path), r.function): r.task for r in find_regions(root)}
-        self.entered, self.previous = set(), None
-
-    def watch(self):
-        self.entered, self.previous = set(), sys.getprofile()
-        sys.setprofile(self._profile)
-
-    def unwatch(self):
-        sys.setprofile(self.previous)
-
-    def _profile(self, frame, event, arg):
-        if event == "call":
-            code = frame.f_code
-            task = self.functions.get((code.co_filename, code.co_qualname))
-            if task is not None:
-                self.entered.add(task)
+        self.entered = Entered({(str(root / r.path), r.function): r.task
+                                for r in find_regions(root)})
 
     def pytest_collectreport(self, report):
         if report.failed:
@@ -550,7 +560,7 @@ class Recorder:
     def add(self, call, result):
         if self.current is not None:
             self.current["calls"].append([call, result])
-            self.current["entered"].append(sorted(self.entered))
+            self.current["entered"].append(sorted(self.entered.tasks))
 
     def pytest_runtest_setup(self, item):
         markers = sorted({m.name for m in item.iter_markers() if m.name.startswith("task")})

@@ -877,29 +877,18 @@ def _where(exc):
 # the judge, in the grader's process, compares them.
 from mlxref.course import judge as _judge
 
-# Which tasks' regions each call ran (the functions that hold them): the
-# grader holds a call that ran a task its reference's run did not to the
-# whole submission.
-_FUNCTIONS = {(os.path.join(CONFIG["src"], p), q): t for p, q, t in CONFIG["functions"]}
-_ENTERED = set()
-
-
-def _entering(frame, event, arg):
-    if event == "call":
-        _task = _FUNCTIONS.get((frame.f_code.co_filename, frame.f_code.co_qualname))
-        if _task is not None:
-            _ENTERED.add(_task)
-
+# Which tasks' regions each call ran: the grader holds a call that ran a task
+# its reference's run did not to the whole submission.
+_entered = _judge.Entered({(os.path.join(CONFIG["src"], p), q): t
+                           for p, q, t in CONFIG["functions"]})
 
 for _k in range(CONFIG["calls"]):
     _line = sys.stdin.readline()
     if not _line:
         break
-    _ENTERED.clear()
-    sys.setprofile(_entering)
+    _entered.watch()
     _result = _judge.answer(json.loads(_line), _where)
-    sys.setprofile(None)
-    _emit({"answer": _k, "result": _result, "entered": sorted(_ENTERED)})
+    _emit({"answer": _k, "result": _result, "entered": _entered.unwatch()})
 _finish(0)
 """
 
