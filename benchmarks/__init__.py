@@ -1,8 +1,12 @@
 """mlxref's benchmark suite: ``python -m benchmarks`` (or ``make bench``).
 
 Workloads, each checked against a hand-written pure-Python reference
-before any number is reported (``--only seed|chain|mlp|vmap|checkpoint|drawing|charlm|gelu|grading``):
+before any number is reported (``--only costs|seed|chain|mlp|vmap|checkpoint|drawing|charlm|gelu|grading``):
 
+- ``costs``: one step of the deep chain, the MLP and MLX's linear-regression
+  example under ``cProfile``, its time and calls split by what they pay for
+  (the descriptor, conversion, the node, the memory counters, the store,
+  the kernels, the transform's walk);
 - ``seed_grad``: the gradient of ``sum(sin(x) * exp(x))`` over n = 10 to
   10,000 elements: mlxref, hand-written lists, a micrograd-style Value graph
   and real MLX, with a scaling table;

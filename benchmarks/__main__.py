@@ -15,11 +15,11 @@ import sys
 from mlxref.backends import metal
 
 from . import (
-    charlm, checkpoint_memory, compile_gelu, deep_chain, drawing_limits, grading, harness, mlp,
-    per_example, seed_grad,
+    charlm, checkpoint_memory, compile_gelu, costs, deep_chain, drawing_limits, grading, harness,
+    mlp, per_example, seed_grad,
 )
 
-WORKLOADS = ("seed", "chain", "mlp", "vmap", "checkpoint", "drawing", "charlm", "gelu",
+WORKLOADS = ("costs", "seed", "chain", "mlp", "vmap", "checkpoint", "drawing", "charlm", "gelu",
              "grading")
 
 
@@ -215,6 +215,7 @@ def _describe_grading(res):
 
 
 _WORKLOAD_TABLE = {
+    "costs": ("costs", "Where the time goes", costs.run, lambda r: False, costs.describe),
     "seed": ("seed_grad", "Seed gradient",
              lambda a: seed_grad.run(quick=a.quick, repeats=a.repeats),
              lambda r: bool(r["errors"]), _describe_seed),

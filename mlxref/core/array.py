@@ -59,8 +59,10 @@ class _ArrayDesc:
         # ArrayDesc::init). One plain loop: it runs for every node built.
         handles, is_tracer = [], False
         for x in inputs:
-            handles.append(x._handle())
-            is_tracer = is_tracer or x._desc.is_tracer
+            handle = array.__new__(array)  # (x._handle(), without a call per input)
+            handle._desc = desc = x._desc
+            handles.append(handle)
+            is_tracer = is_tracer or desc.is_tracer
         self.inputs = tuple(handles)
         self.is_tracer, self.detached = is_tracer, False
         self.siblings, self.position = (), 0
@@ -91,7 +93,9 @@ class array:
     def _node(cls, shapes, dtypes, primitive, inputs):
         """The unevaluated outputs of ``primitive`` on ``inputs``; called by ``make_arrays``."""
         if len(shapes) == 1:
-            return [_handle_of(_ArrayDesc(shapes[0], dtypes[0], primitive, inputs))]
+            out = array.__new__(array)  # (_handle_of, without the call: it runs for every node)
+            out._desc = _ArrayDesc(shapes[0], dtypes[0], primitive, inputs)
+            return [out]
         outputs = [_handle_of(_ArrayDesc(s, d, primitive, inputs))
                    for s, d in zip(shapes, dtypes)]
         refs = [weakref.ref(o._desc) for o in outputs]
@@ -567,7 +571,8 @@ def _handle_of(desc):
 def from_data(data, shape, dtype):
     """An evaluated array holding the flat list ``data`` (trusted: no checks),
     as MLX's C++ ``array(data, shape, dtype)`` constructor."""
-    a = _handle_of(_ArrayDesc(shape, dtype))
+    a = array.__new__(array)  # (_handle_of, without the call: every scalar operand comes here)
+    a._desc = _ArrayDesc(shape, dtype)
     a.set_data(data)
     return a
 

@@ -342,10 +342,14 @@ def to_arrays(*values):
             return [a, b]
         if ta is array and tb in SCALARS:
             meets = a.dtype
+            if tb is float and meets is _dt.float32:  # x * 0.5, the commonest: scalar_array's
+                return [a, from_data([meets.cast(b)], (), meets)]  # float32 case, directly
             dtype = _dt.promote_types(meets, weak_scalar_dtype(b, meets))
             return [a if meets is dtype else ops.astype(a, dtype), scalar_array(b, dtype, meets)]
         if tb is array and ta in SCALARS:
             meets = b.dtype
+            if ta is float and meets is _dt.float32:
+                return [from_data([meets.cast(a)], (), meets), b]
             dtype = _dt.promote_types(meets, weak_scalar_dtype(a, meets))
             return [scalar_array(a, dtype, meets), b if meets is dtype else ops.astype(b, dtype)]
     if any(type(v) not in SCALARS and is_numpy(v) for v in values):

@@ -94,6 +94,8 @@ def _float32_struct(n):
 
 
 def _store_float32(data):
+    if len(data) == 1 and type(data[0]) is float:  # a 0-d result: one rounding, no more
+        return [_FLOAT32.unpack(_FLOAT32.pack(data[0]))[0]]
     if holds_symbolic(data):
         return _each(data, _round_float32)
     try:

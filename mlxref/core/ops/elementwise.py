@@ -43,7 +43,7 @@ __all__ = [
 
 def _unary(primitive, a, operand_dtype=None):
     a = to_array(a)
-    if operand_dtype is not None:
+    if operand_dtype is not None and a.dtype is not operand_dtype:
         a = astype(a, operand_dtype)
     return make_array(primitive, [a])
 

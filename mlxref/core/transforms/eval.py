@@ -30,7 +30,7 @@ import threading
 
 from ..backend.cpu import allocator
 from . import trees
-from .tape import cycle_collector_paused, in_tracing
+from .tape import cycle_collector_paused, in_tracing, retain_graph
 
 # --- eval_impl -------------------------------------------------------------------
 
@@ -105,6 +105,9 @@ def eval_arrays(outputs):
         order = _unevaluated_postorder(outputs)
         if charge is not None:
             charge(order)
+        # Whether a node keeps its graph (``array.is_tracer``) depends on the
+        # tracing state, which no kernel changes: read it once, not per node.
+        keep_all, tracing = retain_graph(), in_tracing()
         for i, node in enumerate(order):
             order[i] = None  # the order must not keep intermediates alive
             if node.is_available():  # computed already as a sibling
@@ -118,12 +121,12 @@ def eval_arrays(outputs):
             outputs = node.outputs()
             inputs = node.inputs()
             results = primitive.eval(inputs)
-            kept = node.is_tracer()  # tracers keep their graph for the transform
+            kept = keep_all or (tracing and node.is_tracer())  # tracers keep their graph
             if primitive.donates and not kept and len(outputs) == 1:
-                allocator.donate(inputs, outputs[0], results[0])
+                allocator.donate(inputs, node, results[0])
             for out, data in zip(outputs, results):
-                if out.is_available():  # a sibling kept from an earlier eval (see array._sibling)
-                    continue
+                if out is not node and out.is_available():
+                    continue  # a sibling kept from an earlier eval (see array._sibling)
                 # What a kernel stores: the results rounded or wrapped to the
                 # output's dtype (mlxref/core/dtypes.py). A primitive that only
                 # moves its inputs' elements has nothing to round.

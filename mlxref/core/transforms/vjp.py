@@ -61,15 +61,17 @@ def vjp(fun, primals, cotangents):
         # BEGIN TASK 4.1: the vjp walk: the tape in reverse
         for position, a in enumerate(reversed(tape)):
             outs = a.outputs()
-            if not any(o.id() in cotan_map for o in outs):
-                continue
             # Loops, as in MLX (each comprehension would be a call per node).
-            cotangents = []
+            cotangents, reached = [], False
             for o in outs:
-                if o.id() in cotan_map:
-                    cotangents.append(cotan_map.pop(o.id()))
-                else:
-                    cotangents.append(ops.zeros_like(o))
+                cotangent = cotan_map.pop(o.id(), None)
+                reached = reached or cotangent is not None
+                cotangents.append(cotangent)
+            if not reached:  # no output of this node leads to the outputs
+                continue
+            for i, o in enumerate(outs):
+                if cotangents[i] is None:
+                    cotangents[i] = ops.zeros_like(o)
             inputs = a.inputs()
             argnums = []
             for k, x in enumerate(inputs):

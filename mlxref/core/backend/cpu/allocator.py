@@ -163,6 +163,12 @@ def donate(inputs, out, result):
     itemsize = out.itemsize
     size = out.size
     nbytes = size * itemsize
+    if memory.active + nbytes <= memory.peak:
+        # Counting the output will not raise the peak, so donating changes no
+        # counter: the donor, which nothing else refers to, is freed when the
+        # node is detached, and the active bytes end the same. (So on most
+        # nodes donation costs nothing: only a new peak makes it matter.)
+        return
     for x in inputs:
         if x.itemsize == itemsize and x.is_donatable():
             data = x.data()
