@@ -44,9 +44,15 @@ def norm(data, remember=False):
         # Equal elements (the same objects, or equal values: -0.0 == 0.0
         # has the same square) give the same norm, bit for bit. A list of
         # another length is unequal at once.
-        if entry[0] == data:
-            _known = (entry,) + tuple(e for e in _known if e is not entry)
-            return entry[1]
+        elements, value = entry
+        if elements == data:
+            if elements[0] is not data[0] or elements[-1] is not data[-1]:
+                # Equal values in other objects (an array made again from
+                # the same numbers): the next lookup compares the objects
+                # themselves, a tenth of comparing their values.
+                elements = data[:]
+            _known = ((elements, value),) + tuple(e for e in _known if e is not entry)
+            return value
     try:
         value = math.hypot(*data)
     except TypeError:
