@@ -9,8 +9,15 @@ sums).
 written for speed in plain Python: per batch, the columns of ``B`` are sliced
 out once and every output element is ``sum(map(mul, row, column))``.
 (Measured on 64x64: this is about twice as fast as ``sum(x * y for ...)`` and
-three times as fast as accumulating rows ``axpy``-style.) It needs only ``*``
-and ``+``, so SymPy expressions work too.
+three times as fast as accumulating rows ``axpy``-style.) Two shapes go
+faster with the same additions: a matrix times a vector reads its rows from
+one iterator (no slice per row), and for K <= 4 the per-output ``sum`` call
+costs more than its terms, so K whole-matrix passes of ``map`` add the
+products instead (``_matmul_axpy``). It needs only ``*`` and ``+``, so SymPy
+expressions work too. Which float32 path runs is decided by the operands'
+norms, remembered for long lists (``rounding.norm``): a training loop
+multiplies by the same data every step, and its hypot would otherwise cost a
+third of a matrix-vector product.
 
 What MLX's CPU build stores (checked against it): each output element is the
 dot product formed left to right in a float32 accumulator, each product and
