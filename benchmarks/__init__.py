@@ -1,7 +1,7 @@
 """mlxref's benchmark suite: ``python -m benchmarks`` (or ``make bench``).
 
 Workloads, each checked against a hand-written pure-Python reference
-before any number is reported (``--only costs|seed|chain|mlp|vmap|checkpoint|drawing|charlm|gelu|grading``):
+before any number is reported (``--only costs|seed|chain|mlp|lsq|vmap|checkpoint|drawing|charlm|gelu|grading|examples``):
 
 - ``costs``: one step of the deep chain, the MLP and MLX's linear-regression
   example under ``cProfile``, its time and calls split by what they pay for
@@ -17,6 +17,9 @@ before any number is reported (``--only costs|seed|chain|mlp|vmap|checkpoint|dra
   against a hand-written list-based forward/backward (the floor for pure
   Python) and against a micrograd-style scalar ``Value`` graph
   (``scalar_graph``);
+- ``lsq``: one gradient step of least squares on 1000 x 100 float32 data
+  (MLX's linear-regression example), against the same update by hand in two
+  ``sum(map(mul, ...))`` passes over lists (the pure-Python floor) and real MLX;
 - ``per_example``: per-example gradients with ``vmap(grad)`` over batches of
   10 to 1,000, against ``grad`` in a Python loop, hand-written lists, a
   micrograd-style Value graph per example and MLX's ``vmap(grad)``;
@@ -25,6 +28,9 @@ before any number is reported (``--only costs|seed|chain|mlp|vmap|checkpoint|dra
 - ``compile_gelu``: ``value_and_grad`` of ``sum(gelu(x))`` over 100k
   elements, uncompiled and under ``mx.compile`` (which must agree bit for
   bit), and real MLX compiled, with the speedup compile gives;
+- ``examples``: MLX's ``linear_regression.py`` and ``logistic_regression.py``
+  run unchanged from a clone of MLX (``MLX_GIT_DIR``; skipped without one),
+  on mlxref and real MLX: CPU seconds, and the same printed results;
 - ``grading``: ``mlxref assignment grade`` of an honest submission (this
   checkout), three tasks, against its target of 2.5 s per task.
 

@@ -15,12 +15,12 @@ import sys
 from mlxref.backends import metal
 
 from . import (
-    charlm, checkpoint_memory, compile_gelu, costs, deep_chain, drawing_limits, grading, harness,
-    mlp, per_example, seed_grad,
+    charlm, checkpoint_memory, compile_gelu, costs, deep_chain, drawing_limits, examples,
+    grading, harness, lsq, mlp, per_example, seed_grad,
 )
 
-WORKLOADS = ("costs", "seed", "chain", "mlp", "vmap", "checkpoint", "drawing", "charlm", "gelu",
-             "grading")
+WORKLOADS = ("costs", "seed", "chain", "mlp", "lsq", "vmap", "checkpoint", "drawing", "charlm",
+             "gelu", "grading", "examples")
 
 
 def main(argv=None):
@@ -142,6 +142,35 @@ def _describe_mlp(res):
     ]
 
 
+def _describe_lsq(res):
+    mlx = (f" (real MLX, in float32, to {lsq.FLOAT32_TOLERANCE:g}; device: {res['mlx_device']})"
+           if res["mlx_device"] else "")
+    return [
+        f"## Least squares: one grad step of MLX's linear-regression example ({res['features']} features)",
+        "",
+        "`w - lr * grad(0.5 * mean(square(X @ w - y)))`, evaluated; `lists` is the same update "
+        "by hand, two `sum(map(mul, ...))` passes (X's columns sliced outside the clock). "
+        f"Median of {res['repeats']} interleaved repeats (after one warm-up). Every column's "
+        f"new w equals the double-precision reference to {lsq.FLOAT32_TOLERANCE:g}" + mlx + ".",
+        "",
+        lsq.table(res),
+    ]
+
+
+def _describe_examples(res):
+    return [
+        "## MLX's examples: linear_regression.py and logistic_regression.py, unchanged",
+        "",
+        f"{res.get('iterations', examples.ITERATIONS):,} iterations each, read from MLX_GIT_DIR "
+        "and run in a fresh interpreter with both generators seeded with 0; CPU seconds of "
+        "the child. mlxref prints what real MLX prints, apart from the throughput"
+        + (f" (after so few iterations, to {examples.QUICK_TOLERANCE:g} relative)."
+           if res.get("iterations") == examples.QUICK_ITERATIONS else "."),
+        "",
+        examples.table(res),
+    ]
+
+
 def _describe_checkpoint(res):
     return [
         f"## checkpoint: peak memory of a gradient through {res['layers']} tanh layers",
@@ -225,6 +254,12 @@ _WORKLOAD_TABLE = {
     "mlp": ("mlp", "MLP step",
             lambda a: mlp.run(quick=a.quick, repeats=a.repeats),
             lambda r: bool(r["errors"]), _describe_mlp),
+    "lsq": ("lsq", "Least-squares step",
+            lambda a: lsq.run(quick=a.quick, repeats=a.repeats),
+            lambda r: bool(r["errors"]), _describe_lsq),
+    "examples": ("examples", "MLX's examples",
+                 lambda a: examples.run(quick=a.quick),
+                 lambda r: False, _describe_examples),
     "vmap": ("per_example", "Per-example gradients",
              lambda a: per_example.run(quick=a.quick, repeats=a.repeats),
              lambda r: bool(r["errors"]), _describe_vmap),

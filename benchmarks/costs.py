@@ -5,9 +5,10 @@
 - ``chain``: ``value_and_grad`` of the deep scalar chain (``deep_chain.py``,
   ``CHAIN_OPS`` ops on a 0-d float32 array);
 - ``mlp``: the MLP step (``mlp.py``: 2-16-16-1, batch 32);
-- ``least squares``: one step of MLX's ``examples/python/linear_regression.py``
-  (``grad`` of ``0.5 * mean(square(X @ w - y))`` for a 1000x100 float32 ``X``,
-  then ``w - lr * grad`` evaluated),
+- ``least squares``: ``lsq.STEPS`` steps of MLX's
+  ``examples/python/linear_regression.py`` (``lsq.py``: ``grad`` of
+  ``0.5 * mean(square(X @ w - y))`` for a 1000x100 float32 ``X``, then
+  ``w - lr * grad`` evaluated),
 
 and sorts every function the profile saw into one of the costs below (``COSTS``,
 by module and function: ``cost_of``). A built-in function (``sum``, ``map``,
@@ -23,16 +24,14 @@ exact and repeatable; the shares move a little from run to run, and
 
 import cProfile
 import pstats
-import random
 import time
 
 import mlxref.core as mx
 
-from . import deep_chain, harness, mlp
+from . import deep_chain, harness, lsq, mlp
 
 CHAIN_OPS = 4_000
 QUICK_CHAIN_OPS = 400
-LSQ_FEATURES, LSQ_EXAMPLES = 100, 1_000
 REPEATS, QUICK_REPEATS = 5, 2
 
 # (name, [(module path, function names or None for all of the module's)]): the first
@@ -113,28 +112,11 @@ def mlp_step(quick=False):
     return lambda: step(*inputs)
 
 
-def least_squares_problem(seed=0):
-    """MLX's linear-regression example's data as nested lists: ``(X, y, w)``."""
-    rng = random.Random(seed)
-    w_star = [rng.gauss(0, 1) for _ in range(LSQ_FEATURES)]
-    X = [[rng.gauss(0, 1) for _ in range(LSQ_FEATURES)] for _ in range(LSQ_EXAMPLES)]
-    y = [sum(a * b for a, b in zip(row, w_star)) + 1e-2 * rng.gauss(0, 1) for row in X]
-    w = [1e-2 * rng.gauss(0, 1) for _ in range(LSQ_FEATURES)]
-    return X, y, w
-
-
-def least_squares_step(quick=False, lr=0.01):
-    X, y, w = (mx.array(v) for v in least_squares_problem())
-    grad_fn = mx.grad(lambda w: 0.5 * mx.mean(mx.square(X @ w - y)))
-    state = [w]
-
-    def step():
-        w = state[0] - lr * grad_fn(state[0])
-        mx.eval(w)
-        state[0] = w
-        return w
-
-    return step
+def least_squares_step(quick=False):
+    """``lsq.STEPS`` steps of MLX's linear-regression loop (``lsq.step``)."""
+    w, X, y = lsq.mlxref_prepare(lsq.make_input((lsq.QUICK_SIZES if quick else lsq.SIZES)[0]))
+    loop = lsq.step(mx)
+    return lambda: loop(w, X, y)
 
 
 STEPS = (("chain", chain_step), ("mlp", mlp_step), ("least squares", least_squares_step))
@@ -143,7 +125,8 @@ STEPS = (("chain", chain_step), ("mlp", mlp_step), ("least squares", least_squar
 def run(args):
     """Profile one step of each workload: ``{workload: {"cpu": s, "costs": {cost: [share, calls]}}}``."""
     repeats = args.repeats or (QUICK_REPEATS if args.quick else REPEATS)
-    results = {"chain_ops": QUICK_CHAIN_OPS if args.quick else CHAIN_OPS, "steps": {}}
+    results = {"chain_ops": QUICK_CHAIN_OPS if args.quick else CHAIN_OPS,
+               "lsq_examples": (lsq.QUICK_SIZES if args.quick else lsq.SIZES)[0], "steps": {}}
     for name, make in STEPS:
         harness.progress(f"costs: {name}")
         step = make(args.quick)
@@ -183,8 +166,8 @@ def describe(res):
         "## Where the time goes: one step of three workloads, by cost",
         "",
         f"`chain`: value_and_grad of {res['chain_ops']:,} scalar ops; `mlp`: the MLP "
-        "step below; `least squares`: one step of MLX's linear-regression example "
-        f"({LSQ_EXAMPLES}x{LSQ_FEATURES} float32). Share of the time `cProfile` saw, and "
+        "step below; `least squares`: {lsq.STEPS} steps of MLX's linear-regression "
+        f"example ({res['lsq_examples']}x{lsq.FEATURES} float32). Share of the time `cProfile` saw, and "
         "the Python-level calls made, per step (benchmarks/costs.py says how each "
         "function is sorted).",
         "",

@@ -15,8 +15,8 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from benchmarks import (  # noqa: E402
-    charlm, compile_gelu, deep_chain, drawing_limits, grading, harness, mlp, per_example,
-    seed_grad,
+    charlm, compile_gelu, costs, deep_chain, drawing_limits, examples, grading, harness, lsq, mlp,
+    per_example, seed_grad,
 )
 from benchmarks.scalar_graph import ClosureValue, Value  # noqa: E402
 from support import frozen_heap  # noqa: E402, F401  (the fixture)
@@ -134,6 +134,11 @@ def test_benchmark_cli_quick_report(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(compile_gelu, "QUICK_SIZES", (30,))
     monkeypatch.setattr(compile_gelu, "QUICK_REPEATS", 1)
     monkeypatch.setattr(grading, "TASKS", ("1.1",))
+    monkeypatch.setattr(lsq, "QUICK_SIZES", (30,))
+    monkeypatch.setattr(lsq, "QUICK_REPEATS", 1)
+    monkeypatch.setattr(lsq, "STEPS", 1)
+    monkeypatch.setattr(costs, "QUICK_CHAIN_OPS", TINY_CHAIN)
+    monkeypatch.delenv("MLX_GIT_DIR", raising=False)
     path = tmp_path / "out.json"
     assert cli.main(["--quick", "--json", str(path)]) == 0
     out = capsys.readouterr().out
@@ -167,7 +172,11 @@ def test_benchmark_cli_quick_report(tmp_path, monkeypatch, capsys):
     assert "## Compile: value_and_grad of sum(gelu(x))" in out and "target 2x" in out
     assert list(data["compile_gelu"]["speedup"]) == ["30"]
     assert "## Grading" in out and data["grading"]["tasks"] == ["1.1"]
+    assert "## Least squares" in out and [r["n"] for r in data["lsq"]["rows"]] == [30]
+    assert "## MLX's examples" in out and "Skipped: no MLX git dir" in out
     assert data["grading"]["wall"] > 0 and data["grading"]["per_task"] == data["grading"]["wall"]
+    assert "## Where the time goes" in out and data["costs"]["chain_ops"] == TINY_CHAIN
+    assert set(data["costs"]["steps"]) == {"chain", "mlp", "least squares"}
 
 
 def test_charlm_columns_agree_on_a_real_step(monkeypatch):
@@ -354,3 +363,101 @@ def test_benchmark_cli_runs_one_workload(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "## Seed gradient" in out and "| mlxref " in out and "## MLP" not in out
     assert [r["n"] for r in json.loads(path.read_text())["seed_grad"]["rows"]] == list(TINY_SEED)
+
+
+def test_lsq_columns_agree_with_the_double_precision_step(monkeypatch):
+    monkeypatch.setattr(lsq, "STEPS", 2)
+    results = lsq.check(30)  # raises unless every column equals the reference
+    want = lsq.reference(lsq.make_input(30))
+    assert len(want) == lsq.FEATURES
+    assert harness.max_error(results["mlxref"], want) <= lsq.FLOAT32_TOLERANCE
+    assert results["lists"] == want
+    # The step moved w: a broken gradient could not pass as a no-op.
+    w = lsq.make_input(30)[2]
+    assert harness.max_error(want, w) > 1e-4
+
+
+def test_examples_run_mlx_scripts_unchanged_but_for_their_iterations(tmp_path, monkeypatch):
+    # A stand-in for MLX's repository: a work tree holding one example.
+    script = tmp_path / "examples" / "python" / "tiny.py"
+    script.parent.mkdir(parents=True)
+    script.write_text(
+        "import mlx.core as mx\n"
+        "num_iters = 10_000\n"
+        "w = mx.random.normal((3,))\n"
+        "for _ in range(num_iters):\n"
+        "    w = w - 0.5 * mx.grad(lambda w: mx.sum(mx.square(w)))(w)\n"
+        "print(f'Sum {mx.sum(w).item():.5f}, first {mx.random.normal((1,)).item():.5f} "
+        "Throughput 12.5 (it/s)')\n")
+    monkeypatch.setattr(examples, "QUICK_ITERATIONS", 2)
+    res = examples.run(quick=True, git_dir=str(tmp_path), examples=("tiny",))
+    (row,) = res["rows"]
+    out = row["output"]["mlxref"]
+    # Seeded with 0: the same numbers as a seeded run in this process
+    import mlxref.core as mx
+    mx.random.seed(0)
+    w = mx.random.normal((3,))
+    for _ in range(2):
+        w = w - 0.5 * mx.grad(lambda w: mx.sum(mx.square(w)))(w)
+    want = f"Sum {mx.sum(w).item():.5f}, first {mx.random.normal((1,)).item():.5f}"
+    assert out.startswith(want) and row["cpu_s"]["mlxref"] > 0
+    if examples.metal.available():
+        assert examples.agree(out, row["output"]["mlx"], examples.QUICK_TOLERANCE)
+    assert "tiny" in examples.table(res)
+
+
+def test_examples_compare_all_but_the_throughput():
+    ours = "Loss 0.16620, Accuracy 0.98100 Throughput 66.94851 (it/s)\n"
+    assert examples.agree(ours, ours.replace("66.94851", "1041.58936"))
+    assert not examples.agree(ours, ours.replace("0.16620", "0.16621"))
+    assert examples.agree(ours, ours.replace("0.16620", "0.16621"), tolerance=1e-4)
+    assert not examples.agree(ours, ours.replace("0.16620", "0.17620"), tolerance=1e-4)
+    assert not examples.agree(ours, ours.replace("Accuracy", "Acc"), tolerance=1e-4)
+    with pytest.raises(RuntimeError):
+        examples.with_iterations("num_iters = 5\nnum_iters = 6\n", 1)
+
+
+def test_examples_skip_in_one_line_without_a_git_dir(monkeypatch):
+    monkeypatch.delenv("MLX_GIT_DIR", raising=False)
+    res = examples.run(quick=True)
+    assert set(res) == {"skipped"} and "git clone" in res["skipped"]
+    assert examples.table(res).count("\n") == 0
+
+
+def test_costs_sort_every_function_of_the_engine_by_what_it_pays_for():
+    where = {
+        ("mlxref/core/backend/cpu/allocator.py", "donate"): "memory counters and donation",
+        ("mlxref/core/array.py", "set_data"): "memory counters and donation",
+        ("mlxref/core/array.py", "inputs"): "the handle and descriptor",
+        ("mlxref/core/dtypes.py", "_store_float32"): "Dtype.store",
+        ("mlxref/core/dtypes.py", "promote_types"): "promotion and conversion",
+        ("mlxref/core/convert.py", "to_arrays"): "promotion and conversion",
+        ("mlxref/core/ops/common.py", "broadcast_arrays"): "promotion and conversion",
+        ("mlxref/core/transforms/vjp.py", "vjp"): "the transform's walk",
+        ("mlxref/core/primitives/elementwise.py", "vjp"): "the transform's walk",
+        ("mlxref/core/primitives/elementwise.py", "eval"): "the kernel's element loop",
+        ("mlxref/core/backend/cpu/matmul.py", "matmul"): "the kernel's element loop",
+        ("mlxref/core/primitives/base.py", "make_array"): "the op and its node",
+        ("mlxref/core/ops/elementwise.py", "add"): "the op and its node",
+        ("benchmarks/mlp.py", "loss"): costs.OTHER,
+    }
+    for (filename, function), cost in where.items():
+        assert costs.cost_of("/x/" + filename, function) == cost, (filename, function)
+
+
+def test_costs_split_a_real_profile_and_charge_builtins_to_their_callers():
+    import cProfile
+    import pstats
+
+    x = costs.mx.arange(2000, dtype=costs.mx.float32) / 7
+    profile = cProfile.Profile()
+    profile.runcall(lambda: costs.mx.eval(costs.mx.sum(costs.mx.sin(x) * 2.0)))
+    stats = pstats.Stats(profile)
+    totals = costs.split(stats)
+    assert set(totals) == {name for name, _ in costs.COSTS} | {costs.OTHER}
+    # Every second of the profile lands in exactly one cost.
+    whole = sum(tottime for _, _, tottime, _, _ in stats.stats.values())
+    assert sum(seconds for seconds, _ in totals.values()) == pytest.approx(whole, rel=1e-3)
+    # sin's element loop (math.sin, a built-in) is the kernel's; it made calls.
+    assert totals["the kernel's element loop"][0] > 0
+    assert totals["the op and its node"][1] > 0 and totals["memory counters and donation"][1] > 0

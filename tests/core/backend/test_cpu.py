@@ -35,3 +35,111 @@ def test_threefry_matches_the_random123_known_answer():
     assert threefry2x32((0x13198A2E, 0x03707344), [0, 0x243F6A88], [0, 0x85A308D3]) == \
         ([threefry2x32((0x13198A2E, 0x03707344), [0], [0])[0][0], 0xC4923A9C],
          [threefry2x32((0x13198A2E, 0x03707344), [0], [0])[1][0], 0x483DF7A0])
+
+
+# --- matmul's fast paths and the remembered norm ---------------------------------------
+
+def _reference_matmul(a, b, m, k, n):
+    # Each output as sum(map(mul, row, column)): the additions matmul's paths must make.
+    from operator import mul
+
+    columns = [b[j::n] for j in range(n)]
+    return [sum(map(mul, a[r:r + k], col)) for r in range(0, m * k, k) for col in columns]
+
+
+def _bits(values):
+    return [v.hex() if isinstance(v, float) else repr(v) for v in values]
+
+
+def test_matmul_paths_make_the_additions_of_sum_map_mul():
+    # K <= 4 (whole-matrix passes), N = 1 (rows from one iterator) and the rest: every
+    # output bit for bit sum(map(mul, row, col)), -0.0 products and complex included.
+    import math
+
+    from mlxref.core import dtypes
+    from mlxref.core.backend.cpu.matmul import matmul
+
+    rng = random.Random(5)
+    special = [0.0, -0.0, 1.5, -2.25, 1e-38, 3e5]
+    for dtype in (dtypes.float32, dtypes.float64, dtypes.complex64):
+        for m, k, n in [(3, 1, 4), (2, 2, 5), (4, 3, 1), (5, 4, 3), (6, 5, 1), (3, 7, 2),
+                        (1, 33, 1), (0, 3, 2), (2, 3, 0)]:
+            for batch in ((), (2,)):
+                def draw(size):
+                    values = [rng.choice(special) if rng.random() < 0.3 else rng.gauss(0, 3)
+                              for _ in range(size)]
+                    if dtype is dtypes.complex64:
+                        values = [complex(v, rng.gauss(0, 1)) for v in values]
+                    return dtype.store(values)
+
+                count = math.prod(batch)
+                a, b = draw(count * m * k), draw(count * k * n)
+                want = []
+                for i in range(count):
+                    want += _reference_matmul(a[i * m * k:(i + 1) * m * k],
+                                              b[i * k * n:(i + 1) * k * n], m, k, n)
+                got = matmul(a, b, batch + (m, k), batch + (k, n), dtype)
+                assert _bits(got) == _bits(want), (dtype, batch, m, k, n)
+
+
+def test_the_remembered_norm_is_hypot_of_the_elements_as_they_are_now():
+    import math
+    import struct
+
+    from mlxref.core.backend.cpu import rounding
+
+    rng = random.Random(6)
+    n = rounding._REMEMBER_FROM
+    x = [rng.gauss(0, 1) for _ in range(n)]
+    # The same list, a copy, equal values in other objects, the reverse, and lists
+    # that differ from a remembered one in one element: each gets its own hypot.
+    fresh = list(struct.unpack(f"{n}d", struct.pack(f"{n}d", *x)))
+    changed = x[:-1] + [3e38]
+    signed = [-v if i == 7 else v for i, v in enumerate(x)]
+    for data in [x, x, x[:], fresh, x, list(reversed(x)), changed, x, signed, changed,
+                 x[:-1] + [math.nan], x[:-1] + [math.inf], x]:
+        assert repr(rounding.norm(data, remember=True)) == repr(math.hypot(*data))
+    assert rounding.norm(["not", "numbers"] * n, remember=True) == 0.0
+
+
+def test_matmul_decides_its_float32_path_on_the_current_elements():
+    # A remembered norm must not keep a matrix on the fast path once one element
+    # makes a partial sum able to overflow: then MLX's float32 steps (inf here).
+    from mlxref.core import dtypes
+    from mlxref.core.backend.cpu.matmul import dot_float32, matmul
+
+    k = 4096
+    a = [1.0] * k
+    b = [1.0] * (k - 2) + [0.0, 0.0]
+    assert matmul(a, b, (1, k), (k, 1), dtypes.float32) == [float(k - 2)]
+    big = [3e38, 3e38] + [-3e38] + [1.0] * (k - 3)
+    ones = [1.0] * k
+    for _ in range(2):
+        assert matmul(ones, ones, (1, k), (k, 1), dtypes.float32) == [float(k)]
+        got = matmul(big, ones, (1, k), (k, 1), dtypes.float32)
+        assert got == [dot_float32(big, ones)] == [float("inf")]
+
+
+def test_argmax_and_argmin_without_a_nan_take_the_first_best():
+    import math
+
+    from mlxref.core.backend.cpu.arg_reduce import argmax, argmin
+
+    def first_best(group, better):
+        for i, v in enumerate(group):
+            if v != v:
+                return i
+        best = 0
+        for i, v in enumerate(group):
+            if better(v, group[best]):
+                best = i
+        return best
+
+    rng = random.Random(7)
+    pool = [0.0, -0.0, 1.0, -1.0, 2.5, math.inf, -math.inf, math.nan]
+    for n in (1, 2, 3, 8, 40):
+        for _ in range(300):
+            group = [rng.choice(pool) for _ in range(n)]
+            assert argmax(group) == first_best(group, lambda u, v: u > v), group
+            assert argmin(group) == first_best(group, lambda u, v: u < v), group
+    assert argmax([True, False, True]) == 0 and argmin([3, 1, 1]) == 1

@@ -703,3 +703,30 @@ def test_integer_matmul_is_refused(m, name):
 ])
 def test_vecdot_as_in_mlx(case):
     assert_both(case, rtol=1e-5)
+
+
+@needs_mlx
+def test_matmul_of_half_types_and_near_float32_overflow_is_mlx_bit_for_bit():
+    # MLX's CPU kernel rounds every product and partial sum to float32: exactly what
+    # mlxref follows for float16, bfloat16, and float32 whose partial sums may overflow.
+    # Shapes reach every path of the kernel (K <= 4, N = 1, the rest).
+    import random
+
+    rng = random.Random(11)
+    draws = {
+        "normal": lambda: rng.gauss(0, 2),
+        "big": lambda: rng.choice([1, -1]) * rng.uniform(100, 250),
+        "cancel": lambda: rng.choice([300.0, -300.0, 1.0, -1.0, 0.001]),
+        "overflow": lambda: rng.choice([3e38, -3e38, 2e38, 1e20, -1e20, 1.0, 1e19]),
+    }
+    for dtype, modes in [("float16", ("normal", "big", "cancel")),
+                         ("bfloat16", ("normal", "big", "cancel")), ("float32", ("overflow",))]:
+        for mode in modes:
+            for m, k, n in [(1, 3, 1), (2, 2, 3), (4, 1, 5), (3, 5, 1), (5, 17, 4), (16, 32, 16)]:
+                a = [draws[mode]() for _ in range(m * k)]
+                b = [draws[mode]() for _ in range(k * n)]
+                ours = mx.array(a, getattr(mx, dtype)).reshape(m, k) @ mx.array(
+                    b, getattr(mx, dtype)).reshape(k, n)
+                theirs = real_mx.array(a, getattr(real_mx, dtype)).reshape(m, k) @ real_mx.array(
+                    b, getattr(real_mx, dtype)).reshape(k, n)
+                assert repr(ours.tolist()) == repr(theirs.tolist()), (dtype, mode, m, k, n)

@@ -17,11 +17,21 @@ from .binary import complex_greater
 from .reduce import groups
 
 
-def _arg_best(better):
+def _arg_best(better, best_of):
     """The fold that finds the index of the first element ``better`` than all
-    before it; a nan beats everything (MLX's CPU rule for argmax and argmin)."""
+    before it; a nan beats everything (MLX's CPU rule for argmax and argmin).
+
+    Without a nan (``sum`` is nan when there is one), ``best_of`` (``max`` or
+    ``min``, in C) makes the same comparisons: it keeps the first element no
+    later one is ``better`` than; ``index`` then finds its place, as every
+    element equal to it comes no earlier (an earlier equal one, -0.0 before
+    0.0, would have been kept instead)."""
 
     def fold(group):
+        if group:
+            total = sum(group)
+            if total == total:
+                return group.index(best_of(group))
         best = 0
         for i, v in enumerate(group):
             if v != v:
@@ -33,7 +43,7 @@ def _arg_best(better):
     return fold
 
 
-argmax, argmin = _arg_best(operator.gt), _arg_best(operator.lt)
+argmax, argmin = _arg_best(operator.gt, max), _arg_best(operator.lt, min)
 
 
 def _complex_arg_best(better):

@@ -9,8 +9,15 @@ sums).
 written for speed in plain Python: per batch, the columns of ``B`` are sliced
 out once and every output element is ``sum(map(mul, row, column))``.
 (Measured on 64x64: this is about twice as fast as ``sum(x * y for ...)`` and
-three times as fast as accumulating rows ``axpy``-style.) It needs only ``*``
-and ``+``, so SymPy expressions work too.
+three times as fast as accumulating rows ``axpy``-style.) Two shapes go
+faster with the same additions: a matrix times a vector reads its rows from
+one iterator (no slice per row), and for K <= 4 the per-output ``sum`` call
+costs more than its terms, so K whole-matrix passes of ``map`` add the
+products instead (``_matmul_axpy``). It needs only ``*`` and ``+``, so SymPy
+expressions work too. Which float32 path runs is decided by the operands'
+norms, remembered for long lists (``rounding.norm``): a training loop
+multiplies by the same data every step, and its hypot would otherwise cost a
+third of a matrix-vector product.
 
 What MLX's CPU build stores (checked against it): each output element is the
 dot product formed left to right in a float32 accumulator, each product and
@@ -26,9 +33,11 @@ Read next: mlxref/core/primitives/linalg.py (``Matmul``, ``AddMM``: their rules)
 
 import array as _pyarray
 import math
-from operator import mul
+from itertools import chain, repeat
+from operator import add, mul
 
 from ... import dtypes as _dt
+from ...scalar import is_symbolic
 from .reduce import sum_float32
 from .rounding import FLOAT32_SAFE, norm, rounding
 
@@ -69,9 +78,17 @@ def float32_steps(dtype, a_data, b_data):
     """Whether a product must follow MLX's float32 roundings step by step
     (``dot_float32``) rather than be formed in double and rounded once: for
     the half types, and for float32 when a partial sum could leave float32's
-    range (every partial sum is at most |A| |B|: Cauchy-Schwarz)."""
+    range (every partial sum is at most |A| |B|: Cauchy-Schwarz). The norms
+    of long operands are remembered (``rounding.norm``): a training loop
+    multiplies by the same data every step."""
     return dtype in (_dt.float16, _dt.bfloat16) or (
-        dtype is _dt.float32 and not norm(a_data) * norm(b_data) < FLOAT32_SAFE)
+        dtype is _dt.float32
+        and not norm(a_data, remember=True) * norm(b_data, remember=True) < FLOAT32_SAFE)
+
+
+# Up to this many terms per dot product, ``matmul`` adds whole matrices of
+# products (``_matmul_axpy``) rather than calling ``sum`` per output element.
+AXPY_MAX_K = 4
 
 
 def matmul(a_data, b_data, a_shape, b_shape, dtype):
@@ -88,17 +105,44 @@ def matmul(a_data, b_data, a_shape, b_shape, dtype):
     out = []
     for i in range(count):
         a_start, b_start = i * a_step, i * b_step
-        b_end = b_start + b_step
-        if k == 1:  # an outer product: no sums to form
-            row = b_data[b_start:b_end]
-            # 0 + u * v, as MLX's accumulator starts from 0: -0.0 becomes 0.0.
-            out.extend([0 + u * v for u in a_data[a_start : a_start + m] for v in row])
-            continue
-        # Column j of this batch's B: elements j, j + n, j + 2n, ...
-        columns = [b_data[b_start + j : b_end : n] for j in range(n)]
-        rows = [a_data[r : r + k] for r in range(a_start, a_start + a_step, k)]
-        out.extend([sum(map(mul, row, col)) for row in rows for col in columns])
+        a_end, b_end = a_start + a_step, b_start + b_step
+        if k <= AXPY_MAX_K:
+            out += _matmul_axpy(a_data[a_start:a_end], b_data[b_start:b_end], m, k, n)
+        elif n == 1 and m and not (is_symbolic(a_data[a_start]) or is_symbolic(b_data[b_start])):
+            # A matrix times a vector: the rows are read in turn from one
+            # iterator, with no slice per row. ``map`` takes the column
+            # first so that it stops after K elements of the row, not
+            # K + 1; the products are ``v * u`` rather than ``u * v``, the
+            # same numbers (IEEE's product, and Python's complex one,
+            # commute).
+            column = b_data[b_start:b_end]
+            rows = iter(a_data[a_start:a_end]) if count > 1 else iter(a_data)
+            out += [sum(map(mul, column, rows)) for _ in range(m)]
+        else:
+            # Column j of this batch's B: elements j, j + n, j + 2n, ...
+            columns = [b_data[b_start + j : b_end : n] for j in range(n)]
+            rows = [a_data[r : r + k] for r in range(a_start, a_end, k)]
+            out += [sum(map(mul, row, col)) for row in rows for col in columns]
     return out
+
+
+def _matmul_axpy(a_data, b_data, m, k, n):
+    """``a @ b`` for a small K, as K whole-matrix passes: the running sums of
+    all M x N outputs, plus a_ik * b_kj for k = 0, 1, ... in turn.
+
+    Output (i, j) gets exactly the additions ``sum(map(mul, row, col))``
+    performs, in its order: ``0 + p0`` (so -0.0 becomes 0.0, as MLX's
+    accumulator starts from 0), then ``+ p1``, ``+ p2``... The passes are
+    nested ``map``s, evaluated once at the end in C, with no Python call per
+    output element (a ``sum`` call per output costs more than K <= 4 terms)."""
+    sums = repeat(0, m * n)
+    for t in range(k):
+        # a_it repeated N times for each i (zip of N iterators over one
+        # list), against row t of B repeated M times.
+        a_column = a_data[t::k]
+        sums = map(add, sums, map(mul, chain.from_iterable(zip(*[a_column] * n)),
+                                  b_data[t * n : (t + 1) * n] * m))
+    return list(sums)
 
 
 def _matmul_float32(a_data, b_data, count, m, k, n):

@@ -24,14 +24,52 @@ from ... import dtypes as _dt
 FLOAT32_SAFE = 2.0**127
 
 
-def norm(data):
+def norm(data, remember=False):
     """The Euclidean norm of a list of numbers (``math.hypot``: one pass in C),
     which bounds its partial sums; inf or nan when an element is. 0.0 for
-    SymPy elements, which have no size and are never rounded."""
+    SymPy elements, which have no size and are never rounded.
+
+    ``remember``: look the norm up among the last long lists' (``_known``)
+    and remember this one's. A training loop multiplies by the same data
+    matrix every step (and by its transpose, a new list of the same element
+    objects): comparing two lists costs a pointer comparison per element, a
+    tenth of the norm."""
+    global _known
+    if not remember or len(data) < _REMEMBER_FROM:
+        try:
+            return math.hypot(*data)
+        except TypeError:
+            return 0.0
+    for entry in _known:
+        # Equal elements (the same objects, or equal values: -0.0 == 0.0
+        # has the same square) give the same norm, bit for bit. A list of
+        # another length is unequal at once.
+        elements, value = entry
+        if elements == data:
+            if elements[0] is not data[0] or elements[-1] is not data[-1]:
+                # Equal values in other objects (an array made again from
+                # the same numbers): the next lookup compares the objects
+                # themselves, a tenth of comparing their values.
+                elements = data[:]
+            _known = ((elements, value),) + tuple(e for e in _known if e is not entry)
+            return value
     try:
-        return math.hypot(*data)
+        value = math.hypot(*data)
     except TypeError:
         return 0.0
+    # A copy, never ``data`` itself: a reference to an array's list would
+    # stop its buffer from being donated (``array.is_donatable``).
+    _known = ((data[:], value),) + _known[: _REMEMBERED - 1]
+    return value
+
+
+# What ``norm`` remembers: (a copy of a list, its norm), the last used first;
+# only of lists long enough for the lookup to pay, and only a few (the
+# copies keep their elements alive). A tuple, replaced whole, so that threads
+# evaluating at once never see it half changed.
+_known = ()
+_REMEMBER_FROM = 4096
+_REMEMBERED = 2
 
 
 def rounding(dtype):
