@@ -129,7 +129,7 @@ def broadcast_arrays(*arrays):
     if in_dynamic_tracing():
         return dynamic_broadcast_arrays(arrays)
     first = arrays[0].shape
-    for a in arrays:  # (a loop: this runs for every elementwise op)
+    for a in arrays[1:]:  # (a loop: this runs for every elementwise op)
         if a.shape != first:
             break
     else:

@@ -155,25 +155,29 @@ def build_tape(outputs, primals, calc_grad, through_stop_gradient=False):
     calc_grad_ids = {p.id() for p in calc_grad}
     tape = []
     # (Plain loops rather than generator expressions: this visits every node.)
+    # A stack entry holds a node, its inputs and how far the search has gone
+    # through them.
     for out in outputs:
         if out.id() in cache:
             continue
         for o in out.outputs():
             cache.add(o.id())
-        stack = [(out, iter(out.inputs()))]
+        inputs = out.inputs()
+        stack = [(out, inputs, iter(inputs))]
         while stack:
-            a, inputs = stack[-1]
-            for x in inputs:
+            a, inputs, rest = stack[-1]
+            for x in rest:
                 if x.id() not in cache:
                     for o in x.outputs():
                         cache.add(o.id())
-                    stack.append((x, iter(x.inputs())))
+                    x_inputs = x.inputs()
+                    stack.append((x, x_inputs, iter(x_inputs)))
                     break
             else:
                 stack.pop()
                 if not through_stop_gradient and isinstance(a.primitive(), StopGradient):
                     continue
-                for x in a.inputs():
+                for x in inputs:
                     if x.id() in calc_grad_ids:  # a depends on a differentiated primal
                         tape.append(a)
                         for o in a.outputs():

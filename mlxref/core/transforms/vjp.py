@@ -73,16 +73,17 @@ def vjp(fun, primals, cotangents):
                 if cotangents[i] is None:
                     cotangents[i] = ops.zeros_like(o)
             inputs = a.inputs()
-            argnums = []
+            argnums, keys = [], []
             for k, x in enumerate(inputs):
-                if x.id() in calc_grad:
+                key = x.id()
+                if key in calc_grad:
                     argnums.append(k)
+                    keys.append(key)
             with RetainGraph():  # a rule may evaluate; the graph must survive it
                 vjps = a.primitive().vjp(inputs, cotangents, argnums, outs)
             if listening:
                 events.announce(events.VjpStep(position, a, argnums, cotangents, vjps))
-            for k, v in zip(argnums, vjps):
-                key = inputs[k].id()
+            for key, v in zip(keys, vjps):
                 cotan_map[key] = ops.add(cotan_map[key], v) if key in cotan_map else v
         # END TASK 4.1
 
