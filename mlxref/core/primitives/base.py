@@ -164,8 +164,7 @@ def make_arrays(primitive, inputs):
 
 def make_array(primitive, inputs):
     """The one output of ``primitive`` applied to ``inputs`` (``make_arrays`` for one)."""
-    (shape,) = primitive.output_shapes(inputs)
-    (out,) = array._node((shape,), primitive.output_dtypes(inputs)[:1], primitive, inputs)
+    (out,) = make_arrays(primitive, inputs)
     return out
 
 
