@@ -51,6 +51,7 @@ from ..ops.common import incompatible_arguments
 from ..primitives.base import Copy, StopGradient, make_arrays
 from ..primitives.compiled import Compiled
 from . import trees
+from .program import compile_program, run_program
 from .tape import InTracing
 
 _SIGNATURE = ("compile(fun: Callable[P, R], inputs: object | None = None, "
@@ -124,8 +125,12 @@ def compile(fun, inputs=None, outputs=None, shapeless=False):  # noqa: A001 (MLX
         entry = _find(cache, flat, shapeless, constants)
         if entry is None:
             entry = trace_entry(fun, args, kwargs, shapeless, inputs, outputs)
+            entry.program = compile_program(entry)
             cache.append(entry)
-        results = compile_replace(entry, flat)
+        if entry.program is not None:
+            results = run_program(entry, flat)
+        else:
+            results = compile_replace(entry, flat)
         if outputs is not None:
             trees.fill(outputs, results[entry.num_outputs:])
         return trees.replace_arrays(entry.structure, results[: entry.num_outputs])
@@ -205,6 +210,7 @@ class CacheEntry:
         self.tape = []  # TapeNodes, inputs before consumers
         self.structure = None  # the output tree, arrays where the results go
         self.num_outputs = 0  # arrays in it (the captured outputs follow)
+        self.program = None  # what a call runs, if not the tape's nodes (program.py)
 
 
 def _find(cache, inputs, shapeless, constants):

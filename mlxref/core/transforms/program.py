@@ -1,0 +1,218 @@
+"""The program of a compiled function: its tape written as one Python function.
+
+Read alongside: mlx/compile.cpp (``compile_replace``, which this stands in
+for at a call) and mlxref/core/transforms/compile.py (steps 1 to 5 make the
+tape this writes out).
+
+MLX's compiled function, called, rebuilds its tape's nodes on the real
+inputs (``compile_replace``), and ``eval`` then runs them: in C++ a node
+costs nanoseconds, so what a compiled function costs is its kernels. An
+mlxref node costs microseconds (a descriptor and its handles, then the
+evaluation's walk, memory counters, donation and detach), which on a small
+graph is most of the time. So, once per cache entry, ``compile_program``
+writes the tape as the source of one function over element lists
+(``CompiledProgram.source``); a call builds one ``CompiledProgram`` node
+over the arrays the tape reads, so the call stays lazy, and evaluating any
+of its outputs runs the function: no array nodes, no promotion and no
+bookkeeping between the kernels. For example (``print(program.source)``)::
+
+    def program(in0, in1):
+        x0 = Evaluated(in0, (3,), float32)
+        x1 = Evaluated(in1, (), float32)  # a constant
+        # node 0: Sin
+        v0 = Evaluated(float32.store(p0.eval([x0])[0]), (3,), float32)
+        ...
+
+The function runs each node's own ``eval`` in tape order, on ``Evaluated``
+operands (elements, and the shape and dtype known at trace time), and
+stores its results as evaluation does (``Dtype.store``, unless the
+primitive ``moves_elements``): the same kernels on the same lists, so the
+same bits, with less Python around them than evaluating the nodes one by
+one. A fused node (``Compiled``) runs its steps one after the other, each
+its primitive's ``eval`` on whole lists (as ``Compiled.eval_unfused`` does,
+without its nodes): in Python a pass in C per step costs less than the
+fused loop's Python per element, and each step rounds each element either
+way, so the bits are the loop's. A value is let go (``del``) after its last
+reader. The text names primitives, shapes and dtypes, never user text, and
+is the same for the same tape.
+
+What stays nodes, replayed by ``compile_replace`` as before:
+
+- an entry whose tape (but for the views below) has fewer than two nodes
+  (nothing to save), and every shapeless entry, whose nodes read their
+  shapes from the inputs again at each call;
+- the views that end the tape (a transpose, a broadcast or a slice whose
+  result is an output, or is read only by such views): MLX's view shares
+  its input's buffer, and the memory counters count it so
+  (``Primitive.view``) only for a node of its own.
+
+What the one node changes: the program's intermediates are its own lists,
+never counted by the memory counters (as a fused kernel's temporaries are
+not), so the peak while it runs counts its inputs and outputs only; its
+outputs are counted when it is evaluated, as any node's.
+Read next: mlxref/core/primitives/compiled.py (``CompiledProgram``, ``Evaluated``).
+"""
+
+from ..primitives.base import make_arrays
+from ..primitives.compiled import Compiled, CompiledProgram, Evaluated
+
+MIN_NODES = 2  # a tape of one node is replayed as that node
+
+
+class Program:
+    """A cache entry's program: ``primitive`` (the ``CompiledProgram``) reads
+    ``inputs`` (the entry's inputs it uses, then its constants: TapeValues)
+    and gives ``outputs`` (TapeValues); ``tail`` are the TapeNodes replayed
+    as nodes after it (the views that end the tape)."""
+
+    __slots__ = ("primitive", "inputs", "outputs", "tail")
+
+    def __init__(self, primitive, inputs, outputs, tail):
+        self.primitive, self.inputs, self.outputs, self.tail = primitive, inputs, outputs, tail
+
+
+def compile_program(entry):
+    """The ``Program`` of a traced (simplified, fused) cache entry, or None
+    where its tape stays nodes (see the module's docstring)."""
+    if entry.shapeless:
+        return None
+    tail = _tail_views(entry)
+    body = [node for node in entry.tape if id(node) not in tail]
+    if len(body) < MIN_NODES:
+        return None
+    computed = {id(v) for node in body for v in node.outputs}
+    inputs = sorted({id(x): x for node in body for x in node.inputs
+                     if x.index is not None}.values(), key=lambda v: v.index)
+    inputs += list({id(x): x for node in body for x in node.inputs
+                    if x.array is not None}.values())
+    wanted = list(entry.outputs) + [x for node in entry.tape if id(node) in tail
+                                    for x in node.inputs]
+    outputs = list({id(v): v for v in wanted if id(v) in computed}.values())
+    run, source = _write(body, inputs, outputs)
+    primitive = CompiledProgram(run, source, [node.primitive for node in body],
+                                [v.shape for v in outputs],
+                                [v.dtype for v in outputs])
+    return Program(primitive, inputs, outputs, [node for node in entry.tape if id(node) in tail])
+
+
+def _tail_views(entry):
+    """ids of the view nodes whose every output is an output of the entry or
+    read only by such nodes (walking back from the end of the tape)."""
+    readers = {}
+    for node in entry.tape:
+        for x in node.inputs:
+            readers.setdefault(id(x), []).append(node)
+    output_ids = {id(v) for v in entry.outputs}
+    tail = set()
+    for node in reversed(entry.tape):
+        if node.primitive.view and all(
+                id(v) in output_ids or (id(v) in readers and all(id(r) in tail for r in readers[id(v)]))
+                for v in node.outputs):
+            tail.add(id(node))
+    return tail
+
+
+def run_program(entry, inputs):
+    """A call of ``entry`` on ``inputs`` (the arguments' arrays, then the
+    captured inputs'): its ``CompiledProgram`` node, then the tail's nodes;
+    the arrays of the entry's outputs, lazy."""
+    program = entry.program
+    real = {}
+    for v, x in zip(entry.inputs, inputs):
+        real[id(v)] = x
+
+    def get(v):
+        if v.array is not None:
+            return v.array
+        return real[id(v)]
+
+    outs = make_arrays(program.primitive, [get(v) for v in program.inputs])
+    for v, o in zip(program.outputs, outs):
+        real[id(v)] = o
+    for node in program.tail:
+        for v, o in zip(node.outputs, make_arrays(node.primitive, [get(x) for x in node.inputs])):
+            real[id(v)] = o
+    return [get(v) for v in entry.outputs]
+
+
+# --- the source --------------------------------------------------------------------------
+
+
+def _steps(body):
+    """The body's nodes as the program runs them: ``(primitive, inputs,
+    outputs, note)``, the operands and results as TapeValue-like keys; a
+    fused node's steps in its place, each with its own shape and dtype."""
+    steps = []
+    for node in body:
+        p = node.primitive
+        if type(p) is not Compiled:
+            steps.append((p, node.inputs, node.outputs, type(p).__name__))
+            continue
+        values = list(node.inputs)
+        output_of = {j: o for j, o in zip(p.outputs, node.outputs)}
+        for j, (step, refs, dtype) in enumerate(p.tape):
+            args = [values[r] for r in refs]
+            out = output_of.get(j)
+            if out is None:
+                (shape,) = step.output_shapes([Evaluated(None, x.shape, x.dtype) for x in args])
+                out = _StepValue(shape, dtype)
+            values.append(out)
+            steps.append((step, args, [out], f"{p.name}, step {j}: {type(step).__name__}"))
+    return steps
+
+
+class _StepValue:
+    """A value inside a fused node: its shape and dtype."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = shape, dtype
+
+
+def _dtype_name(dtype):
+    return "bool_" if dtype.name == "bool" else dtype.name
+
+
+def _write(body, inputs, outputs):
+    """``(function, source)`` of the program."""
+    steps = _steps(body)
+    names = {id(v): f"x{k}" for k, v in enumerate(inputs)}
+    namespace = {"Evaluated": Evaluated}
+    lines = [f"def program({', '.join(f'in{k}' for k in range(len(inputs)))}):"]
+    for k, v in enumerate(inputs):
+        namespace[_dtype_name(v.dtype)] = v.dtype
+        note = "  # a constant" if v.array is not None else ""
+        lines.append(f"    x{k} = Evaluated(in{k}, {v.shape!r}, {_dtype_name(v.dtype)}){note}")
+    last = {}
+    for i, (_, args, _, _) in enumerate(steps):
+        for x in args:
+            last[id(x)] = i
+    kept = {id(v) for v in outputs}
+    count = 0
+    for i, (primitive, args, results, note) in enumerate(steps):
+        namespace[f"p{i}"] = primitive
+        call = f"p{i}.eval([{', '.join(names[id(x)] for x in args)}])"
+        lines.append(f"    # node {i}: {note}")
+        if len(results) == 1:
+            lines.append(f"    (r,) = {call}")
+        else:
+            lines.append(f"    r = {call}")
+        for k, v in enumerate(results):
+            names[id(v)] = f"v{count}"
+            count += 1
+            dtype = _dtype_name(v.dtype)
+            namespace[dtype] = v.dtype
+            data = "r" if len(results) == 1 else f"r[{k}]"
+            if not primitive.moves_elements:
+                data = f"{dtype}.store({data})"
+            lines.append(f"    {names[id(v)]} = Evaluated({data}, {v.shape!r}, {dtype})")
+        dead = [names[id(x)] for x in dict.fromkeys(args)
+                if last[id(x)] == i and id(x) not in kept and names[id(x)][0] == "v"]
+        if dead:
+            lines.append(f"    del {', '.join(dead)}")
+    lines.append(f"    return [{', '.join(names[id(v)] + '.data()' for v in outputs)}]")
+    source = "\n".join(lines) + "\n"
+    code = compile(source, "<mlxref compiled program>", "exec")
+    exec(code, namespace)  # noqa: S102 (mlxref's own generated text)
+    return namespace["program"], source
