@@ -36,8 +36,14 @@ class Compiled(Primitive):
         self.input_dtypes = list(input_dtypes)
         self.n_inputs = len(self.input_dtypes)
         self.outputs = list(outputs)
+        self.input_sizes = list(input_sizes)
         self._kernels = {}
-        self.source = self._kernel(tuple(n == 1 for n in input_sizes))[0]
+
+    @property
+    def source(self):
+        """The generated loop for inputs of the traced sizes (written at first use:
+        a compiled function's program runs the steps on whole lists instead)."""
+        return self._kernel(tuple(n == 1 for n in self.input_sizes))[0]
 
     @property
     def name(self):

@@ -504,7 +504,11 @@ def compile_fuse(entry):
         new_tape.append(compiled)
         # The chain's inputs are read by the new node; the readers of its
         # outputs (outside the chain) read the new node's outputs.
+        # (An input or constant is never a chain's step: its readers are not
+        # kept, which would cost a pass over all of them per chain.)
         for i, x in enumerate(chain_inputs):
+            if x.node is None:
+                continue
             kept = [(p, k) for p, k in parents.get(id(x), ()) if id(p.outputs[0]) not in cache]
             parents[id(x)] = kept + [(compiled, i)]
         for old, new in zip(old_outputs, compiled.outputs):

@@ -139,17 +139,18 @@ def run_program(entry, inputs):
 
 
 def _steps(body):
-    """The body's nodes as the program runs them: ``(primitive, inputs,
-    outputs, note)``, the operands and results as TapeValue-like keys; a
-    fused node's steps in its place, each with its own shape and dtype."""
+    """The body's nodes as the program runs them: ``(primitive, operands,
+    results, fused)``, operands and results TapeValues (or, inside a fused
+    node, ``_StepValue``s); a fused node's steps in its place, ``fused``
+    naming it (None for the other nodes)."""
     steps = []
     for node in body:
         p = node.primitive
         if type(p) is not Compiled:
-            steps.append((p, node.inputs, node.outputs, type(p).__name__))
+            steps.append((p, node.inputs, node.outputs, None))
             continue
         values = list(node.inputs)
-        output_of = {j: o for j, o in zip(p.outputs, node.outputs)}
+        output_of = dict(zip(p.outputs, node.outputs))
         for j, (step, refs, dtype) in enumerate(p.tape):
             args = [values[r] for r in refs]
             out = output_of.get(j)
@@ -157,7 +158,7 @@ def _steps(body):
                 (shape,) = step.output_shapes([Evaluated(None, x.shape, x.dtype) for x in args])
                 out = _StepValue(shape, dtype)
             values.append(out)
-            steps.append((step, args, [out], f"{p.name}, step {j}: {type(step).__name__}"))
+            steps.append((step, args, [out], node))
     return steps
 
 
@@ -181,32 +182,34 @@ def _write(body, inputs, outputs):
     namespace = {"Evaluated": Evaluated}
     lines = [f"def program({', '.join(f'in{k}' for k in range(len(inputs)))}):"]
     for k, v in enumerate(inputs):
-        namespace[_dtype_name(v.dtype)] = v.dtype
+        dtype = _dtype_name(v.dtype)
+        namespace[dtype] = v.dtype
         note = "  # a constant" if v.array is not None else ""
-        lines.append(f"    x{k} = Evaluated(in{k}, {v.shape!r}, {_dtype_name(v.dtype)}){note}")
-    last = {}
+        lines.append(f"    x{k} = Evaluated(in{k}, {v.shape!r}, {dtype}){note}")
+    last = {}  # id of a value -> the last step that reads it
     for i, (_, args, _, _) in enumerate(steps):
         for x in args:
             last[id(x)] = i
     kept = {id(v) for v in outputs}
-    count = 0
-    for i, (primitive, args, results, note) in enumerate(steps):
+    group = None
+    for i, (primitive, args, results, fused) in enumerate(steps):
         namespace[f"p{i}"] = primitive
+        if fused is not None and fused is not group:
+            lines.append(f"    # {fused.primitive.name}: its steps, one pass over whole lists each")
+        group = fused
         call = f"p{i}.eval([{', '.join(names[id(x)] for x in args)}])"
-        lines.append(f"    # node {i}: {note}")
-        if len(results) == 1:
-            lines.append(f"    (r,) = {call}")
-        else:
-            lines.append(f"    r = {call}")
+        comment = f"  # {type(primitive).__name__}"
+        if len(results) > 1:
+            lines.append(f"    r = {call}{comment}")
         for k, v in enumerate(results):
-            names[id(v)] = f"v{count}"
-            count += 1
+            names[id(v)] = f"v{len(names) - len(inputs)}"
             dtype = _dtype_name(v.dtype)
             namespace[dtype] = v.dtype
-            data = "r" if len(results) == 1 else f"r[{k}]"
+            data = f"r[{k}]" if len(results) > 1 else f"{call}[0]"
             if not primitive.moves_elements:
                 data = f"{dtype}.store({data})"
-            lines.append(f"    {names[id(v)]} = Evaluated({data}, {v.shape!r}, {dtype})")
+            lines.append(f"    {names[id(v)]} = Evaluated({data}, {v.shape!r}, {dtype})"
+                         + (comment if len(results) == 1 else ""))
         dead = [names[id(x)] for x in dict.fromkeys(args)
                 if last[id(x)] == i and id(x) not in kept and names[id(x)][0] == "v"]
         if dead:
