@@ -32,6 +32,11 @@ The algorithm:
    the chain's code).
 6. ``compile_replace``: at every call, rebuild the tape's nodes on the real
    inputs (lazily, as any op); ``outputs=`` trees get their new arrays.
+   mlxref's own, where it pays (transforms/program.py): the tape written
+   once as one Python function (``compile_program``), and a call builds
+   one node that runs it (``run_program``), the same kernels on the same
+   lists without a node each; shapeless entries and one-node tapes replay
+   as here.
 
 When an input is a tracer (inside grad, vjp, jvp, vmap or another compile)
 the function is simply called, as in MLX: that is how ``grad(compile(f))``

@@ -14,14 +14,21 @@ writes the tape as the source of one function over element lists
 (``CompiledProgram.source``); a call builds one ``CompiledProgram`` node
 over the arrays the tape reads, so the call stays lazy, and evaluating any
 of its outputs runs the function: no array nodes, no promotion and no
-bookkeeping between the kernels. For example (``print(program.source)``)::
+bookkeeping between the kernels. ``mx.compile(mx.grad(lambda x: mx.sum(mx.sin(x) * 2)))``
+on a vector of 3 runs (``CompiledProgram.source``)::
 
-    def program(in0, in1):
+    def program(in0, in1, in2):
         x0 = Evaluated(in0, (3,), float32)
         x1 = Evaluated(in1, (), float32)  # a constant
-        # node 0: Sin
-        v0 = Evaluated(float32.store(p0.eval([x0])[0]), (3,), float32)
+        x2 = Evaluated(in2, (), float32)  # a constant
+        v0 = Evaluated(p0.eval([x1])[0], (1,), float32)  # ExpandDims
+        # CompiledBroadcastBroadcastMultiplyCosMultiply: its steps, one pass over whole lists each
+        v1 = Evaluated(p1.eval([v0])[0], (3,), float32)  # Broadcast
+        del v0
         ...
+        v5 = Evaluated(float32.store(p5.eval([v3, v4])[0]), (3,), float32)  # Multiply
+        del v3, v4
+        return [v5.data()]
 
 The function runs each node's own ``eval`` in tape order, on ``Evaluated``
 operands (elements, and the shape and dtype known at trace time), and
@@ -49,7 +56,9 @@ What stays nodes, replayed by ``compile_replace`` as before:
 What the one node changes: the program's intermediates are its own lists,
 never counted by the memory counters (as a fused kernel's temporaries are
 not), so the peak while it runs counts its inputs and outputs only; its
-outputs are counted when it is evaluated, as any node's.
+outputs are counted when it is evaluated, as any node's. A kernel's error
+(a singular matrix's inverse) is raised when the node is evaluated, with the
+message the tape's node gives, and leaves every output unevaluated.
 Read next: mlxref/core/primitives/compiled.py (``CompiledProgram``, ``Evaluated``).
 """
 
@@ -96,18 +105,16 @@ def compile_program(entry):
 
 
 def _tail_views(entry):
-    """ids of the view nodes whose every output is an output of the entry or
-    read only by such nodes (walking back from the end of the tape)."""
+    """ids of the view nodes whose outputs (each an output of the entry, or
+    read) are read only by such nodes (walking back from the end of the tape)."""
     readers = {}
     for node in entry.tape:
         for x in node.inputs:
             readers.setdefault(id(x), []).append(node)
-    output_ids = {id(v) for v in entry.outputs}
     tail = set()
     for node in reversed(entry.tape):
-        if node.primitive.view and all(
-                id(v) in output_ids or (id(v) in readers and all(id(r) in tail for r in readers[id(v)]))
-                for v in node.outputs):
+        if node.primitive.view and all(id(r) in tail for v in node.outputs
+                                       for r in readers.get(id(v), ())):
             tail.add(id(node))
     return tail
 
@@ -198,7 +205,7 @@ def _write(body, inputs, outputs):
             lines.append(f"    # {fused.primitive.name}: its steps, one pass over whole lists each")
         group = fused
         call = f"p{i}.eval([{', '.join(names[id(x)] for x in args)}])"
-        comment = f"  # {type(primitive).__name__}"
+        comment = f"  # {primitive.name}"
         if len(results) > 1:
             lines.append(f"    r = {call}{comment}")
         for k, v in enumerate(results):
