@@ -34,9 +34,8 @@ The algorithm:
    inputs (lazily, as any op); ``outputs=`` trees get their new arrays.
    mlxref's own, where it pays (transforms/program.py): the tape written
    once as one Python function (``compile_program``), and a call builds
-   one node that runs it (``run_program``), the same kernels on the same
-   lists without a node each; shapeless entries and one-node tapes replay
-   as here.
+   one node that runs it, the same kernels on the same lists without a
+   node each; shapeless entries and one-node tapes replay their nodes.
 
 When an input is a tracer (inside grad, vjp, jvp, vmap or another compile)
 the function is simply called, as in MLX: that is how ``grad(compile(f))``
@@ -56,7 +55,7 @@ from ..ops.common import incompatible_arguments
 from ..primitives.base import Copy, StopGradient, make_arrays
 from ..primitives.compiled import Compiled
 from . import trees
-from .program import compile_program, run_program
+from .program import compile_program
 from .tape import InTracing
 
 _SIGNATURE = ("compile(fun: Callable[P, R], inputs: object | None = None, "
@@ -132,10 +131,7 @@ def compile(fun, inputs=None, outputs=None, shapeless=False):  # noqa: A001 (MLX
             entry = trace_entry(fun, args, kwargs, shapeless, inputs, outputs)
             entry.program = compile_program(entry)
             cache.append(entry)
-        if entry.program is not None:
-            results = run_program(entry, flat)
-        else:
-            results = compile_replace(entry, flat)
+        results = compile_replace(entry, flat)
         if outputs is not None:
             trees.fill(outputs, results[entry.num_outputs:])
         return trees.replace_arrays(entry.structure, results[: entry.num_outputs])
@@ -215,7 +211,7 @@ class CacheEntry:
         self.tape = []  # TapeNodes, inputs before consumers
         self.structure = None  # the output tree, arrays where the results go
         self.num_outputs = 0  # arrays in it (the captured outputs follow)
-        self.program = None  # what a call runs, if not the tape's nodes (program.py)
+        self.program = None  # the nodes a call builds, if not the tape's (program.py)
 
 
 def _find(cache, inputs, shapeless, constants):
@@ -535,7 +531,9 @@ def compile_fuse(entry):
 
 
 def compile_replace(entry, inputs):
-    """The traced tape rebuilt on the real ``inputs``: lazy arrays, as any op builds."""
+    """The traced tape rebuilt on the real ``inputs``: lazy arrays, as any op
+    builds. Where the entry has a program (mlxref's own: program.py), its
+    one node and the views after it stand for the tape's nodes."""
     real = {}
     for v, x in zip(entry.inputs, inputs):
         real[id(v)] = x
@@ -545,7 +543,7 @@ def compile_replace(entry, inputs):
             return v.array
         return real[id(v)]
 
-    for node in entry.tape:
+    for node in entry.tape if entry.program is None else entry.program:
         # The primitive's output_shapes: the traced shapes again, or with
         # shapeless, the shapes of these inputs (and their errors).
         outs = make_arrays(node.primitive, [get(x) for x in node.inputs])

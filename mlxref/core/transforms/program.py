@@ -62,27 +62,27 @@ message the tape's node gives, and leaves every output unevaluated.
 Read next: mlxref/core/primitives/compiled.py (``CompiledProgram``, ``Evaluated``).
 """
 
-from ..primitives.base import make_arrays
 from ..primitives.compiled import Compiled, CompiledProgram, Evaluated
 
 MIN_NODES = 2  # a tape of one node is replayed as that node
 
 
-class Program:
-    """A cache entry's program: ``primitive`` (the ``CompiledProgram``) reads
-    ``inputs`` (the entry's inputs it uses, then its constants: TapeValues)
-    and gives ``outputs`` (TapeValues); ``tail`` are the TapeNodes replayed
-    as nodes after it (the views that end the tape)."""
+class ProgramNode:
+    """The program as a node of the tape: ``primitive`` (its
+    ``CompiledProgram``) reads ``inputs`` (the entry's inputs it uses, then
+    its constants: TapeValues) and gives ``outputs`` (TapeValues), as a
+    TapeNode does, so ``compile_replace`` builds it as it builds those."""
 
-    __slots__ = ("primitive", "inputs", "outputs", "tail")
+    __slots__ = ("primitive", "inputs", "outputs")
 
-    def __init__(self, primitive, inputs, outputs, tail):
-        self.primitive, self.inputs, self.outputs, self.tail = primitive, inputs, outputs, tail
+    def __init__(self, primitive, inputs, outputs):
+        self.primitive, self.inputs, self.outputs = primitive, inputs, outputs
 
 
 def compile_program(entry):
-    """The ``Program`` of a traced (simplified, fused) cache entry, or None
-    where its tape stays nodes (see the module's docstring)."""
+    """The nodes a call of a traced (simplified, fused) cache entry builds in
+    place of its tape's: its ``ProgramNode``, then the views that end the
+    tape; or None where the tape stays nodes (see the module's docstring)."""
     if entry.shapeless:
         return None
     tail = _tail_views(entry)
@@ -101,7 +101,8 @@ def compile_program(entry):
     primitive = CompiledProgram(run, source, [node.primitive for node in body],
                                 [v.shape for v in outputs],
                                 [v.dtype for v in outputs])
-    return Program(primitive, inputs, outputs, [node for node in entry.tape if id(node) in tail])
+    return [ProgramNode(primitive, inputs, outputs)] + [node for node in entry.tape
+                                                        if id(node) in tail]
 
 
 def _tail_views(entry):
@@ -117,29 +118,6 @@ def _tail_views(entry):
                                        for r in readers.get(id(v), ())):
             tail.add(id(node))
     return tail
-
-
-def run_program(entry, inputs):
-    """A call of ``entry`` on ``inputs`` (the arguments' arrays, then the
-    captured inputs'): its ``CompiledProgram`` node, then the tail's nodes;
-    the arrays of the entry's outputs, lazy."""
-    program = entry.program
-    real = {}
-    for v, x in zip(entry.inputs, inputs):
-        real[id(v)] = x
-
-    def get(v):
-        if v.array is not None:
-            return v.array
-        return real[id(v)]
-
-    outs = make_arrays(program.primitive, [get(v) for v in program.inputs])
-    for v, o in zip(program.outputs, outs):
-        real[id(v)] = o
-    for node in program.tail:
-        for v, o in zip(node.outputs, make_arrays(node.primitive, [get(x) for x in node.inputs])):
-            real[id(v)] = o
-    return [get(v) for v in entry.outputs]
 
 
 # --- the source --------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import pytest
 
 import mlxref.core as mx
 from mlxref.core.primitives.compiled import Compiled, CompiledProgram
+from mlxref.viz.record import collect
 from support import needs_mlx, real_mx
 
 compile_module = importlib.import_module("mlxref.core.transforms.compile")
@@ -153,15 +154,8 @@ def _bits(tree):
 
 
 def _graph_primitives(outputs):
-    seen, found, stack = set(), [], list(outputs)
-    while stack:
-        a = stack.pop()
-        if a.id() in seen or not a.has_primitive():
-            continue
-        seen.add(a.id())
-        found.append(a.primitive())
-        stack.extend(a.inputs())
-    return found
+    return list({id(a.primitive()): a.primitive() for a in collect(outputs, set())
+                 if a.has_primitive()}.values())
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
