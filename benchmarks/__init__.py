@@ -34,6 +34,10 @@ before any number is reported (``--only costs|seed|chain|mlp|lsq|vmap|checkpoint
 - ``grading``: ``mlxref assignment grade`` of an honest submission (this
   checkout), three tasks, against its target of 2.5 s per task.
 
+The seed, chain, mlp, vmap and gelu workloads also time ``mlxref compile``:
+the mlxref step under ``mx.compile``, which must equal the uncompiled
+column bit for bit (``harness.check_exact``) before any time is taken.
+
 Each table of times has ratios to mlxref and a scaling table (how each
 column's time grows from one size to the next); ``--json PATH`` writes the
 same results as JSON, and progress goes to stderr.

@@ -83,6 +83,10 @@ def main(argv=None):
 
 # --- one entry per workload: how to run it, when it disagrees, how to report it ---
 
+COMPILED = (" The `mlxref compile` column is the mlxref step under `mx.compile` (traced in "
+            "the warm-up, then served from compile's cache), checked equal to the `mlxref` "
+            "column bit for bit before any time is taken.")
+
 
 def _describe_seed(seed):
     return [
@@ -91,7 +95,7 @@ def _describe_seed(seed):
         f"x evenly spaced in [-2, 2]; median of {seed['repeats']} interleaved "
         "repeats (after one warm-up). Every column's gradient equals the "
         f"hand-written lists reference to 1e-9 (mlxref and real MLX, in float32, to "
-        f"{seed_grad.FLOAT32_TOLERANCE:g}).",
+        f"{seed_grad.FLOAT32_TOLERANCE:g})." + COMPILED,
         "",
         seed_grad.table(seed),
     ]
@@ -105,7 +109,8 @@ def _describe_chain(chain):
         f"({deep_chain.OPS_PER_STEP} primitives) on a 0-d array, from "
         f"x0 = {deep_chain.X0}; median of {chain['repeats']} interleaved repeat(s) per N "
         "(after one warm-up). Every value and gradient equals the hand-written float "
-        f"reference to 1e-9 (mlxref and real MLX, in float32, to {deep_chain.FLOAT32_TOLERANCE:g}).",
+        f"reference to 1e-9 (mlxref and real MLX, in float32, to {deep_chain.FLOAT32_TOLERANCE:g})."
+        + COMPILED,
         "",
         deep_chain.table(chain),
     ]
@@ -118,7 +123,7 @@ def _describe_vmap(res):
         f"The gradient with respect to w (dimension {res['dim']}) for every example "
         f"of a batch; median of {res['repeats']} interleaved repeats (after one "
         "warm-up). Every column equals the hand-written lists reference to 1e-9 "
-        f"(mlxref and real MLX, in float32, to {per_example.FLOAT32_TOLERANCE:g}).",
+        f"(mlxref and real MLX, in float32, to {per_example.FLOAT32_TOLERANCE:g})." + COMPILED,
         "",
         per_example.table(res),
     ]
@@ -136,7 +141,7 @@ def _describe_mlp(res):
         "",
         f"Median of {res['repeats']} interleaved repeats (after one warm-up); "
         f"seed {res['seed']}, loss {res['loss']:.12g}. The loss and every "
-        "gradient agree across the implementations to 1e-9" + mlx,
+        "gradient agree across the implementations to 1e-9" + mlx + COMPILED,
         "",
         mlp.table(res),
     ]

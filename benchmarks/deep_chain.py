@@ -17,6 +17,9 @@ one process (``harness.run_workload``):
 - ``mlxref``: ``value_and_grad_step(mlxref.core)``: ``mx.value_and_grad`` of the
   chain, with ``mx.eval`` of value and gradient (the graph is built inside
   the clock);
+- ``mlxref compile``: ``mx.compile`` of the same ``value_and_grad`` (traced,
+  once per N, in the warm-up, then served from compile's cache), which must
+  equal the ``mlxref`` column bit for bit (``check_exact``);
 - ``mlxref forward only``: the lazy forward alone (build and ``mx.eval``);
 - ``hand-written floats``: the same recurrence on Python floats with the
   derivative written by hand: the floor for pure Python, and the reference
@@ -50,6 +53,7 @@ QUICK_SIZES = (10_000, 20_000)
 # of 1 + 0.01 cos(x) is slightly off; measured against the double-precision
 # reference: value to 1e-4, gradient to 1e-2 (at N = 40k) relative error.
 FLOAT32_TOLERANCE = 2e-2
+COMPILED = "mlxref compile"
 REPEATS = 5
 QUICK_REPEATS = 1
 
@@ -67,13 +71,17 @@ def chain(mx, x, n_ops):
     return x
 
 
-def value_and_grad_step(mx):
-    """The timed step on ``mx``: its ``value_and_grad`` of the chain, evaluated.
+def value_and_grad_step(mx, compiled=False):
+    """The timed step on ``mx``: its ``value_and_grad`` of the chain (under
+    ``mx.compile`` when ``compiled``), evaluated.
 
     ``step(n_ops, x0)`` starts from a new 0-d array, so the graph is built
-    inside the clock, and returns ``(value, gradient)`` floats.
+    inside the clock (compiled: traced once per N, then replayed), and
+    returns ``(value, gradient)`` floats.
     """
     value_and_grad = mx.value_and_grad(partial(chain, mx))
+    if compiled:
+        value_and_grad = mx.compile(value_and_grad)
 
     def step(n_ops, x0=X0):
         value, grad = value_and_grad(mx.array(x0), n_ops)
@@ -84,6 +92,7 @@ def value_and_grad_step(mx):
 
 
 mlxref_value_and_grad = value_and_grad_step(mx)
+mlxref_compiled = value_and_grad_step(mx, compiled=True)  # one cache for every use
 
 
 def mlxref_forward(n_ops, x0=X0):
@@ -122,8 +131,17 @@ def value_chain(n_ops, x0=X0):
     return x.data, start.grad
 
 
+def check_exact(n_ops):
+    """The compiled mlxref value and gradient, which must equal the uncompiled
+    ones bit for bit; ``harness.Mismatch`` otherwise."""
+    return harness.check_exact(f"deep chain N={n_ops}", mlxref_compiled(n_ops),
+                               mlxref_value_and_grad(n_ops))
+
+
 def check(n_ops):
-    """Run mlxref and the reference once; raise ``harness.Mismatch`` if they differ."""
+    """Run mlxref (and compiled, which must equal it exactly) and the reference
+    once; raise ``harness.Mismatch`` if they differ."""
+    check_exact(n_ops)
     got = mlxref_value_and_grad(n_ops)
     want = reference_value_and_grad(n_ops)
     harness.check_close(f"deep chain N={n_ops} value", got[0], want[0], FLOAT32_TOLERANCE)
@@ -144,6 +162,7 @@ def implementations():
     """The report's columns (``harness.Column``); each takes N and returns (value, gradient)."""
     out = [
         harness.Column("mlxref", _one, mlxref_value_and_grad, tol=FLOAT32_TOLERANCE),
+        harness.Column(COMPILED, _one, mlxref_compiled, tol=FLOAT32_TOLERANCE),
         harness.Column("mlxref forward only", _one, mlxref_forward, expect=lambda want: want[0],
                        tol=FLOAT32_TOLERANCE),
         harness.Column("hand-written floats", _one, reference_value_and_grad),
@@ -159,8 +178,12 @@ def run(quick=False, repeats=None, sizes=None):
     """Median time per column and N, interleaved over the repeats (``harness.run_workload``).
 
     Adds, per N that has a half-size row, mlxref's doubling ratio
-    ``t(N) / t(N/2)`` in wall and CPU time (``doubling``).
+    ``t(N) / t(N/2)`` in wall and CPU time (``doubling``). ``check_exact``
+    first, at every N.
     """
+    for n in sizes or (QUICK_SIZES if quick else SIZES):
+        harness.progress(f"deep chain N={n}: compiled equals uncompiled?")
+        check_exact(n)
     res = harness.run_workload(
         "deep chain", sys.modules[__name__], _chain_length, reference_value_and_grad,
         quick, repeats, sizes,

@@ -3,6 +3,7 @@
 import gc
 import math
 import statistics
+import struct
 import sys
 import time
 
@@ -128,6 +129,30 @@ def check_close(what, got, want, tol=TOLERANCE):
     if not err <= tol:
         raise Mismatch(f"{what}: max error {err:.3g} > {tol:g}\n  got:  {got!r}\n  want: {want!r}")
     return err
+
+
+def check_exact(what, compiled, plain):
+    """Raise ``Mismatch`` unless ``compiled`` (a compiled column's result:
+    floats, nested lists and tuples, dicts of them) is ``plain`` (the
+    uncompiled column's) bit for bit: compile may change the time, never a
+    result. Floats are compared by their bits (-0.0 is not 0.0, nan is nan)."""
+    if _bits(compiled) != _bits(plain):
+        g, w = flatten(_values(compiled)), flatten(_values(plain))
+        bad = sum(_bits(a) != _bits(b) for a, b in zip(g, w)) + abs(len(g) - len(w))
+        raise Mismatch(f"{what}: compiled mlxref differs from uncompiled in {bad} of {len(w)} "
+                       "numbers")
+    return compiled
+
+
+def _values(x):
+    return [_values(x[k]) for k in sorted(x)] if isinstance(x, dict) else x
+
+
+def _bits(x):
+    x = _values(x)
+    if isinstance(x, (list, tuple)):
+        return [_bits(v) for v in x]
+    return struct.pack("d", x) if isinstance(x, float) else (type(x), x)
 
 
 def fmt_time(seconds):

@@ -9,6 +9,9 @@ every parameter, from the same seeded weights and data:
 - ``mlxref``: ``value_and_grad_step(mlxref.core)``: ``mx.value_and_grad`` of
   ``loss(mx, params, X, Y)`` over a dict of arrays, then ``mx.eval`` of the
   loss and the gradients;
+- ``mlxref compile``: the same under ``mx.compile`` (traced in the warm-up,
+  then served from compile's cache: one node running the generated program),
+  which must equal the ``mlxref`` column bit for bit (``check_exact``);
 - ``lists``: a hand-written forward and backward over Python lists (list
   comprehensions and ``sum(map(mul, ...))``): the floor for pure Python;
 - ``micrograd-style Value``: the MLP built from ``scalar_graph.ClosureValue``
@@ -41,6 +44,8 @@ REPEATS = 21
 QUICK_REPEATS = 7
 TARGET_VS_LISTS = 1.5  # mlxref / lists at most
 TARGET_SCALAR_VS_MLXREF = 30.0  # micrograd-style Value / mlxref at least
+TARGET_COMPILE = 2.0  # issue 30: mlxref / mlxref compile at least
+COMPILED = "mlxref compile"
 FLOAT32_TOLERANCE = 1e-5  # mlxref and real MLX compute in float32
 
 
@@ -92,9 +97,11 @@ def loss(mx, params, X, Y):
     return mx.mean(d * d)
 
 
-def value_and_grad_step(mx):
-    """The timed step on ``mx``: ``(loss array, {name: gradient array})``, evaluated."""
-    return harness.evaluated(mx, mx.value_and_grad(partial(loss, mx)))
+def value_and_grad_step(mx, compiled=False):
+    """The timed step on ``mx``: ``(loss array, {name: gradient array})``,
+    evaluated; under ``mx.compile`` when ``compiled``."""
+    fn = mx.value_and_grad(partial(loss, mx))
+    return harness.evaluated(mx, mx.compile(fn) if compiled else fn)
 
 
 def inputs(array, params, X, Y):
@@ -215,12 +222,22 @@ def _grads_of(x):
 # --- checking and timing -------------------------------------------------------------
 
 
+def check_exact(sizes=SIZES, batch=BATCH, seed=SEED):
+    """The compiled mlxref step's ``(loss, grads)``, which must equal the
+    uncompiled step's bit for bit; ``harness.Mismatch`` otherwise."""
+    p, x, y = inputs(mx.array, *make_problem(sizes, batch, seed))
+    return harness.check_exact("mlp step", step_result(value_and_grad_step(mx, True)(p, x, y)),
+                               step_result(value_and_grad_step(mx)(p, x, y)))
+
+
 def check(sizes=SIZES, batch=BATCH, seed=SEED):
-    """One step of each implementation; raise ``harness.Mismatch`` unless all agree.
+    """One step of each implementation; raise ``harness.Mismatch`` unless all
+    agree (and the compiled mlxref step is the uncompiled one exactly).
 
     Returns ``{implementation name: ...}`` (see ``implementations()``), each a
     ``(loss, grads)`` pair of floats and nested lists.
     """
+    check_exact(sizes, batch, seed)
     return harness.check_columns(
         "mlp step", make_problem(sizes, batch, seed), lambda p: lists_step(*p),
         implementations(), compare=check_step,
@@ -247,6 +264,8 @@ def implementations():
         harness.Column("lists", lambda problem: problem, lists_step),
         harness.Column("mlxref", _spread(partial(inputs, mx.array)), value_and_grad_step(mx),
                        step_result, tol=FLOAT32_TOLERANCE),
+        harness.Column(COMPILED, _spread(partial(inputs, mx.array)),
+                       value_and_grad_step(mx, compiled=True), step_result, tol=FLOAT32_TOLERANCE),
         harness.Column("lean scalar Value", _spread(scalar_inputs), scalar_step, scalar_result),
         harness.Column("micrograd-style Value", _spread(closure_scalar_inputs), scalar_step,
                        scalar_result),
@@ -266,6 +285,8 @@ def run(quick=False, repeats=None, sizes=None, batch=None, seed=SEED):
     in turn, so a slow spell of the machine hits all of them alike.
     """
     sizes, batch = sizes or SIZES, batch or BATCH
+    harness.progress("mlp step: compiled equals uncompiled?")
+    check_exact(sizes, batch, seed)
     problem = make_problem(sizes, batch, seed)
     cols = harness.run_columns(
         "mlp step",
@@ -294,6 +315,9 @@ def run(quick=False, repeats=None, sizes=None, batch=None, seed=SEED):
     if "mlxref" in m and "lists" in m:
         res["mlxref_over_lists"] = m["mlxref"] / m["lists"]
         res["cpu_mlxref_over_lists"] = c["mlxref"] / c["lists"]
+    if "mlxref" in m and COMPILED in m:
+        res["compile_speedup"] = m["mlxref"] / m[COMPILED]
+        res["cpu_compile_speedup"] = c["mlxref"] / c[COMPILED]
     for name, key in scalar_ratios():
         if "mlxref" in m and name in m:
             res[key] = m[name] / m["mlxref"]
@@ -345,6 +369,10 @@ def table(res):
                 "yes" if a <= TARGET_VS_LISTS else "**no**",
             ]
         )
+    if "compile_speedup" in res:
+        a = res["compile_speedup"]
+        ratios.append(["mlxref / mlxref compile", f"{a:.2f}x", f"{res['cpu_compile_speedup']:.2f}x",
+                       f"≥ {TARGET_COMPILE:g}x", "yes" if a >= TARGET_COMPILE else "**no**"])
     for name, key in scalar_ratios():
         if key in res:
             b = res[key]

@@ -14,6 +14,8 @@ Columns, run interleaved in one process:
 - ``mlxref``: ``per_example_step(mlxref.core)``:
   ``mx.vmap(mx.grad(loss), in_axes=(None, 0, 0))`` and ``mx.eval``: one
   batched graph whatever the batch size;
+- ``mlxref compile``: the same under ``mx.compile`` (traced in the warm-up),
+  which must equal the ``mlxref`` column bit for bit (``check_exact``);
 - ``mlxref grad, looped``: ``mx.grad(loss)`` called once per example in a
   Python loop and the results stacked: what ``vmap`` saves;
 - ``lists``: the gradient ``2 (tanh(s) - y) (1 - tanh(s)^2) x`` written by
@@ -43,6 +45,7 @@ QUICK_SIZES = (10, 100)
 REPEATS = 7
 QUICK_REPEATS = 3
 FLOAT32_TOLERANCE = 1e-5
+COMPILED = "mlxref compile"
 
 
 def make_input(batch, dim=DIM):
@@ -62,10 +65,11 @@ def example_loss(mx, w, x, y):
     return d * d
 
 
-def per_example_step(mx):
-    """The timed step on ``mx``: ``vmap(grad(loss), in_axes=(None, 0, 0))``, evaluated."""
+def per_example_step(mx, compiled=False):
+    """The timed step on ``mx``: ``vmap(grad(loss), in_axes=(None, 0, 0))``,
+    evaluated; under ``mx.compile`` when ``compiled``."""
     per_example = mx.vmap(mx.grad(partial(example_loss, mx)), in_axes=(None, 0, 0))
-    return harness.evaluated(mx, per_example)
+    return harness.evaluated(mx, mx.compile(per_example) if compiled else per_example)
 
 
 _one_example = mx.grad(partial(example_loss, mx))
@@ -128,6 +132,8 @@ def implementations():
     out = [
         harness.Column("mlxref", mlxref_prepare, per_example_step(mx), array_result,
                        tol=FLOAT32_TOLERANCE),
+        harness.Column(COMPILED, mlxref_prepare, per_example_step(mx, compiled=True),
+                       array_result, tol=FLOAT32_TOLERANCE),
         harness.Column("mlxref grad, looped", mlxref_prepare, looped_step, array_result,
                        tol=FLOAT32_TOLERANCE),
         harness.Column("lists", lambda data: (data,), lists_step),
@@ -141,15 +147,30 @@ def implementations():
     return out
 
 
+def check_exact(batch):
+    """The compiled mlxref gradients at ``batch``, which must equal the
+    uncompiled ones bit for bit; ``harness.Mismatch`` otherwise."""
+    args = mlxref_prepare(make_input(batch))
+    return harness.check_exact(f"per-example gradients batch={batch}",
+                               per_example_step(mx, True)(*args).tolist(),
+                               per_example_step(mx)(*args).tolist())
+
+
 def check(batch):
-    """One result per column; raise ``harness.Mismatch`` unless all equal the lists reference."""
+    """One result per column; raise ``harness.Mismatch`` unless all equal the
+    lists reference (and the compiled mlxref column the uncompiled one exactly)."""
+    check_exact(batch)
     return harness.check_columns(
         f"per-example gradients batch={batch}", make_input(batch), lists_step, implementations()
     )
 
 
 def run(quick=False, repeats=None, sizes=None):
-    """Median time per column and batch size, interleaved (``harness.run_workload``)."""
+    """Median time per column and batch size, interleaved (``harness.run_workload``),
+    after ``check_exact`` at every size."""
+    for batch in sizes or (QUICK_SIZES if quick else SIZES):
+        harness.progress(f"per-example gradients batch={batch}: compiled equals uncompiled?")
+        check_exact(batch)
     res = harness.run_workload(
         "per-example gradients", sys.modules[__name__], make_input, lists_step,
         quick, repeats, sizes,

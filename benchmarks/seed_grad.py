@@ -5,6 +5,8 @@ program, ``loss(mx, x)`` and its ``grad_step(mx)``, is written once and run on
 two array modules. Columns, from the same input, run interleaved in one process:
 
 - ``mlxref``: ``grad_step(mlxref.core)``: ``mx.grad`` of the loss and ``mx.eval``;
+- ``mlxref compile``: the same under ``mx.compile`` (traced in the warm-up),
+  which must equal the ``mlxref`` column bit for bit (``check_exact``);
 - ``lists``: a hand-written forward (``sin``, ``exp``, product, sum) and
   backward (``cos(x) * exp(x) + sin(x) * exp(x)`` by the chain rule) over
   Python lists: the floor for pure Python;
@@ -34,6 +36,7 @@ REPEATS = 7
 QUICK_REPEATS = 3
 VALUE_MAX_N = None  # None: run the Value column at every size
 FLOAT32_TOLERANCE = 1e-5
+COMPILED = "mlxref compile"
 
 
 def make_input(n):
@@ -51,9 +54,11 @@ def loss(mx, x):
     return mx.sum(mx.sin(x) * mx.exp(x))
 
 
-def grad_step(mx):
-    """The timed step on ``mx``: its ``grad`` of ``loss``, evaluated."""
-    return harness.evaluated(mx, mx.grad(partial(loss, mx)))
+def grad_step(mx, compiled=False):
+    """The timed step on ``mx``: its ``grad`` of ``loss``, evaluated; under
+    ``mx.compile`` when ``compiled``."""
+    fn = mx.grad(partial(loss, mx))
+    return harness.evaluated(mx, mx.compile(fn) if compiled else fn)
 
 
 def mlxref_prepare(x):
@@ -104,6 +109,8 @@ def implementations():
     out = [
         harness.Column("mlxref", mlxref_prepare, grad_step(mx), array_result,
                        tol=FLOAT32_TOLERANCE),
+        harness.Column(COMPILED, mlxref_prepare, grad_step(mx, compiled=True), array_result,
+                       tol=FLOAT32_TOLERANCE),
         harness.Column("lists", lambda x: (x,), lists_step),
         harness.Column("micrograd-style Value", value_prepare, value_step, value_result,
                        max_size=VALUE_MAX_N),
@@ -116,15 +123,29 @@ def implementations():
     return out
 
 
+def check_exact(n):
+    """The compiled mlxref gradient at size ``n``, which must equal the
+    uncompiled one bit for bit; ``harness.Mismatch`` otherwise."""
+    (a,) = mlxref_prepare(make_input(n))
+    return harness.check_exact(f"seed gradient n={n}", grad_step(mx, True)(a).tolist(),
+                               grad_step(mx)(a).tolist())
+
+
 def check(n):
-    """One gradient per column at size ``n``; raise ``harness.Mismatch`` unless all agree."""
+    """One gradient per column at size ``n``; raise ``harness.Mismatch`` unless
+    all agree (and the compiled mlxref column is the uncompiled one exactly)."""
+    check_exact(n)
     return harness.check_columns(
         f"seed gradient n={n}", make_input(n), lists_step, implementations()
     )
 
 
 def run(quick=False, repeats=None, sizes=None):
-    """Median time per column and size, interleaved over the repeats (``harness.run_workload``)."""
+    """Median time per column and size, interleaved over the repeats
+    (``harness.run_workload``), after ``check_exact`` at every size."""
+    for n in sizes or (QUICK_SIZES if quick else SIZES):
+        harness.progress(f"seed gradient n={n}: compiled equals uncompiled?")
+        check_exact(n)
     return harness.run_workload(
         "seed gradient", sys.modules[__name__], make_input, lists_step,
         quick, repeats, sizes,

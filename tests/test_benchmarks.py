@@ -19,6 +19,7 @@ from benchmarks import (  # noqa: E402
     per_example, seed_grad,
 )
 from benchmarks.scalar_graph import ClosureValue, Value  # noqa: E402
+import mlxref.core as mx  # noqa: E402
 from support import frozen_heap  # noqa: E402, F401  (the fixture)
 
 TINY_CHAIN = 40  # ops: 10 steps
@@ -62,7 +63,7 @@ def test_deep_chain_rejects_lengths_that_are_not_whole_steps():
         deep_chain.reference_value_and_grad(deep_chain.OPS_PER_STEP + 1)
 
 
-MLP_NAMES = {"mlxref", "lists", "lean scalar Value", "micrograd-style Value"} | (
+MLP_NAMES = {"mlxref", mlp.COMPILED, "lists", "lean scalar Value", "micrograd-style Value"} | (
     {mlp.metal.label()} if mlp.metal.available() else set()
 )
 
@@ -72,6 +73,7 @@ def test_mlp_implementations_agree():
     assert set(results) == MLP_NAMES
     want_loss, want_grads = results["lists"]
     assert sorted(want_grads) == ["W1", "W2", "W3", "b1", "b2", "b3"]
+    assert harness.check_exact("mlp", results[mlp.COMPILED], results["mlxref"])
     for name in ("mlxref", "lean scalar Value", "micrograd-style Value"):
         loss, grads = results[name]
         tol = mlp.FLOAT32_TOLERANCE if name == "mlxref" else 1e-9  # mlxref is float32
@@ -169,6 +171,7 @@ def test_benchmark_cli_quick_report(tmp_path, monkeypatch, capsys):
     assert data["charlm"]["config"]["dims"] == charlm.char_lm.TINY.dims
     assert [r["n"] for r in data["charlm"]["rows"]] == [2]
     assert set(data["charlm"]["rows"][0]["median_s"]) == MLP_NAMES & {"mlxref", mlp.metal.label()}
+    assert "| mlxref / mlxref compile " in out and data["mlp"]["compile_speedup"] > 0
     assert "## Compile: value_and_grad of sum(gelu(x))" in out and "target 2x" in out
     assert list(data["compile_gelu"]["speedup"]) == ["30"]
     assert "## Grading" in out and data["grading"]["tasks"] == ["1.1"]
@@ -250,6 +253,25 @@ def test_per_example_columns_agree_with_the_hand_written_gradient(batch):
         assert row == pytest.approx([scale * v for v in x], rel=1e-12)
     if batch > 1:
         assert want[0] != want[1]
+
+
+def test_compiled_columns_equal_the_uncompiled_ones_bit_for_bit():
+    # Each raises harness.Mismatch unless compile changes no bit.
+    assert seed_grad.check_exact(20) == seed_grad.grad_step(mx)(
+        *seed_grad.mlxref_prepare(seed_grad.make_input(20))).tolist()
+    assert deep_chain.check_exact(TINY_CHAIN) == deep_chain.mlxref_value_and_grad(TINY_CHAIN)
+    assert per_example.check_exact(3) is not None
+    assert mlp.check_exact(**TINY_MLP) is not None
+    for columns in (seed_grad.implementations(), deep_chain.implementations(),
+                    per_example.implementations(), mlp.implementations()):
+        assert "mlxref compile" in [c.name for c in columns]
+
+
+def test_check_exact_compares_bits():
+    assert harness.check_exact("x", {"a": [1.0, float("nan")]}, {"a": [1.0, float("nan")]})
+    for compiled, plain in [([-0.0], [0.0]), ([1.0 + 2.0**-52], [1.0]), ([1.0], [1.0, 2.0])]:
+        with pytest.raises(harness.Mismatch, match="compiled mlxref differs from uncompiled"):
+            harness.check_exact("x", compiled, plain)
 
 
 def test_per_example_list_reference_matches_central_differences():
@@ -346,7 +368,7 @@ def test_without_mlx_the_report_says_how_to_get_it_and_runs_the_other_columns(
     data = json.loads(path.read_text())
     assert data["meta"]["mlx_missing"] == hint and data["meta"]["mlx_device"] is None
     assert data["per_example"]["columns"] == [
-        "mlxref", "mlxref grad, looped", "lists", "micrograd-style Value"
+        "mlxref", "mlxref compile", "mlxref grad, looped", "lists", "micrograd-style Value"
     ]
     assert set(data["mlp"]["median_s"]) == MLP_NAMES - {"MLX (MLX CPU build)", "MLX (Metal GPU)"}
 

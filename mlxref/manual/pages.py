@@ -56,6 +56,8 @@ TRANSFORMS = {
     "compile": ("mx.compile", {"mlx/compile.cpp": ["compile", "compile_trace", "compile_dfs",
                                                    "compile_simplify", "compile_fuse",
                                                    "compile_replace"]}),
+    "program": ("mx.compile's call: the tape as one generated Python function; MLX "
+                "rebuilds the nodes", {"mlx/compile.cpp": ["compile_replace"]}),
     "export": ("mx.export_function, mx.exporter, mx.import_function",
                {"mlx/export.cpp": ["exporter", "export_function", "import_function"]}),
     "eval": ("mx.eval, mx.async_eval", {"mlx/transforms.cpp": ["eval_impl", "eval",

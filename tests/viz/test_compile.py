@@ -17,7 +17,7 @@ import pytest
 import mlxref.core as mx
 from mlxref import viz
 from mlxref.cli import main
-from mlxref.core.primitives.compiled import Compiled
+from mlxref.core.primitives.compiled import Compiled, CompiledProgram
 from mlxref.viz.record import collect, op_name, preview
 
 compile_module = importlib.import_module("mlxref.core.transforms.compile")
@@ -38,10 +38,12 @@ Y = mx.array([1.0, 0.25, -3.0])
 
 def _nodes(outputs):
     """The primitives of the unevaluated graph behind ``outputs``, each node
-    once (siblings share their primitive)."""
+    once (siblings share their primitive), a compiled function's program's
+    own in its place."""
     found = {id(a.primitive()): a.primitive() for a in collect(outputs, set())
              if a.has_primitive()}
-    return list(found.values())
+    return [n for p in found.values()
+            for n in (p.nodes if isinstance(p, CompiledProgram) else [p])]
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ it gives the unfused bits); mlxref/core/transforms/compile.py (what is fused).
 """
 
 import functools
+import math
 
 from .. import dtypes as _dt
 from ..array import elements
@@ -35,8 +36,14 @@ class Compiled(Primitive):
         self.input_dtypes = list(input_dtypes)
         self.n_inputs = len(self.input_dtypes)
         self.outputs = list(outputs)
+        self.input_sizes = list(input_sizes)
         self._kernels = {}
-        self.source = self._kernel(tuple(n == 1 for n in input_sizes))[0]
+
+    @property
+    def source(self):
+        """The generated loop for inputs of the traced sizes (written at first use:
+        a compiled function's program runs the steps on whole lists instead)."""
+        return self._kernel(tuple(n == 1 for n in self.input_sizes))[0]
 
     @property
     def name(self):
@@ -155,3 +162,98 @@ def _scalar_rule(primitive, dtype_in):
     if primitive.float32_kernel is not None and dtype_in in FLOAT32_KERNEL_DTYPES:
         return None
     return primitive.numeric
+
+
+# --- the program of a compiled function --------------------------------------------------
+
+
+class CompiledProgram:
+    """A compiled function's whole tape as one node: mlxref's own, not MLX's.
+
+    MLX's ``compile_replace`` rebuilds every node of the tape at each call,
+    which costs C++ nanoseconds; an mlxref node costs microseconds (its
+    descriptor, and evaluation's walk, memory counters and detach). So
+    ``mx.compile`` writes the tape, once per cache entry, as the source of
+    one Python function (mlxref/core/transforms/program.py), and a call
+    builds one node with this as its primitive over the arrays the tape
+    reads. ``eval`` runs that function on their element lists: each tape
+    node's own ``eval`` in tape order, on ``Evaluated`` operands, its
+    results stored as their dtype holds them, as evaluating the nodes one by
+    one does.
+
+    ``source`` is the generated text and ``nodes`` the primitives of the
+    tape it runs, in order (a fused node's steps run in its place). Its
+    outputs' shapes and dtypes are the traced ones.
+
+    It is not a ``Primitive``: it has no math and no rules of its own (it
+    runs primitives), so the rules' checks (``mlxref check-rules``), which
+    cover every primitive, have nothing to check in it; it has the
+    interface a node's primitive needs (``eval``, ``output_shapes``...). Like
+    ``Compiled``, it refuses the transforms: a compiled function called on
+    tracers runs the function itself, so no transform meets it.
+    """
+
+    moves_elements = True  # the program stores each node's results itself
+    donates = False  # its outputs are new lists
+    view = False
+    mlx_has_vjp = False
+
+    def __init__(self, run, source, nodes, shapes, dtypes):
+        self.run, self.source, self.nodes = run, source, list(nodes)
+        self.shapes, self.dtypes = list(shapes), list(dtypes)
+
+    name = "CompiledProgram"
+
+    def params(self):
+        return {"nodes": len(self.nodes)}
+
+    def __repr__(self):
+        return f"CompiledProgram(nodes={len(self.nodes)})"
+
+    def output_shapes(self, inputs):
+        return list(self.shapes)
+
+    def output_dtypes(self, inputs):
+        return list(self.dtypes)
+
+    def eval(self, inputs):
+        return self.run(*[x.data() for x in inputs])
+
+    def is_equivalent(self, other):
+        return other is self  # one program per cache entry
+
+    vjp, jvp, vmap = Compiled.vjp, Compiled.jvp, Compiled.vmap  # MLX's refusals
+
+    def mlx_state(self):
+        raise ValueError("[export_function] Unable to serialize primitive CompiledProgram")
+
+
+class Evaluated:
+    """An evaluated operand as a primitive's ``eval`` reads an array: its
+    elements (``data()``), shape and dtype, with nothing of a node (no
+    descriptor, no memory counting). The program passes these between the
+    nodes it runs."""
+
+    __slots__ = ("_data", "shape", "dtype")
+
+    def __init__(self, data, shape, dtype):
+        self._data, self.shape, self.dtype = data, shape, dtype
+
+    def data(self):
+        return self._data
+
+    @property
+    def size(self):
+        return math.prod(self.shape)
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def itemsize(self):
+        return self.dtype.size
+
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.size

@@ -32,6 +32,10 @@ The algorithm:
    the chain's code).
 6. ``compile_replace``: at every call, rebuild the tape's nodes on the real
    inputs (lazily, as any op); ``outputs=`` trees get their new arrays.
+   mlxref's own, where it pays (transforms/program.py): the tape written
+   once as one Python function (``compile_program``), and a call builds
+   one node that runs it, the same kernels on the same lists without a
+   node each; shapeless entries and one-node tapes replay their nodes.
 
 When an input is a tracer (inside grad, vjp, jvp, vmap or another compile)
 the function is simply called, as in MLX: that is how ``grad(compile(f))``
@@ -51,6 +55,7 @@ from ..ops.common import incompatible_arguments
 from ..primitives.base import Copy, StopGradient, make_arrays
 from ..primitives.compiled import Compiled
 from . import trees
+from .program import compile_program
 from .tape import InTracing
 
 _SIGNATURE = ("compile(fun: Callable[P, R], inputs: object | None = None, "
@@ -124,6 +129,7 @@ def compile(fun, inputs=None, outputs=None, shapeless=False):  # noqa: A001 (MLX
         entry = _find(cache, flat, shapeless, constants)
         if entry is None:
             entry = trace_entry(fun, args, kwargs, shapeless, inputs, outputs)
+            entry.program = compile_program(entry)
             cache.append(entry)
         results = compile_replace(entry, flat)
         if outputs is not None:
@@ -205,6 +211,7 @@ class CacheEntry:
         self.tape = []  # TapeNodes, inputs before consumers
         self.structure = None  # the output tree, arrays where the results go
         self.num_outputs = 0  # arrays in it (the captured outputs follow)
+        self.program = None  # the nodes a call builds, if not the tape's (program.py)
 
 
 def _find(cache, inputs, shapeless, constants):
@@ -498,7 +505,11 @@ def compile_fuse(entry):
         new_tape.append(compiled)
         # The chain's inputs are read by the new node; the readers of its
         # outputs (outside the chain) read the new node's outputs.
+        # (An input or constant is never a chain's step: its readers are not
+        # kept, which would cost a pass over all of them per chain.)
         for i, x in enumerate(chain_inputs):
+            if x.node is None:
+                continue
             kept = [(p, k) for p, k in parents.get(id(x), ()) if id(p.outputs[0]) not in cache]
             parents[id(x)] = kept + [(compiled, i)]
         for old, new in zip(old_outputs, compiled.outputs):
@@ -520,7 +531,9 @@ def compile_fuse(entry):
 
 
 def compile_replace(entry, inputs):
-    """The traced tape rebuilt on the real ``inputs``: lazy arrays, as any op builds."""
+    """The traced tape rebuilt on the real ``inputs``: lazy arrays, as any op
+    builds. Where the entry has a program (mlxref's own: program.py), its
+    one node and the views after it stand for the tape's nodes."""
     real = {}
     for v, x in zip(entry.inputs, inputs):
         real[id(v)] = x
@@ -530,7 +543,7 @@ def compile_replace(entry, inputs):
             return v.array
         return real[id(v)]
 
-    for node in entry.tape:
+    for node in entry.tape if entry.program is None else entry.program:
         # The primitive's output_shapes: the traced shapes again, or with
         # shapeless, the shapes of these inputs (and their errors).
         outs = make_arrays(node.primitive, [get(x) for x in node.inputs])

@@ -12,7 +12,7 @@ import pytest
 
 import mlxref.core as mx
 from mlxref.core.primitives.base import make_arrays
-from mlxref.core.primitives.compiled import Compiled
+from mlxref.core.primitives.compiled import Compiled, CompiledProgram
 from support import same_value
 
 # (the package's ``compile`` is the function; the module is reached by name)
@@ -20,7 +20,8 @@ compile_module = importlib.import_module("mlxref.core.transforms.compile")
 
 
 def _nodes(outputs):
-    """The primitives of the unevaluated graph behind ``outputs`` (each node once)."""
+    """The primitives of the unevaluated graph behind ``outputs`` (each node
+    once), a compiled function's program's own in its place."""
     seen, found, stack = set(), [], list(outputs)
     while stack:
         a = stack.pop()
@@ -29,7 +30,8 @@ def _nodes(outputs):
         seen.add(a.id())
         for o in a.outputs():
             seen.add(o.id())
-        found.append(a.primitive())
+        p = a.primitive()
+        found.extend(p.nodes if isinstance(p, CompiledProgram) else [p])
         stack.extend(a.inputs())
     return found
 
@@ -525,10 +527,12 @@ def test_a_shared_broadcast_is_split_into_the_chain():
         return x + yy * z, yy.sum()
 
     x, y, z = mx.ones((4, 4)), mx.array(0.5), mx.arange(16, dtype=mx.float32).reshape(4, 4)
+    tape = compile_module.trace_entry(f, (x, y, z)).tape  # what a call's program runs
+    (chain,) = [n for n in tape if n.primitive.name == "CompiledBroadcastMultiplyAdd"]
+    assert [v.shape for v in chain.inputs] == [(4, 4), (), (4, 4)]
+    (sum_node,) = [n for n in tape if n.primitive.name == "Sum"]
+    assert sum_node.inputs[0].node.primitive.name == "Broadcast"
     fused, total = mx.compile(f)(x, y, z)
-    assert fused.primitive().name == "CompiledBroadcastMultiplyAdd"
-    assert [a.shape for a in fused.inputs()] == [(4, 4), (), (4, 4)]
-    assert total.inputs()[0].primitive().name == "Broadcast"
     want = f(x, y, z)
     assert [fused.tolist(), total.item()] == [want[0].tolist(), want[1].item()]
 
