@@ -20,13 +20,14 @@ mlxref/symbolic/elementwise.py (the symbolic check of each class).
 """
 
 import cmath
+import itertools
 import math
 import operator
 
 from .. import dtypes as _dt
 from .. import ops
 from ..backend.cpu import binary, unary
-from ..scalar import apply, condition, indicator, sympy, truth  # sympy: at its first use
+from ..scalar import apply, condition, indicator, mapped, sympy, truth  # sympy: at first use
 from .base import (Primitive, make_array, make_arrays, vjp_zeros, vmap_elementwise,
                    vmap_in_place)
 
@@ -45,6 +46,9 @@ class Unary(Primitive):
     donates = True  # MLX's unary kernel reuses a donatable input (allocator.donate)
 
     abstract = True  # a family, not a primitive of its own
+    # Or ``numeric`` over a whole list, for speed: a C function mapped over
+    # it, with ``numeric`` itself where that would differ (``scalar.mapped``).
+    numeric_lists = None
     # Or ``float32_kernel(data, dtype)``: MLX's results for a whole list of
     # float32, float16 or bfloat16 elements, where they are not ``numeric``'s.
     float32_kernel = None
@@ -86,7 +90,8 @@ class Unary(Primitive):
         # Evaluation stores the results as the dtype holds them: abs and
         # square of ints give ints again, and wrap.
         return [unary.unary_op(x.data(), x.dtype, self.numeric, self.symbolic,
-                               self.float32_kernel, self.numeric_complex, self.name)]
+                               self.float32_kernel, self.numeric_complex, self.name,
+                               self.numeric_lists)]
 
 
 class Binary(Primitive):
@@ -100,7 +105,7 @@ class Binary(Primitive):
     donates = True  # MLX's binary kernel reuses a donatable input (allocator.donate)
 
     abstract = True  # a family, not a primitive of its own
-    numeric_lists = None  # or ``numeric`` over whole lists, for speed (Maximum, Minimum)
+    numeric_lists = None  # or ``numeric`` over whole lists, for speed (as Unary's)
     float32_kernel = None  # or ``float32_kernel(a, b, dtype)``, as Unary's
     numeric_complex = None  # the forward rule on complex64 elements, if MLX has one
     # Or ``numeric`` as a Python expression of ``{0}`` and ``{1}``: what
@@ -225,6 +230,7 @@ class Sign(Unary):
 
 class Square(Unary):
     numeric = staticmethod(lambda x: x * x)
+    numeric_lists = staticmethod(lambda xs: list(map(operator.mul, xs, xs)))
     numeric_complex = staticmethod(lambda z: binary.complex_mul(z, z))
     symbolic = numeric  # the same on SymPy expressions
     expression = "{0} * {0}"
@@ -235,6 +241,7 @@ class Square(Unary):
 
 class Sqrt(Unary):
     numeric = staticmethod(lambda x: math.sqrt(x) if x >= 0 else nan)
+    numeric_lists = staticmethod(lambda xs: mapped(math.sqrt, Sqrt.numeric, xs, nan_result=True))
     numeric_complex = staticmethod(cmath.sqrt)
     symbolic = staticmethod(lambda x: sympy.sqrt(x))
 
@@ -244,6 +251,8 @@ class Sqrt(Unary):
 
 class Rsqrt(Unary):
     numeric = staticmethod(lambda x: Divide.numeric(1, Sqrt.numeric(x)))
+    numeric_lists = staticmethod(
+        lambda xs: Divide.numeric_lists([1] * len(xs), Sqrt.numeric_lists(xs)))
     # MLX: 1 / sqrt(z), the square root stored as complex64 first.
     numeric_complex = staticmethod(
         lambda z: binary.complex_div(1, _dt.complex64.cast(cmath.sqrt(z))))
@@ -256,6 +265,7 @@ class Rsqrt(Unary):
 
 class Exp(Unary):
     numeric = staticmethod(unary.exp)
+    numeric_lists = staticmethod(lambda xs: mapped(math.exp, unary.exp, xs))
     numeric_complex = staticmethod(unary.complex_exp)
     symbolic = staticmethod(lambda x: sympy.exp(x))
     float32_kernel = staticmethod(unary.exp_float32)
@@ -268,6 +278,7 @@ class Exp(Unary):
 
 class Expm1(Unary):
     numeric = staticmethod(unary.expm1)
+    numeric_lists = staticmethod(lambda xs: mapped(math.expm1, unary.expm1, xs))
     symbolic = staticmethod(lambda x: sympy.exp(x) - 1)
 
     def derivative(self, x, out):
@@ -295,6 +306,9 @@ class Log(Unary):
     def numeric(self, x):
         return unary.log(x, self.base)
 
+    def numeric_lists(self, xs):
+        return unary.log_lists(xs, self.base)
+
     def numeric_complex(self, z):
         ln = unary.complex_log(z)
         scale = self.LN_BASE[self.base]
@@ -309,6 +323,8 @@ class Log(Unary):
 
 class Log1p(Unary):
     numeric = staticmethod(lambda x: math.log1p(x) if x > -1 else (-inf if x == -1 else nan))
+    numeric_lists = staticmethod(
+        lambda xs: mapped(math.log1p, Log1p.numeric, xs, nan_result=True))
     numeric_complex = staticmethod(unary.complex_log1p)
     symbolic = staticmethod(lambda x: sympy.log(1 + x))
 
@@ -319,6 +335,15 @@ class Log1p(Unary):
 class Sin(Unary):
     # + 0.0: MLX's sin (simd/math.h) takes the sign from x < 0, so sin(-0.0) is 0.0.
     numeric = staticmethod(lambda x: math.sin(x) + 0.0 if math.isfinite(x) else nan)
+
+    @staticmethod
+    def numeric_lists(xs):
+        out = mapped(math.sin, Sin.numeric, xs, nan_result=True)
+        # math.sin keeps -0.0 (numeric's + 0.0 makes it 0.0; every other
+        # result it leaves alone): only a list with a zero needs the sum.
+        if 0.0 in out:
+            return list(map(operator.add, out, itertools.repeat(0.0)))
+        return out
     numeric_complex = staticmethod(unary.complex_sin)
     symbolic = staticmethod(lambda x: sympy.sin(x))
 
@@ -330,6 +355,7 @@ class Sin(Unary):
 
 class Cos(Unary):
     numeric = staticmethod(lambda x: math.cos(x) if math.isfinite(x) else nan)
+    numeric_lists = staticmethod(lambda xs: mapped(math.cos, Cos.numeric, xs, nan_result=True))
     numeric_complex = staticmethod(unary.complex_cos)
     symbolic = staticmethod(lambda x: sympy.cos(x))
 
@@ -341,6 +367,7 @@ class Cos(Unary):
 
 class Tan(Unary):
     numeric = staticmethod(lambda x: math.tan(x) if math.isfinite(x) else nan)
+    numeric_lists = staticmethod(lambda xs: mapped(math.tan, Tan.numeric, xs, nan_result=True))
     numeric_complex = staticmethod(unary.complex_tan)
     symbolic = staticmethod(lambda x: sympy.tan(x))
 
@@ -350,6 +377,7 @@ class Tan(Unary):
 
 class ArcSin(Unary):
     numeric = staticmethod(lambda x: math.asin(x) if -1 <= x <= 1 else nan)
+    numeric_lists = staticmethod(lambda xs: mapped(math.asin, ArcSin.numeric, xs, nan_result=True))
     numeric_complex = staticmethod(unary.complex_arcsin)
     symbolic = staticmethod(lambda x: sympy.asin(x))
 
@@ -359,6 +387,7 @@ class ArcSin(Unary):
 
 class ArcCos(Unary):
     numeric = staticmethod(lambda x: math.acos(x) if -1 <= x <= 1 else nan)
+    numeric_lists = staticmethod(lambda xs: mapped(math.acos, ArcCos.numeric, xs, nan_result=True))
     numeric_complex = staticmethod(unary.complex_arccos)
     symbolic = staticmethod(lambda x: sympy.acos(x))
 
@@ -377,6 +406,7 @@ class ArcTan(Unary):
 
 class Sinh(Unary):
     numeric = staticmethod(unary.sinh)
+    numeric_lists = staticmethod(lambda xs: mapped(math.sinh, unary.sinh, xs))
     numeric_complex = staticmethod(unary.complex_sinh)
     symbolic = staticmethod(lambda x: sympy.sinh(x))
 
@@ -386,6 +416,7 @@ class Sinh(Unary):
 
 class Cosh(Unary):
     numeric = staticmethod(unary.cosh)
+    numeric_lists = staticmethod(lambda xs: mapped(math.cosh, unary.cosh, xs))
     numeric_complex = staticmethod(unary.complex_cosh)
     symbolic = staticmethod(lambda x: sympy.cosh(x))
 
@@ -415,6 +446,8 @@ class ArcSinh(Unary):
 
 class ArcCosh(Unary):
     numeric = staticmethod(lambda x: math.acosh(x) if x >= 1 else nan)
+    numeric_lists = staticmethod(
+        lambda xs: mapped(math.acosh, ArcCosh.numeric, xs, nan_result=True))
     numeric_complex = staticmethod(unary.complex_arccosh)
     symbolic = staticmethod(lambda x: sympy.acosh(x))
 
@@ -429,6 +462,8 @@ class ArcCosh(Unary):
 
 class ArcTanh(Unary):
     numeric = staticmethod(unary.arctanh)
+    numeric_lists = staticmethod(
+        lambda xs: mapped(math.atanh, unary.arctanh, xs, nan_result=True))
     numeric_complex = staticmethod(unary.complex_arctanh)
     symbolic = staticmethod(lambda x: sympy.atanh(x))
 
@@ -474,6 +509,7 @@ class ErfInv(Unary):
 
 class Floor(Unary):
     numeric = staticmethod(unary.floor)
+    numeric_lists = staticmethod(unary.floor_lists)
     symbolic = staticmethod(lambda x: sympy.floor(x))
 
     derivative = None  # piecewise constant: MLX's gradient is zero
@@ -481,6 +517,7 @@ class Floor(Unary):
 
 class Ceil(Unary):
     numeric = staticmethod(unary.ceil)
+    numeric_lists = staticmethod(unary.ceil_lists)
     symbolic = staticmethod(lambda x: sympy.ceiling(x))
 
     derivative = None  # piecewise constant: MLX's gradient is zero
@@ -497,6 +534,10 @@ class Round(Unary):
 
     def numeric(self, x):
         return float(round(x, self.decimals)) if math.isfinite(x) else x  # half to even, like MLX
+
+    def numeric_lists(self, xs):
+        # round in C; it gives an infinity or a nan back as it is, as numeric does.
+        return list(map(float, map(round, xs, itertools.repeat(self.decimals))))
 
     def numeric_complex(self, z):
         return complex(self.numeric(z.real), self.numeric(z.imag))  # each part (MLX's rint)
@@ -607,6 +648,7 @@ class Divide(Binary):
     expression_raises = True
 
     numeric = staticmethod(binary.divide)
+    numeric_lists = staticmethod(binary.divide_lists)
     numeric_complex = staticmethod(binary.complex_div)
     symbolic = staticmethod(lambda a, b: a / b)
 
@@ -638,6 +680,7 @@ class Remainder(Binary):
     ``a``'s sign (integers: ``binary.remainder``)."""
 
     numeric = staticmethod(binary.remainder)
+    numeric_lists = staticmethod(binary.remainder_lists)
     # a - b * floor(a / b), which SymPy differentiates (Mod it does not)
     symbolic = staticmethod(lambda a, b: a - b * sympy.floor(a / b))
 
@@ -699,6 +742,7 @@ class Power(Binary):
     """``a ** b`` (integers: MLX's kernel, ``binary.integer_power``)."""
 
     numeric = staticmethod(binary.power)
+    numeric_lists = staticmethod(binary.power_lists)  # bool or floating arrays (eval)
     numeric_complex = staticmethod(binary.complex_pow)
     symbolic = staticmethod(lambda a, b: a**b)
 
