@@ -208,24 +208,27 @@ def ceil(x):
 
 
 def _to_integer_lists(rounding, scalar, data):
-    """``scalar`` (floor or ceil) over a list in C: ``copysign(rounding(x), x)``.
-
-    copysign gives ``scalar``'s result: a nonzero floor or ceil has x's sign
-    already, and a zero takes it (floor(-0.0) and ceil(-0.5) are -0.0). The
-    integer converts back to the double it came from exactly, as ``float``
-    does. inf and nan, where ``math.floor`` raises, take ``scalar``."""
+    """``scalar`` (floor or ceil) over a list in C: ``float(rounding(x))``,
+    the integer converted back to the double it came from exactly; inf and
+    nan, where ``math.floor`` raises, take ``scalar``."""
     try:
-        return list(map(math.copysign, map(rounding, data), data))
+        return list(map(float, map(rounding, data)))
     except (ArithmeticError, ValueError, TypeError):
         return list(map(scalar, data))
 
 
+# ``floor`` and ``ceil`` give a zero result x's sign (floor(-0.0) and
+# ceil(-0.5) are -0.0): where one may be needed, ``copysign(r, x)``, which
+# leaves every other result as it is (a nonzero floor or ceil has x's sign).
 def floor_lists(data):
-    return _to_integer_lists(math.floor, floor, data)
+    out = _to_integer_lists(math.floor, floor, data)
+    # floor is zero on [0, 1) and at -0.0: only a zero x needs the sign.
+    return list(map(math.copysign, out, data)) if 0.0 in data else out
 
 
 def ceil_lists(data):
-    return _to_integer_lists(math.ceil, ceil, data)
+    out = _to_integer_lists(math.ceil, ceil, data)
+    return list(map(math.copysign, out, data)) if 0.0 in out else out
 
 
 def sign(x):
