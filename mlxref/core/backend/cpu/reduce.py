@@ -184,7 +184,8 @@ def reduction_op(kind, fold, data, shape, axes, dtype, out_dtype):
         # Leading axes (a bias gradient, say): output j folds column j of
         # the rows, top to bottom (reduce.cpp's strided_reduce order).
         inner = math.prod(shape[len(axes) :])
-        runs = [data[j::inner] for j in range(inner)]
+        # Every axis reduced: one run, the list itself (no fold writes to its run).
+        runs = [data] if inner == 1 else [data[j::inner] for j in range(inner)]
     else:
         runs = groups(data, shape, axes)
     if dtype is _dt.complex64 and kind in ("max", "min"):
