@@ -9,7 +9,9 @@ order). The rules are in mlxref/core/primitives/elementwise.py;
 Where MLX's float32 kernel is not the correctly rounded result of the math
 (logaddexp goes through MLX's own exp; floor_divide rounds the quotient
 first), the primitive's ``float32_kernel`` is one of the functions below,
-used for float32, float16 and bfloat16 as in unary.py.
+used for float32, float16 and bfloat16 as in unary.py. Divide, remainder
+and power map the operator over the lists in C (``divide_lists``...), with
+the rule per element where the operator would give something else.
 
 MLX's complex64 is C++'s std::complex<float>. Products are GCC's inline
 multiply in float32, with C99 Annex G's recovery of infinities (libgcc's

@@ -15,6 +15,15 @@ rsqrt rounds twice), the primitive's ``float32_kernel`` is one of the
 functions below, which those three dtypes use instead of ``numeric``;
 float64 keeps the exact math.
 
+Speed: ``numeric`` is a Python function called once per element. Most
+primitives also give ``numeric_lists``, the same results over a whole list:
+the C library function ``numeric`` calls (``math.sqrt``, ``math.log``...)
+mapped over it in C, the list taking ``numeric`` per element only where that
+function would differ, i.e. where it raises or returns a nan
+(``scalar.mapped``); floor and ceil below set a zero's sign afterwards. The
+float32 kernels pass whole lists too: every step rounds to float32 with one
+``_f32`` pass in C.
+
 MLX's complex64 is C++'s std::complex<float> (mlx/types/complex.h). Its
 functions (exp, log, sin...) are glibc's cexpf, clogf...: mlxref computes
 them with ``cmath`` in double and rounds once, so their last bit or two may
