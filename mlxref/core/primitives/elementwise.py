@@ -91,7 +91,7 @@ class Unary(Primitive):
         # square of ints give ints again, and wrap.
         return [unary.unary_op(x.data(), x.dtype, self.numeric, self.symbolic,
                                self.float32_kernel, self.numeric_complex, self.name,
-                               self.numeric_lists)]
+                               _numeric_lists(self))]
 
 
 class Binary(Primitive):
@@ -148,7 +148,7 @@ class Binary(Primitive):
         # Evaluation stores the results as the dtype holds them: int + int
         # wraps, bool + bool is a bool again.
         return [binary.binary_op(a.data(), b.data(), a.dtype, self.numeric, self.symbolic,
-                                 self.float32_kernel, self.numeric_lists,
+                                 self.float32_kernel, _numeric_lists(self),
                                  self.numeric_complex, self.name)]
 
 
@@ -965,3 +965,18 @@ class Select(Primitive):
     def eval(self, inputs):
         c, x, y = inputs
         return [apply(self.numeric, self.symbolic, c.data(), x.data(), y.data())]
+
+
+# --- the whole-list forms, beside the rules they were written for --------------------
+
+# Each class's ``numeric`` as written above, where the class gives
+# ``numeric_lists``: evaluation maps the whole-list form only while the class's
+# rule is still this one. A ``numeric`` set later (a course task's answer, a
+# test's monkeypatch) runs as it is, element by element.
+_LISTS_RULE = {cls: vars(cls)["numeric"] for cls in list(globals().values())
+               if isinstance(cls, type) and vars(cls).get("numeric_lists") is not None}
+
+
+def _numeric_lists(primitive):
+    cls = type(primitive)
+    return primitive.numeric_lists if _LISTS_RULE.get(cls) is vars(cls).get("numeric") else None

@@ -1963,3 +1963,14 @@ def test_whole_list_binary_matches_mlx(op):
         pair = both(lambda m: getattr(m, op)(m.array(x, m.float32), m.array(y, m.float32)))
         if pair:
             assert_same_as_mlx(*pair)
+
+
+def test_a_numeric_set_later_runs_instead_of_the_whole_list_form(monkeypatch):
+    # numeric_lists stands in for the rule it was written beside only: a
+    # numeric replaced later (a course task's answer, a test) is what runs.
+    monkeypatch.setattr(E.Sqrt, "numeric", staticmethod(lambda v: 7.0))
+    monkeypatch.setattr(E.Divide, "numeric", staticmethod(lambda a, b: -1.0))
+    x = mx.array([4.0] * 20, mx.float64)
+    assert mx.sqrt(x).tolist() == [7.0] * 20 and mx.divide(x, x).tolist() == [-1.0] * 20
+    monkeypatch.undo()
+    assert mx.sqrt(x).tolist() == [2.0] * 20 and mx.divide(x, x).tolist() == [1.0] * 20
