@@ -56,7 +56,7 @@ def apply(numeric, symbolic, *datas, numeric_lists=None):
 
 # Below this many elements a list takes ``numeric`` itself: the checks that
 # let a C function stand in for it cost more than they save.
-_MAPPED_FROM = 8
+MAPPED_FROM = 8
 
 
 def mapped(f, numeric, *datas, nan_result=False):
@@ -73,7 +73,7 @@ def mapped(f, numeric, *datas, nan_result=False):
     infinities are there: a list that only might hold a nan takes ``numeric``
     too, which is never wrong.)
     """
-    if len(datas[0]) < _MAPPED_FROM:
+    if len(datas[0]) < MAPPED_FROM:
         return list(map(numeric, *datas))
     try:
         out = list(map(f, *datas))

@@ -27,7 +27,8 @@ import operator
 from .. import dtypes as _dt
 from .. import ops
 from ..backend.cpu import binary, unary
-from ..scalar import apply, condition, indicator, mapped, sympy, truth  # sympy: at first use
+from ..scalar import (MAPPED_FROM, apply, condition, indicator, mapped, sympy,  # sympy: at first use
+                      truth)
 from .base import (Primitive, make_array, make_arrays, vjp_zeros, vmap_elementwise,
                    vmap_in_place)
 
@@ -87,11 +88,12 @@ class Unary(Primitive):
 
     def eval(self, inputs):
         (x,) = inputs
+        data = x.data()
         # Evaluation stores the results as the dtype holds them: abs and
         # square of ints give ints again, and wrap.
-        return [unary.unary_op(x.data(), x.dtype, self.numeric, self.symbolic,
+        return [unary.unary_op(data, x.dtype, self.numeric, self.symbolic,
                                self.float32_kernel, self.numeric_complex, self.name,
-                               _numeric_lists(self))]
+                               _numeric_lists(self, data))]
 
 
 class Binary(Primitive):
@@ -147,8 +149,9 @@ class Binary(Primitive):
         a, b = inputs
         # Evaluation stores the results as the dtype holds them: int + int
         # wraps, bool + bool is a bool again.
-        return [binary.binary_op(a.data(), b.data(), a.dtype, self.numeric, self.symbolic,
-                                 self.float32_kernel, _numeric_lists(self),
+        data = a.data()
+        return [binary.binary_op(data, b.data(), a.dtype, self.numeric, self.symbolic,
+                                 self.float32_kernel, _numeric_lists(self, data),
                                  self.numeric_complex, self.name)]
 
 
@@ -977,6 +980,11 @@ _LISTS_RULE = {cls: vars(cls)["numeric"] for cls in list(globals().values())
                if isinstance(cls, type) and vars(cls).get("numeric_lists") is not None}
 
 
-def _numeric_lists(primitive):
+def _numeric_lists(primitive, data):
+    """``primitive.numeric_lists`` for ``data``, or None: for a short list
+    (a 0-d op: the checks would cost more than they save, ``scalar.mapped``)
+    and where the class's rule is not the one it was written beside."""
+    if len(data) < MAPPED_FROM:
+        return None
     cls = type(primitive)
     return primitive.numeric_lists if _LISTS_RULE.get(cls) is vars(cls).get("numeric") else None
