@@ -9,7 +9,9 @@ order). The rules are in mlxref/core/primitives/elementwise.py;
 Where MLX's float32 kernel is not the correctly rounded result of the math
 (logaddexp goes through MLX's own exp; floor_divide rounds the quotient
 first), the primitive's ``float32_kernel`` is one of the functions below,
-used for float32, float16 and bfloat16 as in unary.py.
+used for float32, float16 and bfloat16 as in unary.py. Divide, remainder
+and power map the operator over the lists in C (``divide_lists``...), with
+the rule per element where the operator would give something else.
 
 MLX's complex64 is C++'s std::complex<float>. Products are GCC's inline
 multiply in float32, with C99 Annex G's recovery of infinities (libgcc's
@@ -26,11 +28,12 @@ Read next: unary.py (exp, log and log1p, which logaddexp and pow call).
 import cmath
 import functools
 import math
+import operator
 
 from ... import dtypes as _dt
-from ...scalar import apply, is_symbolic, sympy  # sympy is imported at its first use
+from ...scalar import apply, is_symbolic, mapped, sympy  # sympy is imported at its first use
 from .unary import (FLOAT32_KERNEL_DTYPES, complex_exp, complex_log, complex_log1p,
-                    complex_rule, exp, exp_float32_exact, floor)
+                    complex_rule, exp, exp_float32_exact, floor, floor_lists)
 
 inf, nan = math.inf, math.nan
 
@@ -62,6 +65,11 @@ def divide(a, b):
         return math.copysign(inf, a) * math.copysign(1.0, b)
 
 
+def divide_lists(a, b):
+    """``divide`` over whole lists: ``a / b`` in C, unless a divisor is zero."""
+    return mapped(operator.truediv, divide, a, b)
+
+
 def floor_divide(a, b):
     if isinstance(a, int) and isinstance(b, int):
         return a // b if b else 0  # MLX: x // 0 is 0 for integers and bools
@@ -74,8 +82,8 @@ def floor_divide_float32(a, b, dtype):
     # MLX's floor_divide of floats is floor(divide(a, b)) (ops.cpp): two
     # ops, so the quotient is rounded to the dtype before the floor, and
     # float16's 1e-5 // -60000 is -0.0 (the quotient underflows), not -1.0.
-    quotients = dtype.store(list(map(divide, a, b)))
-    return list(map(floor, quotients))
+    quotients = dtype.store(divide_lists(a, b))
+    return floor_lists(quotients)
 
 
 def remainder(a, b):
@@ -90,6 +98,14 @@ def remainder(a, b):
     return math.copysign(0.0, a) if r == 0 and type(r) is float else r
 
 
+def remainder_lists(a, b):
+    """``remainder`` over whole lists: ``a % b`` in C. A zero result (whose
+    sign ``remainder`` sets) or a zero divisor sends the lists to
+    ``remainder`` per element."""
+    out = mapped(operator.mod, remainder, a, b)
+    return list(map(remainder, a, b)) if 0.0 in out else out
+
+
 def power(a, b):
     if isinstance(a, int) and isinstance(b, int) and b < 0:
         return 0  # MLX: an integer to a negative integer power is 0 (even 1 ** -1)
@@ -100,6 +116,19 @@ def power(a, b):
             return nan if a < 0 else inf
         return math.copysign(inf, a) if int(b) % 2 else inf  # (-0.0) ** -1 is -inf
     return nan if isinstance(r, complex) else r
+
+
+def power_lists(a, b):
+    """``power`` over the elements of a bool or floating array: ``pow`` in C
+    (``a**b`` calls the same ``PyNumber_Power``). Where ``pow`` raises (0 to
+    a negative power, an overflow) or a result is complex (a negative base to
+    a fractional power: the sum of the results is complex then), the lists
+    take ``power`` per element. (Integer arrays take ``integer_power``: an int
+    to a negative int power, 0 in ``power``, is never met here.)"""
+    out = mapped(pow, power, a, b)
+    if type(sum(out)) is complex:
+        return list(map(power, a, b))
+    return out
 
 
 def integer_power(a, b, dtype, symbolic):

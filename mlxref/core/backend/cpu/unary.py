@@ -15,6 +15,15 @@ rsqrt rounds twice), the primitive's ``float32_kernel`` is one of the
 functions below, which those three dtypes use instead of ``numeric``;
 float64 keeps the exact math.
 
+Speed: ``numeric`` is a Python function called once per element. Most
+primitives also give ``numeric_lists``, the same results over a whole list:
+the C library function ``numeric`` calls (``math.sqrt``, ``math.log``...)
+mapped over it in C, the list taking ``numeric`` per element only where that
+function would differ, i.e. where it raises or returns a nan
+(``scalar.mapped``); floor and ceil below set a zero's sign afterwards. The
+float32 kernels pass whole lists too: every step rounds to float32 with one
+``_f32`` pass in C.
+
 MLX's complex64 is C++'s std::complex<float> (mlx/types/complex.h). Its
 functions (exp, log, sin...) are glibc's cexpf, clogf...: mlxref computes
 them with ``cmath`` in double and rounds once, so their last bit or two may
@@ -26,9 +35,10 @@ Read next: binary.py (products, quotients, the order of complex numbers).
 import cmath
 import functools
 import math
+import operator
 
 from ... import dtypes as _dt
-from ...scalar import apply, sympy  # sympy is imported at its first use
+from ...scalar import apply, mapped, sympy  # sympy is imported at its first use
 
 inf, nan = math.inf, math.nan
 
@@ -38,17 +48,17 @@ FLOAT32_KERNEL_DTYPES = frozenset((_dt.float32, _dt.float16, _dt.bfloat16))
 
 
 def unary_op(data, dtype, numeric, symbolic, float32_kernel=None, numeric_complex=None,
-             name=None):
+             name=None, numeric_lists=None):
     """``numeric`` over the elements of ``data`` (of ``dtype``), or ``symbolic``
-    over SymPy expressions; ``float32_kernel(data, dtype)`` over a whole list
-    of the dtypes MLX computes in float32, where the primitive has one;
-    ``numeric_complex`` on complex64 (``complex_rule``)."""
+    over SymPy expressions; ``numeric_lists(data)``: the same over the whole
+    list, for speed (``scalar.mapped``); ``float32_kernel(data, dtype)`` over
+    a whole list of the dtypes MLX computes in float32, where the primitive
+    has one; ``numeric_complex`` on complex64 (``complex_rule``)."""
     if dtype is _dt.complex64:
         return apply(complex_rule(numeric_complex, name), symbolic, data)
     if float32_kernel is not None and dtype in FLOAT32_KERNEL_DTYPES:
-        kernel = functools.partial(float32_kernel, dtype=dtype)
-        return apply(numeric, symbolic, data, numeric_lists=kernel)
-    return apply(numeric, symbolic, data)
+        numeric_lists = functools.partial(float32_kernel, dtype=dtype)
+    return apply(numeric, symbolic, data, numeric_lists=numeric_lists)
 
 
 def complex_rule(numeric_complex, name):
@@ -145,10 +155,21 @@ def erf_float32(data, dtype):
     return [v if x > 0 else -v for x, v in zip(data, result)]
 
 
+def _root(x):
+    return math.sqrt(x) if x >= 0 else nan
+
+
+def _reciprocal(one, r):
+    return one / r if r else math.copysign(inf, r)
+
+
 def rsqrt_float32(data, dtype):
     # MLX's rsqrt is 1 / sqrt(x) with the root rounded to the dtype first.
-    roots = dtype.store([math.sqrt(x) if x >= 0 else nan for x in data])
-    return [1.0 / r if r else math.copysign(inf, r) for r in roots]
+    # Both passes in C: a negative x (sqrt raises) or a nan (which sqrt
+    # keeps with its sign) and a zero root (1.0 / 0.0 raises) send the list
+    # to the rule per element (``scalar.mapped``).
+    roots = dtype.store(mapped(math.sqrt, _root, data, nan_result=True))
+    return mapped(operator.truediv, _reciprocal, [1.0] * len(roots), roots)
 
 
 # --- real functions: IEEE results where ``math`` raises, C's signed zeros ---------------
@@ -195,6 +216,30 @@ def ceil(x):
     return _to_integer(math.ceil, x)
 
 
+def _to_integer_lists(rounding, scalar, data):
+    """``scalar`` (floor or ceil) over a list in C: ``float(rounding(x))``,
+    the integer converted back to the double it came from exactly; inf and
+    nan, where ``math.floor`` raises, take ``scalar``."""
+    try:
+        return list(map(float, map(rounding, data)))
+    except (ArithmeticError, ValueError, TypeError):
+        return list(map(scalar, data))
+
+
+# ``floor`` and ``ceil`` give a zero result x's sign (floor(-0.0) and
+# ceil(-0.5) are -0.0): where one may be needed, ``copysign(r, x)``, which
+# leaves every other result as it is (a nonzero floor or ceil has x's sign).
+def floor_lists(data):
+    out = _to_integer_lists(math.floor, floor, data)
+    # floor is zero on [0, 1) and at -0.0: only a zero x needs the sign.
+    return list(map(math.copysign, out, data)) if 0.0 in data else out
+
+
+def ceil_lists(data):
+    out = _to_integer_lists(math.ceil, ceil, data)
+    return list(map(math.copysign, out, data)) if 0.0 in out else out
+
+
 def sign(x):
     """-1, 0 or 1 (as a float for a float): nan compares false both ways, so
     its sign is 0, as in MLX."""
@@ -212,6 +257,12 @@ def log(x, base):
     if not x > 0:
         return -inf if x == 0 else nan
     return _LOGS[base](x)
+
+
+def log_lists(data, base):
+    """``log`` over a list, the C library's log in C: where it raises (x <= 0)
+    or keeps a nan's sign, ``log`` per element (``scalar.mapped``)."""
+    return mapped(_LOGS[base], functools.partial(log, base=base), data, nan_result=True)
 
 
 def arctanh(x):
