@@ -166,7 +166,7 @@ def describe(res):
         "## Where the time goes: one step of three workloads, by cost",
         "",
         f"`chain`: value_and_grad of {res['chain_ops']:,} scalar ops; `mlp`: the MLP "
-        "step below; `least squares`: {lsq.STEPS} steps of MLX's linear-regression "
+        f"step below; `least squares`: {lsq.STEPS} steps of MLX's linear-regression "
         f"example ({res['lsq_examples']}x{lsq.FEATURES} float32). Share of the time `cProfile` saw, and "
         "the Python-level calls made, per step (benchmarks/costs.py says how each "
         "function is sorted).",

@@ -179,6 +179,7 @@ def test_benchmark_cli_quick_report(tmp_path, monkeypatch, capsys):
     assert "## MLX's examples" in out and "Skipped: no MLX git dir" in out
     assert data["grading"]["wall"] > 0 and data["grading"]["per_task"] == data["grading"]["wall"]
     assert "## Where the time goes" in out and data["costs"]["chain_ops"] == TINY_CHAIN
+    assert f"`least squares`: {lsq.STEPS} steps" in out
     assert set(data["costs"]["steps"]) == {"chain", "mlp", "least squares"}
 
 
