@@ -88,11 +88,13 @@ class Unary(Primitive):
 
     def eval(self, inputs):
         (x,) = inputs
-        data = x.data()
+        data, dtype = x.data(), x.dtype
         # Evaluation stores the results as the dtype holds them: abs and
-        # square of ints give ints again, and wrap.
-        return [unary.unary_op(data, x.dtype, self.numeric, self.symbolic,
-                               self.float32_kernel, self.numeric_complex, self.name,
+        # square of ints give ints again, and wrap. (The name only names a
+        # refusal of complex64.)
+        return [unary.unary_op(data, dtype, self.numeric, self.symbolic,
+                               self.float32_kernel, self.numeric_complex,
+                               self.name if dtype is _COMPLEX64 else None,
                                _numeric_lists(self, data))]
 
 
@@ -149,10 +151,11 @@ class Binary(Primitive):
         a, b = inputs
         # Evaluation stores the results as the dtype holds them: int + int
         # wraps, bool + bool is a bool again.
-        data = a.data()
-        return [binary.binary_op(data, b.data(), a.dtype, self.numeric, self.symbolic,
+        data, dtype = a.data(), a.dtype
+        return [binary.binary_op(data, b.data(), dtype, self.numeric, self.symbolic,
                                  self.float32_kernel, _numeric_lists(self, data),
-                                 self.numeric_complex, self.name)]
+                                 self.numeric_complex,
+                                 self.name if dtype is _COMPLEX64 else None)]
 
 
 class Comparison(Binary):

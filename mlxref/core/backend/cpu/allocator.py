@@ -161,7 +161,7 @@ def donate(inputs, out, result):
     refers to (``array.is_donatable``); it goes when the node is detached.
     """
     itemsize = out.itemsize
-    size = out.size
+    size = len(result)  # the output's elements, as its kernel computed them
     nbytes = size * itemsize
     if memory.active + nbytes <= memory.peak:
         # Counting the output will not raise the peak, so donating changes no
