@@ -385,3 +385,4 @@ def test_no_transform_keeps_its_arguments_alive(transform):
     finally:
         if was:
             gc.enable()
+
