@@ -19,6 +19,8 @@ arrays with ``node_name`` too).
 
 import os
 
+from .primitives.compiled import CompiledProgram
+
 
 def node_name(n):
     """MLX's ``NodeNamer`` name of the ``n``-th array named (from 0): A, B, ...,
@@ -79,23 +81,53 @@ def depth_first_traversal(outputs):
 def to_dot(namer, outputs):
     """The DOT text of the graph behind ``outputs`` (MLX's ``export_to_dot``)."""
     order = depth_first_traversal(outputs)
-    # Arrays another array reads are intermediates; the others are outputs.
-    intermediate = {a.id() for x in order if x.has_primitive() for a in x.inputs()}
+    nodes = {x.id(): _nodes(x) for x in order if x.has_primitive()}
+    # Arrays a node reads are intermediates; the others are outputs.
+    intermediate = {a.id() for drawn in nodes.values() for n in drawn for a in n[2]}
     numbers = {}  # a primitive's number, in the order they are written
     lines = ["digraph {"]
     for x in order:
         if not x.has_primitive():
             lines.append(f'{{ rank=source; "{namer.get_name(x)}"; }}')
             continue
-        node = numbers.setdefault(id(x.primitive()), len(numbers) + 1)
-        lines.append(f'{{ {node} [label ="{x.primitive().name}", shape=rectangle]; }}')
-        for a in x.inputs():
-            lines.append(f'"{namer.get_name(a)}" -> {node}')
-        for a in x.outputs():
-            rank = "" if a.id() in intermediate else "rank=sink; "
-            lines.append(f'{{ {rank}"{namer.get_name(a)}"; }}')
-            lines.append(f'{node} -> "{namer.get_name(a)}"')
+        for key, primitive, inputs, outputs in nodes[x.id()]:
+            node = numbers.setdefault(key, len(numbers) + 1)
+            lines.append(f'{{ {node} [label ="{primitive.name}", shape=rectangle]; }}')
+            for a in inputs:
+                lines.append(f'"{namer.get_name(a)}" -> {node}')
+            for a in outputs:
+                rank = "" if a.id() in intermediate else "rank=sink; "
+                lines.append(f'{{ {rank}"{namer.get_name(a)}"; }}')
+                lines.append(f'{node} -> "{namer.get_name(a)}"')
     return "\n".join(lines) + "\n}"
+
+
+def _nodes(x):
+    """The nodes drawn for the primitive of ``x``: ``(key, primitive, inputs,
+    outputs)``. One, but for a compiled function's program (mlxref's one node
+    where MLX's call builds the tape's nodes: mlxref/core/transforms/program.py),
+    whose tape is drawn as MLX draws it, its own values named as arrays are."""
+    primitive = x.primitive()
+    if not isinstance(primitive, CompiledProgram):
+        return [(id(primitive), primitive, x.inputs(), x.outputs())]
+    arrays = {"input": x.inputs(), "output": x.outputs()}
+
+    def value(ref):
+        kind, k = ref
+        return arrays[kind][k] if kind in arrays else _Value((id(primitive), k))
+
+    return [((id(primitive), n), step, [value(r) for r in operands], [value(r) for r in results])
+            for n, (step, operands, results) in enumerate(primitive.tape)]
+
+
+class _Value:
+    """A value of a compiled program's own, drawn as an array: its ``id()``."""
+
+    def __init__(self, key):
+        self.key = key
+
+    def id(self):
+        return self.key
 
 
 def export_to_dot(file, *args, **kwargs):

@@ -181,9 +181,12 @@ class CompiledProgram:
     results stored as their dtype holds them, as evaluating the nodes one by
     one does.
 
-    ``source`` is the generated text and ``nodes`` the primitives of the
-    tape it runs, in order (a fused node's steps run in its place). Its
-    outputs' shapes and dtypes are the traced ones.
+    ``source`` is the generated text and ``tape`` the nodes it runs, in
+    order: ``(primitive, operands, results)``, each value ``("input", i)``,
+    ``("output", j)`` or ``("value", k)`` (a fused node's steps run in its
+    place; ``mx.export_to_dot`` draws these nodes, as MLX draws the tape's);
+    ``nodes`` their primitives. Its outputs' shapes and dtypes are the
+    traced ones.
 
     It is not a ``Primitive``: it has no math and no rules of its own (it
     runs primitives), so the rules' checks (``mlxref check-rules``), which
@@ -198,9 +201,13 @@ class CompiledProgram:
     view = False
     mlx_has_vjp = False
 
-    def __init__(self, run, source, nodes, shapes, dtypes):
-        self.run, self.source, self.nodes = run, source, list(nodes)
+    def __init__(self, run, source, tape, shapes, dtypes):
+        self.run, self.source, self.tape = run, source, list(tape)
         self.shapes, self.dtypes = list(shapes), list(dtypes)
+
+    @property
+    def nodes(self):
+        return [primitive for primitive, _, _ in self.tape]
 
     name = "CompiledProgram"
 

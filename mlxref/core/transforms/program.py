@@ -98,11 +98,24 @@ def compile_program(entry):
                                     for x in node.inputs]
     outputs = list({id(v): v for v in wanted if id(v) in computed}.values())
     run, source = _write(body, inputs, outputs)
-    primitive = CompiledProgram(run, source, [node.primitive for node in body],
+    primitive = CompiledProgram(run, source, _tape(body, inputs, outputs),
                                 [v.shape for v in outputs],
                                 [v.dtype for v in outputs])
     return [ProgramNode(primitive, inputs, outputs)] + [node for node in entry.tape
                                                         if id(node) in tail]
+
+
+def _tape(body, inputs, outputs):
+    """The body's nodes as ``CompiledProgram.tape`` has them: ``(primitive,
+    operands, results)``, each value a reference ``("input", i)`` (the
+    program's i-th input), ``("output", j)`` or ``("value", k)`` (one of its
+    own, numbered in the order they are made)."""
+    refs = {id(v): ("input", i) for i, v in enumerate(inputs)}
+    refs.update((id(v), ("output", j)) for j, v in enumerate(outputs))
+    own = (v for node in body for v in node.outputs if id(v) not in refs)
+    refs.update((id(v), ("value", k)) for k, v in enumerate(own))
+    return [(node.primitive, [refs[id(v)] for v in node.inputs],
+             [refs[id(v)] for v in node.outputs]) for node in body]
 
 
 def _tail_views(entry):

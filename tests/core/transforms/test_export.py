@@ -470,6 +470,33 @@ def _dot_programs(lib):
     m = lib.array([[1.0, 2.0], [3.0, 4.0]])
     yield (lib.transpose(m) @ m, lib.reshape(m, (4,))[1:3]), {"m": m}
     yield (), {"m": m}
+    yield (), _compiled_call(lib)
+
+
+def _compiled_call(lib):
+    """A compiled call's outputs and inputs, by name: mlxref runs it as one
+    program node, MLX as the tape's nodes (a shared broadcast, two fused
+    nodes and a matmul); the DOT text draws the tape either way."""
+    def fun(x, y, z):
+        yy = lib.broadcast_to(y, z.shape)
+        return x + yy * z, lib.exp(yy) @ z
+
+    a, b = lib.array([[1.0, 2.0], [3.0, 4.0]]), lib.array(0.5)
+    c = lib.array([[0.5, -1.0], [2.0, 0.25]])
+    d1, d2 = lib.compile(fun)(a, b, c)
+    return {"a": a, "b": b, "c": c, "d1": d1, "d2": d2}
+
+
+def test_export_to_dot_of_a_compiled_call_draws_the_program_s_tape():
+    out = io.StringIO()
+    mx.export_to_dot(out, **_compiled_call(mx))
+    text = out.getvalue()
+    assert "CompiledProgram" not in text
+    labels = re.findall(r'label ="(\w+)"', text)
+    assert labels == ["CompiledBroadcastMultiplyAdd", "CompiledBroadcastExp", "Matmul"]
+    # The program's own value (exp of the broadcast) is read by the matmul:
+    # drawn as an intermediate, not an output.
+    assert '{ "F"; }' in text and '2 -> "F"' in text and '"F" -> 3' in text
 
 
 def _renumbered(text):
