@@ -63,7 +63,8 @@ def test_deep_chain_rejects_lengths_that_are_not_whole_steps():
         deep_chain.reference_value_and_grad(deep_chain.OPS_PER_STEP + 1)
 
 
-MLP_NAMES = {"mlxref", mlp.COMPILED, "lists", "lean scalar Value", "micrograd-style Value"} | (
+MLP_NAMES = {"mlxref", mlp.COMPILED, mlp.KERNELS, "lists", "lean scalar Value",
+             "micrograd-style Value"} | (
     {mlp.metal.label()} if mlp.metal.available() else set()
 )
 
@@ -80,6 +81,11 @@ def test_mlp_implementations_agree():
         assert abs(loss - want_loss) <= tol, name
         for k, g in want_grads.items():
             assert harness.max_error(grads[k], g) <= tol, (name, k)
+    # The kernels column: the three weights' gradients, from the products alone.
+    loss, grads = results[mlp.KERNELS]
+    assert loss is None and sorted(grads) == ["W1", "W2", "W3"]
+    for k, g in grads.items():
+        assert harness.max_error(g, want_grads[k]) <= mlp.FLOAT32_TOLERANCE, k
     # Not a degenerate problem: some gradient of every parameter is nonzero.
     for k, g in want_grads.items():
         assert any(v != 0.0 for v in harness.flatten(g)), k
@@ -484,3 +490,17 @@ def test_costs_split_a_real_profile_and_charge_builtins_to_their_callers():
     # sin's element loop (math.sin, a built-in) is the kernel's; it made calls.
     assert totals["the kernel's element loop"][0] > 0
     assert totals["the op and its node"][1] > 0 and totals["memory counters and donation"][1] > 0
+
+
+def test_mlp_kernels_column_makes_every_product_of_the_step():
+    params, X, Y = mlp.make_problem(**TINY_MLP)
+    operands, names = mlp.matmul_operands(params, X, Y)
+    # Three forward products, and per layer a weight's gradient and (but for
+    # the first layer, whose input is data) the product that carries the
+    # cotangent back: the graph's Matmul nodes, each once.
+    assert len(operands) == 3 + 3 + 2
+    assert sorted(n[0] for n in names if n) == ["W1", "W2", "W3"]
+    batch = TINY_MLP["batch"]
+    for (a, b, a_shape, b_shape, dtype), name in zip(operands, names):
+        assert len(a) == a_shape[0] * a_shape[1] and len(b) == b_shape[0] * b_shape[1]
+        assert (a_shape[1] == batch) == (name is not None)  # a gradient sums over the batch
