@@ -43,12 +43,10 @@ _NUMBER = re.compile(r"-?\d+\.\d+")
 # The child: ``mlx.core`` as mlxref's when asked, both generators seeded with 0,
 # then the script as ``__main__``.
 _CHILD = """
-import sys, types, importlib
+import sys
 if sys.argv[1] == "mlxref":
-    package = types.ModuleType("mlx")
-    package.__path__ = []
-    sys.modules["mlx"] = package
-    package.core = sys.modules["mlx.core"] = importlib.import_module("mlxref.core")
+    from mlxref import as_mlx
+    as_mlx.install()
 import mlx.core as mx
 mx.random.seed(0)
 source = sys.stdin.read()

@@ -88,20 +88,6 @@ def read_page(git_dir, page):
     return done.stdout
 
 
-def _map_mlx_to_mlxref():
-    """Make ``import mlx.core as mx`` (and nn, optimizers, utils) import mlxref's modules."""
-    import importlib
-    import types
-
-    package = types.ModuleType("mlx")
-    package.__path__ = []
-    sys.modules["mlx"] = package
-    for sub in ("core", "nn", "optimizers", "utils"):
-        module = importlib.import_module("mlxref." + sub)
-        sys.modules["mlx." + sub] = module
-        setattr(package, sub, module)
-
-
 class _Timeout(BaseException):  # not an Exception: nothing on the way may catch it
     pass
 
@@ -201,7 +187,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.child:
         if args.child == "mlxref":
-            _map_mlx_to_mlxref()
+            from mlxref import as_mlx  # (absolute: the child runs this file as a script)
+
+            as_mlx.install()
         json.dump(run_blocks(json.load(sys.stdin)), sys.stdout)
         return 0
     if args.git_dir is None:
