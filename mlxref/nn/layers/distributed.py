@@ -215,6 +215,9 @@ class _TensorParallelLinear(Module):
             in_dims *= self.group.size()
         return f"input_dims={in_dims}, output_dims={out_dims}, bias={'bias' in self}"
 
+    def _plus_bias(self, y):
+        return y + self["bias"] if "bias" in self else y
+
     def _shard_from(self, layer, segments, group):
         """Load this rank's part of ``layer``'s parameters."""
         self.update(_shard(layer.parameters(), self._sharding_predicate(segments), group))
@@ -314,10 +317,7 @@ class ShardedToAllLinear(_FloatTensorParallelLinear):
     _sharding_predicate = staticmethod(_sharded_to_all)
 
     def __call__(self, x):
-        y = mx.distributed.all_sum(x @ self["weight"].T, group=self.group)
-        if "bias" in self:
-            y = y + self["bias"]
-        return y
+        return self._plus_bias(mx.distributed.all_sum(x @ self["weight"].T, group=self.group))
 
 
 class QuantizedAllToShardedLinear(_QuantizedTensorParallelLinear):
@@ -329,10 +329,7 @@ class QuantizedAllToShardedLinear(_QuantizedTensorParallelLinear):
     """
 
     def __call__(self, x):
-        y = self._product(sum_gradients(self.group)(x))
-        if "bias" in self:
-            y = y + self["bias"]
-        return y
+        return self._plus_bias(self._product(sum_gradients(self.group)(x)))
 
 
 class QuantizedShardedToAllLinear(_QuantizedTensorParallelLinear):
@@ -347,10 +344,7 @@ class QuantizedShardedToAllLinear(_QuantizedTensorParallelLinear):
     _sharding_predicate = staticmethod(_sharded_to_all)
 
     def __call__(self, x):
-        y = mx.distributed.all_sum(self._product(x), group=self.group)
-        if "bias" in self:
-            y = y + self["bias"]
-        return y
+        return self._plus_bias(mx.distributed.all_sum(self._product(x), group=self.group))
 
 
 # ----------------------------------------------------------------------
