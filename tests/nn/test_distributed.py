@@ -15,7 +15,12 @@ tested with mx.distributed itself, in tests/core/distributed/.
 """
 
 import functools
+import json
 import math
+import os
+import socket
+import subprocess
+import sys
 
 import pytest
 from support import close, needs_mlx, real_mx
@@ -524,6 +529,59 @@ def test_fully_shard_compute_dtype_nesting_and_as_linear(monkeypatch):
         assert_same(e1, e2)
     relu = nn.ReLU()
     assert nn.fully_shard(relu) is relu  # nothing to shard
+
+
+# ----------------------------------------------------------------------
+# The same program under real MLX's mlx.launch
+
+
+def _free_ports(count):
+    """A first port with ``count`` free ones from it (mlx.launch's ring uses one per rank)."""
+    for _ in range(50):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            first = s.getsockname()[1]
+        if first + count > 65535:
+            continue
+        try:
+            for port in range(first, first + count):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", port))
+            return first
+        except OSError:
+            continue
+    raise RuntimeError("no free ports")
+
+
+@needs_mlx
+def test_simulated_ranks_give_what_mlx_launch_gives(monkeypatch):
+    """sharded_program.py on 2 processes of real MLX and on 2 simulated ranks of mlxref:
+    the same losses, gradients, averages, norms and collectives."""
+    launcher = os.path.join(os.path.dirname(sys.executable), "mlx.launch")
+    if not os.path.exists(launcher):
+        pytest.skip("mlx.launch is not installed next to this Python")
+    here = os.path.dirname(os.path.abspath(__file__))
+    ran = subprocess.run(
+        [launcher, "-n", "2", "--starting-port", str(_free_ports(2)), "--python",
+         sys.executable, os.path.join(here, "sharded_program.py")],
+        capture_output=True, text=True, timeout=60, cwd=here)
+    assert ran.returncode == 0, ran.stderr
+    theirs = sorted((json.loads(line) for line in ran.stdout.splitlines()
+                     if line.startswith("{")), key=lambda d: d["rank"])
+    assert len(theirs) == 2, ran.stdout
+
+    sys.path.insert(0, here)
+    try:
+        from sharded_program import program
+    finally:
+        sys.path.remove(here)
+    ranks = Ranks(monkeypatch, 2)
+    ours = ranks.run(lambda: program(mx, nn, nn.layers.distributed, nn.utils))
+    for r in range(2):
+        assert theirs[r].pop("calls") == ranks.names(r)
+        assert list(ours[r]) == list(theirs[r])
+        for key in ours[r]:
+            assert close(ours[r][key], theirs[r][key], 1e-5, 1e-6), (r, key)
 
 
 # ----------------------------------------------------------------------
