@@ -3,7 +3,8 @@
 Start with base.py (``Module``), then linear.py and containers.py; the
 others are independent families: activations, convolution (and its
 transpose), pooling, upsample, normalization, dropout, embedding,
-positional_encoding, transformer, recurrent and quantized.
+positional_encoding, transformer, recurrent, quantized and distributed
+(linear layers sharded over the processes of a ``mx.distributed`` group).
 """
 
 from .activations import *  # noqa: F401,F403
@@ -12,6 +13,8 @@ from .base import Module
 from .containers import Sequential
 from .convolution import (Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d,
                           ConvTranspose3d)
+from .distributed import (AllToShardedLinear, FullyShardedModule, QuantizedAllToShardedLinear,
+                          QuantizedShardedToAllLinear, ShardedToAllLinear, fully_shard)
 from .dropout import Dropout, Dropout2d, Dropout3d
 from .embedding import Embedding
 from .linear import Bilinear, Identity, Linear
@@ -27,7 +30,9 @@ from .upsample import Upsample
 
 __all__ = [
     *_activations, "Module", "Sequential", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
-    "ConvTranspose2d", "ConvTranspose3d", "Dropout", "Dropout2d", "Dropout3d", "Embedding",
+    "ConvTranspose2d", "ConvTranspose3d", "AllToShardedLinear", "FullyShardedModule",
+    "QuantizedAllToShardedLinear", "QuantizedShardedToAllLinear", "ShardedToAllLinear",
+    "fully_shard", "Dropout", "Dropout2d", "Dropout3d", "Embedding",
     "Bilinear", "Identity", "Linear", "BatchNorm", "GroupNorm", "InstanceNorm", "LayerNorm",
     "RMSNorm", "AvgPool1d", "AvgPool2d", "AvgPool3d", "MaxPool1d", "MaxPool2d", "MaxPool3d",
     "ALiBi", "RoPE", "SinusoidalPositionalEncoding", "QQLinear", "QuantizedEmbedding",
