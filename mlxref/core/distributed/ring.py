@@ -332,7 +332,8 @@ class RingGroup(GroupImpl):
             socket_right, socket_left = self._sockets_right[i // 2], self._sockets_left[i // 2]
             socket_send = socket_right if direction < 0 else socket_left
             socket_recv = socket_left if direction < 0 else socket_right
-            output[self._rank * nbytes + offset:][:part] = raw[offset:offset + part]
+            start = self._rank * nbytes + offset
+            output[start:start + part] = raw[offset:offset + part]
             send_segment, recv_segment = self._rank, (self._rank + direction) % size
             for _ in range(size - 1):
                 start = send_segment * nbytes + offset
