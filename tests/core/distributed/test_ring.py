@@ -204,6 +204,15 @@ def test_packets_and_two_connections(tmp_path):
     assert res[0] == res[1] == dt.float32.store([a + b for a, b in zip(*xs)])
 
 
+def test_parts_in_both_directions(tmp_path):
+    # 1.6 MB on 2 ranks with 2 sockets each: 3 parts (directions +1, -1, +1), as MLX splits.
+    n, size = 2, 200003
+    xs = [inputs(dt.float64, size, r) for r in range(n)]
+    res = on_every_rank(n, lambda g: g.all_min(xs[g.rank()], dt.float64),
+                        hostfile(tmp_path, n, connections=2))
+    assert res[0] == res[1] == [min(a, b) for a, b in zip(*xs)]
+
+
 def test_all_gather_send_recv(tmp_path):
     xs = [inputs(dt.int16, 5, r) for r in range(3)]
 
