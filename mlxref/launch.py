@@ -38,7 +38,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from collections import Counter
 
 LOCAL = "127.0.0.1"
@@ -152,14 +151,12 @@ class Rank:
         self.process = subprocess.Popen(args, cwd=cwd, env=environment,
                                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, start_new_session=True)
-        self.killed = False
 
     def stop(self):
         """SIGTERM to the rank's process group, SIGKILL if it is still there after
         STOP_GRACE seconds."""
         if self.process.poll() is not None:
             return
-        self.killed = True
         for sig in (signal.SIGTERM, signal.SIGKILL):
             try:
                 os.killpg(self.process.pid, sig)
@@ -200,9 +197,7 @@ def launch_with_io(ranks_args, verbose):
             signal.signal(sig, handler)
     for r in ranks:
         code = r.process.returncode
-        if r.killed:
-            log_warning(f"Node with rank {r.rank} was killed")
-        elif code != 0:
+        if code != 0:  # a rank stopped here shows its signal, -15, as under MLX
             log_warning(f"Node with rank {r.rank} exited with code {code}")
         else:
             log(verbose, f"Node with rank {r.rank} completed")
