@@ -132,23 +132,28 @@ def ring_hostfile(hosts, connections_per_ip, starting_port):
 class Rank:
     """One rank's process: local, or through ssh (MLX's ``RemoteProcess``)."""
 
-    def __init__(self, rank, host, python, cwd, env, command):
+    def __init__(self, rank, host, python, cwd, env, command, files=None):
+        """``files``: environment variables naming a file, as {name: (local path,
+        content)}; a remote rank writes the content to a temporary file of its own."""
         self.rank = rank
+        files = files or {}
         command = [python or sys.executable, *command] if _is_script(command) else command
-        environment = dict(os.environ)
-        environment.update(env)
         if host == LOCAL:
             if cwd is not None and not os.path.isdir(cwd):
                 print("Failed to change directory to", cwd, file=sys.stderr, flush=True)
                 cwd = None
             args = command
-        else:  # the same environment and command on the remote host
+            env = {**env, **{name: path for name, (path, _) in files.items()}}
+        else:  # the same environment, files and command on the remote host
             script = f"cd {shlex.quote(cwd or os.getcwd())} 2>/dev/null; "
             script += "".join(f"export {k}={shlex.quote(v)}; " for k, v in env.items())
+            for name, (_, content) in files.items():
+                script += f"fname=$(mktemp); echo {shlex.quote(content)} >$fname; "
+                script += f"export {name}=$fname; "
             script += "exec " + shlex.join(command)
             args, cwd = ["ssh", "-tt", "-o", "LogLevel=QUIET", host, script], None
         # Its own session, so that stopping it stops whatever it started.
-        self.process = subprocess.Popen(args, cwd=cwd, env=environment,
+        self.process = subprocess.Popen(args, cwd=cwd, env={**os.environ, **env},
                                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, start_new_session=True)
 
@@ -246,12 +251,13 @@ def launch_ring(parser, hosts, args, command):
         launch_with_io([(0, hosts[0].ssh_hostname, args.python, args.cwd, env, command)],
                        args.verbose)
         return
-    nodes = ring_hostfile(hosts, args.connections_per_ip, args.starting_port)
+    nodes = json.dumps(ring_hostfile(hosts, args.connections_per_ip, args.starting_port))
     with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="mlxref-ring-") as f:
-        json.dump(nodes, f)
+        f.write(nodes)
         f.flush()
+        files = {"MLX_HOSTFILE": (f.name, nodes)}
         launch_with_io([(h.rank, h.ssh_hostname, args.python, args.cwd,
-                         {**env, "MLX_HOSTFILE": f.name, "MLX_RANK": str(h.rank)}, command)
+                         {**env, "MLX_RANK": str(h.rank)}, command, files)
                         for h in hosts], args.verbose)
 
 

@@ -160,3 +160,26 @@ def test_mpi_without_mpirun(tmp_path):
     assert run.stderr.splitlines()[-1] == (
         "mlxref.launch: error: The mpi backend needs mpirun, which is not on PATH "
         "(install Open MPI or MPICH)")
+
+
+def test_remote_hosts_go_through_ssh(tmp_path):
+    # A stand-in for ssh that runs the remote command here; 127.0.0.2 and 127.0.0.3
+    # are this machine's loopback too, so the ring still connects.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "ssh").write_text('#!/bin/bash\necho "$4" >> "$(dirname "$0")/calls"\n'
+                                 'exec bash -c "$5"\n')
+    (bin_dir / "ssh").chmod(0o755)
+    from mlxref.launch import free_local_ports
+    port = free_local_ports(1)[0]
+    script = tmp_path / "script.py"
+    script.write_text(SCRIPT)
+    run = subprocess.run([sys.executable, "-m", "mlxref.launch", "--hosts",
+                          "127.0.0.2,127.0.0.3", "-p", str(port), str(script), str(tmp_path)],
+                         env=dict(ENV, PATH=f"{bin_dir}:{os.environ['PATH']}"),
+                         capture_output=True, text=True, timeout=40)
+    assert sorted(run.stdout.splitlines()) == [
+        "hello from 0 of 2 []", "hello from 1 of 2 []",
+        "sum 0 [1.0, 1.0, 1.0]", "sum 1 [1.0, 1.0, 1.0]"], run.stderr
+    assert (bin_dir / "calls").read_text().split() == ["127.0.0.2", "127.0.0.3"]
+    assert_all_gone(tmp_path)
