@@ -38,18 +38,24 @@ def to_bytes(a):
     data = elements(a)
     if any(is_symbolic(v) for v in data):
         raise ValueError("[save] Cannot save an array of symbolic (SymPy) elements.")
+    return encode(data, a.dtype)
+
+
+def encode(data, dtype):
+    """The elements ``data`` of ``dtype`` (as the dtype stores them) as
+    little-endian bytes: what ``decode`` reads back."""
     n = len(data)
-    if a.dtype is _dt.complex64:
+    if dtype is _dt.complex64:
         parts = []
         for v in data:
             parts += (v.real, v.imag)
         return struct.pack(f"<{2 * n}f", *parts)
-    if a.dtype is _dt.bfloat16:  # the upper half of each float32 (exact: stored bf16)
+    if dtype is _dt.bfloat16:  # the upper half of each float32 (exact: stored bf16)
         wide = struct.pack(f"<{n}f", *data)
         out = bytearray(2 * n)
         out[0::2], out[1::2] = wide[2::4], wide[3::4]
         return bytes(out)
-    return struct.pack(f"<{n}{CODES[a.dtype]}", *data)
+    return struct.pack(f"<{n}{CODES[dtype]}", *data)
 
 
 def from_bytes(raw, dtype, shape, big_endian=False):

@@ -16,11 +16,11 @@ singleton-group errors. Multi-process training needs real MLX.
 
 import copy
 
-from . import device as _device
-from .array import array
-from .dtypes import Dtype
-from .convert import is_scalar, to_array
-from .ops.common import incompatible_arguments
+from .. import device as _device
+from ..array import array
+from ..dtypes import Dtype
+from ..convert import is_scalar, to_array
+from ..ops.common import incompatible_arguments
 
 _BACKENDS = ("any", "mpi", "nccl", "jaccl", "ring")
 _GROUP = "Group | None = None, stream: StreamOrDevice = None) -> array"
