@@ -13,7 +13,8 @@ connection) into a temporary file, and starts every rank with ``MLX_RANK``,
 ``127.0.0.1`` runs locally, any other through ``ssh`` as MLX runs it. Local
 ports come from the operating system unless ``--starting-port`` is given.
 
-As MLX's launcher: the ranks' output is passed through unchanged (no prefix),
+As MLX's launcher: the ranks' output is passed through unchanged (``--prefix``,
+mlxref's own option, starts each line with ``[rank R] ``),
 a rank that fails stops the others, each rank that did not end well gets a
 ``[WARN]`` line on stderr, and the launcher's own exit status is 0 (MLX's main
 returns nothing). Ctrl-C (SIGINT) or SIGTERM stops every rank. Two
@@ -179,9 +180,10 @@ def _is_script(command):
     return os.path.isfile(command[0]) and not os.access(command[0], os.X_OK)
 
 
-def launch_with_io(ranks_args, verbose):
-    """Start the ranks, pass their output through line by line, stop them all if
-    one fails or the launcher is interrupted, and report how each ended."""
+def launch_with_io(ranks_args, verbose, prefix=False):
+    """Start the ranks, pass their output through line by line (each line after
+    ``[rank R] `` with ``prefix``), stop them all if one fails or the launcher
+    is interrupted, and report how each ended."""
     stop = threading.Event()
     ranks = []
 
@@ -192,7 +194,7 @@ def launch_with_io(ranks_args, verbose):
     try:
         for args in ranks_args:
             ranks.append(Rank(*args))
-        relay(ranks, stop)
+        relay(ranks, stop, prefix)
     finally:
         for r in ranks:
             if stop.is_set():
@@ -208,18 +210,19 @@ def launch_with_io(ranks_args, verbose):
             log(verbose, f"Node with rank {r.rank} completed")
 
 
-def relay(ranks, stop):
+def relay(ranks, stop, prefix=False):
     """Copy the ranks' stdout and stderr to ours until every stream ends. Whole
     lines only (a rank's line never lands inside another's), and when a rank
     fails or ``stop`` is set, stop every rank."""
     selector = selectors.DefaultSelector()
     for r in ranks:
-        selector.register(r.process.stdout, selectors.EVENT_READ, [sys.stdout.buffer, b""])
-        selector.register(r.process.stderr, selectors.EVENT_READ, [sys.stderr.buffer, b""])
+        tag = f"[rank {r.rank}] ".encode() if prefix else b""
+        selector.register(r.process.stdout, selectors.EVENT_READ, [sys.stdout.buffer, b"", tag])
+        selector.register(r.process.stderr, selectors.EVENT_READ, [sys.stderr.buffer, b"", tag])
     open_streams = 2 * len(ranks)
     while open_streams:
         for key, _ in selector.select(0.1):
-            out, pending = key.data
+            out, pending, tag = key.data
             data = os.read(key.fd, 8192)
             if not data:
                 selector.unregister(key.fileobj)
@@ -231,6 +234,8 @@ def relay(ranks, stop):
                 data, pending = data[:cut], data[cut:]
             key.data[1] = pending
             if data:
+                if tag:
+                    data = b"".join(tag + line for line in data.splitlines(keepends=True))
                 out.write(data)
                 out.flush()
         if stop.is_set() or any(r.process.poll() not in (None, 0) for r in ranks):
@@ -249,7 +254,7 @@ def launch_ring(parser, hosts, args, command):
     log(args.verbose, "Running", shlex.join(command))
     if len(hosts) == 1:
         launch_with_io([(0, hosts[0].ssh_hostname, args.python, args.cwd, env, command)],
-                       args.verbose)
+                       args.verbose, args.prefix)
         return
     nodes = json.dumps(ring_hostfile(hosts, args.connections_per_ip, args.starting_port))
     with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="mlxref-ring-") as f:
@@ -258,7 +263,7 @@ def launch_ring(parser, hosts, args, command):
         files = {"MLX_HOSTFILE": (f.name, nodes)}
         launch_with_io([(h.rank, h.ssh_hostname, args.python, args.cwd,
                          {**env, "MLX_RANK": str(h.rank)}, command, files)
-                        for h in hosts], args.verbose)
+                        for h in hosts], args.verbose, args.prefix)
 
 
 def launch_mpi(parser, hosts, args, command):
@@ -274,7 +279,8 @@ def launch_mpi(parser, hosts, args, command):
         f.flush()
         if _is_script(command):
             command = [args.python or sys.executable, *command]
-        cmd = [mpirun, "--output", ":raw", "--hostfile", f.name,
+        cmd = [mpirun, "--output", ":raw", *(["--tag-output"] if args.prefix else []),
+               "--hostfile", f.name,
                *(["-cwd", args.cwd] if args.cwd else []),
                *sum((["-x", e] for e in args.env), []),
                *sum([shlex.split(arg) for arg in args.mpi_arg], []), "--", *command]
@@ -308,6 +314,8 @@ def make_parser():
     parser.add_argument("--cwd", help="Set the working directory on each node")
     parser.add_argument("--python", default=None,
                         help="Run a script with this python interpreter")
+    parser.add_argument("--prefix", action="store_true",
+                        help="Start each line a rank prints with [rank R] (mlxref's own)")
     return parser
 
 

@@ -70,6 +70,15 @@ def test_output_passes_through_unprefixed(tmp_path):
     assert_all_gone(tmp_path)
 
 
+def test_prefix_starts_each_line_with_its_rank(tmp_path):
+    run = launch(tmp_path, "-n", "2", "--prefix")
+    assert run.returncode == 0
+    assert sorted(run.stdout.splitlines()) == sorted(
+        [f"[rank {r}] hello from {r} of 2 ['extra']" for r in range(2)]
+        + [f"[rank {r}] sum {r} [1.0, 1.0, 1.0]" for r in range(2)])
+    assert sorted(run.stderr.splitlines()) == [f"[rank {r}] stderr of {r}" for r in range(2)]
+
+
 def test_one_rank_is_a_group_of_one(tmp_path):
     run = launch(tmp_path)
     assert (run.returncode, run.stdout) == (0, "hello from 0 of 1 ['extra']\n")
