@@ -20,6 +20,7 @@ Read next: mlxref/core/backend/cpu/distributed.py (the kernels).
 import math
 
 from .. import ops
+from ..ops.shape import slice_axis
 from ..backend.cpu import distributed as kernels
 from ..primitives.base import Primitive
 from . import ops as collectives
@@ -91,7 +92,7 @@ class AllGather(DistPrimitive):
         x, (cot,) = primals[0], cotangents
         block = x.shape[0] if x.shape else 1
         start = self.group.rank() * block
-        out = ops.slice_axis(cot, 0, start, start + block)
+        out = slice_axis(cot, 0, start, start + block)
         return [ops.squeeze(out, 0) if not x.shape else out]
 
     def jvp(self, primals, tangents, argnums):
