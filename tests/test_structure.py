@@ -207,8 +207,9 @@ COURSE_AND_TOOLS = ["mlxref.viz", "mlxref.nn", "mlxref.symbolic", "mlxref.course
 # Module pairs that import each other by design: the ops build primitives and the
 # primitives' rules call the ops (primitives/base.py's docstring); the array class
 # is both MLX's handle and its Python binding, whose constructor is convert.py's
-# create_array, which makes arrays.
+# create_array, which makes arrays. mx.distributed's ops and primitives likewise.
 ALLOWED_CYCLES = [("mlxref.core.ops", "mlxref.core.primitives"),
+                  ("mlxref.core.distributed.ops", "mlxref.core.distributed.primitives"),
                   ("mlxref.core.array", "mlxref.core.convert")]
 
 # ``array._node`` is MLX's ``array::make_arrays``'s one way into the handle.

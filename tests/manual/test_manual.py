@@ -393,8 +393,9 @@ def test_every_public_op_of_mlx_that_mlxref_has_is_listed():
 def test_every_primitive_has_a_check_case_and_an_entry(manual_build):
     prims = catalogue.primitives()
     defined = set()  # every concrete Primitive class in mlxref/core/primitives/*.py
-    for path in (ROOT / "mlxref" / "core" / "primitives").glob("*.py"):
-        module = importlib.import_module(f"mlxref.core.primitives.{path.stem}")
+    for path in [*(ROOT / "mlxref" / "core" / "primitives").glob("*.py"),
+                 ROOT / "mlxref" / "core" / "distributed" / "primitives.py"]:
+        module = importlib.import_module(f"mlxref.core.{path.parent.name}.{path.stem}")
         defined |= {v for v in vars(module).values() if inspect.isclass(v)
                     and issubclass(v, Primitive) and v.__module__ == module.__name__
                     and not v.__dict__.get("abstract", False) and v is not Primitive}

@@ -65,7 +65,8 @@ FORMAT = "mlxref.export"
 VERSION = 1
 
 # Primitives that hold Python functions or other primitives: no state to write.
-_NOT_EXPORTABLE = ("Compiled", "CustomTransforms", "Load")
+_NOT_EXPORTABLE = ("Compiled", "CustomTransforms", "Load", "AllGather", "AllReduce",
+                   "ReduceScatter", "Recv", "Send")  # MLX's export knows no collective
 
 
 # --- the arguments (python/src/export.cpp) ---------------------------------------------

@@ -21,7 +21,7 @@ from mlxref.core.transforms import export as export_module
 
 # Bases no node is ever built from.
 ABSTRACT = {"Unary", "Binary", "Comparison", "_DynamicWindow", "_StridedWindow",
-            "QuantizedProduct", "_AlongAxis", "_Permuted"}
+            "QuantizedProduct", "_AlongAxis", "_Permuted", "DistPrimitive"}
 
 # Example constructor arguments of every primitive class that takes some.
 SAMPLES = {
@@ -87,7 +87,8 @@ SAMPLES = {
 }
 
 # Primitives holding Python functions or other primitives: refused, as in MLX.
-NOT_EXPORTABLE = {"Compiled", "CustomTransforms", "Load"}
+NOT_EXPORTABLE = {"Compiled", "CustomTransforms", "Load", "AllGather", "AllReduce",
+                  "ReduceScatter", "Recv", "Send"}
 
 
 def exportable_classes():

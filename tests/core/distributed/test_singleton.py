@@ -6,6 +6,8 @@ values, gradients, tangents and batching are the identity's; point-to-point
 operations raise. mlxref's ``is_available`` is False where MLX's CPU build says True.
 """
 
+import importlib.util
+
 import pytest
 
 import mlxref.core as mx
@@ -37,11 +39,28 @@ def test_init_errors():
 
 
 @needs_mlx
-def test_is_available_says_no_backend():
-    for backend in ("any", "ring", "mpi", "nccl", "jaccl", "bogus"):
+def test_is_available_says_which_backends_mlxref_has():
+    # ring.py is the ring back-end; MLX's CPU build has it compiled in
+    ring = importlib.util.find_spec("mlxref.core.distributed.ring") is not None
+    assert mx.distributed.is_available("ring") is ring
+    assert real_mx.distributed.is_available("ring") is True
+    assert mx.distributed.is_available() is (ring or mx.distributed.is_available("mpi"))
+    for backend in ("nccl", "jaccl", "bogus"):
         assert mx.distributed.is_available(backend) is False
-    # The one difference from MLX's CPU build, whose ring back-end is compiled in:
-    assert real_mx.distributed.is_available() is True
+        assert real_mx.distributed.is_available(backend) is False
+
+
+@needs_mlx
+def test_all_gather_factory_errors():
+    def factory(rank, size):
+        return lambda src, n_bytes: b""
+    for backend in ("ring", "any", "bogus"):
+        assert_same_error(lambda m: m.distributed.init(backend=backend,
+                                                       all_gather_factory=factory))
+    assert_same_error(lambda m: m.distributed.init(backend="jaccl",
+                                                   all_gather_factory="not_callable"))
+    assert_same_error(lambda m: m.distributed.init(strict=True, backend="jaccl",
+                                                   all_gather_factory=factory))
 
 
 @needs_mlx
