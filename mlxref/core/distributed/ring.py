@@ -45,10 +45,7 @@ import time
 
 from .wire import HEADER, REDUCE_OPS, frame, from_wire, read_header, to_wire
 
-try:  # the backend interface, written by the core of mx.distributed
-    from .distributed import GroupImpl
-except ImportError:  # pragma: no cover - until the two are merged
-    GroupImpl = object
+from .distributed import GroupImpl
 
 ALL_SUM_SIZE = 8 * 1024 * 1024  # bytes per packet at most
 ALL_SUM_BUFFERS = 2
