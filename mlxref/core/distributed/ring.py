@@ -28,7 +28,7 @@ depend on timing, so running the parts one after another, each step's send and
 receive together, sends the same bytes and computes the same results.
 
 Faults never hang: every wait on a socket gives up after ``MLXREF_RING_TIMEOUT``
-seconds without progress (default 30), a closed connection or a malformed
+seconds without progress (default 600), a closed connection or a malformed
 message (wire.py) raises at once, and the group then closes its sockets, so its
 neighbours learn of the failure at once too and pass it round the ring.
 
@@ -54,7 +54,15 @@ CONN_ATTEMPTS = 5
 CONN_WAIT = 1000  # ms before the second attempt, doubling after each
 RING_TAG = "[ring]"
 TIMEOUT_VARIABLE = "MLXREF_RING_TIMEOUT"
-DEFAULT_TIMEOUT = 30.0
+# A peer that died is known at once (its connections close); this bounds the
+# wait on one that is alive but sends nothing. A rank may compute for minutes
+# between two collectives (MLX's ring test builds 4M-element arrays in pure
+# Python on 4 ranks of 2 cores), so the default is long.
+DEFAULT_TIMEOUT = 600.0
+# Connecting waits at most this long (or the timeout above, if shorter): the
+# ranks start at about the same time, and a peer that never starts must not
+# keep the others for ten minutes.
+CONNECT_TIMEOUT = 60.0
 
 
 def timeout_seconds():
@@ -180,6 +188,7 @@ class RingGroup(GroupImpl):
             raise RuntimeError(f"{RING_TAG} Rank cannot be larger than the size of the group")
         self._rank, self._size, self._verbose = rank, len(nodes), verbose
         self._timeout = timeout_seconds()
+        connecting = min(self._timeout, CONNECT_TIMEOUT)
         self._broken = None  # the first transport error, once the ring is broken
         right, left = (rank + 1) % self._size, (rank - 1) % self._size
 
@@ -187,14 +196,14 @@ class RingGroup(GroupImpl):
         # connects first, so that the circle closes without a deadlock.
         if rank < right:
             log_info(verbose, "Rank", rank, "accepting")
-            self._sockets_left = accept_connections(nodes[rank], left, self._timeout)
+            self._sockets_left = accept_connections(nodes[rank], left, connecting)
             log_info(verbose, "Rank", rank, "connecting to", right)
-            self._sockets_right = make_connections(nodes[right], right, self._timeout, verbose)
+            self._sockets_right = make_connections(nodes[right], right, connecting, verbose)
         else:
             log_info(verbose, "Rank", rank, "connecting to", right)
-            self._sockets_right = make_connections(nodes[right], right, self._timeout, verbose)
+            self._sockets_right = make_connections(nodes[right], right, connecting, verbose)
             log_info(verbose, "Rank", rank, "accepting")
-            self._sockets_left = accept_connections(nodes[rank], left, self._timeout)
+            self._sockets_left = accept_connections(nodes[rank], left, connecting)
 
         if not self._sockets_right:
             raise RuntimeError(f"{RING_TAG} Rank {rank} has no sockets to the right.")
