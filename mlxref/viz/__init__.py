@@ -151,9 +151,7 @@ class Drawing:
         need Graphviz's ``dot``; without it the DOT text goes to ``path`` with
         a ``.dot`` suffix and GraphvizMissing is raised. Returns the path.
         """
-        if format is None:
-            format = os.path.splitext(os.fspath(path))[1].lstrip(".").lower() or "svg"
-            format = "text" if format == "txt" else format
+        format = _render.format_of(path) if format is None else format
         if format not in FORMATS:
             raise ValueError(f"[viz.render] Unknown format {format!r}; expected one of "
                              f"{', '.join(FORMATS)}.")

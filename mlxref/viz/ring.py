@@ -30,7 +30,6 @@ like a ``Drawing``. The bytes depend only on the values, never on timing.
 Read next: the tutorial chapter on data-parallel training, which draws it.
 """
 
-import os
 import threading
 
 import graphviz
@@ -363,16 +362,12 @@ class RingFigure:
         """Write the figure to ``path`` as dot, text, svg, png or pdf (the last
         three need Graphviz's ``dot``; without it the DOT text goes to ``path``
         with a ``.dot`` suffix and GraphvizMissing is raised). Returns the path."""
-        if format is None:
-            format = os.path.splitext(os.fspath(path))[1].lstrip(".").lower() or "svg"
-            format = "text" if format == "txt" else format
+        format = _render.format_of(path) if format is None else format
         if format not in FORMATS or format == "html":
             raise ValueError(f"[viz.ring_allreduce] Unknown format {format!r}; expected one "
                              "of dot, text, svg, png, pdf.")
-        if format == "dot":
-            _render.write(path, self.to_dot())
-        elif format == "text":
-            _render.write(path, self.to_text())
+        if format in ("dot", "text"):
+            _render.write(path, self.to_dot() if format == "dot" else self.to_text())
         elif _render.dot_binary() is None:
             _render.dot_fallback(path, self.to_dot())
         else:
