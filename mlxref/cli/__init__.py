@@ -251,8 +251,9 @@ def _cmd_graph(args: argparse.Namespace) -> int:
             return _graph_draw(args, traced, inputs, options, output_format,
                                write=writer in (None, True))
         finally:
-            if writer is None and _group_of_one_asked():
-                print(f"{PROG}: note: this process is a group of one, so mx.distributed's "
+            if writer is None and _uses_distributed(args.target):
+                print(f"{PROG}: note: {args.target.rpartition(':')[0]} uses mx.distributed, "
+                      "but this process is a group of one, so its "
                       "collectives returned their input and built no node (as in MLX); give "
                       "--ranks N to run the function on N processes and draw them",
                       file=sys.stderr)
@@ -339,11 +340,16 @@ def _graph_writer(args):
     return os.environ.get("MLX_RANK") == drawn
 
 
-def _group_of_one_asked():
-    """Whether anything in this process asked mx.distributed for its group and
-    got the group of one (its handle exists only once asked for)."""
-    from mlxref.core.distributed import distributed
-    return id(distributed._EMPTY) in distributed._HANDLES
+def _uses_distributed(target):
+    """Whether FILE.py of FILE.py:FUNC mentions mx.distributed (an expression cannot)."""
+    path = target.rpartition(":")[0]
+    if not path.endswith(".py"):
+        return False
+    try:
+        with open(path, encoding="utf-8") as file:
+            return "distributed" in file.read()
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def _graph_on_ranks(args):

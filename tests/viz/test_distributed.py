@@ -151,7 +151,8 @@ def test_graph_ranks_failure_is_one_line_naming_the_rank(program):
 def test_graph_on_one_process_says_why_there_is_no_collective(program):
     run = mlxref_cli("graph", "prog.py:f", "--shape", "x=2", cwd=program)
     assert run.returncode == 0 and "all_sum" not in run.stdout
-    assert run.stderr.startswith("mlxref: note: this process is a group of one")
+    assert run.stderr.startswith("mlxref: note: prog.py uses mx.distributed, but this "
+                                 "process is a group of one")
     assert run.stderr.count("\n") == 1
 
 
