@@ -20,6 +20,7 @@ import inspect
 import json
 import os
 import re
+import subprocess
 import sys
 import textwrap
 import warnings
@@ -202,6 +203,9 @@ def _cmd_graph(args: argparse.Namespace) -> int:
     """Draw the graph of a formula or of FILE.py:FUNC, or of one transform of it."""
     output_format = _graph_format(args)
     _graph_check_options(args)
+    writer = _graph_writer(args)
+    if args.ranks is not None and writer is None:  # we are the launcher, not a rank
+        return _graph_on_ranks(args)
     function, parameters = _graph_target(args.target)  # refuses a bad formula before anything runs
     values = _graph_values(args, parameters)
     names = list(values)
@@ -244,8 +248,15 @@ def _cmd_graph(args: argparse.Namespace) -> int:
         warnings.simplefilter("always", viz.LimitWarning)
         warnings.simplefilter("always", viz.DrawingWarning)
         try:
-            return _graph_draw(args, traced, inputs, options, output_format)
+            return _graph_draw(args, traced, inputs, options, output_format,
+                               write=writer in (None, True))
         finally:
+            if writer is None and _uses_distributed(args.target):
+                print(f"{PROG}: note: {args.target.rpartition(':')[0]} uses mx.distributed, "
+                      "but this process is a group of one, so its "
+                      "collectives returned their input and built no node (as in MLX); give "
+                      "--ranks N to run the function on N processes and draw them",
+                      file=sys.stderr)
             for warning in said:
                 if issubclass(warning.category, viz.LimitWarning):
                     print(f"{PROG}: note: {_one_line(warning.message)}", file=sys.stderr)
@@ -256,8 +267,9 @@ def _cmd_graph(args: argparse.Namespace) -> int:
                                          warning.lineno)
 
 
-def _graph_draw(args, traced, inputs, options, output_format):
-    """Trace, then write the drawing in ``output_format``; the exit status."""
+def _graph_draw(args, traced, inputs, options, output_format, write=True):
+    """Trace, then write the drawing in ``output_format`` (unless not ``write``:
+    a rank of ``--ranks`` other than the one drawn); the exit status."""
     try:
         drawing = viz.trace(traced, inputs, **options)
     except _FunctionFailed as failed:
@@ -271,6 +283,8 @@ def _graph_draw(args, traced, inputs, options, output_format):
         raise ValueError(f"{who} raised {type(exc).__name__}: {_one_line(exc)}") from None
     except (IndexError, RuntimeError, ArithmeticError) as exc:
         raise ValueError(_one_line(exc)) from None
+    if not write:
+        return 0
 
     written = None  # where the DOT text went, if Graphviz turns out to be missing
     try:
@@ -306,6 +320,79 @@ def _graph_draw(args, traced, inputs, options, output_format):
 
 def _one_line(exc):
     return " ".join(str(exc).split())
+
+
+# --- mlxref graph --ranks N: the function on N processes, one rank's drawing -------------
+
+# Set by ``--ranks`` for the ranks it starts: the rank whose drawing is written.
+_DRAWN_RANK = "MLXREF_GRAPH_DRAWN_RANK"
+MAX_RANKS = 8
+_ERROR = re.compile(r"\[rank (\d+)\] " + PROG + r": error: (.*)")
+_EXITED = re.compile(r"Node with rank (\d+) exited with code (-?\d+)")
+
+
+def _graph_writer(args):
+    """None in the process the user started; in a rank that ``--ranks`` started,
+    True for the rank whose drawing is written and False for the others."""
+    drawn = os.environ.get(_DRAWN_RANK)
+    if drawn is None or args.ranks is None:
+        return None
+    return os.environ.get("MLX_RANK") == drawn
+
+
+def _uses_distributed(target):
+    """Whether FILE.py of FILE.py:FUNC mentions mx.distributed (an expression cannot)."""
+    path = target.rpartition(":")[0]
+    if not path.endswith(".py"):
+        return False
+    try:
+        with open(path, encoding="utf-8") as file:
+            return "distributed" in file.read()
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _graph_on_ranks(args):
+    """Run this same ``mlxref graph`` on ``--ranks`` local processes through
+    ``mlxref.launch`` and pass on rank ``--rank``'s drawing and notes; any
+    failure is one line, the first rank's own error before a ring error it caused."""
+    if not 2 <= args.ranks <= MAX_RANKS:
+        raise ValueError(f"--ranks must be from 2 to {MAX_RANKS}, not {args.ranks}")
+    if not 0 <= args.rank < args.ranks:
+        raise ValueError(f"--rank must be from 0 to {args.ranks - 1}, not {args.rank}")
+    if not re.fullmatch(r".+\.py:[^:]*", args.target):
+        raise ValueError("--ranks draws FILE.py:FUNC, a function that calls mx.distributed; "
+                         "an expression has no collectives")
+    command = [sys.executable, "-m", "mlxref.launch", "--prefix", "-n", str(args.ranks),
+               sys.executable, "-m", "mlxref", *args.argv]
+    env = {**os.environ, _DRAWN_RANK: str(args.rank)}
+    run = subprocess.run(command, env=env, stdin=subprocess.DEVNULL, capture_output=True)
+    tag = f"[rank {args.rank}] ".encode()
+    for line in run.stdout.splitlines(keepends=True):
+        if line.startswith(tag):
+            sys.stdout.buffer.write(line[len(tag):])
+    sys.stdout.flush()
+    errors, exits = {}, {}
+    for line in run.stderr.decode("utf-8", "replace").splitlines():
+        line = re.sub(r"\x1b\[[0-9;]*m", "", line).strip()
+        found = _ERROR.fullmatch(line)
+        if found:
+            errors.setdefault(int(found[1]), found[2])
+            continue
+        found = _EXITED.search(line)
+        if found:
+            exits[int(found[1])] = int(found[2])
+        elif line.startswith(f"[rank {args.rank}] {PROG}: "):  # the drawn rank's notes
+            print(line[len(f"[rank {args.rank}] "):], file=sys.stderr)
+    if not errors and not exits and run.returncode == 0:
+        return 0
+    own = [r for r in sorted(errors) if not errors[r].startswith("[ring]")]
+    if own or errors:
+        rank = (own or sorted(errors))[0]
+        raise ValueError(f"rank {rank}: {errors[rank]}")
+    rank, code = min(exits.items()) if exits else (None, run.returncode)
+    raise ValueError(f"rank {rank} exited with code {code}" if rank is not None
+                     else f"mlxref.launch exited with code {code}")
 
 
 def _graph_format(args):
@@ -594,6 +681,65 @@ def _graph_in_axes(text):
     return axes(value)
 
 
+# --- mlxref ring-allreduce --------------------------------------------------------------
+
+RING_DTYPES = ("float32", "float16", "bfloat16", "float64", "int32", "int64")
+RING_FORMATS = ("text", "dot", "svg", "png", "pdf")
+
+
+def _cmd_ring_allreduce(args: argparse.Namespace) -> int:
+    """The ring all-reduce's steps on N ranks, as text or a Graphviz figure."""
+    output_format = args.format
+    if output_format is None and args.output not in (None, "-"):
+        suffix = os.path.splitext(args.output)[1].lstrip(".").lower()
+        output_format = {"txt": "text", "gv": "dot"}.get(suffix, suffix)
+        if output_format not in RING_FORMATS:
+            raise ValueError(f"-o {args.output}: use a suffix .txt, .dot, .svg, .png or "
+                             ".pdf, or give --format")
+    output_format = output_format or "text"
+    if output_format in ("svg", "png", "pdf") and args.output in (None, "-"):
+        raise ValueError(f"--format {output_format} needs an output file: add -o "
+                         f"FILE.{output_format}")
+    values = None
+    if args.values is not None:
+        try:
+            values = ast.literal_eval(args.values)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            values = None
+        if not (isinstance(values, (list, tuple)) and all(
+                isinstance(v, (list, tuple)) and all(
+                    isinstance(e, (int, float)) and not isinstance(e, bool) for e in v)
+                for v in values)):
+            raise ValueError(f"--values takes one list of numbers per rank, as in "
+                             f"'[[1, 2], [3, 4]]'; not {args.values!r}")
+    try:
+        figure = viz.ring_allreduce(args.ranks, values=values, size=args.size,
+                                    dtype=getattr(mx, args.dtype), op=args.op, split=args.split)
+    except ValueError as exc:  # viz's message names its function: the options here
+        raise ValueError(re.sub(r"^\[viz\.ring_allreduce\] ", "", str(exc))) from None
+    except RuntimeError as exc:
+        raise ValueError(_one_line(exc)) from None
+    if output_format in ("text", "dot"):
+        text = figure.to_text() if output_format == "text" else figure.to_dot() + "\n"
+        if args.output in (None, "-"):
+            sys.stdout.write(text)
+            return 0
+    try:
+        if output_format in ("text", "dot"):
+            with open(args.output, "w", encoding="utf-8") as file:
+                file.write(text)
+        else:
+            figure.render(args.output, output_format)
+    except viz.GraphvizMissing as exc:
+        print(f"{PROG}: error: {_one_line(exc)} (the DOT text is in "
+              f"{os.path.splitext(args.output)[0]}.dot)", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        where = f" {exc.filename}" if exc.filename else ""
+        raise ValueError(f"cannot write{where}: {exc.strerror or exc}") from None
+    return 0
+
+
 def _graph_epilog():
     functions = textwrap.fill(", ".join(expr.OPS), width=78, initial_indent="  ",
                               subsequent_indent="  ")
@@ -713,7 +859,45 @@ def build_parser() -> argparse.ArgumentParser:
     graph.add_argument("--size", metavar="W,H",
                        help="the largest drawing, in inches (Graphviz's size)")
     graph.add_argument("--dpi", metavar="N", help="resolution of png output (Graphviz's dpi)")
+    graph.add_argument("--ranks", type=int, metavar="N",
+                       help="run FILE.py:FUNC on N local processes (mlxref.launch, the ring "
+                       "back-end), so its mx.distributed collectives are nodes, and draw rank "
+                       "--rank's graph (on one process they build none, as in MLX)")
+    graph.add_argument("--rank", type=int, default=0, metavar="R",
+                       help="with --ranks: whose drawing to write (default: 0)")
     graph.set_defaults(func=_cmd_graph)
+
+    ring = sub.add_parser(
+        "ring-allreduce", help="the ring all-reduce's steps on N ranks: which segment moves "
+        "where, with the values",
+        description="Run the ring back-end's all-reduce (mlxref/core/distributed/ring.py) on\n"
+        "N ranks in this process and draw its steps: the reduce-scatter, then the\n"
+        "all-gather, each rank's list cut into segments, each segment sent with its values.\n"
+        "Rank r holds 10r+1, 10r+2, ... unless --values gives the lists.",
+        epilog="examples:\n"
+        "  mlxref ring-allreduce 4\n"
+        "  mlxref ring-allreduce 3 --values '[[0.1, 0.2, 0.3], [1, 2, 3], [1e8, 0, 0]]'\n"
+        "  mlxref ring-allreduce 4 --split -o ring.svg",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ring.add_argument("ranks", type=int, metavar="N", help="how many ranks (2 to 8)")
+    ring.add_argument("--size", type=int, metavar="L",
+                      help="elements per rank (default: 2N; fewer than N are padded, as the "
+                      "ring pads them)")
+    ring.add_argument("--values", metavar="LISTS",
+                      help="each rank's list, e.g. '[[1, 2], [3, 4]]' for 2 ranks")
+    ring.add_argument("--dtype", default="float32", choices=RING_DTYPES,
+                      help="the elements' dtype (default: float32)")
+    ring.add_argument("--op", default="sum", choices=viz.ring.OPS,
+                      help="all_sum, all_max or all_min (default: sum)")
+    ring.add_argument("--split", action="store_true",
+                      help="cut the list in two parts going round in opposite directions, as "
+                      "the ring does with an array of at least 2N x 256 KiB")
+    ring.add_argument("--format", choices=RING_FORMATS,
+                      help="text or dot (to stdout unless -o), svg, png or pdf (need -o); "
+                      "default: from the -o suffix, else text")
+    ring.add_argument("-o", "--output", metavar="OUT", help="the file to write")
+    ring.set_defaults(func=_cmd_ring_allreduce)
 
     assignment = sub.add_parser(
         "assignment",
@@ -781,10 +965,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
         return exc.code if isinstance(exc.code, int) else 2
+    args.argv = argv  # what --ranks hands on to each rank
     try:
         return args.func(args)
     except (ValueError, TypeError) as exc:

@@ -33,7 +33,11 @@ Two ways in:
   arguments may be trees or models, as for the transforms; the trace leaves
   no history behind in the arrays it evaluated.
 
-Both return a ``Drawing``: ``to_dot()``, ``to_text()``, ``to_graphviz()`` (a
+- ``ring_allreduce(ranks)``: run ring.py's all-reduce on that many ranks in
+  this process and draw its steps (``ring.py``): which segment each rank
+  sends where, with the values, through the reduce-scatter and all-gather.
+
+``draw`` and ``trace`` return a ``Drawing``: ``to_dot()``, ``to_text()``, ``to_graphviz()`` (a
 ``graphviz.Digraph`` to restyle), ``frames()`` (one DOT text per step of the
 walk), ``render(path, format)``, ``write_steps(dir)``; in a notebook it
 displays itself. Both take the look's options: ``values=N`` (arrays up to N
@@ -54,7 +58,13 @@ small graph model), ``record.py`` (arrays to model, names, clusters),
 (collapse, max_nodes), ``dot.py`` (DOT text), ``text.py`` (the listing),
 ``budget.py`` (the limits), ``render.py`` (the dot binary, files),
 ``stepper.py`` (the HTML page that steps through a walk, following the
-visited node).
+visited node), ``ring.py`` (the ring all-reduce's figure).
+
+On a rank of a distributed run (``mlxref.launch``), a collective is a node
+like any other, drawn in light blue with what it does and the rank the
+drawing was made on, and each walk says what its rule did (an all_sum's
+cotangent passes through; an all_gather's is this rank's slice). On one
+process the collectives build no node, as in MLX: there is nothing to draw.
 """
 
 import os
@@ -74,8 +84,10 @@ from .record import (
 )
 from .render import FORMATS, GraphvizMissing
 
+from .ring import RingFigure, ring_allreduce
+
 __all__ = ["Drawing", "DrawingWarning", "GraphvizMissing", "LimitExceeded", "LimitWarning",
-           "Limits", "draw", "limits", "recording", "trace"]
+           "Limits", "RingFigure", "draw", "limits", "recording", "ring_allreduce", "trace"]
 
 
 class Drawing:
@@ -139,9 +151,7 @@ class Drawing:
         need Graphviz's ``dot``; without it the DOT text goes to ``path`` with
         a ``.dot`` suffix and GraphvizMissing is raised. Returns the path.
         """
-        if format is None:
-            format = os.path.splitext(os.fspath(path))[1].lstrip(".").lower() or "svg"
-            format = "text" if format == "txt" else format
+        format = _render.format_of(path) if format is None else format
         if format not in FORMATS:
             raise ValueError(f"[viz.render] Unknown format {format!r}; expected one of "
                              f"{', '.join(FORMATS)}.")

@@ -114,6 +114,7 @@ class _Drawer:
         if primitive is not None:
             n.op = record.op_name(primitive)
             n.params = record.format_params(primitive)
+            n.collective = record.collective(primitive)
         self.graph.nodes.append(n)
         return n
 

@@ -22,6 +22,9 @@ mean, in the same words for every transform:
 - purple is the backward graph a grad built (each node says which vjp step
   made it), the gradients, and (dotted) the forward values it reads;
 - a stop_gradient's input edge is a dashed black cut: no derivative crosses it;
+- a collective (all_sum, all_gather...: it talks to the other processes when
+  evaluated) is a light blue box with a bold border, saying what it does and
+  on which rank the drawing was made;
 - compile's stages are grey boxes side by side, and each Compiled node a
   slate box around the primitives it fused;
 - nodes the walk never looks at are greyed; in a frame, the node being
@@ -55,6 +58,7 @@ PALETTE = {
 }
 NOTE_COLOURS = {k: PALETTE[k] for k in ("vjp", "jvp", "vmap")}
 RESULT_COLOUR = PALETTE["gradient"]
+COLLECTIVE_COLOUR = "#01579b"  # the words saying what a collective does
 
 # (fill, border) per look
 LOOKS = {
@@ -64,6 +68,7 @@ LOOKS = {
     "output": ("#ffe0b2", "#e65100"),
     "backward": ("#ede7f6", "#5e35b1"),
     "custom": ("#fff8e1", "#a67c00"),
+    "collective": ("#e1f5fe", "#01579b"),
     "fold": ("#fce4ec", "#ad1457"),
     "summary": ("#fafafa", "#9e9e9e"),
     "off": ("#f5f5f5", "#bdbdbd"),
@@ -93,6 +98,7 @@ LEGEND = {
     "input": "green: inputs",
     "constant": "grey notes: constants",
     "output": "orange, double border: outputs",
+    "collective": "light blue, bold: collectives (they talk to the other ranks)",
     "index": "edge labels: argument index",
     "cut": "dashed black: stop_gradient cut",
     "off": "greyed: never visited by the walk",
@@ -109,6 +115,7 @@ def legend(graph):
     present |= {"off"} if any(n.off_tape for n in graph.nodes) else set()
     present |= {"cut"} if any(e.style == "cut" for e in graph.edges) else set()
     present |= {"custom"} if any(n.custom for n in graph.nodes) else set()
+    present |= {"collective"} if any(n.collective for n in graph.nodes) else set()
     if graph_walk(graph):
         present.add(graph_walk(graph))
     walk = [LEGEND[k] for k in WALK_ITEMS if k in present]
@@ -184,6 +191,9 @@ def node_label(node, notes, colour, fill):
     else:
         rows += [lines_cell(line, small) for line in describe(node).split("\n")]
         rows.append(lines_cell(shape_text(node), small))
+        if node.collective:
+            rows.append(lines_cell(node.collective, f'<FONT COLOR="{COLLECTIVE_COLOUR}" '
+                                                     'POINT-SIZE="9">'))
         if node.value is not None:
             rows.append(lines_cell(node.value))
         for text, shown in notes:
@@ -209,6 +219,8 @@ def node_attrs(graph, node, frame):
         look = node.kind
     elif node.output:
         look = "output"
+    elif node.collective:
+        look = "collective"
     elif node.custom:
         look = "custom"
     elif node.part == "backward":
@@ -226,7 +238,7 @@ def node_attrs(graph, node, frame):
         shape, style = "box3d", "filled"
     elif node.kind == "summary":
         style = "rounded,dashed,filled"
-    elif node.kind == "input":
+    elif node.kind == "input" or node.collective:
         style = "rounded,filled,bold"
     if node.output and node.kind != "summary":
         attrs.append(("peripheries", "2"))

@@ -38,6 +38,7 @@ class Node:
     output: bool = False
     off_tape: bool = False  # greyed: the walk never visits it
     custom: str = ""  # "custom_function" or "checkpoint" for a CustomTransforms node
+    collective: str = ""  # a collective node: what it does, from this rank (record.collective)
     sibling: tuple = None  # (position, count) of a multi-output primitive's output
     folded: int = 0  # how many nodes were folded into this one
     gradient_of: object = None  # the input Node this backward node is the gradient of
@@ -105,6 +106,7 @@ class StepInfo:
     nodes: list
     at_nodes: list
     contributions: list
+    remark: str = ""  # what a collective's rule did (trace.collective_rule), else ""
 
 
 @dataclass(eq=False)

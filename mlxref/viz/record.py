@@ -29,6 +29,7 @@ from ..core.printing import format_elements
 from ..core.dtypes import Dtype
 from ..core.primitives.base import StopGradient
 from ..core.primitives.custom import CustomTransforms
+from ..core.distributed.primitives import AllGather, AllReduce, DistPrimitive, Recv, Send
 from ..core.transforms.eval import eval_arrays
 from ..core.transforms.tape import RetainGraph, retain_graph
 from .model import Cluster, Edge, Graph, Node
@@ -59,6 +60,12 @@ FULL_NAMES = {
     "GatherMM": "gather_mm",
     "BlockMaskedMM": "block_masked_mm",
     "SegmentedMM": "segmented_mm",
+    # the collectives (MLX names an all-reduce by its reduction, "Sum AllReduce")
+    "Sum AllReduce": "all_sum",
+    "Max AllReduce": "all_max",
+    "Min AllReduce": "all_min",
+    "AllGather": "all_gather",
+    "Sum ReduceScatter": "sum_scatter",
 }
 
 # The short form used in node names (mul_3); anything not listed is the full name.
@@ -83,6 +90,28 @@ def op_name(primitive):
     if name.startswith("Compiled"):  # MLX's name lists the fused primitives: a parameter here
         return "compiled"
     return FULL_NAMES.get(name, name.lower())
+
+
+def collective(primitive):
+    """What a collective node does, in words: "" for any other node. On a
+    group of one MLX builds no collective node, so every one drawn is a
+    communication between processes, from this rank's side."""
+    if not isinstance(primitive, DistPrimitive):
+        return ""
+    group = primitive.group
+    ranks, rank = group.size(), group.rank()
+    if isinstance(primitive, AllReduce):
+        what = {"sum": "the sum", "max": "the maximum", "min": "the minimum"}
+        does = f"{what[primitive.reduce_type]} over {ranks} ranks"
+    elif isinstance(primitive, AllGather):
+        does = f"the inputs of {ranks} ranks, in rank order"
+    elif isinstance(primitive, Send):
+        does = f"sends its input to rank {primitive.dst}"
+    elif isinstance(primitive, Recv):
+        does = f"what rank {primitive.src} sends"
+    else:  # ReduceScatter
+        does = f"block {rank} of the sum over {ranks} ranks"
+    return f"collective: {does}; drawn on rank {rank}"
 
 
 def format_params(primitive):
@@ -302,6 +331,7 @@ class Builder:
             if kind == "op":
                 node.op = op_name(a.primitive())
                 node.params = format_params(a.primitive())
+                node.collective = collective(a.primitive())
                 if isinstance(a.primitive(), CustomTransforms):
                     node.custom = node.op
                 outputs = a.outputs()

@@ -112,6 +112,12 @@ def inline_svg(dot_text):
     return svg[svg.index("<svg"):]
 
 
+def format_of(path):
+    """The format the suffix of ``path`` names ("txt" is text; none, svg)."""
+    format = os.path.splitext(os.fspath(path))[1].lstrip(".").lower() or "svg"
+    return "text" if format == "txt" else format
+
+
 def write(path, data):
     mode = "wb" if isinstance(data, bytes) else "w"
     with open(path, mode, **({} if mode == "wb" else {"encoding": "utf-8", "newline": "\n"})) as f:

@@ -56,6 +56,8 @@ def node_line(node, operands):
         tags.append("output")
     if node.off_tape:
         tags.append("off the tape")
+    if node.collective:
+        tags.append(node.collective)
     if node.cluster is not None and node.cluster.kind == "custom" and not node.custom:
         tags.append(f"inside {node.cluster.anchor}")
     if node.folded:
@@ -162,7 +164,9 @@ def step_line(step):
         sent = "  ".join(f"[{e.index}] {e.src.shown} += {one_line(t)}"
                          for e, t in step.contributions)
         got = ", ".join(one_line(t) for t in step.at_nodes)
-        return f"  {step.number:>3}. {names}  cotangent {got}  ->  {sent or '(nothing)'}"
-    got = "  ".join(f"[{e.index}] {e.src.shown} {one_line(t)}" for e, t in step.contributions)
-    out = ", ".join(one_line(t) for t in step.at_nodes)
-    return f"  {step.number:>3}. {names}  {got or '(no input)'}  ->  {out}"
+        line = f"  {step.number:>3}. {names}  cotangent {got}  ->  {sent or '(nothing)'}"
+    else:
+        got = "  ".join(f"[{e.index}] {e.src.shown} {one_line(t)}" for e, t in step.contributions)
+        out = ", ".join(one_line(t) for t in step.at_nodes)
+        line = f"  {step.number:>3}. {names}  {got or '(no input)'}  ->  {out}"
+    return f"{line}  # {one_line(step.remark)}" if step.remark else line

@@ -36,6 +36,7 @@ import inspect
 from .. import core as mx
 from ..core.transforms import events
 from . import compiled, record
+from ..core.distributed.primitives import AllGather, AllReduce
 from ..core.primitives.base import StopGradient
 from .model import StepInfo
 from ..core.transforms.trees import arrays as flatten_arrays
@@ -447,16 +448,45 @@ def _off_tape(b, main, forward):
             node.off_tape = True
 
 
+def collective_rule(a, kind):
+    """What the rule of a collective node ``a`` did at a step of a ``kind``
+    walk, in words (two lines); "" for any other node. The rules are MLX's
+    (mlxref/core/distributed/primitives.py): an all-reduce's cotangent passes
+    through, an all-gather's is this rank's block; tangents and batches go
+    through the same collective as the values."""
+    primitive = a.primitive()
+    if not isinstance(primitive, (AllReduce, AllGather)):
+        return ""
+    op = record.op_name(primitive)
+    if kind == "jvp":
+        return f"{op}'s jvp: the tangent goes through {op} too\n(it communicates)"
+    if kind == "vmap":
+        return f"{op}'s vmap: the batched input goes through {op}\n(it communicates)"
+    if isinstance(primitive, AllReduce):
+        return (f"{op}'s vjp: the cotangent passes through unchanged\n"
+                "(no communication: each rank keeps its own)")
+    x, rank = a.inputs()[0], primitive.group.rank()
+    if not x.shape:
+        return f"{op}'s vjp: the cotangent's element [{rank}]\n(rank {rank}'s; no communication)"
+    start = rank * x.shape[0]
+    return (f"{op}'s vjp: the cotangent's slice [{start}:{start + x.shape[0]}] on axis 0\n"
+            f"(rank {rank}'s block; no communication)")
+
+
 def _note_step(b, edges, k, kind, node, at_nodes, on_edges, prefix=""):
     """Step ``k`` of a walk visited ``node``: ``at_nodes`` is one text per output
     (noted on its node as "step k · {prefix}{text}"), ``on_edges`` one
     ``(argument index, text)`` per input that received something (noted on
-    that edge as "{prefix}{text}")."""
+    that edge as "{prefix}{text}"). A collective's node also notes what its
+    rule did (``collective_rule``)."""
     nodes = [b.node(o) for o in node.outputs()]
+    remark = collective_rule(node, kind)
     for n, text in zip(nodes, at_nodes):
         if n is not None:
             n.visited.append(k)
             n.notes.append((k, f"step {k} · {prefix}{text}"))
+            if remark:
+                n.notes.append((k, remark))
     contributions = []
     dst = b.node(node)
     for i, text in on_edges:
@@ -464,7 +494,7 @@ def _note_step(b, edges, k, kind, node, at_nodes, on_edges, prefix=""):
         if edge is not None:
             edge.notes.append((k, prefix + text))
             contributions.append((edge, text))
-    b.graph.steps.append(StepInfo(k, kind, nodes, list(at_nodes), contributions))
+    b.graph.steps.append(StepInfo(k, kind, nodes, list(at_nodes), contributions, remark))
 
 
 def _vjp_notes(b, main, gradients, backward):

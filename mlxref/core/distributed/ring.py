@@ -183,6 +183,12 @@ def _show(address):
 class RingGroup(GroupImpl):
     """A group of ranks in a ring over TCP (ring.cpp's ``RingGroup``)."""
 
+    # Called with the step's facts (keywords) after each step of an all-reduce,
+    # when set on a group: the figure of the ring's steps (mlxref/viz/ring.py).
+    observer = None
+    # A group of the figure lowers it to show how a big array is split in two.
+    min_send_size = MIN_SEND_SIZE
+
     def __init__(self, rank, nodes, verbose):
         if rank > 0 and rank >= len(nodes):
             raise RuntimeError(f"{RING_TAG} Rank cannot be larger than the size of the group")
@@ -264,25 +270,27 @@ class RingGroup(GroupImpl):
                                    f"with a ring of size {self._size}")
             buffer = list(data) + dtype.store([0] * (self._size - size))
             buffer = self._all_reduce_impl(buffer, dtype, op, self._sockets_right[0],
-                                           self._sockets_left[0], -1)
+                                           self._sockets_left[0], -1, 0)
             return buffer[:size]
 
         # Split so that each part has at least MIN_SEND_SIZE bytes per segment: one part
         # per socket and direction at most (part i: sockets i // 2, direction +1 or -1).
         n_sockets = len(self._sockets_right) + len(self._sockets_left)
-        n_reduces = max(min(n_sockets, size * dtype.size // (self._size * MIN_SEND_SIZE)), 1)
+        n_reduces = max(min(n_sockets, size * dtype.size // (self._size * self.min_send_size)),
+                        1)
         step = ceildiv(size, n_reduces)
         output = list(data)
         for i in range(n_reduces):
             start, stop = i * step, min(size, (i + 1) * step)
             output[start:stop] = self._all_reduce_impl(
                 output[start:stop], dtype, op, self._sockets_right[i // 2],
-                self._sockets_left[i // 2], -1 if i % 2 else 1)
+                self._sockets_left[i // 2], -1 if i % 2 else 1, start)
         return output
 
-    def _all_reduce_impl(self, data, dtype, op, socket_right, socket_left, direction):
+    def _all_reduce_impl(self, data, dtype, op, socket_right, socket_left, direction, offset):
         """Reduce-scatter then all-gather of ``data`` round the ring in ``direction``
-        (-1: send to the right, receive from the left)."""
+        (-1: send to the right, receive from the left); ``data`` starts at element
+        ``offset`` of the whole list (for the observer)."""
         socket_send = socket_right if direction < 0 else socket_left
         socket_recv = socket_left if direction < 0 else socket_right
         data_size, size = len(data), self._size
@@ -312,13 +320,23 @@ class RingGroup(GroupImpl):
 
         reduce_op = REDUCE_OPS[op]
         for i, ((s0, s1), (r0, r1)) in enumerate(zip(send_plan, recv_plan)):
-            [received] = self._transfer(op, [(socket_send, to_wire(data[s0:s1], dtype))],
+            sent = data[s0:s1]
+            [received] = self._transfer(op, [(socket_send, to_wire(sent, dtype))],
                                         [(socket_recv, (r1 - r0) * dtype.size)])
             received = from_wire(received, dtype, r1 - r0)
-            if 2 * i < len(send_plan):  # reduce-scatter: reduce into our segment
+            scatter = 2 * i < len(send_plan)
+            if scatter:  # reduce-scatter: reduce into our segment
                 data[r0:r1] = reduce_op(received, data[r0:r1], dtype)
             else:  # all-gather: the segment arrives fully reduced
                 data[r0:r1] = received
+            if self.observer is not None:
+                self.observer(
+                    rank=self._rank, direction=direction, step=i,
+                    phase="reduce-scatter" if scatter else "all-gather",
+                    sent_to=self._peer[socket_send], sent=(offset + s0, offset + s1),
+                    sent_values=sent, received_from=self._peer[socket_recv],
+                    received=(offset + r0, offset + r1), received_values=received,
+                    result=data[r0:r1])
         return data
 
     # --- all-gather, send, recv --------------------------------------------------------
