@@ -42,12 +42,13 @@ STEPS = 20
 
 def chapter_08():
     """The namespace of chapter 08's examples before its training loop: the data
-    (``X``, ``y``), the seeded ``model`` and ``loss_and_grad``; what they print
-    is discarded."""
+    (``X``, ``y``), the seeded ``model`` and ``loss_and_grad``. They run as a
+    module's statements, not at a prompt: their values are not shown, and what
+    they print is discarded."""
     text = CHAPTER_08.read_text(encoding="utf-8").partition("\n## Training")[0]
     namespace = {"__name__": "__chapter_08__"}
     for example in doctest.DocTestParser().get_examples(text, name=CHAPTER_08.name):
-        code = compile(example.source, f"{CHAPTER_08.name}:{example.lineno + 1}", "single")
+        code = compile(example.source, f"{CHAPTER_08.name}:{example.lineno + 1}", "exec")
         with contextlib.redirect_stdout(io.StringIO()):
             exec(code, namespace)  # noqa: S102 (our own tutorial's examples)
     return namespace
