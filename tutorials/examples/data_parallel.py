@@ -3,9 +3,9 @@
     python -m mlxref.launch -n 4 tutorials/examples/data_parallel.py [--steps S] [--save FILE]
 
 Every rank builds chapter 08's data and model (the examples of
-tutorials/08-training.md before its training loop, read from that file, so
-this is exactly the chapter's program), keeps its quarter of the 64 points
-(rank r: points 16r to 16r + 15), and trains with the same Adam step
+tutorials/08-training.md above its training loop, read from that file by
+tutorials/plots.py, so this is exactly the chapter's program), keeps its
+quarter of the 64 points (rank r: points 16r to 16r + 15), and trains with the same Adam step
 everywhere: the gradients of its quarter's mean loss, averaged over the ranks
 by ``nn.average_gradients``. Each rank prints the fingerprint of its weights;
 ``--save`` makes rank 0 write them to a ``.safetensors`` file.
@@ -18,22 +18,21 @@ Read next: tensor_parallel.py and ring_steps.py, the chapter's other scripts.
 """
 
 import argparse
-import contextlib
-import doctest
 import hashlib
-import io
 import pathlib
 import struct
 import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-if str(ROOT) not in sys.path:  # this checkout's mlxref, wherever the script is run from
-    sys.path.insert(0, str(ROOT))
+for path in (ROOT, HERE.parent):  # this checkout's mlxref, and tutorials/plots.py
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
 
 import mlxref.core as mx  # noqa: E402
 import mlxref.nn as nn  # noqa: E402
 import mlxref.optimizers as optim  # noqa: E402
+import plots  # noqa: E402
 from mlxref.utils import tree_flatten, tree_unflatten  # noqa: E402
 
 CHAPTER_08 = ROOT / "tutorials" / "08-training.md"
@@ -41,17 +40,10 @@ STEPS = 20
 
 
 def chapter_08():
-    """The namespace of chapter 08's examples before its training loop: the data
-    (``X``, ``y``), the seeded ``model`` and ``loss_and_grad``. They run as a
-    module's statements, not at a prompt: their values are not shown, and what
-    they print is discarded."""
-    text = CHAPTER_08.read_text(encoding="utf-8").partition("\n## Training")[0]
-    namespace = {"__name__": "__chapter_08__"}
-    for example in doctest.DocTestParser().get_examples(text, name=CHAPTER_08.name):
-        code = compile(example.source, f"{CHAPTER_08.name}:{example.lineno + 1}", "exec")
-        with contextlib.redirect_stdout(io.StringIO()):
-            exec(code, namespace)  # noqa: S102 (our own tutorial's examples)
-    return namespace
+    """The namespace of chapter 08's examples above its training loop: the data
+    (``X``, ``y``), the seeded ``model``, ``loss_fn`` and ``loss_and_grad``
+    (``tutorials/plots.py:run_chapter``, which also draws that chapter's figures)."""
+    return plots.run_chapter(CHAPTER_08, until="## Training")
 
 
 def train(model, gradients, steps=STEPS):
