@@ -32,18 +32,22 @@ X_RANGE, Y_RANGE = (-1.6, 2.6), (-1.1, 1.6)
 GRID = 81
 
 
-def run_chapter(path=CHAPTER):
-    """Execute every example of the chapter, in order; return their namespace.
+def run_chapter(path=CHAPTER, until=None):
+    """Execute every example of the chapter, in order (with ``until``, a heading
+    such as ``"## Training"``, only those above it); return their namespace.
 
-    What the examples print is discarded; the namespace holds the data
-    (``train_points``...), the trained ``model`` and the ``losses``.
+    What the examples print is discarded, and they run as a module's statements,
+    so no value is shown (not even in a notebook's kernel); the namespace holds
+    the data (``train_points``...), the trained ``model`` and the ``losses``.
     """
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     text = path.read_text(encoding="utf-8")
+    if until is not None:
+        text = text.partition(f"\n{until}\n")[0]
     namespace = {"__name__": "__tutorial__"}
     for example in doctest.DocTestParser().get_examples(text, name=path.name):
-        code = compile(example.source, f"{path.name}:{example.lineno + 1}", "single")
+        code = compile(example.source, f"{path.name}:{example.lineno + 1}", "exec")
         with contextlib.redirect_stdout(io.StringIO()):
             exec(code, namespace)  # noqa: S102 (our own tutorial's examples)
     return namespace
