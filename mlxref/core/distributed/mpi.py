@@ -192,7 +192,7 @@ class MPIGroup(GroupImpl):
     def split(self, color, key=-1):
         key = self._rank if key < 0 else key
         try:
-            comm = self._call("split", "MPI_Comm_split", "", self._comm.Split, color, key)
+            comm = self._call("split", "MPI_Comm_split", None, self._comm.Split, color, key)
         except RuntimeError as e:
             if mpi().broken is not None:
                 raise
@@ -214,7 +214,7 @@ class MPIGroup(GroupImpl):
         wrapper, count = mpi(), len(data)
         datatype = wrapper.datatype(dtype)
         output = bytearray(count * dtype.size)
-        self._call(op, "MPI_Allreduce", "", self._comm.Allreduce,
+        self._call(op, "MPI_Allreduce", None, self._comm.Allreduce,
                    [to_wire(data, dtype), count, datatype], [output, count, datatype],
                    wrapper.op(op, dtype))
         return from_wire(bytes(output), dtype, count)
@@ -222,7 +222,7 @@ class MPIGroup(GroupImpl):
     def all_gather(self, data, dtype):
         count, datatype = len(data), mpi().datatype(dtype)
         output = bytearray(count * dtype.size * self._size)
-        self._call("all_gather", "MPI_Allgather", "", self._comm.Allgather,
+        self._call("all_gather", "MPI_Allgather", None, self._comm.Allgather,
                    [to_wire(data, dtype), count, datatype], [output, count, datatype])
         return from_wire(bytes(output), dtype, count * self._size)
 
@@ -231,13 +231,13 @@ class MPIGroup(GroupImpl):
 
     def send(self, data, dtype, dst):
         count = len(data)
-        self._call("send", "MPI_Send", f" to rank {dst}", self._comm.Send,
+        self._call("send", "MPI_Send", dst, self._comm.Send,
                    [to_wire(data, dtype), count, mpi().datatype(dtype)], dst, 0)
 
     def recv(self, count, dtype, src):
         MPI, datatype = mpi().MPI, mpi().datatype(dtype)
         output, status = bytearray(count * dtype.size), MPI.Status()
-        self._call("recv", "MPI_Recv", f" from rank {src}", self._comm.Recv,
+        self._call("recv", "MPI_Recv", src, self._comm.Recv,
                    [output, count, datatype], src, MPI.ANY_TAG, status)
         received = status.Get_count(datatype)
         if received != count:
@@ -250,10 +250,11 @@ class MPIGroup(GroupImpl):
     def _call(self, op, mpi_function, peer, function, *args):
         """``function(*args)`` (one blocking MPI call) in a helper thread, waiting for
         it at most the timeout; MPI's errors and the timeout as RuntimeErrors naming
-        ``op``, the MPI function and (``peer``) the rank at the other end."""
+        ``op``, the MPI function and the rank at the other end (``peer``, None for
+        a collective)."""
         wrapper = mpi()
         if wrapper.broken is not None:
-            raise RuntimeError(f"{MPI_TAG} {op}{peer} refused: MPI is broken since {wrapper.broken}")
+            raise RuntimeError(f"{MPI_TAG} {op} refused: MPI is broken since {wrapper.broken}")
         timeout = timeout_seconds()
         outcome = []
 
@@ -266,18 +267,20 @@ class MPIGroup(GroupImpl):
         thread = threading.Thread(target=run, name=f"mlxref-mpi-{op}", daemon=True)
         thread.start()
         thread.join(timeout)
+        others = "the other ranks" if peer is None else f"rank {peer}"
         if thread.is_alive():
-            wrapper.broken = (f"{op}{peer} on rank {self._rank} of {self._size} waited "
-                              f"{timeout:g} s in {mpi_function}")
-            raise RuntimeError(f"{MPI_TAG} {op}{peer} timed out: rank {self._rank} of "
-                               f"{self._size} waited {timeout:g} s in {mpi_function} for "
-                               f"the other ranks (set {TIMEOUT_VARIABLE} to wait longer)")
+            wrapper.broken = (f"{op} on rank {self._rank} of {self._size} waited {timeout:g} s "
+                              f"in {mpi_function} for {others}")
+            raise RuntimeError(f"{MPI_TAG} {op} timed out: rank {self._rank} of {self._size} "
+                               f"waited {timeout:g} s in {mpi_function} for {others} "
+                               f"(set {TIMEOUT_VARIABLE} to wait longer)")
         succeeded, value = outcome[0]
         if succeeded:
             return value
         if isinstance(value, wrapper.MPI.Exception):
-            raise RuntimeError(f"{MPI_TAG} An error occurred in {mpi_function} ({op}{peer} on "
-                               f"rank {self._rank}): {value.Get_error_string()}") from None
+            raise RuntimeError(f"{MPI_TAG} An error occurred in {mpi_function} ({op} on rank "
+                               f"{self._rank}, with {others}): {value.Get_error_string()}"
+                               ) from None
         raise value
 
 
