@@ -305,13 +305,19 @@ def test_hung_peer_times_out_and_the_job_ends(tmp_path):
     code, err, took, lines = run_mpirun(tmp_path, 3, HANG, **{mpi.TIMEOUT_VARIABLE: "1.5"})
     assert code != 0 and took < 9, (code, took)
     assert lines[1] == ["sum [3.0]"]
+    # The first rank to time out aborts the job at its exit; the other one may be
+    # stopped by that before its own timeout (on a loaded machine): a prefix.
+    complete = 0
     for r in (0, 2):
-        assert lines[r] == [
+        expected_lines = [
             "sum [3.0]",
             f"[mpi] all_sum timed out: rank {r} of 3 waited 1.5 s in MPI_Allreduce for the other "
             f"ranks (set {mpi.TIMEOUT_VARIABLE} to wait longer)",
             f"[mpi] all_gather refused: MPI is broken since all_sum on rank {r} of 3 waited "
-            f"1.5 s in MPI_Allreduce for the other ranks"], lines[r]
+            f"1.5 s in MPI_Allreduce for the other ranks"]
+        assert lines[r] and lines[r] == expected_lines[:len(lines[r])], lines[r]
+        complete += lines[r] == expected_lines
+    assert complete >= 1, lines
     assert "[mpi] aborting the MPI job: all_sum on rank" in err
 
 
