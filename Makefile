@@ -15,7 +15,8 @@ STAMP  := $(VENV)/.installed
 # The reference installs the `docs` extra too (Sphinx, MyST, jupytext, nbclient, ipykernel,
 # nbconvert): `make docs` builds the manual and tests/manual/test_manual.py checks it.
 # Real MLX (the `metal` extra) only where it ships a wheel:
-# Linux x86_64 (CPU build) and macOS arm64 (Metal).
+# Linux x86_64 (CPU build) and macOS arm64 (Metal). mpi4py (the `mpi` extra) on Linux x86_64,
+# where it ships a wheel (it needs no MPI to install); `make mpi` installs Open MPI itself.
 UNAME_S := $(shell uname -s)
 UNAME_M := $(shell uname -m)
 ifneq ($(wildcard ASSIGNMENT.md),)
@@ -23,14 +24,14 @@ STUDENT := 1
 EXTRAS := course
 PIP_FLAGS := --no-compile
 else ifeq ($(UNAME_S)-$(UNAME_M),Linux-x86_64)
-EXTRAS := dev,docs,metal
+EXTRAS := dev,docs,metal,mpi
 else ifeq ($(UNAME_S)-$(UNAME_M),Darwin-arm64)
 EXTRAS := dev,docs,metal
 else
 EXTRAS := dev,docs
 endif
 
-.PHONY: venv dot chromium try-chromium bwrap demo diagrams test task docs bench clean
+.PHONY: venv dot chromium try-chromium bwrap mpi demo diagrams test task docs bench clean
 
 venv: $(STAMP)
 
@@ -89,6 +90,12 @@ ifeq ($(UNAME_S),Linux)
 	-$(call install,command -v bwrap >/dev/null 2>&1,bubblewrap,,bubblewrap (the grader's sandbox; its tests skip without it): apt-get install bubblewrap)
 endif
 
+# Open MPI: mx.distributed's MPI back-end runs under its mpirun (mlxref/core/distributed/mpi.py,
+# through mpi4py), and real MLX loads its libmpi.so (libopenmpi-dev) to compare with.
+# Not fatal: where it cannot be installed, tests/core/distributed/test_mpi.py skips with one line.
+mpi:
+	-$(call install,command -v mpirun >/dev/null 2>&1,openmpi-bin libopenmpi-dev,open-mpi,Open MPI (mpirun; the MPI tests skip without it): apt-get install openmpi-bin libopenmpi-dev)
+
 try-chromium:
 	@$(MAKE) --no-print-directory chromium || \
 	  echo "mlxref: no Chromium here: make test skips the browser tests (CI runs them)" >&2
@@ -104,6 +111,8 @@ diagrams: venv dot
 # the end (4 min on 2 cores, where load-balancing by file took almost 6).
 ifdef STUDENT
 test: venv dot
+else ifeq ($(UNAME_S),Linux)
+test: venv dot try-chromium bwrap mpi
 else
 test: venv dot try-chromium bwrap
 endif

@@ -30,6 +30,7 @@ import argparse
 import ipaddress
 import json
 import os
+import re
 import selectors
 import shlex
 import shutil
@@ -266,6 +267,19 @@ def launch_ring(parser, hosts, args, command):
                         for h in hosts], args.verbose, args.prefix)
 
 
+def unbuffered_output_options(mpirun):
+    """``--output :raw`` (MLX's: do not line-buffer the ranks' output) where
+    ``mpirun`` knows it: Open MPI 5 and later. Open MPI 4 (Debian 12, Ubuntu 24.04)
+    refuses the option and passes output through unbuffered anyway."""
+    try:
+        version = subprocess.run([mpirun, "--version"], capture_output=True, text=True,
+                                 timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    match = re.search(r"\(Open MPI\) (\d+)\.", version)
+    return ["--output", ":raw"] if match and int(match.group(1)) >= 5 else []
+
+
 def launch_mpi(parser, hosts, args, command):
     """Run ``mpirun`` over the hosts, as MLX does."""
     mpirun = shutil.which("mpirun")
@@ -279,7 +293,7 @@ def launch_mpi(parser, hosts, args, command):
         f.flush()
         if _is_script(command):
             command = [args.python or sys.executable, *command]
-        cmd = [mpirun, "--output", ":raw", *(["--tag-output"] if args.prefix else []),
+        cmd = [mpirun, *unbuffered_output_options(mpirun), *(["--tag-output"] if args.prefix else []),
                "--hostfile", f.name,
                *(["-cwd", args.cwd] if args.cwd else []),
                *sum((["-x", e] for e in args.env), []),
