@@ -1,6 +1,6 @@
 """The ring all-reduce, step by step: which segment moves where, with its values.
 
-Read alongside: mlxref/core/distributed/ring.py (``RingGroup._all_reduce`` and
+Read alongside: mlxref/core/distributed/ring.py (``RingGroup.all_reduce`` and
 ``_all_reduce_impl``), itself read beside MLX's mlx/distributed/ring/ring.cpp.
 
 ``ring_allreduce(ranks)`` runs the real thing and draws what it did: it starts

@@ -50,15 +50,21 @@ class GroupImpl:
     def all_sum(self, data, dtype):
         """The elementwise sum over the ranks, added as the back-end adds
         (its order, each step rounded to ``dtype``)."""
-        raise NotImplementedError("GroupImpl.all_sum")
+        return self.all_reduce(data, dtype, "all_sum")
 
     def all_max(self, data, dtype):
         """The elementwise maximum over the ranks."""
-        raise NotImplementedError("GroupImpl.all_max")
+        return self.all_reduce(data, dtype, "all_max")
 
     def all_min(self, data, dtype):
         """The elementwise minimum over the ranks."""
-        raise NotImplementedError("GroupImpl.all_min")
+        return self.all_reduce(data, dtype, "all_min")
+
+    def all_reduce(self, data, dtype, op):
+        """The three above in one, ``op`` naming which ("all_sum", "all_max",
+        "all_min"; wire.py's ``REDUCE_OPS``), as a back-end's templated
+        ``all_reduce`` serves them in MLX; a back-end overrides either."""
+        raise NotImplementedError(f"GroupImpl.{op}")
 
     def all_gather(self, data, dtype):
         """The ranks' lists concatenated in rank order."""

@@ -200,19 +200,9 @@ class MPIGroup(GroupImpl):
 
     # --- the collectives ------------------------------------------------------------
 
-    def all_sum(self, data, dtype):
-        """``MPI_Allreduce`` with ``MPI_SUM``; our sum for float16 and bfloat16."""
-        return self._all_reduce(data, dtype, "all_sum")
-
-    def all_max(self, data, dtype):
-        """``MPI_Allreduce`` with ``MPI_MAX``; ours for float16, bfloat16, complex64."""
-        return self._all_reduce(data, dtype, "all_max")
-
-    def all_min(self, data, dtype):
-        """``MPI_Allreduce`` with ``MPI_MIN``; ours for float16, bfloat16, complex64."""
-        return self._all_reduce(data, dtype, "all_min")
-
-    def _all_reduce(self, data, dtype, op):
+    def all_reduce(self, data, dtype, op):
+        """``MPI_Allreduce`` with ``MPI_SUM``, ``MPI_MAX`` or ``MPI_MIN``; our
+        own operation for float16 and bfloat16 (and complex64's max and min)."""
         wrapper, count = mpi(), len(data)
         datatype = wrapper.datatype(dtype)
         output = bytearray(count * dtype.size)

@@ -252,16 +252,7 @@ class RingGroup(GroupImpl):
 
     # --- all-reduce ------------------------------------------------------------------
 
-    def all_sum(self, data, dtype):
-        return self._all_reduce(data, dtype, "all_sum")
-
-    def all_max(self, data, dtype):
-        return self._all_reduce(data, dtype, "all_max")
-
-    def all_min(self, data, dtype):
-        return self._all_reduce(data, dtype, "all_min")
-
-    def _all_reduce(self, data, dtype, op):
+    def all_reduce(self, data, dtype, op):
         size = len(data)
         if size < self._size:
             # Too few elements for a segment per rank: reduce a copy padded with zeros.
