@@ -361,13 +361,17 @@ class RingGroup(GroupImpl):
                 recv_segment = (recv_segment + direction) % size
         return from_wire(bytes(output), dtype, len(data) * size)
 
+    def _neighbour_sockets(self, peer, left_first):
+        """The sockets to ``peer``, a neighbour (the left one first when
+        ``left_first``: with two ranks, left == right); None for another rank."""
+        sides = [(self._rank - 1) % self._size, (self._rank + 1) % self._size]
+        sockets = [self._sockets_left, self._sockets_right]
+        order = (0, 1) if left_first else (1, 0)
+        return next((sockets[k] for k in order if sides[k] == peer), None)
+
     def send(self, data, dtype, dst):
-        right, left = (self._rank + 1) % self._size, (self._rank - 1) % self._size
-        if dst == right:
-            sockets = self._sockets_right
-        elif dst == left:
-            sockets = self._sockets_left
-        else:
+        sockets = self._neighbour_sockets(dst, left_first=False)
+        if sockets is None:
             raise RuntimeError(f"{RING_TAG} Send only supported to direct neighbors but "
                                f"tried to send to {dst} from {self._rank}\n")
         raw = to_wire(data, dtype)
@@ -377,12 +381,8 @@ class RingGroup(GroupImpl):
     def recv(self, count, dtype, src):
         # The left neighbour first, so that with two ranks (left == right) a recv pairs
         # with the other rank's send to its right.
-        right, left = (self._rank + 1) % self._size, (self._rank - 1) % self._size
-        if src == left:
-            sockets = self._sockets_left
-        elif src == right:
-            sockets = self._sockets_right
-        else:
+        sockets = self._neighbour_sockets(src, left_first=True)
+        if sockets is None:
             raise RuntimeError(f"{RING_TAG} Recv only supported from direct neighbors but "
                                f"tried to recv from {src} to {self._rank}\n")
         pieces = self._pieces(count * dtype.size, len(sockets))
