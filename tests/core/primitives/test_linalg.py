@@ -356,6 +356,49 @@ def test_addmm_errors(call):
     assert_same_error(call)
 
 
+def _linear_addmm(m, dtype_name, alpha, beta):
+    """``addmm`` as ``nn.Linear`` calls it (a transposed weight), beside the
+    same sum written as ops; random operands, so many sums are inexact."""
+    dtype = getattr(m, dtype_name)
+    x = m.random.normal((8, 64), key=m.random.key(1)).astype(dtype)
+    w = m.random.normal((16, 64), key=m.random.key(2)).astype(dtype)
+    bias = m.random.normal((16,), key=m.random.key(3)).astype(dtype)
+    return (m.addmm(bias, x, w.T, alpha=alpha, beta=beta).tolist(),
+            (alpha * (x @ w.T) + beta * bias).tolist())
+
+
+ALPHA_BETA = [(1.0, 1.0), (2.0, 0.5), (0.3, 1.7), (-1.1, 3.0)]
+
+
+@pytest.mark.parametrize("alpha, beta", ALPHA_BETA)
+def test_float32_addmm_is_the_rounded_product_then_the_bias(alpha, beta):
+    # The product leaves its float32 accumulator before c joins it, so the
+    # fused op and the ops written out agree to the bit: a sharded layer on
+    # one rank gives what nn.Linear gives. (Formed in double with c, they
+    # differed in the last bit of some elements.)
+    fused, written_out = _linear_addmm(mx, "float32", alpha, beta)
+    assert fused == written_out
+
+
+@needs_mlx
+@pytest.mark.parametrize("alpha, beta", ALPHA_BETA)
+def test_mlx_float32_addmm_of_a_transposed_weight_is_the_product_then_the_bias(alpha, beta):
+    # The property the test above gives mlxref, seen in MLX (OpenBLAS's sgemm).
+    fused, written_out = _linear_addmm(real_mx, "float32", alpha, beta)
+    assert fused == written_out
+
+
+@needs_mlx
+@pytest.mark.parametrize("dtype_name", ["float16", "bfloat16"])
+@pytest.mark.parametrize("alpha, beta", ALPHA_BETA)
+def test_half_addmm_is_mlx_s_to_the_bit(dtype_name, alpha, beta):
+    # The half types' float32 accumulator takes alpha * acc + beta * c before
+    # the one rounding to the half type, so here fused and written out differ.
+    ours, theirs = _linear_addmm(mx, dtype_name, alpha, beta), _linear_addmm(real_mx, dtype_name, alpha, beta)
+    assert ours[0] == theirs[0]
+    assert ours[0] != ours[1]
+
+
 def _addmm_rules(m):
     a = m.array(_A)
     b = m.array(_B)

@@ -39,7 +39,7 @@ from operator import add, mul
 from ... import dtypes as _dt
 from ...scalar import is_symbolic
 from .reduce import sum_float32
-from .rounding import FLOAT32_SAFE, norm, rounding
+from .rounding import in_double, norm, rounding, unrounded
 
 
 to_float32 = rounding(_dt.float32)
@@ -83,7 +83,7 @@ def float32_steps(dtype, a_data, b_data):
     multiplies by the same data every step."""
     return dtype in (_dt.float16, _dt.bfloat16) or (
         dtype is _dt.float32
-        and not norm(a_data, remember=True) * norm(b_data, remember=True) < FLOAT32_SAFE)
+        and not in_double(lambda: norm(a_data, remember=True) * norm(b_data, remember=True)))
 
 
 # Up to this many terms per dot product, ``matmul`` adds whole matrices of
@@ -160,11 +160,24 @@ def _matmul_float32(a_data, b_data, count, m, k, n):
 def addmm(a_data, b_data, c_data, a_shape, b_shape, dtype, alpha, beta):
     """``alpha * (a @ b) + beta * c`` as a flat list, ``c`` of the product's
     shape. As BLAS's gemm, a ``beta`` of 0 does not read ``c`` at all (a nan
-    there is ignored)."""
+    there is ignored).
+
+    For the float types the product is a float32 accumulator's before ``c``
+    joins it, as in MLX's kernels (BLAS's ``sgemm`` for float32, the simd
+    gemm's ``alpha * acc + beta * c`` in float32 for the half types): the
+    product is rounded to float32, so are ``alpha`` and ``beta``'s products,
+    and the store rounds their sum. So ``addmm(c, a, b)`` is ``a @ b + c``,
+    bit for bit, as MLX's is for a transposed ``b`` (``nn.Linear``'s)."""
     product = matmul(a_data, b_data, a_shape, b_shape, dtype)
+    accumulator = _dt.float32.store if dtype in _FLOAT32_ACCUMULATOR else unrounded
+    product = accumulator(product)
     if alpha != 1:
-        product = [alpha * p for p in product]
+        product = accumulator([alpha * p for p in product])
     if beta == 0:
         return product
-    c_data = c_data if beta == 1 else [beta * v for v in c_data]
+    c_data = c_data if beta == 1 else accumulator([beta * v for v in c_data])
     return [p + v for p, v in zip(product, c_data)]
+
+
+# The dtypes whose products MLX's CPU kernels accumulate in float32.
+_FLOAT32_ACCUMULATOR = (_dt.float32, _dt.float16, _dt.bfloat16)

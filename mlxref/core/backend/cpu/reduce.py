@@ -31,7 +31,7 @@ from ... import dtypes as _dt
 from ... import scalar as _scalar
 from .binary import complex_greater
 from .copy import row_major_strides, strided_indices
-from .rounding import FLOAT32_SAFE, norm
+from .rounding import in_double, norm
 
 
 # --- runs -------------------------------------------------------------------------
@@ -203,7 +203,7 @@ def reduction_op(kind, fold, data, shape, axes, dtype, out_dtype):
             # is the cheapest exact bound found, at 2-3 times the sum: max and
             # min, struct's exponent bytes and hypot by chunks cost as much.)
             group = len(data) // max(len(runs), 1)
-            if norm(data) * math.sqrt(group) < FLOAT32_SAFE:
+            if in_double(lambda: norm(data) * math.sqrt(group)):
                 numeric = fold  # in double, rounded once by the store
     numeric = _by_segments(numeric, _segment(shape, axes))
     return cast(_scalar.apply(numeric, fold, runs), out_dtype)  # SymPy: exact

@@ -6,13 +6,15 @@ input's dtype), mlx/types/half_types.h (float16 and bfloat16 in float).
 A primitive's results are stored as their dtype holds them once, at the end
 (``Dtype.store``); a kernel whose running values MLX keeps in the dtype (a
 scan's sums, a half-precision softmax) rounds each step with ``rounding``.
-``FLOAT32_SAFE`` and ``norm`` say when a float32 sum may be formed in double
-and rounded once instead, with the same bits.
+``in_double`` (with ``FLOAT32_SAFE`` and ``norm``) says when a float32 sum
+may be formed in double and rounded once instead: the last bits may differ
+from MLX's, never overflow; ``MLXREF_FLOAT32_STEPS=1`` turns that off.
 Read next: mlxref/core/dtypes.py (``Dtype.store``, ``Dtype.cast``).
 """
 
 import array as _pyarray
 import math
+import os
 
 from ... import dtypes as _dt
 
@@ -22,6 +24,20 @@ from ... import dtypes as _dt
 # matrix products whose partial sums are bounded below it may be formed in
 # double and rounded once; the others follow MLX's float32 accumulator.
 FLOAT32_SAFE = 2.0**127
+
+# MLXREF_FLOAT32_STEPS=1 in the environment: every float32 sum and matrix
+# product follows MLX's float32 accumulator step by step, and exp (so
+# sigmoid) MLX's polynomial, so they give MLX's bits too, about five times
+# slower (read once, when mlxref is imported).
+FLOAT32_STEPS = os.environ.get("MLXREF_FLOAT32_STEPS", "") not in ("", "0")
+
+
+def in_double(bound):
+    """Whether a float32 sum may be formed in double and rounded once: its
+    partial sums stay below ``FLOAT32_SAFE`` (``bound()`` bounds them; not
+    called when MLXREF_FLOAT32_STEPS is set) and MLXREF_FLOAT32_STEPS is not
+    set."""
+    return not FLOAT32_STEPS and bound() < FLOAT32_SAFE
 
 
 def norm(data, remember=False):
