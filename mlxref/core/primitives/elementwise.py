@@ -315,6 +315,9 @@ class Log(Unary):
     def numeric_lists(self, xs):
         return unary.log_lists(xs, self.base)
 
+    def float32_kernel(self, data, dtype):
+        return unary.libm_float32(unary.LOG_FUNCTIONS[self.base])(data, dtype)
+
     def numeric_complex(self, z):
         ln = unary.complex_log(z)
         scale = self.LN_BASE[self.base]
@@ -333,6 +336,7 @@ class Log1p(Unary):
         lambda xs: mapped(math.log1p, Log1p.numeric, xs, nan_result=True))
     numeric_complex = staticmethod(unary.complex_log1p)
     symbolic = staticmethod(lambda x: sympy.log(1 + x))
+    float32_kernel = staticmethod(unary.libm_float32("log1pf"))
 
     def derivative(self, x, out):
         return ops.reciprocal(ops.add(x, 1))
@@ -508,6 +512,7 @@ class Erf(Unary):
 class ErfInv(Unary):
     numeric = staticmethod(unary.erfinv)
     symbolic = staticmethod(lambda y: sympy.erfinv(y))
+    float32_kernel = staticmethod(unary.erfinv_float32)
 
     def derivative(self, x, out):
         return ops.multiply(math.sqrt(math.pi) / 2, ops.exp(ops.square(out)))

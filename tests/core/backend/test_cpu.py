@@ -143,3 +143,94 @@ def test_argmax_and_argmin_without_a_nan_take_the_first_best():
             assert argmax(group) == first_best(group, lambda u, v: u > v), group
             assert argmin(group) == first_best(group, lambda u, v: u < v), group
     assert argmax([True, False, True]) == 0 and argmin([3, 1, 1]) == 1
+
+
+# --- MLXREF_FLOAT32_STEPS: float32 sums and products in MLX's steps -----------------------
+
+# Float32 matrices and sums whose exact results need more than one rounding:
+# the values each library gives, as lists (run in a child, since the
+# variable is read when mlxref is imported). addmm's weight is transposed,
+# as nn.Linear's: MLX's BLAS adds c into its untransposed product otherwise.
+_FLOAT32_STEPS_PROGRAM = """
+import json, sys
+import {lib} as mx
+a = mx.array([[((i * 37 + j * 11) % 23 - 11) / 7.1 for j in range(300)] for i in range(6)])
+b = mx.array([[((i * 13 + j * 29) % 19 - 9) / 3.3 for j in range(5)] for i in range(300)])
+print(json.dumps([(a @ b).tolist(), mx.sum(a, axis=1).tolist(), mx.sum(a).item(),
+                  mx.addmm(mx.ones((6, 5)) / 3, a, mx.array(b.T.tolist()).T).tolist(),
+                  mx.exp(a).tolist(), mx.sigmoid(mx.arange(-2000, 2000) / 97.3).tolist()]))
+"""
+
+
+def _float32_results(lib, steps):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "MLXREF_FLOAT32_STEPS": "1" if steps else ""}
+    done = subprocess.run([sys.executable, "-c", _FLOAT32_STEPS_PROGRAM.format(lib=lib)],
+                          capture_output=True, text=True, env=env, check=True)
+    return json.loads(done.stdout)
+
+
+def test_float32_steps_give_mlx_s_bits_for_sums_products_and_exp():
+    import pytest
+
+    pytest.importorskip("mlx.core", reason="mlx is not installed here (pip install -e '.[metal]')")
+    theirs = _float32_results("mlx.core", False)
+    assert _float32_results("mlxref.core", True) == theirs
+    # Without the variable, each sum is formed in double and rounded once,
+    # and exp is exp2 of MLX's rounded y: the last bits of some elements
+    # differ (which is why the variable exists).
+    default = _float32_results("mlxref.core", False)
+    assert [d != t for d, t in zip(default, theirs)] == [True] * 6
+
+
+# --- the C library's float logarithms, and MLX's erfinv --------------------------------------
+
+
+def _log_inputs():
+    rng = random.Random(11)
+    return ([0.0, -0.0, -1.0, -1.5, 1.0, float("inf"), float("-inf"), float("nan"), 1e-45, 3e38]
+            + [rng.uniform(0, 10) ** rng.choice([1, 5, -5]) for _ in range(4000)]
+            + [rng.uniform(-1, 1) for _ in range(2000)] + [1 - rng.random() * 1e-6 for _ in range(300)])
+
+
+def test_logarithms_and_erfinv_are_mlx_s_bits():
+    # MLX takes log, log2, log10 and log1p of a float from the C library
+    # (logf...), which is not the correctly rounded float32 for about one
+    # input in a hundred; erfinv is MLX's float32 polynomial over logf.
+    import pytest
+
+    import mlxref.core as mx
+    from support import real_mx
+
+    if real_mx is None:
+        pytest.skip("mlx is not installed here (pip install -e '.[metal]')")
+    values = _log_inputs()
+    for dtype in ("float32", "float16", "bfloat16"):
+        for name in ("log", "log2", "log10", "log1p", "erfinv"):
+            ours = getattr(mx, name)(mx.array(values, getattr(mx, dtype))).tolist()
+            theirs = getattr(real_mx, name)(real_mx.array(values, getattr(real_mx, dtype))).tolist()
+            assert repr(ours) == repr(theirs), (dtype, name)
+
+
+def test_the_stand_ins_are_the_correctly_rounded_float32_with_c_s_edges():
+    # What runs where the C library cannot be loaded.
+    import math
+
+    from mlxref.core import dtypes
+    from mlxref.core.backend.cpu import libm
+
+    for name, f, start in (("logf", math.log, 0.0), ("log2f", math.log2, 0.0),
+                           ("log10f", math.log10, 0.0), ("log1pf", math.log1p, -1.0)):
+        stand_in = libm.FUNCTIONS[name][1]
+        for x in dtypes.float32.store(_log_inputs()):
+            got = stand_in(x)
+            if x > start:
+                assert got == dtypes.float32.cast(f(x)), (name, x)
+            elif x == start:
+                assert got == -math.inf
+            else:
+                assert math.isnan(got), (name, x)

@@ -39,6 +39,7 @@ import operator
 
 from ... import dtypes as _dt
 from ...scalar import apply, mapped, sympy  # sympy is imported at its first use
+from . import libm, rounding
 
 inf, nan = math.inf, math.nan
 
@@ -108,8 +109,11 @@ def exp_float32(data, dtype):
     is followed here. Then 0 where y < -126.5 (x below about -87.68: no
     smaller subnormals), 0 below x = -88 and inf above x = 88 (not 88.72).
     MLX's polynomial for 2**f differs from exp2 in the last bit for about one
-    result in fifteen; ``exp_float32_exact`` follows it, at ten times the cost.
+    result in fifteen; ``exp_float32_exact`` follows it, at ten times the cost,
+    and is used instead with MLXREF_FLOAT32_STEPS set (rounding.py).
     """
+    if rounding.FLOAT32_STEPS:
+        return exp_float32_exact(data)
     exp2, top = math.exp2, _EXP_TOP
     y = _f32([x * _LOG2E for x in data])
     # nan fails every comparison and stays nan.
@@ -153,6 +157,45 @@ def erf_float32(data, dtype):
     et = _f32([-v * u for v, u in zip(e, t)])
     result = dtype.store(_f32([v * q + 1.0 for v, q in zip(et, r)]))
     return [v if x > 0 else -v for x, v in zip(data, result)]
+
+
+# MLX's erfinv (simd/math.h, after Giles' single-precision approximation):
+# two polynomials in w = log(1 - a**2), for |w| above and up to 6.125.
+_ERFINV_TAIL = _f32([3.03697567e-10, 2.93243101e-8, 1.22150334e-6, 2.84108955e-5, 3.93552968e-4,
+                     3.02698812e-3, 4.83185798e-3, -2.64646143e-1, 8.40016484e-1])
+_ERFINV_CENTRE = _f32([5.43877832e-9, 1.43285448e-7, 1.22774793e-6, 1.12963626e-7, -5.61530760e-5,
+                       -1.47697632e-4, 2.31468678e-3, 1.15392581e-2, -2.32015476e-1,
+                       8.86226892e-1])
+_ERFINV_SPLIT = 6.125
+
+
+def erfinv_float32(data, dtype):
+    """MLX's erfinv, bit for bit: ``a * p(w)``, ``w = log(fma(a, -a, 1))``,
+    each step in float32, the logarithm the C library's ``logf`` (libm.py),
+    ``p`` the polynomial of w's side of 6.125. Within about two float32 ulp
+    of erfinv; ``random.normal`` draws through it, so its numbers are MLX's.
+    ±inf at ±1 and nan beyond, as the float arithmetic gives them."""
+    w = list(map(libm.logf, _f32([1.0 - a * a for a in data])))
+    tail = [v for v in w if abs(v) > _ERFINV_SPLIT]
+    centre = [v for v in w if not abs(v) > _ERFINV_SPLIT]
+    tail, centre = iter(_horner_f32(_ERFINV_TAIL, tail)), iter(_horner_f32(_ERFINV_CENTRE, centre))
+    p = [next(tail) if abs(v) > _ERFINV_SPLIT else next(centre) for v in w]
+    return _f32([a * q for a, q in zip(data, p)])
+
+
+def libm_float32(name):
+    """The kernel of a function MLX takes from the C library (``log`` is
+    ``logf`` on a float): that function (libm.py) over the list."""
+    function = libm.function(name)
+
+    def kernel(data, dtype):
+        return list(map(function, data))
+
+    return kernel
+
+
+# The C functions of the logarithm of each base (Log's ``base``).
+LOG_FUNCTIONS = {"e": "logf", "2": "log2f", "10": "log10f"}
 
 
 def _root(x):
