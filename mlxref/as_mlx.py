@@ -69,14 +69,30 @@ def main(argv=None):
         return 2
     install()
     if argv[0] == "-m":
+        if not _module_exists(argv[1]):  # Python's own words and exit code
+            print(f"{sys.executable}: No module named {argv[1]}", file=sys.stderr)
+            return 1
         sys.argv = [argv[1]] + argv[2:]
         runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
     else:
+        if not os.path.isfile(argv[0]):
+            print(f"{sys.executable}: can't open file {os.path.abspath(argv[0])!r}: "
+                  f"[Errno 2] No such file or directory", file=sys.stderr)
+            return 2
         # As ``python script.py``: the script's folder first on the path.
         sys.argv = argv
         sys.path[0] = os.path.dirname(os.path.abspath(argv[0]))
         runpy.run_path(argv[0], run_name="__main__")
     return 0
+
+
+def _module_exists(name):
+    if name == "mlx" or name.startswith("mlx."):  # the alias finds every name: ask mlxref
+        name = "mlxref" + name[len("mlx"):]
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:  # a parent package is missing
+        return False
 
 
 if __name__ == "__main__":

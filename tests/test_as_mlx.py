@@ -48,3 +48,19 @@ def test_a_name_mlxref_lacks_and_real_mlx_already_imported_are_refused(tmp_path)
 def test_usage():
     assert _run().returncode == 2 and "usage: python -m mlxref.as_mlx" in _run().stderr
     assert _run("--help").returncode == 0
+
+
+def test_a_missing_module_or_script_gets_python_s_one_line(tmp_path):
+    # As `python -m nosuch` and `python nosuch.py` say it (mlx.launch shows
+    # each rank's line), never a traceback from the runner.
+    for args in (["-m", "no_such_module_here"], ["-m", "mlx.no_such_module"],
+                 [str(tmp_path / "nosuch.py")]):
+        ours = _run(*args, cwd=tmp_path)
+        theirs = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=tmp_path,
+                                timeout=60)
+        assert "Traceback" not in ours.stderr
+        assert ours.returncode == theirs.returncode != 0
+        if args[1:2] != ["mlx.no_such_module"]:  # (real MLX may be installed)
+            assert ours.stderr == theirs.stderr
+        else:
+            assert ours.stderr.strip().endswith("No module named mlx.no_such_module")
