@@ -9,6 +9,7 @@ import pathlib
 
 from .. import core as mx
 from . import limits, trace
+from .ring import ring_allreduce
 
 
 def seed(x):
@@ -107,6 +108,8 @@ FIGURES = {
                                     values=4),
     "compile_tanh": lambda: trace(tanh_by_hand, [mx.array([-1.0, 0.0, 0.5, 2.0])],
                                   transform="compile"),
+    # The ring all_sum of chapter 15's text: 3 ranks, rank r holding 10 r + 1, ...
+    "ring_allreduce": lambda: ring_allreduce(3),
 }
 
 STEPPERS = ("seed_vjp", "seed_jvp")  # figures that also get an HTML stepper
