@@ -45,12 +45,13 @@ import textwrap
 PAGES = ["indexing", "numpy", "saving_and_loading", "lazy_evaluation", "unified_memory", "function_transforms"]
 TIMEOUT = 600  # seconds a block may run (pure Python is slow on MLX's big examples)
 
-_DIRECTIVE = re.compile(r"^(\s*)\.\. code-block::")
+_DIRECTIVE = re.compile(r"^(\s*)\.\. code(?:-block)?::\s*(\S*)")
 
 
 def code_blocks(text):
-    """The page's code blocks, in order: each a list of statements (``>>>``
-    style) or one whole program, as ``{"prompts": bool, "code": [source...]}``."""
+    """The page's code blocks (``.. code-block::`` and ``.. code::``), in
+    order: each a list of statements (``>>>`` style) or one whole program, as
+    ``{"prompts": bool, "code": [source...], "language": "python"|"shell"|""...}``."""
     lines = text.splitlines()
     blocks, i = [], 0
     while i < len(lines):
@@ -58,7 +59,7 @@ def code_blocks(text):
         i += 1
         if not m:
             continue
-        indent, body = len(m.group(1)), []
+        indent, language, body = len(m.group(1)), m.group(2), []
         while i < len(lines) and (not lines[i].strip() or len(lines[i]) - len(lines[i].lstrip()) > indent):
             body.append(lines[i])
             i += 1
@@ -70,21 +71,26 @@ def code_blocks(text):
                     statements.append(ln[4:])
                 elif ln.startswith("...") and statements:
                     statements[-1] += "\n" + ln[4:]
-            blocks.append({"prompts": True, "code": statements})
+            blocks.append({"prompts": True, "code": statements, "language": language})
         elif "".join(body).strip():
-            blocks.append({"prompts": False, "code": ["\n".join(body).strip("\n")]})
+            blocks.append({"prompts": False, "code": ["\n".join(body).strip("\n")],
+                           "language": language})
     return blocks
 
 
 def read_page(git_dir, page):
-    """A page's text from a clone (bare or not) of MLX's repository."""
-    path = f"docs/src/usage/{page}.rst"
+    """A page's text (``docs/src/usage/PAGE.rst``) from a clone of MLX's repository."""
+    return read_file(git_dir, f"docs/src/usage/{page}.rst")
+
+
+def read_file(git_dir, path):
+    """A file's text from a clone (bare or not) of MLX's repository."""
     if os.path.isfile(os.path.join(git_dir, path)):
         with open(os.path.join(git_dir, path), encoding="utf-8") as f:
             return f.read()
     done = subprocess.run(["git", "-C", git_dir, "show", f"HEAD:{path}"], capture_output=True, text=True)
     if done.returncode != 0:
-        raise SystemExit(f"mlx-docs: no page {path} in {git_dir}: {done.stderr.strip()}")
+        raise SystemExit(f"mlx-docs: no {path} in {git_dir}: {done.stderr.strip()}")
     return done.stdout
 
 
