@@ -50,6 +50,7 @@ def check_golden(name, text):
 # --- the examples: the canonical figures (mlxref/viz/figures.py) ------------------
 
 from mlxref.viz.figures import FIGURES as EXAMPLES  # noqa: E402
+from mlxref.viz.figures import OTHER_FIGURES  # noqa: E402
 from mlxref.viz.figures import chain, seed, uses_custom  # noqa: E402,F401
 
 DIAGRAMS = pathlib.Path(__file__).resolve().parents[2] / "diagrams"
@@ -68,6 +69,13 @@ def test_committed_diagrams_are_current(drawings, name):
     """diagrams/<name>.dot is what the figure draws today (make diagrams regenerates it)."""
     committed = (DIAGRAMS / f"{name}.dot").read_text()
     assert drawings[name].to_dot() == committed, f"diagrams/{name}.dot is stale: run make diagrams"
+
+
+@pytest.mark.parametrize("name", list(OTHER_FIGURES))
+def test_committed_figures_that_are_not_graphs_are_current(name):
+    """diagrams/ring_allreduce.dot too: the ring's figure as ring.py runs it today."""
+    committed = (DIAGRAMS / f"{name}.dot").read_text()
+    assert OTHER_FIGURES[name]().to_dot() == committed, f"diagrams/{name}.dot is stale: run make diagrams"
 
 
 @pytest.mark.parametrize("name", list(EXAMPLES))

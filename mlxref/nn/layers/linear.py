@@ -50,8 +50,9 @@ class Linear(Module):
         )
 
     def __call__(self, x):
-        # MLX fuses this into ``addmm(bias, x, W.T)``; the values agree, and
-        # two nodes draw the formula.
+        # MLX fuses this into ``addmm(bias, x, W.T)``; the bits agree (addmm
+        # rounds its product before adding, as MLX's gemm), and two nodes
+        # draw the formula.
         y = x @ self["weight"].T
         if "bias" in self:
             y = y + self["bias"]
