@@ -139,7 +139,8 @@ def check_region(tree, line_of, module_names=frozenset()):
                 refuse(node, f"'from {'.' * node.level}{name} import ...': a task may import "
                              f"only mlxref's modules and math")
             for alias in node.names:
-                if alias.name == "*" or alias.name in _REFUSED_NAMES | _TOOLING:
+                if alias.name == "*" or alias.name in _REFUSED_NAMES | _TOOLING or \
+                        _private(alias.name):
                     refuse(node, f"'from {'.' * node.level}{name} import {alias.name}' "
                                  f"is not allowed in a task")
         elif isinstance(node, ast.Name):
@@ -148,6 +149,11 @@ def check_region(tree, line_of, module_names=frozenset()):
         elif isinstance(node, ast.Attribute):
             if node.attr in _REFUSED_NAMES | _TOOLING or _dunder(node.attr):
                 refuse(node, f"the attribute '.{node.attr}' is not allowed in a task")
+            elif _private(node.attr):
+                # A module's private names lead where its public ones do not: a red
+                # team reached sys, then ctypes, through argparse's ``_sys``.
+                refuse(node, f"the attribute '.{node.attr}' is private (it starts with '_'): "
+                             f"a task may use only public attributes")
             elif isinstance(node.ctx, (ast.Store, ast.Del)):
                 root = node.value
                 while isinstance(root, ast.Attribute):
@@ -191,8 +197,10 @@ def _bound_names(node):
 
 
 # mlxref's tooling, which graded code has no use for: the grader's own modules
-# (its judge answers the calls in the child) and the command line
-_TOOLING = frozenset(("course", "cli"))
+# (its judge answers the calls in the child), the command line, the launcher,
+# the alias of mlx, the manual and real MLX's back-end (each imports argparse,
+# subprocess or MLX)
+_TOOLING = frozenset(("course", "cli", "launch", "as_mlx", "manual", "backends"))
 
 
 def _importable(name):
@@ -202,6 +210,10 @@ def _importable(name):
 
 def _dunder(name):
     return name.startswith("__") and name.endswith("__")
+
+
+def _private(name):
+    return name.startswith("_")
 
 
 def module_names(tree):
@@ -748,7 +760,20 @@ class _Refused:
 
 sys.meta_path.insert(0, _Refused())
 
-import ctypes  # loaded before the audit hook: importing it opens the C library
+import ctypes  # loaded before the audit hook: importing it opens the C library (SymPy does)
+
+# mlxref's calls of the C library's float functions (mlxref/core/backend/cpu/libm.py,
+# which imports nothing of mlxref) load before the audit hook, which refuses ctypes, so
+# graded code computes log as every other run of mlxref does.
+import importlib.util as _util
+
+_spec = _util.spec_from_file_location(
+    "mlxref.core.backend.cpu.libm",
+    os.path.join(CONFIG["src"], "mlxref", "core", "backend", "cpu", "libm.py"))
+if _spec is not None and os.path.exists(_spec.origin):
+    sys.modules[_spec.name] = _util.module_from_spec(_spec)
+    _spec.loader.exec_module(sys.modules[_spec.name])
+del _util, _spec
 
 # An audit hook (PEP 578), which nothing can remove: graded code may write,
 # delete or rename only in this task's tmp/ and home/, may not read the

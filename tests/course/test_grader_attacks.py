@@ -145,6 +145,18 @@ def test_files_beside_the_regions_are_never_used(tmp_path, reference):  # noqa: 
     # a module the region imports itself is a module: its functions stay
     ("2.3", "Divide.partial", "from mlxref.core import ops as o\no.divide = o.multiply\n"
      "return b", "assigning to 'o...divide' changes a module"),
+    # A fourth red team reached sys through a module's private import (argparse's
+    # ``_sys``, imported by mlxref.launch), then the child's ctypes, and called
+    # libc's system by its address: private attributes, and the launcher.
+    ("2.3", "Divide.partial", "from mlxref.core.ops import common\n"
+     "box = common.argparse._sys.modules\nreturn b", "the attribute '._sys' is private"),
+    ("2.3", "Divide.partial", "from mlxref.core.backend.cpu import libm\n"
+     "f = libm._C_FUNCTIONS\nreturn b", "the attribute '._C_FUNCTIONS' is private"),
+    ("2.3", "Divide.partial", "from mlxref.core.backend.cpu.libm import _c_functions\nreturn b",
+     "import _c_functions' is not allowed"),
+    ("2.3", "Divide.partial", "from mlxref.launch import argparse\nreturn b",
+     "'from mlxref.launch import ...'"),
+    ("2.3", "Divide.partial", "import mlxref.as_mlx\nreturn b", "'import mlxref.as_mlx'"),
 ])
 def test_the_static_check_refuses_each_attack(
         tmp_path, reference, task_id, function, code, words):  # noqa: F811
@@ -238,6 +250,18 @@ def test_with_the_check_off_the_child_still_defeats_them(tmp_path, reference):  
     assert not flag.exists() and victim.read_text() == "keep me"
     assert snapshot(reference, sub) == before
     assert sleepers() == []
+
+
+def test_graded_code_computes_log_with_the_c_library_as_every_run_does(tmp_path, reference):  # noqa: F811
+    """The child loads mlxref's libm before its audit hook (which refuses
+    ctypes): graded code's float32 log is the C library's logf, MLX's and the
+    reference's, not the stand-in."""
+    sub = submit(tmp_path / "sub", reference, {("2.3", "Divide.partial"): (
+        "from mlxref.core.backend.cpu import libm\n"
+        "raise RuntimeError(f'libm: {libm.AVAILABLE}')")})
+    results, _ = grader.grade(sub, "2.3", reference=reference, timeout=120)
+    three = "\n".join(results["2.3"]["messages"])
+    assert "RuntimeError: libm: True" in three, three
 
 
 def test_a_loop_that_ignores_sigalrm_or_catches_the_timeout_is_killed(tmp_path,

@@ -12,13 +12,14 @@ bfloat16), mlxref calls the same functions of the same C library, through
 ``ctypes``: ``log`` and its bases, and what is built on them (``erfinv``, so
 every ``random.normal``; ``random.gumbel`` and ``laplace``), give MLX's bits.
 Where the library cannot be loaded, the correctly rounded result stands in,
-and may differ from MLX's in the last bit.
+and may differ from MLX's in the last bit. The module imports nothing of
+mlxref, so that the course grader's child can load it before its audit hook
+(which refuses ``ctypes``) and graded code computes what every run computes.
 Read next: unary.py (``erfinv_float32``, ``libm_float32``).
 """
 
 import math
-
-from ... import dtypes as _dt
+import struct
 
 NAMES = ("logf", "log2f", "log10f", "log1pf")
 
@@ -29,12 +30,12 @@ def _c_functions(names):
     ctypes stays reachable from this module (no library handle, no function
     pointer as an attribute): graded course code may import mlxref's
     modules, and must not find a way to call arbitrary C code here."""
-    import ctypes
-    import ctypes.util
-
     try:
+        import ctypes
+        import ctypes.util
+
         library = ctypes.CDLL(ctypes.util.find_library("m") or ctypes.util.find_library("c"))
-    except (OSError, TypeError):
+    except (ImportError, OSError, TypeError):  # (an audit hook's refusal is an OSError)
         return {}
     found = {}
     for name in names:
@@ -56,7 +57,11 @@ def _calling(function):
 
 
 _C_FUNCTIONS = _c_functions(NAMES)
-_round32 = _dt.float32.cast
+_FLOAT32 = struct.Struct("f")
+
+
+def _round32(v):
+    return _FLOAT32.unpack(_FLOAT32.pack(v))[0]
 
 
 def _correctly_rounded(f, domain_start, at_start):
