@@ -87,8 +87,12 @@ _ALLOWED_IMPORTS = ("math",)  # besides mlxref and its submodules
 # Names and attributes a region may not use. Builtins that run or reach code by
 # name, modules that reach the system, mlxref's own functions that write or
 # read files or run the grader, what reads an attribute named by a string
-# (``operator.attrgetter("__globals__")``, ``"{0.__class__}".format(f)``), and
-# SymPy, whose parser evaluates text as Python.
+# (``operator.attrgetter("__globals__")``, ``"{0.__class__}".format(f)``),
+# SymPy, whose parser evaluates text as Python, and the standard library's
+# functions that import or evaluate a name or text given as a string, or walk
+# the heap (``pkgutil.resolve_name("ctypes:CFUNCTYPE")``, ``typing.get_type_hints``
+# and ``functools.singledispatch`` of a string annotation, ``gc``), which a red
+# team found reachable through mlxref's modules' public attributes.
 _REFUSED_NAMES = frozenset(
     """
     open exec eval compile __import__ globals locals vars breakpoint input help exit
@@ -102,6 +106,10 @@ _REFUSED_NAMES = frozenset(
     export_function import_function render
     operator attrgetter methodcaller format format_map vformat Formatter
     sympy sympify parse_expr parsing lambdify
+    pkgutil resolve_name importlib import_module typing get_type_hints get_annotations
+    ForwardRef singledispatch singledispatchmethod dataclasses make_dataclass types
+    FunctionType CodeType LambdaType gc weakref logging dictConfig fileConfig timeit
+    cProfile profile pydoc locate doctest pdb unittest mock linecache traceback warnings
     """.split()  # noqa: SIM905 (one table, read as words)
 )
 
@@ -147,13 +155,8 @@ def check_region(tree, line_of, module_names=frozenset()):
             if node.id in _REFUSED_NAMES or _dunder(node.id):
                 refuse(node, f"the name '{node.id}' is not allowed in a task")
         elif isinstance(node, ast.Attribute):
-            if node.attr in _REFUSED_NAMES | _TOOLING or _dunder(node.attr):
-                refuse(node, f"the attribute '.{node.attr}' is not allowed in a task")
-            elif _private(node.attr):
-                # A module's private names lead where its public ones do not: a red
-                # team reached sys, then ctypes, through argparse's ``_sys``.
-                refuse(node, f"the attribute '.{node.attr}' is private (it starts with '_'): "
-                             f"a task may use only public attributes")
+            if _refused_attribute(node.attr):
+                refuse(node, _refused_attribute(node.attr))
             elif isinstance(node.ctx, (ast.Store, ast.Del)):
                 root = node.value
                 while isinstance(root, ast.Attribute):
@@ -161,6 +164,10 @@ def check_region(tree, line_of, module_names=frozenset()):
                 if isinstance(root, ast.Name) and root.id in module_names:
                     refuse(node, f"assigning to '{root.id}...{node.attr}' changes a module; "
                                  f"a task may not")
+        elif isinstance(node, ast.AnnAssign) or isinstance(node, ast.arg) and node.annotation \
+                or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns:
+            # Library code evaluates a string annotation as Python (typing.get_type_hints).
+            refuse(node, "a type annotation is not allowed in a task")
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             kind = "global" if isinstance(node, ast.Global) else "nonlocal"
             refuse(node, f"'{kind} {', '.join(node.names)}' is not allowed in a task")
@@ -175,8 +182,8 @@ def check_region(tree, line_of, module_names=frozenset()):
         # be anything a task needs (a method ``eval``), but not a dunder.
         if isinstance(node, ast.MatchClass):
             for name in node.kwd_attrs:
-                if name in _REFUSED_NAMES or _dunder(name):
-                    refuse(node, f"the attribute '.{name}' is not allowed in a task")
+                if _refused_attribute(name):
+                    refuse(node, _refused_attribute(name))
         for name in _bound_names(node):
             if _dunder(name):
                 refuse(node, f"the name '{name}' is not allowed in a task")
@@ -214,6 +221,19 @@ def _dunder(name):
 
 def _private(name):
     return name.startswith("_")
+
+
+def _refused_attribute(name):
+    """Why reading the attribute ``name`` is refused (``.name``, or a ``match``
+    pattern's keyword, which reads it too), or None."""
+    if name in _REFUSED_NAMES | _TOOLING or _dunder(name):
+        return f"the attribute '.{name}' is not allowed in a task"
+    if _private(name):
+        # A module's private names lead where its public ones do not: red teams
+        # reached sys, then ctypes, through argparse's and collections' ``_sys``.
+        return (f"the attribute '.{name}' is private (it starts with '_'): a task may "
+                f"use only public attributes")
+    return None
 
 
 def module_names(tree):

@@ -157,6 +157,22 @@ def test_files_beside_the_regions_are_never_used(tmp_path, reference):  # noqa: 
     ("2.3", "Divide.partial", "from mlxref.launch import argparse\nreturn b",
      "'from mlxref.launch import ...'"),
     ("2.3", "Divide.partial", "import mlxref.as_mlx\nreturn b", "'import mlxref.as_mlx'"),
+    # The fifth: the same private attribute read by a match pattern's keyword.
+    ("2.3", "Divide.partial", "from mlxref.core import device as dv\n"
+     "match dv.platform.collections:\n    case object(_sys=s):\n        pass\nreturn b",
+     "the attribute '._sys' is private"),
+    # Standard-library functions that import or evaluate what a string names, each
+    # reachable through public attributes of mlxref's modules.
+    ("2.3", "Divide.partial", "import mlxref.symbolic as s\n"
+     "f = s.pkgutil.resolve_name('ctypes:CFUNCTYPE')\nreturn b", "the attribute '.pkgutil'"),
+    ("2.3", "Divide.partial", "from mlxref.viz.dot import quoting\n"
+     "def f(x: 'exec(1)'):\n    pass\nquoting.typing.get_type_hints(f)\nreturn b",
+     "a type annotation is not allowed"),
+    ("2.3", "Divide.partial", "from mlxref.core.backend.cpu import binary\n"
+     "g = binary.functools.singledispatch(abs)\nreturn b", "the attribute '.singledispatch'"),
+    ("2.3", "Divide.partial", "from mlxref.viz import budget\n"
+     "C = budget.dataclasses.make_dataclass('C', [('x', 'exec(1)')])\nreturn b",
+     "the attribute '.dataclasses'"),
 ])
 def test_the_static_check_refuses_each_attack(
         tmp_path, reference, task_id, function, code, words):  # noqa: F811
@@ -607,3 +623,44 @@ def test_a_task_handed_to_a_stub_or_to_a_task_failed_on_purpose_earns_nothing(tm
         ("2.1", "Unary.vjp"): DELEGATED[("2.1", "Unary.vjp")]}), "2.1", reference=root,
         timeout=120)
     assert [x["name"] for x in alone["2.1"]["results"] if not x["passed"]] == []
+
+
+# Modules through which graded code could run text, import by name, walk the heap
+# or reach the system: no chain of public attributes the static check allows may
+# lead to one from an mlxref module a task may import (red teams reached sys
+# through argparse's ``_sys`` and collections' ``_sys``, and pkgutil, typing and
+# dataclasses through public ones).
+DANGEROUS_MODULES = frozenset(
+    "sys os posix io _io ctypes _ctypes importlib pkgutil subprocess gc typing types inspect "
+    "pickle marshal runpy code codeop pdb timeit cProfile profile pydoc doctest unittest "
+    "dataclasses logging warnings threading multiprocessing socket signal shutil tempfile "
+    "pathlib linecache traceback weakref".split())
+
+
+def test_no_allowed_attribute_chain_reaches_a_dangerous_module():
+    import collections
+    import importlib
+    import pkgutil
+    import types
+
+    import mlxref
+
+    allowed = []
+    for info in pkgutil.walk_packages(mlxref.__path__, "mlxref."):
+        if sandbox._importable(info.name) and not info.name.endswith("__main__"):
+            allowed.append((info.name, importlib.import_module(info.name)))
+    seen, queue, found = set(), collections.deque((n, m, 0) for n, m in allowed), []
+    while queue:
+        path, module, depth = queue.popleft()
+        if id(module) in seen:
+            continue
+        seen.add(id(module))
+        if module.__name__.split(".")[0] in DANGEROUS_MODULES:
+            found.append(f"{path} is {module.__name__}")
+            continue
+        if depth < 6:
+            queue.extend((f"{path}.{name}", value, depth + 1)
+                         for name, value in list(vars(module).items())
+                         if isinstance(value, types.ModuleType)
+                         and sandbox._refused_attribute(name) is None)
+    assert found == []
