@@ -110,6 +110,7 @@ _REFUSED_NAMES = frozenset(
     ForwardRef singledispatch singledispatchmethod dataclasses make_dataclass types
     FunctionType CodeType LambdaType gc weakref logging dictConfig fileConfig timeit
     cProfile profile pydoc locate doctest pdb unittest mock linecache traceback warnings
+    type super object ABCMeta EnumType EnumMeta iter_fields update_wrapper wraps
     """.split()  # noqa: SIM905 (one table, read as words)
 )
 
@@ -168,6 +169,11 @@ def check_region(tree, line_of, module_names=frozenset()):
                 or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns:
             # Library code evaluates a string annotation as Python (typing.get_type_hints).
             refuse(node, "a type annotation is not allowed in a task")
+        elif isinstance(node, ast.Match):
+            # A class pattern's positional parts read the attributes its class's
+            # __match_args__ names, built at run time: a third red team read
+            # __globals__ this way. No task needs a match statement.
+            refuse(node, "a match statement is not allowed in a task")
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             kind = "global" if isinstance(node, ast.Global) else "nonlocal"
             refuse(node, f"'{kind} {', '.join(node.names)}' is not allowed in a task")
@@ -844,6 +850,9 @@ def _other_process(path):
 
 
 def _audit(event, args):
+    if event == "object.__setattr__" and len(args) > 1 and args[1] == "__code__":
+        # A function's code swapped (this hook's, a red team did): refused outright.
+        raise PermissionError("the grader does not let graded code replace a function's code")
     if event == "open":
         path, mode, flags = args
         where = _resolved(path)

@@ -173,6 +173,13 @@ def test_files_beside_the_regions_are_never_used(tmp_path, reference):  # noqa: 
     ("2.3", "Divide.partial", "from mlxref.viz import budget\n"
      "C = budget.dataclasses.make_dataclass('C', [('x', 'exec(1)')])\nreturn b",
      "the attribute '.dataclasses'"),
+    # The third: a metaclass made with type() and a pattern whose positional part
+    # reads the attribute __match_args__ names, built at run time.
+    ("2.3", "Divide.partial", "u = '_' * 2\n"
+     "M = type('M', (type,), {u + 'instancecheck' + u: lambda c, i: True})\n"
+     "C = M('C', (), {u + 'match_args' + u: (u + 'globals' + u,)})\n"
+     "match b:\n    case C(g):\n        pass\nreturn b", "a match statement is not allowed"),
+    ("2.3", "Divide.partial", "u = '_' * 2\nM = type('M', (), {})\nreturn b", "the name 'type'"),
 ])
 def test_the_static_check_refuses_each_attack(
         tmp_path, reference, task_id, function, code, words):  # noqa: F811
@@ -266,6 +273,23 @@ def test_with_the_check_off_the_child_still_defeats_them(tmp_path, reference):  
     assert not flag.exists() and victim.read_text() == "keep me"
     assert snapshot(reference, sub) == before
     assert sleepers() == []
+
+
+def test_with_the_check_off_the_audit_hook_keeps_its_code(tmp_path, reference):  # noqa: F811
+    """The third red team, past the static check, swapped the hook's code for
+    a function that allows everything, then ran a shell. Replacing a
+    function's code is refused, and the hook still refuses the shell."""
+    sub = submit(tmp_path / "sub", reference, {("2.3", "Divide.partial"): (
+        "import os, sys\nerrors = []\n"
+        "hook = sys.modules['__main__']._audit\n"
+        "try:\n    hook.__code__ = (lambda event, args: None).__code__\n"
+        "except PermissionError as e:\n    errors.append(str(e))\n"
+        "try:\n    os.system('true')\nexcept PermissionError as e:\n    errors.append(str(e))\n"
+        "raise RuntimeError(' | '.join(errors))")})
+    results, _ = grader.grade(sub, "2.3", reference=reference, timeout=120, check=False)
+    three = "\n".join(results["2.3"]["messages"])
+    assert ("RuntimeError: the grader does not let graded code replace a function's code | "
+            "the grader does not let graded code use os.system") in three, three
 
 
 def test_graded_code_computes_log_with_the_c_library_as_every_run_does(tmp_path, reference):  # noqa: F811
