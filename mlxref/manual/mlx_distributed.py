@@ -122,11 +122,21 @@ def why_not_here(argv):
         return "needs the hosts it names"
     if "jaccl" in words or "nccl" in words:
         return "needs a Thunderbolt RDMA mesh or CUDA"
-    if argv[0] == "mlx.launch" and not words & {"-n", "--repeat-hosts"} and not any(
-            w.startswith("-n") and w[2:].isdigit() for w in argv):
+    if argv[0] == "mlx.launch" and local_ranks(argv) is None:
         return "names no local ranks"
     if ("mpi" in words or argv[0] == "mpirun") and shutil.which("mpirun") is None:
         return "needs MPI (make mpi)"
+    return None
+
+
+def local_ranks(argv):
+    """The number of local ranks a command asks for (``-n 4``, ``-n4``,
+    ``--repeat-hosts 4``, ``-np 4`` for mpirun), as text; None when it names none."""
+    for i, word in enumerate(argv):
+        if word in ("-n", "--repeat-hosts", "-np") and i + 1 < len(argv):
+            return argv[i + 1]
+        if word.startswith("-n") and word[2:].isdigit():
+            return word[2:]
     return None
 
 
@@ -243,8 +253,7 @@ def _as_mlx_runs_it(argv, out):
     """The command MLX runs instead, and why; None when there is none."""
     script = script_name(argv)
     if "--backend" in argv and argv[argv.index("--backend") + 1] == "mpi" and "--output" in out:
-        n = argv[argv.index("-n") + 1]
-        return (["mpirun", "-np", n, "python", script],
+        return (["mpirun", "-np", local_ranks(argv), "python", script],
                 "MLX's launcher passes mpirun Open MPI 5's --output; run as mpirun -np N python")
     if script and "not found" in out and argv[0] == "mlx.launch" and "--" not in argv:
         i = argv.index(script)

@@ -68,6 +68,14 @@ def test_a_page_s_commands_what_it_shows_and_what_cannot_run_here():
     assert all(r.program.startswith(md.PRELUDE) for r in programs)
 
 
+def test_the_local_ranks_a_command_asks_for():
+    # One reading for "can it run here" and for MLX's mpirun stand-in.
+    assert [md.local_ranks(a.split()) for a in (
+        "mlx.launch -n 4 s.py", "mlx.launch -n4 s.py", "mlx.launch --repeat-hosts 3 s.py",
+        "mpirun -np 2 python s.py", "mlx.launch --verbose s.py")] == ["4", "4", "3", "2", None]
+    assert md.why_not_here("mlx.launch --verbose s.py".split()) == "names no local ranks"
+
+
 def test_launchers_interleaved_output_compares_as_the_same_and_a_change_does_not():
     lines = "0 array([2, 2], dtype=float32)\n1 array([2, 2], dtype=float32)\n"
     assert md.same_output(lines, "1 array([2, 2], dtype=float32)\n0 array([2, 2], dtype=float32)\n")

@@ -316,7 +316,7 @@ class Log(Unary):
         return unary.log_lists(xs, self.base)
 
     def float32_kernel(self, data, dtype):
-        return unary.libm_float32(unary.LOG_FUNCTIONS[self.base])(data, dtype)
+        return unary.LOG_KERNELS[self.base](data, dtype)
 
     def numeric_complex(self, z):
         ln = unary.complex_log(z)

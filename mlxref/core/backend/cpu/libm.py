@@ -70,7 +70,7 @@ def _correctly_rounded(f, domain_start, at_start):
 
     def stand_in(x):
         if x > domain_start:
-            return _round32(f(x)) if x != math.inf else x
+            return _round32(f(x))
         return at_start if x == domain_start else math.nan
 
     return stand_in

@@ -194,8 +194,9 @@ def libm_float32(name):
     return kernel
 
 
-# The C functions of the logarithm of each base (Log's ``base``).
-LOG_FUNCTIONS = {"e": "logf", "2": "log2f", "10": "log10f"}
+# The kernel of the logarithm of each base (Log's ``base``): the C library's.
+LOG_KERNELS = {base: libm_float32(name)
+               for base, name in (("e", "logf"), ("2", "log2f"), ("10", "log10f"))}
 
 
 def _root(x):
