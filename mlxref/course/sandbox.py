@@ -111,6 +111,7 @@ _REFUSED_NAMES = frozenset(
     FunctionType CodeType LambdaType gc weakref logging dictConfig fileConfig timeit
     cProfile profile pydoc locate doctest pdb unittest mock linecache traceback warnings
     type super object ABCMeta EnumType EnumMeta iter_fields update_wrapper wraps
+    bltns mpmath exec_
     """.split()  # noqa: SIM905 (one table, read as words)
 )
 

@@ -180,6 +180,9 @@ def test_files_beside_the_regions_are_never_used(tmp_path, reference):  # noqa: 
      "C = M('C', (), {u + 'match_args' + u: (u + 'globals' + u,)})\n"
      "match b:\n    case C(g):\n        pass\nreturn b", "a match statement is not allowed"),
     ("2.3", "Divide.partial", "u = '_' * 2\nM = type('M', (), {})\nreturn b", "the name 'type'"),
+    # The fourth: mpmath's alias of exec, through mlxref.symbolic.
+    ("2.3", "Divide.partial", "from mlxref.symbolic import mpmath as mp\n"
+     "mp.libmp.backend.exec_('1')\nreturn b", "'from mlxref.symbolic import mpmath'"),
 ])
 def test_the_static_check_refuses_each_attack(
         tmp_path, reference, task_id, function, code, words):  # noqa: F811
@@ -661,7 +664,14 @@ DANGEROUS_MODULES = frozenset(
     "pathlib linecache traceback weakref".split())
 
 
+# And the builtins that run text or read attributes by name, under any alias
+# (mpmath's ``exec_``, found by a fourth red team through mlxref.symbolic).
+DANGEROUS_BUILTINS = ("exec", "eval", "compile", "getattr", "setattr", "delattr", "open",
+                      "__import__", "vars", "globals", "locals", "breakpoint", "input")
+
+
 def test_no_allowed_attribute_chain_reaches_a_dangerous_module():
+    import builtins
     import collections
     import importlib
     import pkgutil
@@ -679,9 +689,13 @@ def test_no_allowed_attribute_chain_reaches_a_dangerous_module():
         if id(module) in seen:
             continue
         seen.add(id(module))
-        if module.__name__.split(".")[0] in DANGEROUS_MODULES:
+        if module.__name__.split(".")[0] in DANGEROUS_MODULES | {"builtins"}:
             found.append(f"{path} is {module.__name__}")
             continue
+        found += [f"{path}.{name} is {value.__name__}"
+                  for name, value in list(vars(module).items())
+                  if any(value is getattr(builtins, b) for b in DANGEROUS_BUILTINS)
+                  and sandbox._refused_attribute(name) is None]
         if depth < 6:
             queue.extend((f"{path}.{name}", value, depth + 1)
                          for name, value in list(vars(module).items())
