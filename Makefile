@@ -12,8 +12,8 @@ STAMP  := $(VENV)/.installed
 # extra), without compiling every module up front (pip's --no-compile: Python caches what
 # it imports), so its venv is 70 MB (91 MB once the tests ran); its `make test` needs neither Chromium nor the
 # docs (those tests skip with one line).
-# The reference installs the `docs` extra too (Sphinx, MyST, jupytext, nbclient, ipykernel,
-# nbconvert): `make docs` builds the manual and tests/manual/test_manual.py checks it.
+# The reference installs the `docs` extra too (Sphinx, MyST, the Sphinx Book Theme, jupytext,
+# nbclient, ipykernel): `make docs` builds the manual and tests/manual/test_manual.py checks it.
 # Real MLX (the `metal` extra) only where it ships a wheel:
 # Linux x86_64 (CPU build) and macOS arm64 (Metal). mpi4py (the `mpi` extra) on Linux x86_64,
 # where it ships a wheel (it needs no MPI to install); `make mpi` installs Open MPI itself.

@@ -1,6 +1,12 @@
 """``python -m benchmarks.drawing_limits [--cap SECONDS]``: the drawings a lecturer
 found too slow, timed with the default limits and with the limits raised.
 
+Issue 32's are the PNGs: the collapsed 50-term power tower (``dot`` once took
+over its 4 s there), the grad of a six-layer Linear+gelu model
+(``mlxref/viz/figures.py:DeepMLP``, 227 nodes) and chapter 12's transformer's
+forward (tutorials/examples/char_lm.py, the chapter's configuration and first
+batch), both drawn folded by module.
+
 Each case is one ``mlxref graph`` command, run in a child process; the table
 gives its wall time, its peak memory (max RSS, from ``resource``) and its exit
 status, first as it runs today (the limits: ``mlxref/viz/budget.py``) and then
@@ -11,11 +17,16 @@ the "no limits" column takes minutes, so only this module's command runs it.
 """
 
 import argparse
+import json
 import os
+import pathlib
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 RAISED = ["--max-work", str(10**12), "--timeout", "100000", "--max-pixels", str(10**12),
           "--max-nodes", "100000"]
@@ -34,7 +45,40 @@ def cases(directory):
         ("30 nested sin, 1M elements", [chain, "--shape", "x=1000,1000"]),
         ("x ** 2147483647", ["x ** 2147483647", "--at", "x=3"]),
         ("power(x, 99999999)", ["power(x, 99999999)", "--at", "x=3"]),
+        ("50-term x**x grad, png", [terms(50), "--at", "x=0.5", "--transform", "grad",
+                                    *out("c.png")]),
+        ("6-layer Linear+gelu grad, png", [f"{ROOT / 'mlxref' / 'viz' / 'figures.py'}:DeepMLP",
+                                           "--shape", "x=2,4", "--transform", "grad",
+                                           *out("d.png")]),
+        ("chapter 12 transformer, png", [*transformer(directory), *out("e.png")]),
     ]
+
+
+def transformer(directory):
+    """``mlxref graph`` arguments drawing chapter 12's model on its first batch: a
+    factory file in ``directory`` (the chapter's configuration, seed 0), and ``--at x``."""
+    examples = ROOT / "tutorials" / "examples"
+    sys.path.insert(0, str(examples))
+    try:
+        import char_lm
+    finally:
+        sys.path.remove(str(examples))
+    text = char_lm.read_text()
+    inputs, _ = char_lm.batches(char_lm.Vocabulary(text).encode(text), char_lm.CHAPTER)[0]
+    source = os.path.join(directory, "chapter12.py")
+    with open(source, "w", encoding="utf-8") as f:
+        f.write(textwrap.dedent(f"""\
+            import sys
+            sys.path.insert(0, {str(examples)!r})
+            import char_lm
+
+
+            def transformer():
+                libs = char_lm.libraries("mlxref")
+                vocab = char_lm.Vocabulary(char_lm.read_text())
+                return char_lm.build(libs, len(vocab), char_lm.CHAPTER)[0]
+            """))
+    return [f"{source}:transformer", "--at", f"x={json.dumps(inputs)}"]
 
 
 def run(argv, cap):

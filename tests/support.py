@@ -954,4 +954,4 @@ def chapters_run_as_notebooks():
     as a notebook and checks its outputs as doctest does: that run is the chapter's
     doctest, and tests/test_tutorials.py runs doctest on the other files only."""
     return all(importlib.util.find_spec(m) for m in
-               ("sphinx", "myst_parser", "jupytext", "nbclient", "ipykernel", "nbconvert"))
+               ("sphinx", "myst_parser", "sphinx_book_theme", "jupytext", "nbclient", "ipykernel"))

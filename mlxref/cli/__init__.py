@@ -218,6 +218,8 @@ def _cmd_graph(args: argparse.Namespace) -> int:
                # a model's parameters: inputs named by their path alone
                "names": names + [""] if model is not None else names}
     options.update(_graph_look(args))
+    if args.expand:
+        options["expand"] = list(args.expand)
     if args.max_nodes is not None:
         options["max_nodes"] = args.max_nodes
     argnums = _graph_argnums(args.wrt, names) if args.wrt else None
@@ -757,12 +759,16 @@ def _graph_epilog():
         "--at/--shape give the inputs of its __call__, and its parameters are further inputs\n"
         "named by their path in model.parameters() (layers.0.weight), holding their initial\n"
         "values. --wrt names the forward's inputs; vjp and jvp without --wrt also\n"
-        "differentiate the parameters.\n\n"
+        "differentiate the parameters. A model is drawn by module: a box per call of a\n"
+        "submodule (layers.3) or of an nn function (gelu#1), each folded into one node\n"
+        "when the drawing is over --max-nodes (--expand PATH keeps one open).\n\n"
         "examples:\n"
         "  mlxref graph 'sin(x) * exp(x)' --at x=0.5 --transform vjp\n"
         "  mlxref graph 'sum(tanh(x @ w))' --shape x=2,3 --shape w=3,1 --transform grad --wrt w\n"
         "  mlxref graph tutorials/examples/model.py:loss --shape w=3,1 --shape x=8,3 --shape y=8,1\n"
-        "  mlxref graph tutorials/examples/model.py:mlp --shape x=4,2 --transform vjp"
+        "  mlxref graph tutorials/examples/model.py:mlp --shape x=4,2 --transform vjp\n"
+        "  mlxref graph mlxref/viz/figures.py:DeepMLP --shape x=2,4 --transform grad "
+        "--expand layers.3 -o deep.png"
     )
 
 
@@ -836,7 +842,10 @@ def build_parser() -> argparse.ArgumentParser:
     graph.add_argument("--steps", metavar="DIR", help="also write one SVG frame per step into DIR")
     graph.add_argument("--collapse", action="store_true",
                        help="fold custom functions, checkpoints and Compiled boxes into one "
-                       "node each")
+                       "node each, and each innermost module call of a model into one box")
+    graph.add_argument("--expand", action="append", default=[], metavar="PATH",
+                       help="a model's module call (layers.3, gelu#1) to draw node by node "
+                       "when the drawing is folded by module (repeatable)")
     defaults = viz.Limits()
     graph.add_argument("--max-nodes", type=int, metavar="N",
                        help="draw at most N nodes, with a summary node for the rest (default: "

@@ -482,9 +482,7 @@ class array:
     @property
     def mT(self):
         """The last two axes swapped (MLX's ``matrix_transpose``)."""
-        if self.ndim < 2:
-            raise ValueError("[matrix_transpose] Input array must have at least 2 dimensions.")
-        return ops.swapaxes(self, -1, -2)
+        return ops.matrix_transpose(self)
 
     @property
     def real(self):

@@ -12,9 +12,13 @@ dtypes, so values, gradients (for every array input, offsets and masks
 included) and vmap agree with MLX on the CPU. The GPU kernels' own vjps
 (e.g. ``RMSNorm::vjp``) compute the same derivatives in another order.
 
+``gated_delta_update`` (newer than the mirror's mlx/fast.cpp) is composed
+the same way: its CPU fallback is a loop over the time steps, whose ops,
+order and dtypes were read off the graphs MLX 0.32.4 exports
+(``mx.export_to_dot``) and checked against its values and gradients.
 The kernels that run user-written GPU source (``metal_kernel``,
-``cuda_kernel``, ``precompiled_cuda_kernel``) and ``gated_delta_update``
-raise an error naming the function.
+``cuda_kernel``, ``precompiled_cuda_kernel``) raise an error naming the
+function.
 """
 
 from . import dtypes as _dt
@@ -22,6 +26,7 @@ from . import ops
 from .array import array
 from .printing import format_shape
 from .convert import to_array
+from .ops.common import incompatible_arguments
 
 __all__ = [
     "cross_entropy",
@@ -57,12 +62,28 @@ def _check_floating(name, dtype):
 
 
 def rms_norm(x, weight, eps, *, stream=None):
-    """Root mean square normalization over the last axis (mlx/fast.cpp ``rms_norm``).
+    """``mx.fast.rms_norm``: each vector along the last axis divided by its root mean square, then multiplied by ``weight``: ``weight * x / sqrt(mean(x**2) + eps)``.
 
-    MLX's kernel and its CPU fallback compute in float32 whatever ``x``'s
-    dtype: ``x * rsqrt(mean(x**2, -1) + eps)`` with ``x`` cast to float32,
-    then the result is cast to the output dtype (``x``'s, promoted with
-    ``weight``'s) before the weight multiplies it in that dtype.
+    As mlx/fast.cpp ``rms_norm`` (its CPU fallback, which MLX also
+    differentiates on the CPU): MLX's kernel and its fallback compute in float32
+    whatever ``x``'s dtype: ``x * rsqrt(mean(x**2, -1) + eps)`` with ``x`` cast
+    to float32, then the result is cast to the output dtype (``x``'s, promoted
+    with ``weight``'s) before the weight multiplies it in that dtype.
+
+    Arguments:
+    - ``x``: the input, at least 1-D, of a floating type.
+    - ``weight``: a 1-D array of ``x.shape[-1]`` scales, or None (no scaling).
+    - ``eps``: a float added to the mean square (for numerical safety).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for a 0-d ``x`` (MLX: "[rms_norm] Input must have at
+    least 1 dimension but got input with 0 dimensions."), a ``weight`` of the
+    wrong size (MLX: "[rms_norm] (*weight) must have the same size as the last
+    dimension of x but has 3 elements.") or rank, or a type that is not floating
+    (MLX: "[rms_norm] Received unsupported type int32.").
+
+    >>> mx.fast.rms_norm(mx.array([3.0, 4.0]), None, 0.0)
+    array([0.848528, 1.13137], dtype=float32)
     """
     x = to_array(x)
     _check_input("rms_norm", x)
@@ -81,12 +102,31 @@ def rms_norm(x, weight, eps, *, stream=None):
 
 
 def layer_norm(x, weight, bias, eps, *, stream=None):
-    """Layer normalization over the last axis (mlx/fast.cpp ``layer_norm``).
+    """``mx.fast.layer_norm``: each vector along the last axis normalized to mean 0 and variance 1, then scaled by ``weight`` and shifted by ``bias``.
 
-    As in MLX, the mean and the variance ``mean((x - mu)**2)`` are computed
-    in float32 whatever ``x``'s dtype; the normalized ``x`` is cast to the
-    output dtype (``x``'s promoted with ``weight``'s and ``bias``'s) before
-    the weight and the bias are applied in that dtype.
+    That is ``(x - mean) / sqrt(var + eps) * weight + bias``, as mlx/fast.cpp
+    ``layer_norm`` (its CPU fallback). As in MLX, the mean and the variance
+    ``mean((x - mu)**2)`` are computed in float32 whatever ``x``'s dtype; the
+    normalized ``x`` is cast to the output dtype (``x``'s promoted with
+    ``weight``'s and ``bias``'s) before the weight and the bias are applied in
+    that dtype.
+
+    Arguments:
+    - ``x``: the input, at least 1-D, of a floating type.
+    - ``weight``: a 1-D array of ``x.shape[-1]`` scales, or None.
+    - ``bias``: a 1-D array of ``x.shape[-1]`` offsets, or None.
+    - ``eps``: a float added to the variance.
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for a 0-d ``x``, a ``weight`` or ``bias`` of the
+    wrong rank (MLX: "[layer_norm] weight must have 1 dimension but has 2
+    dimensions.") or size (MLX: "[layer_norm] bias must have the same size as
+    the last dimension of x but has 3 elements."), or a type that is not
+    floating.
+
+    >>> x = mx.array([[1.0, 2.0, 3.0, 4.0]])
+    >>> mx.fast.layer_norm(x, None, None, 1e-5)
+    array([[-1.34164, -0.447212, 0.447212, 1.34164]], dtype=float32)
     """
     x = to_array(x)
     _check_input("layer_norm", x)
@@ -116,15 +156,41 @@ def layer_norm(x, weight, bias, eps, *, stream=None):
 
 
 def rope(a, dims, *, traditional, base, scale, offset, freqs=None, stream=None):
-    """Rotary positional encoding of the first ``dims`` features (mlx/fast.cpp ``rope``).
+    """``mx.fast.rope``: rotary positional encoding: each pair of the first ``dims`` features of the token at position ``t`` rotated by the angle ``t * theta_i``.
 
-    Positions ``(arange(T) + offset) * scale`` and the angles
-    ``positions * inv_freqs`` are float32 (``inv_freqs`` is
+    As mlx/fast.cpp ``rope``: positions ``(arange(T) + offset) * scale`` and
+    the angles ``positions * inv_freqs`` are float32 (``inv_freqs`` is
     ``exp(-i * log(base) / (dims/2))`` or ``1 / freqs``); their cosines and
     sines are cast to ``a``'s dtype and the rotation is done in that dtype.
     ``traditional`` rotates the pairs ``(x[2i], x[2i+1])``, otherwise
-    ``(x[i], x[i + dims/2])``. An ``offset`` vector gives one offset per
-    example of the batch (axis 0).
+    ``(x[i], x[i + dims/2])``. The features past ``dims`` are left as they are.
+    An ``offset`` vector gives one offset per example of the batch (axis 0).
+
+    Arguments:
+    - ``a``: the input, ``(..., T, D)`` with at least 3 dimensions (the
+      second-to-last axis is the position).
+    - ``dims``: how many features to rotate, even, at most ``D``.
+    - ``traditional``: the pairing, as above (keyword only).
+    - ``base``: the base of the frequencies, or None when ``freqs`` is given
+      (keyword only).
+    - ``scale``: the positions' factor (keyword only).
+    - ``offset``: the position of the first token: an int or an integer array
+      of one per example (keyword only).
+    - ``freqs``: ``dims / 2`` frequencies to use instead of ``base`` (default None).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for fewer than 3 dimensions (MLX: "[rope] Input must
+    have at least 3 dimensions but got input with 2 dimensions."), an odd
+    ``dims`` (MLX: "[rope] dims must be even but got 3."), both or neither of
+    ``base`` and ``freqs`` (MLX: "[rope] Only one of base or freqs can have a
+    value.", "[rope] Neither base nor freqs has a value.") or a float offset
+    (MLX: "[rope] offset must be an integer but got type float32.").
+
+    >>> x = mx.ones((1, 3, 2))
+    >>> mx.fast.rope(x, 2, traditional=False, base=10000.0, scale=1.0, offset=0)
+    array([[[1, 1],
+            [-0.301169, 1.38177],
+            [-1.32544, 0.493151]]], dtype=float32)
     """
     x = to_array(a)
     offset = to_array(offset)
@@ -203,8 +269,9 @@ def rope(a, dims, *, traditional, base, scale, offset, freqs=None, stream=None):
 
 def scaled_dot_product_attention(q, k, v, *, scale, mask=None, sinks=None,
                                  force_fused=False, stream=None):
-    """``softmax(scale * q @ k.T + mask) @ v`` per head (mlx/fast.cpp ``scaled_dot_product_attention``).
+    """``mx.fast.scaled_dot_product_attention``: attention per head, ``softmax(scale * q @ kᵀ + mask) @ v``.
 
+    As mlx/fast.cpp ``scaled_dot_product_attention`` (its CPU fallback).
     ``q`` is ``[B, N_q, T_q, D]``, ``k`` and ``v`` are ``[B, N_kv, T_kv, D]``
     and ``[B, N_kv, T_kv, D_v]`` with ``N_kv`` dividing ``N_q`` (grouped
     query attention: query head ``h`` uses kv head ``h // (N_q // N_kv)``,
@@ -215,6 +282,30 @@ def scaled_dot_product_attention(q, k, v, *, scale, mask=None, sinks=None,
     head) joins each softmax as an extra column that is then dropped. The
     softmax is computed in float32 (``precise=True``) whatever the inputs'
     dtype; ``q`` is scaled in its own dtype before the product.
+
+    Arguments:
+    - ``q``: the queries, ``[B, N_q, T_q, D]``.
+    - ``k``: the keys, ``[B, N_kv, T_kv, D]``.
+    - ``v``: the values, ``[B, N_kv, T_kv, D_v]``.
+    - ``scale``: the factor of the scores, usually ``1 / sqrt(D)`` (keyword only).
+    - ``mask``: None, "causal" or an array, as above (default None).
+    - ``sinks``: None or one logit per query head (default None).
+    - ``force_fused``: demand MLX's fused kernel, which the CPU has not: True
+      raises, as in MLX (default False).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for inputs that are not 4-D (MLX:
+    "[scaled_dot_product_attention] input with shape (1,2) expected to be rank
+    4"), a query size that differs from the keys', head counts that do not
+    divide, another mask string (MLX: "[scaled_dot_product_attention] invalid
+    mask option 'x'. Must be 'causal', or an array.") or ``force_fused=True``
+    (MLX: "[scaled_dot_product_attention] force_fused=True but no fused kernel
+    is available in CPU backend.").
+
+    >>> q = mx.array([1.0, 0.0]).reshape(1, 1, 1, 2)
+    >>> k = mx.array([[1.0, 0.0], [0.0, 1.0]]).reshape(1, 1, 2, 2)
+    >>> mx.fast.scaled_dot_product_attention(q, k, k * 10, scale=1.0)
+    array([[[[7.31059, 2.68941]]]], dtype=float32)
     """
     q, k, v = to_array(q), to_array(k), to_array(v)
     name = "[scaled_dot_product_attention]"
@@ -305,11 +396,27 @@ def scaled_dot_product_attention(q, k, v, *, scale, mask=None, sinks=None,
 
 
 def cross_entropy(logits, targets, *, stream=None):
-    """``logsumexp(logits, -1) - logits[..., targets]`` as float32 (MLX 0.32.4 ``fast.cross_entropy``).
+    """``mx.fast.cross_entropy``: the cross-entropy loss of each row of ``logits`` against its target class, ``logsumexp(logits, -1) - logits[..., target]``.
 
-    MLX's GPU kernel accumulates in float32; its CPU fallback, which mlxref
-    follows, reduces in the logits' dtype and casts the loss to float32.
-    Targets must lie in ``[0, logits.shape[-1])``.
+    As MLX 0.32.4's ``fast.cross_entropy``: the loss is float32 whatever the
+    logits' dtype. MLX's GPU kernel accumulates in float32; its CPU fallback,
+    which mlxref follows, reduces in the logits' dtype and casts the loss to
+    float32. Targets must lie in ``[0, logits.shape[-1])``: mlxref raises when
+    evaluating one outside (MLX reads its logit as 0).
+
+    Arguments:
+    - ``logits``: ``(..., C)``, of a floating type.
+    - ``targets``: integer class indices of shape ``logits.shape[:-1]``.
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for float targets (MLX: "[cross_entropy] targets
+    must be integer class indices but got float32."), targets of another shape
+    (MLX: "[cross_entropy] targets shape (1) does not match logits shape (2,2)
+    with the last axis removed."), integer logits or 0-d logits.
+
+    >>> logits = mx.array([[0.0, 0.0], [1.0, 3.0]])
+    >>> mx.fast.cross_entropy(logits, mx.array([0, 1]))
+    array([0.693147, 0.126928], dtype=float32)
     """
     logits, targets = to_array(logits), to_array(targets)
     name = "[cross_entropy]"
@@ -326,16 +433,238 @@ def cross_entropy(logits, targets, *, stream=None):
     return ops.astype(ops.subtract(ops.logsumexp(logits, -1), picked), _dt.float32)
 
 
-def _no_gpu(fn):
+_GATED_DELTA_UPDATE = (
+    "gated_delta_update(q: mlx.core.array, k: mlx.core.array, v: mlx.core.array, "
+    "gamma: mlx.core.array, beta: mlx.core.array, initial_state: mlx.core.array | None = None, "
+    "mask: mlx.core.array | None = None, stream: mlx.core.Stream | mlx.core.ThreadLocalStream | "
+    "mlx.core.Device | mlx.core.DeviceType | None = None) -> list[mlx.core.array]")
+
+
+def _check_gated_delta_rank(label, x, ndim, layout):
+    # MLX checks no rank: a q or v with too few axes dies reading a size that
+    # is not there (IndexError "SmallVector out of range."), a 0-d array in its
+    # first squeeze (IndexError), other ranks in a broadcast (ValueError).
+    # mlxref raises the same types with a message that names the input.
+    if x.ndim != ndim:
+        short = x.ndim == 0 or (label in ("q", "v") and x.ndim < ndim)
+        raise (IndexError if short else ValueError)(
+            f"[gated_delta_update] {label} must have {ndim} dimensions {layout} but has shape "
+            f"{format_shape(x.shape)}.")
+
+
+def _at_step(x, t):
+    """``x[:, t]``: the slice of time step ``t`` of a ``[B, T, ...]`` input."""
+    return ops.squeeze(x[:, t:t + 1], 1)
+
+
+def gated_delta_update(q, k, v, gamma, beta, initial_state=None, mask=None, stream=None):
+    """``mx.fast.gated_delta_update``: the gated delta rule, a linear-attention recurrence that carries one ``Dv x Dk`` state matrix per value head along the sequence; returns ``[outputs, final_state]``.
+
+    As MLX 0.32.4's CPU computes it (a loop over the time steps built from
+    ordinary ops, which MLX also differentiates on the CPU). For each batch
+    ``b`` and value head ``h`` the state ``S`` (``[Dv, Dk]``, zeros unless
+    ``initial_state`` is given) goes through the steps ``t = 0 .. T-1``::
+
+        S     = gamma[t] * S                  # decay, elementwise
+        delta = beta[t] * (v[t] - S @ k[t])   # how far S maps k[t] from v[t]
+        S     = S + outer(delta, k[t])        # move S toward v[t] along k[t]
+        out[t] = S @ q[t]                     # read the updated state
+
+    ``q`` is used as given (no ``1/sqrt(Dk)`` scaling). When ``Hv > Hk``,
+    value head ``h`` reads the key and query head ``h // (Hv // Hk)`` (as
+    ``mx.repeat(k, Hv // Hk, axis=2)``). Where ``mask[b, t]`` is False the
+    step is skipped: the state stays as it was (not even decayed) and
+    ``out[t]`` is 0. Types: ``q`` and ``k`` decide the output dtype (their
+    promotion, float32 if it is not floating); ``v``, ``gamma`` and ``beta``
+    are first cast to it (a float32 ``v`` with float16 ``q``, ``k`` loses
+    its bits), then every step computes in float32 (float64 and complex64
+    stay so), the state included, and each output row is cast back. Shapes
+    are read from ``q`` (``B``, ``T``, ``Hk``, ``Dk``) and ``v`` (``Hv``,
+    ``Dv``); the other inputs broadcast against them as the ops they enter
+    do. Values and gradients are MLX's bit for bit, but for the sums over
+    ``Dk``: MLX folds them in float32, mlxref's ``sum`` forms a float32 sum
+    in double and rounds it once (backend/cpu/reduce.py), so float32 results
+    can differ in their last bits.
+
+    Arguments:
+    - ``q``, ``k``: queries and keys, ``[B, T, Hk, Dk]``.
+    - ``v``: values, ``[B, T, Hv, Dv]``.
+    - ``gamma``: the decay of each step and value head, ``[B, T, Hv]``
+      (a factor, not its log).
+    - ``beta``: the update rate of each step and value head, ``[B, T, Hv]``.
+    - ``initial_state``: the state to start from, ``[B, Hv, Dv, Dk]``
+      (default None: zeros).
+    - ``mask``: a ``[B, T]`` array, cast to bool: False skips the step
+      (default None).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``TypeError`` for an argument that is not an array (MLX's
+    "incompatible function arguments" message). MLX checks no ranks and fails
+    later; mlxref checks them first and names the input: ``IndexError`` for
+    a ``q`` or ``v`` with fewer than 4 dimensions or any 0-d input (MLX:
+    "SmallVector out of range."), ``ValueError`` for other wrong ranks (MLX:
+    "[broadcast_shapes] ..."); a ``mask`` with fewer than 2 dimensions
+    raises MLX's IndexError ("[squeeze] Axis 1 is out of bounds for array
+    with 1 dimensions."), one with more a ``ValueError`` (MLX broadcasts it
+    into outputs of the wrong rank). A ``q`` with 0 heads raises
+    ``ValueError`` (MLX dies dividing by zero). Sizes that do not fit raise
+    where MLX's ops raise, with their messages: a key size other than the
+    query's ("[broadcast_shapes] Shapes (1,1,2,2) and (1,1,1,3) cannot be
+    broadcast."), an input with fewer time steps than ``q`` ("[squeeze]
+    Cannot squeeze axis 1 with size 0 which is not equal to 1.") or
+    ``T = 0`` ("[stack] No arrays provided for stacking").
+
+    >>> k = mx.array([[1.0, 0.0], [0.0, 1.0]]).reshape(1, 2, 1, 2)
+    >>> v = mx.array([2.0, 3.0]).reshape(1, 2, 1, 1)
+    >>> half = mx.full((1, 2, 1), 0.5)
+    >>> out, state = mx.fast.gated_delta_update(k, k, v, half, half)
+    >>> out.flatten(), state.flatten()
+    (array([1, 1.5], dtype=float32), array([0.5, 1.5], dtype=float32))
+    """
+    named = {"initial_state": initial_state, "mask": mask}
+    if not (all(isinstance(x, array) for x in (q, k, v, gamma, beta))
+            and all(x is None or isinstance(x, array) for x in named.values())):
+        raise incompatible_arguments(
+            _GATED_DELTA_UPDATE, (q, k, v, gamma, beta),
+            {key: x for key, x in named.items() if x is not None})
+    for label, x, ndim, layout in (("q", q, 4, "[B, T, Hk, Dk]"), ("k", k, 4, "[B, T, Hk, Dk]"),
+                                   ("v", v, 4, "[B, T, Hv, Dv]"), ("gamma", gamma, 3, "[B, T, Hv]"),
+                                   ("beta", beta, 3, "[B, T, Hv]")):
+        _check_gated_delta_rank(label, x, ndim, layout)
+    if mask is not None and mask.ndim < 2:
+        raise IndexError(f"[squeeze] Axis 1 is out of bounds for array with {mask.ndim} dimensions.")
+    if mask is not None and mask.ndim > 2:
+        raise ValueError(f"[gated_delta_update] mask must have 2 dimensions [B, T] but has shape "
+                         f"{format_shape(mask.shape)}.")
+    B, T, Hk, Dk = q.shape
+    Hv, Dv = v.shape[2:]
+    if Hk == 0:
+        raise ValueError(f"[gated_delta_update] q must have at least one head but has shape "
+                         f"{format_shape(q.shape)}.")
+
+    dtype = _dt.result_type(q, k)
+    if not _dt.issubdtype(dtype, _dt.inexact):
+        dtype = _dt.float32
+    state_dtype = _dt.promote_types(dtype, _dt.float32)
+
+    def widen(x):
+        return ops.astype(x, state_dtype)
+
+    q, k, v, gamma, beta = (ops.astype(x, dtype) for x in (q, k, v, gamma, beta))
+    q = ops.repeat(q, Hv // Hk, 2)
+    k = ops.repeat(k, Hv // Hk, 2)
+    if initial_state is None:
+        state = ops.zeros((B, Hv, Dv, Dk), state_dtype)
+    else:
+        state = widen(initial_state)
+    if mask is not None:
+        mask = ops.astype(mask, _dt.bool_)
+
+    outputs = []
+    for t in range(T):
+        k_t = _at_step(k, t)
+        decayed = ops.multiply(state, widen(ops.expand_dims(_at_step(gamma, t), (-2, -1))))
+        predicted = ops.sum(ops.multiply(decayed, widen(ops.expand_dims(k_t, -2))), -1)
+        delta = ops.multiply(ops.subtract(widen(_at_step(v, t)), predicted),
+                             widen(ops.expand_dims(_at_step(beta, t), -1)))
+        updated = ops.add(decayed, ops.multiply(ops.expand_dims(delta, -1),
+                                                widen(ops.expand_dims(k_t, -2))))
+        if mask is not None:
+            keep = _at_step(mask, t)
+            updated = ops.where(ops.expand_dims(keep, (-3, -2, -1)), updated, state)
+        state = updated
+        out = ops.sum(ops.multiply(state, widen(ops.expand_dims(_at_step(q, t), -2))), -1)
+        if mask is not None:
+            out = ops.where(ops.expand_dims(keep, (-2, -1)), out, array(0, state_dtype))
+        outputs.append(ops.astype(out, dtype))
+    return [ops.stack(outputs, 1), state]
+
+
+def _no_gpu(fn, doc):
     def unavailable(*args, **kwargs):
         raise RuntimeError(f"[{fn}] mx.fast.{fn} needs real MLX's GPU kernels; "
                            "mlxref computes on the CPU in Python and cannot run it.")
     unavailable.__name__ = unavailable.__qualname__ = fn
-    unavailable.__doc__ = f"``mx.fast.{fn}``: raises; it needs real MLX's GPU kernels."
+    unavailable.__doc__ = doc
     return unavailable
 
 
-metal_kernel = _no_gpu("metal_kernel")
-cuda_kernel = _no_gpu("cuda_kernel")
-precompiled_cuda_kernel = _no_gpu("precompiled_cuda_kernel")
-gated_delta_update = _no_gpu("gated_delta_update")
+metal_kernel = _no_gpu("metal_kernel", """``mx.fast.metal_kernel``: a custom GPU kernel written in Metal Shading Language, returned as a callable; mlxref cannot run it.
+
+In MLX the source's body becomes a Metal kernel over the named inputs and
+outputs; calling the kernel with arrays, output shapes and dtypes, a grid
+and a threadgroup runs it on an Apple GPU. mlxref computes on the CPU in
+Python and has no Metal compiler: the call raises a ``RuntimeError`` naming
+the function at once, where MLX's CPU build raises one when the kernel is
+called ("[metal_kernel] No Metal back-end.").
+
+Arguments (MLX's; mlxref raises whatever they are):
+- ``name``: the kernel's name.
+- ``input_names``, ``output_names``: the names the source uses for the
+  arrays.
+- ``source``: the body of the kernel.
+- ``header``: code put before the kernel (default "").
+- ``ensure_row_contiguous``: copy inputs to row-major first (default True).
+- ``atomic_outputs``: make the outputs atomic (default False).
+- ``compile_options``: passed on to MLX's kernel compilation (default None).
+
+Errors: ``RuntimeError`` always.
+
+>>> mx.fast.metal_kernel(  # doctest: +IGNORE_EXCEPTION_DETAIL
+...     name="k", input_names=["a"], output_names=["o"], source="")(
+...     inputs=[mx.ones(2)], output_shapes=[(2,)], output_dtypes=[mx.float32],
+...     grid=(2, 1, 1), threadgroup=(2, 1, 1))
+Traceback (most recent call last):
+RuntimeError: [metal_kernel] mx.fast.metal_kernel needs real MLX's GPU kernels; mlxref computes on the CPU in Python and cannot run it.
+""")
+cuda_kernel = _no_gpu("cuda_kernel", """``mx.fast.cuda_kernel``: a custom GPU kernel written in CUDA, returned as a callable; mlxref cannot run it.
+
+In MLX the source's body becomes a CUDA kernel over the named inputs and
+outputs, run on an NVIDIA GPU when called. mlxref computes on the CPU in
+Python: the call raises a ``RuntimeError`` naming the function, as MLX's
+builds without CUDA do ("[cuda_kernel] No CUDA back-end.").
+
+Arguments (MLX's; mlxref raises whatever they are):
+- ``name``: the kernel's name.
+- ``input_names``, ``output_names``: the names the source uses for the
+  arrays.
+- ``source``: the body of the kernel.
+- ``header``: code put before the kernel (default "").
+- ``ensure_row_contiguous``: copy inputs to row-major first (default True).
+- ``shared_memory``: bytes of dynamic shared memory (default 0).
+
+Errors: ``RuntimeError`` always.
+
+>>> mx.fast.cuda_kernel(  # doctest: +IGNORE_EXCEPTION_DETAIL
+...     name="k", input_names=["a"], output_names=["o"], source="")
+Traceback (most recent call last):
+RuntimeError: [cuda_kernel] mx.fast.cuda_kernel needs real MLX's GPU kernels; mlxref computes on the CPU in Python and cannot run it.
+""")
+precompiled_cuda_kernel = _no_gpu("precompiled_cuda_kernel", """``mx.fast.precompiled_cuda_kernel``: run a compiled CUDA kernel (PTX or cubin bytes) on arrays; mlxref cannot run it.
+
+In MLX it launches the kernel on an NVIDIA GPU with the inputs, scalars,
+grid and threadgroup given and returns its outputs. mlxref computes on the
+CPU in Python: the call raises a ``RuntimeError`` naming the function, as
+MLX's builds without CUDA do ("[cuda_kernel] No CUDA back-end.").
+
+Arguments (MLX's, keyword only; mlxref raises whatever they are):
+- ``name``: the kernel's name.
+- ``compiled_source``: the compiled kernel, bytes.
+- ``inputs``: the arrays (or scalars) passed in.
+- ``output_shapes``, ``output_dtypes``: one per output.
+- ``scalars``: extra scalar arguments.
+- ``grid``, ``threadgroup``: the launch sizes, 3-tuples.
+- ``shared_memory``: bytes of dynamic shared memory (default 0).
+- ``init_value``: a value to fill the outputs with first (default None).
+- ``ensure_row_contiguous``: copy inputs to row-major first (default False).
+- ``stream``: the stream MLX would run it on.
+
+Errors: ``RuntimeError`` always.
+
+>>> mx.fast.precompiled_cuda_kernel(  # doctest: +IGNORE_EXCEPTION_DETAIL
+...     name="k", compiled_source=b"", inputs=[mx.ones(2)], output_shapes=[(2,)],
+...     output_dtypes=[mx.float32], scalars=[], grid=(1, 1, 1), threadgroup=(1, 1, 1))
+Traceback (most recent call last):
+RuntimeError: [precompiled_cuda_kernel] mx.fast.precompiled_cuda_kernel needs real MLX's GPU kernels; mlxref computes on the CPU in Python and cannot run it.
+""")
+

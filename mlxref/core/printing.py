@@ -164,7 +164,9 @@ def format_elements(data, shape, format_scalar, edge=_EDGE, whole=False, indent=
     """The elements ``data`` (flat, row-major) of an array of ``shape`` as MLX
     prints them: nested brackets, one line per row of the last two axes, and
     every axis longer than ``2 * edge`` cut to its first and last ``edge``
-    items around "..." (unless ``whole``). Lines after the first are indented
+    items around "..." (unless ``whole``). An axis of length 0 prints as
+    ``[]`` whatever the axes after it: ``(0, 2)`` is ``[]``, ``(2, 0, 3)`` is
+    ``[[], []]`` on two lines. Lines after the first are indented
     by ``indent`` plus one space per open bracket. The drawings (viz/record.py)
     lay out values with it too."""
     if not shape:
@@ -180,6 +182,8 @@ def format_elements(data, shape, format_scalar, edge=_EDGE, whole=False, indent=
         return list(range(edge)) + [None] + list(range(n - edge, n))
 
     def block(offset, dim):  # the lines of the sub-array at ``offset``, from axis ``dim`` on
+        if shape[dim] == 0:  # MLX's printer stops at an empty axis: no axis below it shows
+            return ["[]"]
         if dim == len(shape) - 1:
             parts = ["..." if i is None else format_scalar(data[offset + i])
                      for i in shown(shape[dim])]

@@ -109,7 +109,22 @@ def _key_words(seed):
 
 
 def key(seed):
-    """``mx.random.key``: the key of a 64-bit seed, its high and low words."""
+    """``mx.random.key``: the random key of a 64-bit ``seed``: a uint32 array of shape ``(2,)`` holding its high and low 32-bit words.
+
+    Every sampler of ``mx.random`` takes such a key; the same key always gives
+    the same numbers, MLX's numbers (Threefry 2x32, as MLX's CPU computes it).
+
+    Arguments:
+    - ``seed``: an int in ``[0, 2**64)``.
+
+    Errors: ``TypeError`` for anything else, a negative int included (MLX's
+    "incompatible function arguments" message, with the signature).
+
+    >>> mx.random.key(0)
+    array([0, 0], dtype=uint32)
+    >>> mx.random.key(2**32 + 5)
+    array([1, 5], dtype=uint32)
+    """
     if not isinstance(seed, int) or not 0 <= seed < 2**64:
         raise incompatible_arguments(_SIGNATURES["key"], (seed,))
     return array(_key_words(seed), _dt.uint32)
@@ -119,7 +134,26 @@ state = [key(int(time.time() * 1000))]
 
 
 def seed(seed):
-    """``mx.random.seed``: the global sequence restarts from ``key(seed)``."""
+    """``mx.random.seed``: restart the global key sequence from ``key(seed)``.
+
+    A sampler called without ``key`` takes the next key of that sequence: it
+    splits the state key in two, keeps the first half as the new state and uses
+    the second. So after ``seed(s)`` the first draw equals the same draw with
+    ``key=split(key(s))[1]``, as the example shows. Before any ``seed`` the
+    state is ``key`` of the time in milliseconds, as in MLX. Returns None.
+
+    Arguments:
+    - ``seed``: an int in ``[0, 2**64)``.
+
+    Errors: ``TypeError`` for anything else (MLX's "incompatible function
+    arguments" message, with the signature).
+
+    >>> mx.random.seed(0)
+    >>> mx.random.uniform(shape=(2,))
+    array([0.576551, 0.299172], dtype=float32)
+    >>> mx.random.uniform(shape=(2,), key=mx.random.split(mx.random.key(0))[1])
+    array([0.576551, 0.299172], dtype=float32)
+    """
     if not isinstance(seed, int) or not 0 <= seed < 2**64:
         raise incompatible_arguments(_SIGNATURES["seed"], (seed,))
     state[0] = key(seed)
@@ -153,10 +187,25 @@ def _check_key(key):
 
 
 def bits(shape=(), width=4, key=None, stream=None):
-    """Random unsigned integers of ``width`` bytes (4: uint32, 2: uint16, 1: uint8).
+    """``mx.random.bits``: random unsigned integers of ``width`` bytes (4: uint32, 2: uint16, 1: uint8) of the given ``shape``.
 
-    MLX's C++ ``random::bits``, which MLX's Python module does not export;
-    every sampler starts from it.
+    Threefry 2x32 counters hashed under ``key`` (one ``RandomBits`` node):
+    every sampler of ``mx.random`` starts from these bits. It is MLX's C++
+    ``random::bits``, which MLX's Python module does not export, so this
+    example runs on mlxref only.
+
+    Arguments:
+    - ``shape``: the output shape (default ``()``).
+    - ``width``: 4, 2 or 1 bytes per number (default 4).
+    - ``key``: the key (default None: the next key of the global sequence).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for a negative dimension ("[bits] Negative dimensions
+    not allowed."), a bad key (as ``split``'s) or another width ("[bits] Bit
+    width must be in {1, 2, 4} but got 3.").
+
+    >>> mx.random.bits((3,), key=mx.random.key(0))
+    array([4146024105, 1351547692, 2718843009], dtype=uint32)
     """
     args = (shape, width)
     shape = to_shape(shape, _SIGNATURES["bits"], args)
@@ -170,7 +219,25 @@ def bits(shape=(), width=4, key=None, stream=None):
 
 
 def split(key, num=2, stream=None):
-    """``mx.random.split``: ``num`` new keys, shape ``(num, 2)``: the bits of ``(num, 2)``."""
+    """``mx.random.split``: ``num`` new keys made from ``key``, a uint32 array of shape ``(num, 2)``.
+
+    The new keys are the random bits of shape ``(num, 2)`` under ``key``, so
+    they share bits with other draws made with ``key`` itself: split a key,
+    then use each new key for one draw (and never ``key`` again).
+
+    Arguments:
+    - ``key``: a key (uint32, shape ``(2,)``).
+    - ``num``: how many keys, an int (default 2).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for a key of another dtype (MLX: "[bits] Expected key
+    type uint32 but received int32.") or shape (MLX: "[bits] Expected key shape
+    (2) but received (3).").
+
+    >>> mx.random.split(mx.random.key(0))
+    array([[4146024105, 967050713],
+           [2718843009, 1272950319]], dtype=uint32)
+    """
     if not isinstance(key, array) or not isinstance(num, int):
         raise incompatible_arguments(_SIGNATURES["split"], (key,), {"num": num})
     return bits((num, 2), 4, key)
@@ -213,9 +280,31 @@ def _symmetric_uniform(shape, key):
 
 
 def uniform(low=0, high=1, shape=(), dtype=_dt.float32, key=None, stream=None):
-    """``mx.random.uniform``: numbers uniformly distributed in ``[low, high)``.
+    """``mx.random.uniform``: numbers drawn uniformly from ``[low, high)``, of the given ``shape`` and ``dtype``.
 
-    ``low`` and ``high`` may be arrays; they must broadcast to ``shape``.
+    As MLX: random uint32 bits divided by ``2**32 - 1``, capped just below 1,
+    cast to ``dtype``, then ``low + (high - low) * u``. ``low`` and ``high`` may
+    be arrays; they must broadcast to ``shape``. Gradients reach ``low`` and
+    ``high`` through those ops.
+
+    Arguments:
+    - ``low``: the lower bound, a scalar or an array (default 0).
+    - ``high``: the upper bound, a scalar or an array (default 1).
+    - ``shape``: the output shape (default ``()``).
+    - ``dtype``: float32 (default), float16 or bfloat16.
+    - ``key``: the key (default None: the next key of the global sequence).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for a dtype that is not a real float (MLX:
+    "[uniform] Can only generate uniform numbers with real floating point
+    type.") or bounds that do not broadcast to ``shape``; ``RuntimeError`` for
+    float64 (MLX: "[uniform] Unsupported type.").
+
+    >>> mx.random.uniform(shape=(3,), key=mx.random.key(0))
+    array([0.965321, 0.314682, 0.63303], dtype=float32)
+    >>> mx.random.uniform(-1, 1, (2, 2), key=mx.random.key(0))
+    array([[0.930643, -0.549682],
+           [0.26606, -0.407236]], dtype=float32)
     """
     sig = _SIGNATURES["uniform"]
     args = (low, high, shape, dtype)
@@ -242,10 +331,29 @@ def _complex_normal(shape, loc, scale, key):
 
 
 def normal(shape=(), dtype=_dt.float32, loc=None, scale=None, key=None, stream=None):
-    """``mx.random.normal``: ``loc + scale * sqrt(2) * erfinv(u)``, u uniform in (-1, 1).
+    """``mx.random.normal``: numbers drawn from the normal distribution with mean ``loc`` and standard deviation ``scale``.
 
-    Without ``loc`` and ``scale`` the standard normal (mean 0, std 1). The
-    result has the shape of ``shape``, ``loc`` and ``scale`` broadcast together.
+    Computed as MLX does, by the inverse CDF: ``loc + scale * sqrt(2) *
+    erfinv(u)`` with ``u`` uniform in (-1, 1). Without ``loc`` and ``scale``
+    the standard normal (mean 0, standard deviation 1). The result has the
+    shape of ``shape``, ``loc`` and ``scale`` broadcast together. complex64
+    gives real and imaginary parts of variance 1/2 each.
+
+    Arguments:
+    - ``shape``: the output shape (default ``()``).
+    - ``dtype``: a floating type or complex64 (default float32).
+    - ``loc``: the mean, a scalar or an array (default None: 0).
+    - ``scale``: the standard deviation, a scalar or an array (default None: 1).
+    - ``key``: the key (default None: the next key of the global sequence).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for another dtype (MLX: "[normal] Only floating point
+    and complex64 types are supported.").
+
+    >>> mx.random.normal((3,), key=mx.random.key(0))
+    array([1.81609, -0.482623, 0.339889], dtype=float32)
+    >>> mx.random.normal((3,), loc=10.0, scale=2.0, key=mx.random.key(0))
+    array([13.6322, 9.03475, 10.6798], dtype=float32)
     """
     sig = _SIGNATURES["normal"]
     args = (shape, dtype, loc, scale)
@@ -305,13 +413,32 @@ def _psd_sqrt(matrix, n):
 
 
 def multivariate_normal(mean, cov, shape=(), dtype=_dt.float32, key=None, stream=None):
-    """``mx.random.multivariate_normal``: ``mean + z @ sqrt(cov)``, z standard normal.
+    """``mx.random.multivariate_normal``: vectors drawn from the normal distribution with mean ``mean`` and covariance ``cov``, ``mean + z @ sqrt(cov)`` with ``z`` standard normal.
 
-    MLX computes the square root of ``cov`` from its SVD, as a graph. mlxref
-    has no SVD yet: it evaluates ``cov`` and takes the symmetric square root
-    in double precision (``_psd_sqrt``), rounded to float32, as a constant of
-    the graph. So the samples equal MLX's to float32 rounding, gradients
-    reach ``mean`` but not ``cov``, and ``cov`` cannot be a vmapped input.
+    The result's shape is ``shape`` broadcast with the batch shapes of ``mean``
+    and ``cov``, then the vector length ``n``. MLX computes the square root of
+    ``cov`` from its SVD, as a graph. mlxref evaluates ``cov`` and takes its
+    symmetric square root in double precision (Jacobi's method), rounded to
+    float32, as a constant of the graph. So the samples equal MLX's to float32
+    rounding, gradients reach ``mean`` but not ``cov``, and ``cov`` cannot be a
+    vmapped input.
+
+    Arguments:
+    - ``mean``: ``(..., n)``.
+    - ``cov``: ``(..., n, n)``, symmetric positive semi-definite.
+    - ``shape``: the batch shape of the samples (default ``()``).
+    - ``dtype``: must be float32 (the default).
+    - ``key``: the key (default None: the next key of the global sequence).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for another dtype (MLX: "[multivariate_normal] dtype
+    must be float32."), a 0-d ``mean``, a ``cov`` of fewer than two dimensions
+    or not square, or sizes that do not match (MLX: "[multivariate_normal] mean
+    and cov must have compatible shapes.").
+
+    >>> mean, cov = mx.array([0.0, 10.0]), mx.array([[4.0, 0.0], [0.0, 1.0]])
+    >>> mx.random.multivariate_normal(mean, cov, key=mx.random.key(0))
+    array([-1.56953, 10.8564], dtype=float32)
     """
     sig = _SIGNATURES["multivariate_normal"]
     args = (mean, cov, shape, dtype)
@@ -348,10 +475,25 @@ def multivariate_normal(mean, cov, shape=(), dtype=_dt.float32, key=None, stream
 
 
 def randint(low, high, shape=(), dtype=_dt.int32, key=None, stream=None):
-    """``mx.random.randint``: integers uniformly distributed in ``[low, high)``.
+    """``mx.random.randint``: integers drawn uniformly from ``[low, high)``, of the given ``shape`` and ``dtype``.
 
     Composed as in MLX: ``floor(uniform(low, high))`` cast to ``dtype``, then
-    clamped to ``[low, high - 1]`` (so ``high <= low`` gives ``low``).
+    clamped to ``[low, high - 1]`` (so ``high <= low`` gives ``low``). The
+    bounds may be arrays that broadcast to ``shape``.
+
+    Arguments:
+    - ``low``: the lower bound (included), a scalar or an array.
+    - ``high``: the upper bound (excluded), a scalar or an array.
+    - ``shape``: the output shape (default ``()``).
+    - ``dtype``: an integer type or bool (default int32).
+    - ``key``: the key (default None: the next key of the global sequence).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for a floating dtype (MLX: "[randint] randint only
+    accepts integer dtypes and bool.").
+
+    >>> mx.random.randint(0, 10, (5,), key=mx.random.key(0))
+    array([5, 0, 3, 8, 5], dtype=int32)
     """
     sig = _SIGNATURES["randint"]
     args = (low, high, shape, dtype)
@@ -369,10 +511,26 @@ def randint(low, high, shape=(), dtype=_dt.int32, key=None, stream=None):
 
 
 def bernoulli(p=0.5, shape=None, key=None, stream=None):
-    """``mx.random.bernoulli``: True with probability ``p``.
+    """``mx.random.bernoulli``: booleans that are True with probability ``p``.
 
-    MLX compares the bits with ``p`` times the float32 just above 2**32 - 1,
-    so ``p >= 1`` is always True and ``p <= 0`` always False.
+    MLX compares random uint32 bits with ``p`` times the float32 just above
+    ``2**32 - 1``, so ``p >= 1`` is always True and ``p <= 0`` always False.
+    The shape is ``p``'s unless ``shape`` is given (``p`` must broadcast to it).
+
+    Arguments:
+    - ``p``: the probability, a float or a floating array (default 0.5).
+    - ``shape``: the output shape (default None: ``p``'s).
+    - ``key``: the key (default None: the next key of the global sequence).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for an integer ``p`` (MLX: "[bernoulli] bernoulli
+    probability `p` must be a float type.") or a ``p`` that does not broadcast
+    to ``shape``.
+
+    >>> mx.random.bernoulli(0.5, (5,), key=mx.random.key(0))
+    array([False, True, True, False, False], dtype=bool)
+    >>> mx.random.bernoulli(mx.array([0.0, 1.0, 0.5]), key=mx.random.key(0))
+    array([False, True, False], dtype=bool)
     """
     sig = _SIGNATURES["bernoulli"]
     args = (p,)
@@ -392,10 +550,25 @@ def bernoulli(p=0.5, shape=None, key=None, stream=None):
 
 
 def truncated_normal(lower, upper, shape=None, dtype=_dt.float32, key=None, stream=None):
-    """``mx.random.truncated_normal``: a normal restricted to ``(lower, upper)``.
+    """``mx.random.truncated_normal``: numbers drawn from the standard normal distribution restricted to ``(lower, upper)``.
 
     As MLX (after JAX): ``sqrt(2) * erfinv(u)`` with ``u`` uniform between
-    ``erf(lower / sqrt(2))`` and ``erf(upper / sqrt(2))``, clipped to the bounds.
+    ``erf(lower / sqrt(2))`` and ``erf(upper / sqrt(2))``, clipped to the
+    bounds.
+
+    Arguments:
+    - ``lower``: the lower bound, a scalar or an array.
+    - ``upper``: the upper bound, a scalar or an array.
+    - ``shape``: the output shape (default None: the bounds' broadcast shape).
+    - ``dtype``: a floating type (default float32).
+    - ``key``: the key (default None: the next key of the global sequence).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for another dtype (MLX: "[trunc_normal] trunc_normal
+    only accepts floating point dtypes.").
+
+    >>> mx.random.truncated_normal(-1, 1, (3,), key=mx.random.key(0))
+    array([0.906521, -0.322637, 0.22965], dtype=float32)
     """
     sig = _SIGNATURES["truncated_normal"]
     args = (lower, upper)
@@ -422,7 +595,23 @@ def _gumbel(shape, dtype, key):
 
 
 def gumbel(shape=(), dtype=_dt.float32, key=None, stream=None):
-    """``mx.random.gumbel``: the standard Gumbel distribution, ``-log(-log(u))``."""
+    """``mx.random.gumbel``: numbers drawn from the standard Gumbel distribution, ``-log(-log(u))`` with ``u`` uniform in [0, 1).
+
+    It is the limit law of the maximum of many independent draws;
+    ``categorical`` adds it to logits to sample (the Gumbel-max trick).
+
+    Arguments:
+    - ``shape``: the output shape (default ``()``).
+    - ``dtype``: float32 (default), float16 or bfloat16.
+    - ``key``: the key (default None: the next key of the global sequence).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` as ``uniform``'s (MLX: "[uniform] Can only generate
+    uniform numbers with real floating point type.").
+
+    >>> mx.random.gumbel((3,), key=mx.random.key(0))
+    array([3.34404, -0.145133, 0.782552], dtype=float32)
+    """
     sig = _SIGNATURES["gumbel"]
     args = (shape, dtype)
     shape = to_shape(shape, sig, args)
@@ -432,8 +621,26 @@ def gumbel(shape=(), dtype=_dt.float32, key=None, stream=None):
 
 
 def laplace(shape=(), dtype=_dt.float32, loc=0.0, scale=1.0, key=None, stream=None):
-    """``mx.random.laplace``: by the inverse CDF, ``sign(u) * log1p(-|u|)``, u in (-1, 1),
-    then ``loc + scale * x``. ``loc`` and ``scale`` are C floats in MLX (float32)."""
+    """``mx.random.laplace``: numbers drawn from the Laplace distribution with location ``loc`` and scale ``scale``.
+
+    By the inverse CDF, as MLX: ``x = sign(u) * log1p(-|u|)`` with ``u``
+    uniform in (-1, 1), then ``loc + scale * x``. ``loc`` and ``scale`` are C
+    floats in MLX (rounded to float32).
+
+    Arguments:
+    - ``shape``: the output shape (default ``()``).
+    - ``dtype``: a real floating type (default float32).
+    - ``loc``: the location, a float (default 0.0).
+    - ``scale``: the scale, a float (default 1.0).
+    - ``key``: the key (default None: the next key of the global sequence).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for another dtype (MLX: "[laplace] Only real floating
+    point types are supported.").
+
+    >>> mx.random.laplace((3,), key=mx.random.key(0))
+    array([-2.66849, 0.463046, -0.309328], dtype=float32)
+    """
     sig = _SIGNATURES["laplace"]
     args = (shape, dtype)
     shape = to_shape(shape, sig, args)
@@ -491,8 +698,33 @@ def _categorical(logits, axis, shape, key):
 
 
 def categorical(logits, axis=-1, shape=None, num_samples=None, key=None, stream=None):
-    """``mx.random.categorical``: indices (uint32) drawn with probabilities
-    ``softmax(logits)`` along ``axis``; ``shape`` or ``num_samples`` draws more."""
+    """``mx.random.categorical``: class indices (uint32) drawn with probabilities ``softmax(logits)`` along ``axis``.
+
+    One index per distribution by default; ``num_samples`` draws that many per
+    distribution (a new last axis), ``shape`` gives the whole output shape
+    (broadcast with the logits' other axes). As MLX's ``categorical_impl``:
+    ``argmax(gumbel + logits)`` along ``axis`` (the Gumbel-max trick), or, for
+    many samples of a single distribution, the inverse CDF.
+
+    Arguments:
+    - ``logits``: unnormalized log-probabilities.
+    - ``axis``: the axis of the classes (default -1).
+    - ``shape``: the output shape (default None).
+    - ``num_samples``: the number of samples per distribution (default None).
+    - ``key``: the key (default None: the next key of the global sequence).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for both ``shape`` and ``num_samples`` (MLX:
+    "[categorical] At most one of shape or num_samples can be specified.") or a
+    ``shape`` that does not broadcast; ``IndexError`` for an axis out of range
+    (MLX: "[categorical] Invalid axis 1 for logits with 1 dimensions.").
+
+    >>> logits = mx.array([[0.0, 9.0], [9.0, 0.0]])
+    >>> mx.random.categorical(logits, key=mx.random.key(0))
+    array([1, 0], dtype=uint32)
+    >>> mx.random.categorical(mx.array([0.0, 1.0, 2.0]), num_samples=5, key=mx.random.key(0))
+    array([2, 1, 2, 2, 2], dtype=uint32)
+    """
     sig = _SIGNATURES["categorical"]
     args = (logits,)
     if not isinstance(logits, array) or not isinstance(axis, int):
@@ -521,8 +753,26 @@ def categorical(logits, axis=-1, shape=None, num_samples=None, key=None, stream=
 
 
 def permutation(x, axis=0, key=None, stream=None):
-    """``mx.random.permutation``: ``argsort`` of random bits, a random order of
-    ``range(x)``; for an array, its entries along ``axis`` taken in such an order."""
+    """``mx.random.permutation``: a random order of ``range(x)``, or of the entries of the array ``x`` along ``axis``.
+
+    As MLX: the ``argsort`` of random bits gives the order (uint32 indices for
+    an int ``x``); an array's entries are then taken in that order.
+
+    Arguments:
+    - ``x``: an int (permute ``0 .. x - 1``) or an array.
+    - ``axis``: the axis of the array permuted (default 0).
+    - ``key``: the key (default None: the next key of the global sequence).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``IndexError`` for an axis out of range (mlxref: "[permutation] Axis
+    2 is out of bounds for array with 1 dimensions."; MLX: "SmallVector out of
+    range.").
+
+    >>> mx.random.permutation(5, key=mx.random.key(0))
+    array([1, 2, 0, 4, 3], dtype=uint32)
+    >>> mx.random.permutation(mx.array([10, 20, 30]), key=mx.random.key(0))
+    array([20, 30, 10], dtype=int32)
+    """
     sig = _SIGNATURES["permutation"]
     if isinstance(x, bool) or not isinstance(x, (int, array)) or not isinstance(axis, int):
         raise incompatible_arguments(sig, (x,), {"axis": axis})

@@ -223,8 +223,8 @@ NOT_DRAWN = {
         "arange", "bartlett", "blackman", "empty", "eye", "fft.fftfreq", "fft.rfftfreq",
         "hamming", "hanning", "identity", "linspace", "ones", "random.bits", "random.gumbel",
         "random.key", "random.laplace", "random.seed", "random.split", "tri", "zeros")},
-    **{name: GPU_ONLY for name in ("fast.cuda_kernel", "fast.gated_delta_update",
-                                   "fast.metal_kernel", "fast.precompiled_cuda_kernel")},
+    **{name: GPU_ONLY for name in ("fast.cuda_kernel", "fast.metal_kernel",
+                                   "fast.precompiled_cuda_kernel")},
     "broadcast_shapes": "takes shapes and returns a shape, not an array",
     "einsum_path": "returns a contraction order (a path and its text), not an array",
     "random.randint": "returns random integers from integer bounds, which is not differentiable",
@@ -283,6 +283,9 @@ SAMPLES = {
     "expand_dims": Sample(((2,),), lambda m, a: m.expand_dims(a, 0)),
     "fast.cross_entropy": Sample(((2, 3),), lambda m, logits: m.fast.cross_entropy(
         logits, m.array([0, 2]))),
+    "fast.gated_delta_update": Sample(
+        ((1, 1, 1, 2), (1, 1, 1, 2), (1, 1, 1, 2), (1, 1, 1), (1, 1, 1)),
+        lambda m, q, k, v, gamma, beta: m.fast.gated_delta_update(q, k, v, gamma, beta)),
     "fast.layer_norm": Sample(((2, 3), (3,), (3,)), lambda m, x, weight, bias: m.fast.layer_norm(
         x, weight, bias, 1e-5)),
     "fast.rms_norm": Sample(((2, 3), (3,)), lambda m, x, weight: m.fast.rms_norm(x, weight, 1e-5)),

@@ -4,8 +4,9 @@ The Markdown chapters (tutorials/NN-*.md) stay the single source. Each
 ```python block with ``>>>`` prompts becomes code cells (other blocks,
 shell commands among them, stay text in the prose): doctest's own parser
 reads the examples, and their statements, without the expected output (the
-kernel prints its own), go in one cell, cut after each example whose
-expected output is a ``Traceback``: that cell is tagged
+kernel prints its own), go in code cells: a cell ends after each example
+that prints something, so each output sits under its statement, and after
+each example whose expected output is a ``Traceback``: that cell is tagged
 ``raises-exception`` and the block's later statements run in the next cell,
 as they do in the chapter. A statement marked ``doctest: +SKIP`` is left
 out. Figures the prose embeds (``![...](../diagrams/x.svg)``) become cell
@@ -28,23 +29,20 @@ it either). The tests run every chapter this way, once: that run is the
 chapter's doctest. A kernel costs about 1.1 s of CPU to start and import
 mlxref, before the chapter runs.
 
-``write_page`` renders an executed notebook to one offline HTML page of the
-manual with nbconvert's ``basic`` template (cells and outputs, no script)
-inside a page of our own: its style sheet inline, the manual's version
-stamp, links back to the manual and to the ``.ipynb``; links to chapters go
-to their pages, links to code to the manual's source pages (``links.py``).
-Attachments and SVG outputs become ``data:`` images; nothing is fetched at
-view time (no MathJax, require.js or fonts, which nbconvert's lab and
-classic templates load). ``tutorials_page`` is the manual's "Tutorials"
-page.
+``page`` turns an executed notebook into a MyST page of the manual
+(``tutorials/<chapter>.md`` in the Sphinx tree), so the chapters have the
+manual's look, sidebar and search: the chapter's prose, each code cell and
+its outputs under it, figures and drawn outputs as files beside the page;
+the notebook's own first cells (what it needs, the display settings) are
+left out. Links to chapters go to their pages, links to code to the
+manual's source pages (``links.py``). ``tutorials_page`` is the manual's
+"Tutorials" page.
 
 Read next: ``__init__.py`` (``build``).
 """
 
 import base64
-import copy
 import doctest
-import functools
 import html
 import mimetypes
 import pathlib
@@ -77,23 +75,19 @@ class Cell(NamedTuple):
 
 
 def doctest_cells(block, each=False):
-    """The Cells of a doctest block: a cell ends after each example that raises, or,
-    with ``each``, after every example (each output checked on its own, as doctest
-    checks it)."""
+    """The Cells of a doctest block: a cell ends after each example that prints
+    something or raises, so that each output sits under the statement that printed
+    it; with ``each``, after every example (each output checked on its own, as
+    doctest checks it)."""
     cells, code, want = [], [], []
     for example in doctest.DocTestParser().get_examples(block):
         if example.options.get(doctest.SKIP):
             continue
         code.append(example.source)
-        if example.exc_msg is None and not each:
-            want.append(example.want)
-            continue
-        if example.exc_msg is None:
-            cells.append(Cell(example.source.rstrip("\n"), example.want, None))
-            code = []
-            continue
-        cells.append(Cell("".join(code).rstrip("\n"), "".join(want), example.exc_msg))
-        code, want = [], []
+        want.append(example.want if example.exc_msg is None else "")
+        if each or example.want or example.exc_msg is not None:
+            cells.append(Cell("".join(code).rstrip("\n"), "".join(want), example.exc_msg))
+            code, want = [], []
     if code:
         cells.append(Cell("".join(code).rstrip("\n"), "".join(want), None))
     return cells
@@ -222,15 +216,17 @@ def mismatches(nb, cells):
     return bad
 
 
-def write_notebooks(chapters, out_dir, cwd, run=True):
-    """Write each chapter as ``out_dir/<chapter>.ipynb`` (executed if ``run``)."""
+def write_notebooks(chapters, out_dir, cwd, run=True, say=lambda message: None):
+    """Write each chapter as ``out_dir/<chapter>.ipynb`` (executed if ``run``);
+    ``say`` is called with a line as each chapter starts."""
     import nbformat
     from nbclient.exceptions import CellExecutionError
 
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for path in chapters:
+    for n, path in enumerate(chapters, 1):
+        say(f"notebook {n}/{len(chapters)}: {pathlib.Path(path).name}")
         nb = notebook(path)
         if run:
             try:
@@ -242,21 +238,6 @@ def write_notebooks(chapters, out_dir, cwd, run=True):
         nbformat.write(nb, str(target))
         written.append(target)
     return written
-
-
-STYLE = """body{font-family:Georgia,serif;max-width:1000px;margin:0 auto;padding:0 1em 3em;
-color:#222;line-height:1.45}
-p.manual{font-size:90%;color:#555;border-bottom:1px solid #ddd;padding:.6em 0}
-div.cell{margin:.4em 0}div.prompt{display:none}
-div.input_area{background:#f6f6f2;border:1px solid #e4e4dc;border-radius:3px}
-div.input_area pre,div.output_area pre{margin:0;padding:.4em .6em;white-space:pre-wrap;
-font-size:88%}
-div.output_area pre{border-left:3px solid #ccd}div.output_stderr pre{background:#fdd}
-div.output_error pre{background:#fee}
-div.rendered_html img,div.output_area svg,div.output_area img{max-width:100%;height:auto}
-a.anchor-link{display:none}table{border-collapse:collapse}td,th{padding:.2em .5em}
-code{background:#f2f2ee;padding:0 .2em}
-"""
 
 
 def code_links(chapter):
@@ -276,15 +257,11 @@ def _source_file(base, target):
     return None
 
 
-@functools.cache
-def _exporter():  # one for the build: its templates compile once
-    from nbconvert import HTMLExporter
-
-    return HTMLExporter(template_name="basic")
-
-
 def _page_link(m, chapter_dir, built):
-    """A Markdown link of a chapter, as the notebook's page in the manual has it."""
+    """A Markdown link of a chapter, as the chapter's page in the manual has it:
+    to another built chapter's page, to the manual's page of a source file
+    (raw HTML: Sphinx does not know those pages), or plain text for a file of
+    the checkout the manual does not carry."""
     bang, text, target = m.groups()
     if bang or re.match(r"[a-z][a-z0-9+.-]*:|#", target):  # figures, web addresses, anchors
         return m.group(0)
@@ -293,54 +270,106 @@ def _page_link(m, chapter_dir, built):
     if other:
         if other.group(1) not in built:
             return text
-        return f"[{text}]({other.group(1)}.html{'#' + anchor if anchor else ''})"
+        return f"[{text}]({other.group(1)}.md{'#' + anchor if anchor else ''})"
     source = _source_file(chapter_dir, file)
     if source:
-        return f"[{text}](../{links.source_page(source)})"
+        return f'<a href="../{links.source_page(source)}">{text}</a>'
     return text  # a file of the checkout the manual does not carry
 
 
-def write_page(ipynb, target, built=None, chapter_dir=links.ROOT / "tutorials"):
-    """``target``: the executed notebook ``ipynb`` as one offline HTML page of the manual,
-    placed one level below the manual's index (``notebooks/<chapter>.html``). Links to
-    the other chapters in ``built`` (stems; default all) go to their pages, links to the
-    checkout's Python files (relative to ``chapter_dir``) to the manual's source pages
-    (``links.source_page``: the build writes those of ``code_links``); other links to
-    the checkout's files become their text."""
-    import nbformat
-    from pygments.formatters import HtmlFormatter
+OUTPUT = "```{{code-block}} text\n:class: output{}\n\n{}\n```\n"  # a cell's printed text
 
-    ipynb, target = pathlib.Path(ipynb), pathlib.Path(target)
+
+def page(ipynb, built=None, chapter_dir=links.ROOT / "tutorials"):
+    """(MyST Markdown, {file name: bytes}): the executed notebook ``ipynb`` as a page
+    of the manual, for ``tutorials/<chapter>.md`` in the Sphinx tree, so that the
+    chapters share the manual's look, sidebar and search. Its title, the version
+    stamp and a link to download the notebook; then the chapter's prose and each
+    code cell with its outputs under it (the notebook's first cells, what it
+    needs and the display settings, are the notebook's, not the page's). Printed
+    text and values go in an ``output`` block, an exception as its last line
+    (``stderr`` blocks for warnings); figures (attachments) and drawn outputs
+    (SVG, PNG) become files in ``<chapter>/``, the dict's keys. Links to the other
+    chapters in ``built`` (stems; default all) go to their pages, links to the
+    checkout's Python files to the manual's source pages (``links.py``), other
+    links to the checkout's files become their text."""
+    import nbformat
+
+    ipynb = pathlib.Path(ipynb)
     built = {p.stem for p in chapters(chapter_dir)} if built is None else built
-    nb = copy.deepcopy(nbformat.read(str(ipynb), as_version=4))
-    for cell in nb.cells:
+    nb = nbformat.read(str(ipynb), as_version=4)
+    files, parts, stem = {}, [], ipynb.stem
+
+    def figure(name, data):
+        files[name] = data
+        return f"{stem}/{name}"
+
+    for n, cell in enumerate(nb.cells[2:]):  # after the preface and SETUP
         if cell.cell_type == "markdown":
-            cell.source = LINK.sub(lambda m: _page_link(m, chapter_dir, built), cell.source)
-    body, _ = _exporter().from_notebook_node(nb)
-    title = next((c.source.splitlines()[0].lstrip("# ") for c in nb.cells
-                  if c.cell_type == "markdown" and c.source.startswith("# ")), ipynb.stem)
-    style = STYLE + HtmlFormatter().get_style_defs(".highlight")
+            text = cell.source
+            for name, bundle in sorted(cell.get("attachments", {}).items()):
+                (kind, data), = bundle.items()
+                text = text.replace(f"](attachment:{name})",
+                                    f"]({figure(name, base64.b64decode(data))})")
+            parts.append(LINK.sub(lambda m: _page_link(m, chapter_dir, built), text) + "\n")
+            continue
+        parts.append(f"```python\n{cell.source}\n```\n")
+        printed = []  # text outputs in a row, shown as one block
+
+        def flush():
+            if printed:
+                parts.append(OUTPUT.format("", "\n".join(printed)))
+                printed.clear()
+        for k, out in enumerate(cell.outputs):
+            data = out.get("data", {})
+            if out.output_type == "stream" and out.name == "stderr":
+                flush()
+                parts.append(OUTPUT.format(" stderr", out.text.rstrip("\n")))
+            elif out.output_type == "stream":
+                printed.append(out.text.rstrip("\n"))
+            elif out.output_type == "error":
+                printed.append(f"{out.ename}: {out.evalue}")
+            elif "image/svg+xml" in data or "image/png" in data:
+                flush()
+                svg = "image/svg+xml" in data
+                raw = (data["image/svg+xml"].encode("utf-8") if svg
+                       else base64.b64decode(data["image/png"]))
+                name = f"out-{n}-{k}.{'svg' if svg else 'png'}"
+                parts.append(f"![The output of the cell above]({figure(name, raw)})\n")
+            elif "text/plain" in data:
+                printed.append(data["text/plain"])
+        flush()
+    title, _, rest = "\n".join(parts).partition("\n")
+    download = (f'This chapter is `tutorials/{stem}.md` in the checkout, run as a notebook '
+                f'when the manual was built: <a href="../notebooks/{stem}.ipynb" download>'
+                f"download {stem}.ipynb</a> to run it in Jupyter (it needs `mlxref` "
+                "importable: `pip install -e .` in a checkout).")
+    return f"{title}\n\n{pages.stamp()}\n\n{download}\n{rest}", files
+
+
+def write_page(ipynb, target, built=None, chapter_dir=links.ROOT / "tutorials"):
+    """Write ``page``'s Markdown to ``target`` (``tutorials/<chapter>.md`` of the Sphinx
+    tree) and its figures beside it, in ``tutorials/<chapter>/``."""
+    text, files = page(ipynb, built, chapter_dir)
+    target = pathlib.Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(
-        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{html.escape(title)}</title>\n<style>{style}</style></head><body>\n"
-        f'<p class="manual">{html.escape(pages.stamp().strip("*"))} &#183; '
-        '<a href="../index.html">the manual</a> &#183; <a href="../tutorials.html">'
-        f'the tutorials</a> &#183; <a href="{ipynb.name}" download>this notebook '
-        f"({html.escape(ipynb.name)})</a></p>\n<main>\n{body}\n</main>\n</body></html>\n",
-        encoding="utf-8")
+    target.write_text(text, encoding="utf-8")
+    for name, data in files.items():
+        (target.parent / pathlib.Path(ipynb).stem).mkdir(exist_ok=True)
+        (target.parent / pathlib.Path(ipynb).stem / name).write_bytes(data)
     return target
 
 
 def tutorials_page(chapters, built=()):
-    """The manual's Tutorials page: each chapter's title, and links to its page and its
-    notebook where ``built`` (the chapters' stems) has it."""
+    """The manual's Tutorials page: each chapter's title, linked to its page where
+    ``built`` (the chapters' stems) has it, with its notebook to download; the
+    built chapters' pages are in its (hidden) tree, so the sidebar lists them."""
     items = []
     for path in chapters:
         path = pathlib.Path(path)
         title = html.escape(path.read_text(encoding="utf-8").partition("\n")[0].lstrip("# "))
         if path.stem in built:
-            items.append(f'<li><a href="notebooks/{path.stem}.html">{title}</a> '
+            items.append(f'<li><a href="tutorials/{path.stem}.html">{title}</a> '
                          f'(<a href="notebooks/{path.stem}.ipynb" download>{path.stem}.ipynb'
                          "</a>)</li>")
         else:
@@ -352,6 +381,9 @@ def tutorials_page(chapters, built=()):
     else:
         intro = ("This build has no notebooks (`python -m mlxref.manual --no-notebooks`): "
                  "the chapters are `tutorials/NN-*.md` in the checkout; `make docs` "
-                 "writes them as notebooks and links them here.")
+                 "writes them as notebooks and makes each a page here.")
+    toc = "".join(f"tutorials/{pathlib.Path(p).stem}\n" for p in chapters
+                  if pathlib.Path(p).stem in built)
     return (f"# Tutorials\n\n{pages.stamp()}\n\n{intro}\n\n"
-            + pages.html_block("<ul class=\"chapters\">\n" + "\n".join(items) + "\n</ul>"))
+            + pages.html_block("<ul class=\"chapters\">\n" + "\n".join(items) + "\n</ul>")
+            + (f"\n```{{toctree}}\n:hidden:\n\n{toc}```\n" if toc else ""))

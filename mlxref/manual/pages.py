@@ -6,13 +6,17 @@
   ``catalogue.sample``'s, drawn by ``mlxref.viz``), or the one line saying
   why it has none, and, where MLX has no vjp for a primitive the walk runs
   (``own_rules``), a line saying so; then each primitive's docstring, check-rules verdict and
-  method, the formulas of its rules (``rules.py``; every case of a
-  factorization), links to its code (``links.py``), and its vjp walk: a link
+  method, the formulas of its rules (``rules.py``: written once, per element
+  or in matrix or convolution form, where that holds for every element,
+  otherwise the elements; every case of a factorization), links to its code
+  (``links.py``), and its vjp walk: a link
   to the op drawing that shows it, or, for a primitive no op drawing shows,
   the walk of its check case (``draw_walks``).
 - ``transforms/<module>.md``: a transform's module docstring (the
   algorithm's steps), links to the MLX functions it mirrors (``TRANSFORMS``)
-  and to its own source, and each public function or class in source order.
+  and to its own source, a drawing (``TRANSFORM_DRAWINGS``: the seed
+  example under the transform, or the README's figure of it) or why it has
+  none (``NO_DRAWING``), and each public function or class in source order.
 - ``api/<package>.md``: ``nn``, ``optimizers``, ``utils``, ``testing``: the
   package docstring, then each public name's signature and docstring.
 - ``cli.md``: the ``--help`` of every command, from ``cli.build_parser()``.
@@ -70,8 +74,8 @@ PACKAGES = ("nn", "optimizers", "utils", "testing")
 
 
 def stamp():
-    return (f"*Built from mlxref {__version__} against MLX {links.MLX_VERSION} "
-            f"(source commit {links.MLX_COMMIT[:12]}).*")
+    return (f"*Built from mlxref {__version__}, compared with MLX {links.MLX_VERSION} "
+            f"(MLX's source at its commit {links.MLX_COMMIT[:12]}).*")
 
 
 def _page(title, body):
@@ -172,8 +176,9 @@ def family_page(family, ops, prims, verdicts, mlx_lines, walks, known):
     """The page of one family. ``verdicts``: {name: symbolic.Result};
     ``walks``: {op name or primitive: Walk};
     ``known``: the labels of the entries in the manual (links go to those)."""
-    parts = []
+    parts = [summary(family, ops, prims) + "\n"]
     if ops:
+        parts.append(_op_table(ops, known))
         parts.append("## Ops\n")
         for op in ops:
             parts.append(_op_entry(op, known, walks.get(op.name)))
@@ -186,6 +191,54 @@ def family_page(family, ops, prims, verdicts, mlx_lines, walks, known):
     return _page(f"The {family} family", "\n".join(parts))
 
 
+def summary(family, ops=(), prims=()):
+    """What a family holds, in one paragraph: its ops' module docstring's first
+    paragraph, or its primitives' (a family of primitives only)."""
+    modules = sorted({op.function.__module__ for op in ops}) or sorted(
+        {p.__module__ for p in prims})
+    doc = inspect.getdoc(importlib.import_module(modules[0])) if modules else ""
+    first = " ".join((doc or f"The {family} family.").split("\n\n")[0].split())
+    return _escaped([first])[0]
+
+
+def one_line(op):
+    """An op's description in one sentence: the first sentence of its docstring,
+    without the leading "``mx.name``:" (empty when it has no docstring)."""
+    first = " ".join(_doc(op.function).split("\n\n")[0].split())
+    first = re.sub(r"^``[^`]+``(?: \([^)]*\))?: ", "", first)
+    sentence = re.match(r".+?[.!?](?=\s|$)", first)
+    return sentence.group(0) if sentence else first
+
+
+def _op_table(ops, known):
+    """The table at the top of a family page: each op, what it computes, the
+    primitives it builds (or "composes"), and MLX's page for it."""
+    rows = ["| Op | What it computes | Builds | MLX |", "|---|---|---|---|"]
+    for op in ops:
+        builds = (", ".join(_ref(p.__name__, prim_label(p), known) for p in op.primitives)
+                  or ("composes " + ", ".join(f"`{n}`" for n in op.composes) if op.composes
+                      else "no node"))
+        text = _escaped([one_line(op)])[0].replace("|", "\\|") or "(no description)"
+        rows.append(f"| [`{op.name}`](#{op_label(op.name)}) | {text} | {builds} "
+                    f"| [page]({op.mlx_url}) |")
+    return "\n".join(rows) + "\n"
+
+
+def family_index(families):
+    """The Op families page: a table of the families ({family: (ops, primitives)}),
+    each with what it holds and its numbers of ops and primitives, and the
+    (hidden) tree the sidebar shows."""
+    rows = ["| Family | What it holds | Ops | Primitives |", "|---|---|---|---|"]
+    for family, (ops, prims) in sorted(families.items()):
+        rows.append(f"| [{family}]({family}.md) | {summary(family, ops, prims)} "
+                    f"| {len(ops)} | {len(prims)} |")
+    toc = "\n".join(sorted(families))
+    return _page("Op families", "Each page lists a family's ops (what each computes, its "
+                 "arguments, an example, the primitives it builds, a drawing of its vjp "
+                 "walk), then its primitives with their rules as formulas.\n\n"
+                 + "\n".join(rows) + f"\n\n```{{toctree}}\n:hidden:\n:maxdepth: 1\n\n{toc}\n```")
+
+
 def _ref(text, label, known):
     return f"[{text}](#{label})" if label in known else f"`{text}`"
 
@@ -194,7 +247,7 @@ def _op_entry(op, known, walk=None):
     out = [f"({op_label(op.name)})=", f"### `{op.name}`\n",
            _code_block(_signature("mx." + op.name, op.function))]
     doc = _doc(op.function)
-    out.append(_prose(doc) if doc else "(no docstring: MLX's page says what it does)\n")
+    out.append(_prose(doc))  # check_coverage: every op has one, with an example
     out.append(f"MLX's documentation: <{op.mlx_url}>\n")
     if op.primitives:
         out.append("Builds: " + ", ".join(_ref(p.__name__, prim_label(p), known)
@@ -284,26 +337,68 @@ def _case_source(case, shapes=False):
     return ast.unparse(node) + note
 
 
-# What each formula is, and its symbols (rules.shown_name prints them so).
-RULE_TITLES = (
-    ("forward", "forward: f of the inputs' elements a<sub>i</sub>, b<sub>i</sub> "
-                "(row-major order)"),
-    ("vjp", "vjp: u<sub>i</sub> is the cotangent of f's element i"),
-    ("jvp", "jvp: da<sub>i</sub> is the tangent of a<sub>i</sub>"),
-    ("vmap", "vmap over a batch of two examples, a<sub>i</sub><sup>(0)</sup> and "
-             "a<sub>i</sub><sup>(1)</sup>, stacked on axis 0"),
-)
+def _sub(name, index="i"):
+    return f"{html.escape(name)}<sub>{index}</sub>"
+
+
+def _listed(words):
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def rule_titles(f):
+    """What each of ``rules.formulas``' rules shows, and its symbols, naming only
+    the inputs the case has, under the names its program gives them
+    (``rules.shown_name`` prints them so): [(rule, title HTML)]."""
+    names, kind = f["names"], f["kind"]
+    elements = _listed([_sub(n) for n in names])
+    of = _listed([f"{_sub(n)} of {html.escape(n)}" for n in names])
+    if kind == "per element":
+        (_, shape, _), = f["forward"]
+        broadcast = any(tuple(s) != tuple(shape) for _, s, _ in f["inputs"])
+        forward = (f"forward, once for every element: f<sub>i</sub> is f's element i, "
+                   f"{elements} the element{'s' if len(names) > 1 else ''} it reads"
+                   + (" (the inputs broadcast to f's shape)" if broadcast else ""))
+    elif kind == "stated":
+        forward = "forward"
+    else:
+        forward = f"forward: f of the elements {of} (row-major order)"
+        if f["complex"]:
+            forward += (f"; a complex {_sub(names[0], 0)} is x<sub>{names[0]}0</sub> + "
+                        f"i y<sub>{names[0]}0</sub>")
+    vjp = "vjp: u<sub>i</sub> is the cotangent of f's element i"
+    if any(c and "&#8721;" in c for c in f["compact"]["vjp"]):
+        vjp += ("; &#8721;<sub>i&#8594;j</sub> adds over the elements i of f that read "
+                "element j of a broadcast input")
+    tangents = _listed([_sub("d" + n) for n in names])
+    jvp = (f"jvp: {tangents} {'is the tangent' if len(names) == 1 else 'are the tangents'}"
+           f" of {elements}")
+    if f["compact"]["vmap"][0]:
+        e = rules.example_letter(names)
+        vmap = (f"vmap over a batch of examples stacked on axis 0: <sup>({e})</sup> marks "
+                f"example {e} ({html.escape(names[0])}<sub>i</sub><sup>({e})</sup> is "
+                f"{_sub(names[0])} in example {e})")
+    else:
+        vmap = (f"vmap over a batch of two examples, {_sub(names[0])}<sup>(0)</sup> and "
+                f"{_sub(names[0])}<sup>(1)</sup>, stacked on axis 0")
+    return [("forward", forward), ("vjp", vjp), ("jvp", jvp), ("vmap", vmap)]
 
 
 def _formulas(case):
+    """The rules of a case as formulas: each written once as a reader writes it
+    (per element, or in matrix or convolution form) where that form holds for
+    every element the engine computed, otherwise those elements."""
     f = rules.formulas(case)
     if f is None:
         return ("An iterative algorithm: its rules cannot run on symbols, so "
                 "check-rules checks them at high-precision points and no formula is shown.\n")
     blocks = ['<div class="formulas">']
-    for key, title in RULE_TITLES:
+    if f["kind"] == "stated":
+        blocks.append(f'<p class="legend">Written as a reader writes them, each checked '
+                      f"against the elements the engine computes on symbols: {f['legend']}.</p>")
+    for key, title in rule_titles(f):
         blocks.append(f'<p class="rule">{title}</p>')
-        blocks.extend(rules.math_block(*item) for item in f[key])
+        blocks.extend(compact or rules.math_block(*item, names=f["names"])
+                      for item, compact in zip(f[key], f["compact"][key]))
     blocks.append("</div>")
     return html_block("\n".join(blocks))
 
@@ -427,10 +522,92 @@ def walk_drawing(case, path):
 # --- transforms, packages, CLI, differences ----------------------------------------------
 
 
-def transform_page(name, module, mlx_src=None):
+# The drawing on each transform's page: the seed example the README and the
+# tutorials draw (viz.figures.seed, sin(x) * exp(x), at SEED_AT) under the
+# transform, or, where the seed has nothing to show, the README's figure of it
+# (viz.figures.FIGURES): {name: (how it is drawn, what the caption says)}.
+SEED_AT = 0.5  # the README's figures of the seed are drawn there (seed_vjp, seed_jvp)
+SEED = "the seed example, <code>sin(x) * exp(x)</code>"
+TRANSFORM_DRAWINGS = {
+    "vjp": (("seed", "vjp"), f"The vjp walk of {SEED} at x = 0.5 (the README's "
+            "<code>diagrams/seed_vjp.svg</code>): the forward graph, then the reverse walk's "
+            "steps in order, each with the cotangent it sends to a node's inputs"),
+    "jvp": (("seed", "jvp"), f"The jvp walk of {SEED} at x = 0.5 (the README's "
+            "<code>diagrams/seed_jvp.svg</code>): the tangent of every node, in the forward "
+            "order the walk takes"),
+    "grad": (("seed", "grad"), f"<code>mx.grad</code> of {SEED} at x = 0.5: the forward "
+             "graph, and the backward graph its vjp walk built, which computes the gradient"),
+    "vmap": (("seed", "vmap"), f"<code>mx.vmap</code> of {SEED} over the batch x = [0.5, 1.0]: "
+             "the replay of the graph traced for one example, with the batch axis of every "
+             "node"),
+    "custom_function": (("figure", "custom_function"), "A <code>custom_function</code> with "
+                        "its own vjp (a clipped sin) inside a loss, under <code>grad</code> "
+                        "(the README's <code>diagrams/custom_function.svg</code>; the seed "
+                        "example has no rule of its own to show)"),
+    "checkpoint": (("figure", "checkpoint"), "<code>checkpoint</code> of two blocks "
+                   "<code>sin(x) * x</code> under <code>grad</code>: the region the backward "
+                   "graph recomputes (the README's <code>diagrams/checkpoint.svg</code>)"),
+    "compile": (("figure", "compile_tanh"), "<code>compile</code> of tanh written from its "
+                "definition: traced, simplified (the repeated exps merged), fused (the README's "
+                "<code>diagrams/compile_tanh.svg</code>; the seed example has nothing to merge)"),
+    "eval": (("seed", "graph"), f"The graph <code>mx.eval</code> computes for {SEED} at "
+             "x = 0.5, each node with its value: eval runs every node once, after its inputs"),
+}
+# The transforms' pages with no drawing, and why.
+NO_DRAWING = {
+    "program": "the program is compile's tape written as Python source, text rather than a "
+               "walk: the compile page draws the stages it is made from",
+    "export": "exporting saves a traced graph to a file and loads it back, and walks nothing "
+              "of its own: the graph it saves is compile's trace (the compile page draws "
+              "one), and <code>mx.export_to_dot</code> writes it as DOT",
+    "tape": "the tape search is the first step of every walk: the drawing on the vjp page "
+            "shows the tape it found for the seed example (a node off the tape is greyed)",
+    "trees": "it flattens and rebuilds the nested lists, tuples and dicts the transforms take; "
+             "it builds no graph",
+    "events": "the events are how a walk tells the drawings what it does: every drawing on "
+              "these pages is made from them",
+}
+
+
+def transform_drawing(name):
+    """``(drawing, caption)`` for a transform's page (``TRANSFORM_DRAWINGS``),
+    or ``(None, reason)`` (``NO_DRAWING``); KeyError for a transform with
+    neither, so a new transform cannot be left out silently."""
+    from .. import viz
+    from ..viz import figures
+
+    if name in NO_DRAWING:
+        return None, NO_DRAWING[name]
+    (how, what), caption = TRANSFORM_DRAWINGS[name]
+    if how == "figure":
+        return figures.FIGURES[what](), caption
+    at = mx.array([SEED_AT, 1.0]) if what == "vmap" else mx.array(SEED_AT)
+    return viz.trace(figures.seed, [at], transform=what), caption
+
+
+def draw_transform_walks(directory):
+    """{transform: (image, caption)} for every transform of ``TRANSFORMS``, the
+    drawings written into ``directory`` (the transforms' ``walks/``) as SVG;
+    (None, reason) for one with none."""
+    directory = pathlib.Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    drawn = {}
+    for name in TRANSFORMS:
+        drawing, said = transform_drawing(name)
+        if drawing is None:
+            drawn[name] = (None, said)
+        elif _render(drawing, directory / f"{name}.svg"):
+            drawn[name] = (f"{directory.name}/{name}.svg", said)
+        else:
+            drawn[name] = (None, "Graphviz's dot is not installed where the manual was built")
+    return drawn
+
+
+def transform_page(name, module, mlx_src=None, drawn=None):
     """A transform's module: its docstring (the algorithm's steps), the MLX
-    functions it mirrors, and each public function or class in source order,
-    linked to its lines."""
+    functions it mirrors, its drawing or why it has none (``drawn``: an item
+    of ``draw_transform_walks``), and each public function or class in source
+    order, linked to its lines."""
     public, mirrors = TRANSFORMS[name]
     path, _, _ = links.source_lines(module)
     mlx = ", ".join(f'<a href="{html.escape(url)}">{html.escape(label)}</a>'
@@ -440,6 +617,15 @@ def transform_page(name, module, mlx_src=None):
                   f'<a class="source" href="../{links.source_page(path)}">{path}</a>. '
                   f"In MLX: {mlx or 'none'}.</p>"),
             _prose(_doc(module))]
+    if drawn is not None:
+        image, said = drawn
+        body.append("## Drawn\n")
+        if image:
+            body.append(html_block(f'<p class="drawing">{said} (drawn by '
+                                   "<code>mlxref.viz.trace</code>):</p>"))
+            body.append(f"![{name}, drawn]({image})\n")
+        else:
+            body.append(html_block(f'<p class="drawing">No drawing: {said}.</p>'))
     defined = [v for n, v in vars(module).items() if not n.startswith("_")
                and (inspect.isfunction(v) or inspect.isclass(v))
                and v.__module__ == module.__name__]

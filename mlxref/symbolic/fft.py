@@ -2,9 +2,9 @@
 
 Tiny transforms, so the exact twiddle factors (SymPy's cosines and sines of
 multiples of 2 pi / n) stay small: a complex fft of a power-of-two length
-(the radix-2 path) and of length 3 (the plain sum), an inverse, the real
-transforms rfft and irfft (the halved and doubled frequencies of their
-vjps) of even and odd lengths, a zero-padded one, and two-axis rfft2 and irfft2.
+and of length 3, an inverse, the real transforms rfft and irfft (the halved
+and doubled frequencies of their vjps) of even and odd lengths, a
+zero-padded one, and two-axis rfft2 and irfft2.
 """
 
 from .. import core as mx
@@ -13,9 +13,9 @@ from . import Case
 
 CASES = [
     Case(F.FFT, lambda x: mx.fft.fft(x), ((4,),), domain="complex",
-         note="fft of length 4 (radix 2)"),
+         note="fft of length 4"),
     Case(F.FFT, lambda x: mx.fft.ifft(x, axis=0), ((3, 1),), domain="complex",
-         note="ifft of length 3 (the plain sum) along the first axis"),
+         note="ifft of length 3 along the first axis"),
     Case(F.FFT, lambda x: mx.fft.rfft(x), ((3,),), note="rfft of odd length"),
     Case(F.FFT, lambda x: mx.fft.rfft(x, n=4), ((3,),), note="rfft zero-padded to 4"),
     Case(F.FFT, lambda x: mx.fft.irfft(x), ((3,),), domain="complex",

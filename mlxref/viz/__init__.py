@@ -31,7 +31,11 @@ Two ways in:
   ``"compile"``: the graph ``mx.compile`` traced, simplified and fused, side
   by side, with each Compiled node's generated source). The
   arguments may be trees or models, as for the transforms; the trace leaves
-  no history behind in the arrays it evaluated.
+  no history behind in the arrays it evaluated. A model (an ``nn.Module``
+  argument, or ``modules=model``) is drawn by module: a box per call of a
+  submodule (``layers.3``) or of an nn function (``gelu#1``), folded into one
+  node each when the drawing is over the node limit (``expand=["layers.3"]``
+  keeps one open; ``scopes.py``).
 
 - ``ring_allreduce(ranks)``: run ring.py's all-reduce on that many ranks in
   this process and draw its steps (``ring.py``): which segment each rank
@@ -46,19 +50,22 @@ elements shown whole, default 12; larger ones summarised as MLX prints them),
 
 Limits (``budget.py``) hold on every path: evaluating what is drawn may
 take ``max_work`` element operations (``LimitExceeded`` past it), ``dot`` is
-given at most ``max_nodes`` nodes (a larger drawing is rendered collapsed,
-with a ``LimitWarning``; ``to_text`` and ``to_dot`` stay whole), runs for at
-most ``timeout`` seconds, and draws a PNG of at most ``max_pixels``. Raise
-them with ``with viz.limits(max_work=10**8, timeout=60): ...``.
+given at most ``max_nodes`` nodes (a larger drawing is rendered collapsed:
+a model folded by module, innermost calls first, then a summary node for
+what is still over, with a ``LimitWarning``; ``to_text`` and ``to_dot`` stay
+whole), runs for at most ``timeout`` seconds, and draws a PNG of at most
+``max_pixels``. Raise them with ``with viz.limits(max_work=10**8,
+timeout=60): ...``.
 
 The package, one concern per module, in reading order: ``model.py`` (the
 small graph model), ``record.py`` (arrays to model, names, clusters),
-``trace.py`` (transforms and their events to overlays), ``compiled.py``
-(compile's stages), ``shrink.py``
-(collapse, max_nodes), ``dot.py`` (DOT text), ``text.py`` (the listing),
-``budget.py`` (the limits), ``render.py`` (the dot binary, files),
-``stepper.py`` (the HTML page that steps through a walk, following the
-visited node), ``ring.py`` (the ring all-reduce's figure).
+``trace.py`` (transforms and their events to overlays), ``scopes.py``
+(which module call made each node), ``compiled.py`` (compile's stages),
+``shrink.py`` (collapse, fold by module, max_nodes), ``dot.py`` (DOT
+text), ``text.py`` (the listing), ``budget.py`` (the limits), ``render.py``
+(the dot binary, files), ``stepper.py`` (the HTML page that steps through a
+walk, following the visited node, a box at a time in a folded drawing),
+``ring.py`` (the ring all-reduce's figure).
 
 On a rank of a distributed run (``mlxref.launch``), a collective is a node
 like any other, drawn in light blue with what it does and the rank the
@@ -73,6 +80,7 @@ import warnings
 from . import budget as _budget
 from . import dot as _dot
 from . import render as _render
+from . import scopes as _scopes
 from . import shrink as _shrink
 from . import stepper as _stepper
 from . import text as _text
@@ -122,17 +130,15 @@ class Drawing:
         return _text.to_text(self.graph)
 
     def frames(self):
-        """One DOT text per step of the walk; ``[to_dot()]`` when there is no walk."""
+        """One DOT text per step of the walk (in a drawing folded by module, one
+        per run of steps through one box); ``[to_dot()]`` when there is no walk."""
         return _dot.frames(self.graph)
 
     def captions(self):
-        """One line per frame, saying which step it shows."""
+        """One line per frame, saying which steps it shows."""
         if not self.graph.steps:
             return [self.graph.title]
-        n = len(self.graph.steps)
-        return [f"step {s.number} of {n}: the {s.kind} walk visits "
-                + ", ".join(node.name for node in s.nodes if node is not None)
-                for s in self.graph.steps]
+        return [_dot.caption(self.graph, k) for k in _dot.frame_steps(self.graph)]
 
     def for_dot(self):
         """The drawing ``dot`` is given: this one, or, past the node limit (``max_nodes``
@@ -204,10 +210,14 @@ class Drawing:
         return bundle
 
 
-def _finish(graph, collapse, max_nodes, layout):
+def _finish(graph, collapse, max_nodes, layout, expand=()):
     graph.layout = layout
+    graph.expand = expand
     if collapse:
         _shrink.collapse(graph)
+        _shrink.fold_scopes(graph, level=0)
+    if max_nodes is not None and len(graph.nodes) > max_nodes:
+        _shrink.fold_scopes(graph, limit=max_nodes)
     _shrink.max_nodes(graph, max_nodes)
     graph.edges.sort(key=lambda e: (e.dst.uid, -1 if e.index is None else e.index, e.src.uid))
     return Drawing(graph, max_nodes=max_nodes)
@@ -248,7 +258,7 @@ def draw(arrays, names=None, params=None, collapse=False, max_nodes=None, title=
 
 def trace(fun, args, transform="graph", argnums=None, cotangents=None, tangents=None,
           in_axes=0, collapse=False, max_nodes=None, names=None, title=None, values=VALUES,
-          rankdir="TB", size=None, dpi=None):
+          rankdir="TB", size=None, dpi=None, modules=True, expand=None):
     """Run ``transform`` of ``fun`` on ``args`` and draw it.
 
     ``args`` holds ``fun``'s positional arguments: arrays, or trees of them
@@ -278,8 +288,19 @@ def trace(fun, args, transform="graph", argnums=None, cotangents=None, tangents=
 
     ``names`` are display names for the inputs (default: ``fun``'s parameter
     names). ``collapse`` folds custom functions, checkpoints and recomputed
-    regions into one node each; ``max_nodes`` keeps at most that many nodes
-    plus one summary node. Values of the traced graph are evaluated after the
+    regions into one node each, and each innermost module call of a model
+    into one box; ``max_nodes`` keeps at most that many nodes plus one
+    summary node, a model folded by module first (as few levels as fit).
+
+    ``modules``: an ``nn.Module`` argument is drawn by module (True, the
+    default): each node in a box for the call of the submodule (``layers.3``,
+    ``blocks.0.attention``) or of the nn function (``gelu#1``) that made it,
+    the backward nodes of a grad in the box of the forward node whose rule
+    made them (``scopes.py``). Give ``modules=model`` for a model ``fun``
+    reaches without taking it as an argument; False draws no boxes.
+    ``expand`` names module calls (``"layers.3"``, or a list) that a drawing
+    folded by module keeps open, node by node; a name without its ``#k``
+    opens every call (``"gelu"``: ``gelu#1``, ``gelu#2``...). Values of the traced graph are evaluated after the
     transform ran, so nodes show them: arrays of up to ``values`` elements
     whole (a matrix row by row), larger ones summarised as MLX prints them.
     All that evaluation (of lazy ``args`` too) counts against ``viz.limits``'
@@ -293,5 +314,7 @@ def trace(fun, args, transform="graph", argnums=None, cotangents=None, tangents=
     with _budget.counting_work():
         graph = _trace.trace(fun, args, transform=transform, argnums=argnums,
                              cotangents=cotangents, tangents=tangents, in_axes=in_axes,
-                             names=names, title=title, values=check_values(values, "viz.trace"))
-    return _finish(graph, collapse, max_nodes, layout)
+                             names=names, title=title, values=check_values(values, "viz.trace"),
+                             modules=modules)
+    expand = _scopes.check_expand(expand, graph, "viz.trace")
+    return _finish(graph, collapse, max_nodes, layout, expand)

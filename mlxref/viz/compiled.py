@@ -24,13 +24,17 @@ the name it has in the traced graph in every box (``mul_3`` is the same
 multiply in all three), so it can be followed from box to box; in DOT its id
 is prefixed by its box (``simplified.mul_3``). The generated source of each
 ``Compiled`` goes in ``Graph.sources``: after the text listing, under the
-drawing in the HTML page. Inputs show the arguments' values, and the outputs
+drawing in the HTML page, each step's function named after its op
+(``named_source``: ``exp_s1(t0)``, ``sin_f4(x0)``, where the source itself
+says ``s1`` and ``f4``). Inputs show the arguments' values, and the outputs
 the results of the compiled function (``compile_replace``: the fused nodes
 run their generated source). The stages are drawn whatever compile's mode
 (``mx.disable_compile()``): they show what compile does when it is on.
 
 Read next: ``shrink.py`` (``collapse`` folds each Compiled box into one node).
 """
+
+import re
 
 from ..core.primitives.compiled import Compiled
 from ..core.transforms.compile import (
@@ -202,8 +206,23 @@ class _Drawer:
         for v, k in zip(node.outputs, p.outputs):
             known[id(v)] = steps[k]
         self.specs.append(("fused", anchor, _compiled_label(anchor, p), steps))
-        self.graph.sources.append((f"{anchor}: {p.name}, its generated source (Compiled.source)",
-                                   p.source))
+        self.graph.sources.append((f"{anchor}: {p.name}, its generated source (Compiled.source, "
+                                   "each step's function named after its op)", named_source(p)))
+
+
+def named_source(primitive):
+    """``Compiled.source`` with each step's function named after its op: the
+    loop calls ``f4`` (step 4's scalar rule) and ``s1`` (step 1's ``eval`` on
+    whole lists), which say nothing to a reader of the drawing; shown, they
+    are ``sin_f4`` and ``exp_s1``. Only calls are renamed (``f32[0]`` is the
+    float32 slot, not a step)."""
+    ops = [record.op_name(p) for p, _, _ in primitive.tape]
+
+    def named(match):
+        kind, j = match[1], int(match[2])
+        return f"{ops[j]}_{kind}{j}(" if j < len(ops) else match[0]
+
+    return re.sub(r"\b([fs])(\d+)\(", named, primitive.source)
 
 
 def _compiled_label(anchor, primitive):

@@ -27,6 +27,10 @@ mean, in the same words for every transform:
   on which rank the drawing was made;
 - compile's stages are grey boxes side by side, and each Compiled node a
   slate box around the primitives it fused;
+- a model's nodes are in bold boxes, one per call of a module or of an nn
+  function, labelled with its path, class and parameter count
+  (``layers.3: Linear, 20 parameters``); folded, each is a pink 3-D box
+  with the same, the shapes going in and out, and the walk's steps through it;
 - nodes the walk never looks at are greyed; in a frame, the node being
   visited has a thick border (and the SVG class ``visiting``, which the HTML
   stepper scrolls to) and backward nodes not built yet are invisible (they
@@ -81,6 +85,7 @@ CLUSTER_LOOKS = {
     "custom": ("#fffdf3", "#c9a227", "#8d6e00", "rounded,dashed,filled"),
     "recompute": ("#efebe9", "#6d4c41", "#4e342e", "rounded,filled"),
     "stage": (None, "#90a4ae", "#455a64", "rounded"),  # a step of compile: as forward
+    "module": (None, "#4f6d7a", "#263238", "rounded,bold"),  # one call of a module
     "fused": ("#eef3f8", "#37474f", "#263238", "rounded,filled"),
 }
 
@@ -95,6 +100,7 @@ LEGEND = {
     "recompute": "brown box: recomputed by the backward pass",
     "custom": "gold box: custom_function or checkpoint",
     "fused": "slate box: one Compiled node of compile, the primitives it fused",
+    "module": "bold box: one call of a module (its path in the model) or of an nn function",
     "input": "green: inputs",
     "constant": "grey notes: constants",
     "output": "orange, double border: outputs",
@@ -105,7 +111,7 @@ LEGEND = {
     "fold": "pink 3-D box: folded nodes",
     "summary": "dashed grey: nodes left out",
 }
-WALK_ITEMS = ("vjp", "jvp", "vmap", "backward", "recompute", "custom", "fused")
+WALK_ITEMS = ("vjp", "jvp", "vmap", "backward", "recompute", "custom", "fused", "module")
 
 
 def legend(graph):
@@ -185,7 +191,10 @@ def node_label(node, notes, colour, fill):
     small = '<FONT POINT-SIZE="9">'
     rows = [f"<B>{html(node.shown)}</B>"]
     if node.kind == "fold":
-        rows += [html(node.tags[0]), html(describe(node))]
+        rows += [html(node.op)] if node.scope is not None else []  # a module's class
+        rows += [html(tag) for tag in node.tags] + [html(describe(node))]
+        rows += [lines_cell(text, f'<FONT COLOR="{colour if shown else fill}" POINT-SIZE="10">')
+                 for text, shown in notes]
     elif node.kind == "summary":
         rows = [html(describe(node))]
     else:
@@ -295,13 +304,39 @@ def graph_walk(graph):
             "jvp": "jvp", "vmap": "vmap"}.get(graph.mode)
 
 
+def frame_steps(graph):
+    """The step each frame shows the walk up to: every step, or in a drawing
+    folded by module the last step of each run of steps through one box."""
+    if graph.frame_steps is not None:
+        return list(graph.frame_steps)
+    return [s.number for s in graph.steps]
+
+
+def caption(graph, frame):
+    """What the frame up to step ``frame`` shows, in one line: "step 3 of 9: the
+    vjp walk visits mul_3" (", in layers.3" when a module's call made it), or
+    "steps 4–8 of 9: ... visits layers.3" for a frame of a folded drawing that
+    steps through a box."""
+    step, count = graph.steps[frame - 1], len(graph.steps)
+    names = ", ".join(n.name for n in step.nodes if n is not None)
+    if graph.frame_steps is None:
+        scope = next((n.scope for n in step.nodes if n is not None), None)
+        where = f", in {scope.path}" if scope is not None else ""  # a model's module call
+        return f"step {frame} of {count}: the {step.kind} walk visits {names}{where}"
+    ends = graph.frame_steps
+    at = ends.index(frame)
+    first = ends[at - 1] + 1 if at else 1
+    names = ", ".join(n.name for n in graph.nodes
+                      if any(first <= k <= frame for k in n.visited)) or names  # else: left out
+    steps = f"step {frame}" if first == frame else f"steps {first}–{frame}"
+    return f"{steps} of {count}: the {step.kind} walk visits {names}"
+
+
 def title_label(graph, frame):
     rows = [f'<B>{html(graph.title)}</B>']
     if frame is not None and graph.steps:
-        step = graph.steps[frame - 1]
-        names = ", ".join(n.name for n in step.nodes if n is not None)
-        rows.append(f'<FONT COLOR="{NOTE_COLOURS[step.kind]}">step {frame} of '
-                    f'{len(graph.steps)}: the {step.kind} walk visits {html(names)}</FONT>')
+        kind = graph.steps[frame - 1].kind
+        rows.append(f'<FONT COLOR="{NOTE_COLOURS[kind]}">{html(caption(graph, frame))}</FONT>')
     for text in legend(graph):
         rows.append(f'<FONT POINT-SIZE="9" COLOR="{PALETTE["legend"]}">{html(text)}</FONT>')
     return "<" + "<BR/>".join(rows) + ">"
@@ -425,7 +460,8 @@ def to_dot(graph, frame=None):
 
 
 def frames(graph):
-    """One DOT text per step of the walk; the drawing itself when there is none."""
+    """One DOT text per frame of the walk (``frame_steps``); the drawing itself
+    when there is no walk."""
     if not graph.steps:
         return [to_dot(graph)]
-    return [to_dot(graph, k) for k in range(1, len(graph.steps) + 1)]
+    return [to_dot(graph, k) for k in frame_steps(graph)]

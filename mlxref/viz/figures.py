@@ -8,6 +8,7 @@ so the pictures in the README and the tutorials cannot drift from the code.
 import pathlib
 
 from .. import core as mx
+from .. import nn
 from . import limits, trace
 from .ring import ring_allreduce
 
@@ -83,6 +84,32 @@ def tanh_by_hand(x):
     return mx.sum((mx.exp(x) - mx.exp(-x)) / (mx.exp(x) + mx.exp(-x)))
 
 
+class DeepMLP(nn.Module):
+    """Six Linear(4, 4) layers, each followed by gelu, summed: issue 32's model,
+    227 nodes in its grad; drawn by module, 29 (24 of them boxes).
+    ``mlxref graph mlxref/viz/figures.py:DeepMLP --shape x=2,4 --transform grad -o deep.png``."""
+
+    def __init__(self):
+        super().__init__()
+        self.layers = [nn.Linear(4, 4) for _ in range(6)]
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = nn.gelu(layer(x))
+        return mx.sum(x)
+
+
+def deep_mlp_args():
+    """A batch of two inputs and the model, its weights drawn after ``mx.random.seed(0)``."""
+    mx.random.seed(0)
+    return [mx.array([[0.5, -1.0, 2.0, 0.25], [-0.5, 1.5, 0.0, -2.0]]), DeepMLP()]
+
+
+def forward(x, model):
+    """``model(x)``: a model's forward, the model an argument so its weights are inputs."""
+    return model(x)
+
+
 def mlp_args():
     return [mx.array([[0.1, 0.2], [-0.3, 0.4], [0.5, -0.6]]), mx.array([0.0, 0.1, -0.1]),
             mx.array([[1.0, -1.0, 0.5]]), mx.array([0.2]), mx.array([1.0, 2.0]),
@@ -108,6 +135,8 @@ FIGURES = {
                                     values=4),
     "compile_tanh": lambda: trace(tanh_by_hand, [mx.array([-1.0, 0.0, 0.5, 2.0])],
                                   transform="compile"),
+    "mlp_modules": lambda: trace(forward, deep_mlp_args(), names=["x", ""], transform="grad",
+                                 collapse=True, title="grad of DeepMLP(x), by module"),
 }
 
 # Figures that are not graphs: chapter 15's ring all_sum (3 ranks, rank r

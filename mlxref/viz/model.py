@@ -8,7 +8,10 @@ never evaluate anything and always print the same text.
 
 Overlays are *notes*: a line of text and the traversal step from which it is
 shown. Frame ``k`` of a stepper shows the notes of steps ``0..k``; the final
-drawing shows them all. Read next: ``record.py``.
+drawing shows them all. A drawing of a model also has *scopes*: one per call
+of a module (``layers.3``) or of one of nn's functions (``gelu#1``), each
+node pointing at the innermost scope that made it (``scopes.py``). Read next:
+``record.py``.
 """
 
 from dataclasses import dataclass, field
@@ -43,6 +46,7 @@ class Node:
     folded: int = 0  # how many nodes were folded into this one
     gradient_of: object = None  # the input Node this backward node is the gradient of
     cluster: object = None  # the innermost Cluster holding it
+    scope: object = None  # the innermost Scope (module call) that made it (scopes.py)
     reveal: int = 0  # the first frame it exists in (backward nodes appear as built)
     made: str = ""  # backward nodes: which step of the vjp walk built it
     visited: list = field(default_factory=list)  # step numbers that visited it
@@ -73,8 +77,9 @@ class Edge:
 
 @dataclass(eq=False)
 class Cluster:
-    """A box around nodes: "forward", "backward", "custom", "recompute", or for
-    compile, "stage" (one step's graph) and "fused" (one Compiled node's steps)."""
+    """A box around nodes: "forward", "backward", "custom", "recompute", "module"
+    (one call of a model's module, ``scopes.py``), or for compile, "stage" (one
+    step's graph) and "fused" (one Compiled node's steps)."""
 
     key: str  # the DOT subgraph id, starting with "cluster_"
     kind: str
@@ -90,6 +95,32 @@ class Cluster:
         (a Compiled's name is cut between primitive names, not at spaces)."""
         first, _, rest = self.label.partition("\n")
         return f"{first} {rest.replace(chr(10), '')}" if rest else first
+
+
+@dataclass(eq=False)
+class Scope:
+    """One call of a module of a model, or of one of nn's functions, that made nodes.
+
+    ``path``: the module's path in the model (``layers.3``, ``blocks.0.attention``),
+    ``#2`` after it for its second call; a function call is named after the
+    function and numbered within its caller (``gelu#1``, ``attention.softmax#1``).
+    ``what``: the module's class (``Linear``) or the function (``nn.gelu``).
+    ``height``: how many levels of calls it holds (0: it calls no other
+    module or function drawn as a scope, as a ``Linear``).
+    """
+
+    path: str
+    kind: str  # "module" or "function"
+    what: str
+    parent: object = None
+    height: int = 0
+    parameters: int = 0  # elements of the module's parameters (its submodules' included)
+
+    @property
+    def label(self):
+        """"layers.3: Linear, 20 parameters" or "gelu#1: nn.gelu"."""
+        count = f", {self.parameters:,} parameters" if self.parameters else ""
+        return f"{self.path}: {self.what}{count}"
 
 
 @dataclass(eq=False)
@@ -122,4 +153,7 @@ class Graph:
     results: list = field(default_factory=list)  # [(label, Node, text)] e.g. gradients
     sources: list = field(default_factory=list)  # [(heading, text)]: generated code shown
     hidden: int = 0  # nodes left out by max_nodes (counted in the summary node)
+    scopes: list = field(default_factory=list)  # Scope, parents before their children
+    expand: tuple = ()  # paths of scopes a folded drawing keeps open (``trace(expand=)``)
+    frame_steps: list = None  # the last step of each frame, when frames group steps (shrink)
     layout: dict = field(default_factory=dict)  # rankdir, size, dpi (see dot.py)

@@ -22,6 +22,12 @@ The page opens fitted to the window, but never below 75% of the drawing's size
 nor above 100%: a big graph (a two-layer MLP's grad) opens at 75%, readable,
 and the page scrolls to each node.
 
+A model's drawing folded by module (``shrink.fold_scopes``) steps a box at a
+time: one frame per run of steps through one module call ("steps 21–22 of
+43: the vjp walk visits layers.3"), so a lecturer walks the backward pass
+module by module; unfolded, each step's caption says whose call made the
+node it visits ("..., in layers.3").
+
 Under the drawing, the page shows the generated source of each Compiled node
 of a compile drawing, in a ``<pre>``.
 

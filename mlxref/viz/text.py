@@ -16,7 +16,11 @@ its later rows are comment lines lined up under the first, e.g.
 and in the walk's one-line steps the rows follow each other. It prints in any terminal and diffs in a
 test. After the nodes comes the walk: for vjp each step's cotangent and what
 it sends to each input (``[1] exp_2 += 0.47943``: argument 1), for jvp the
-tangents coming in and going out, for vmap the batch axes. A compile drawing
+tangents coming in and going out, for vmap the batch axes (a drawing folded
+by module lists the walk a box at a time: "steps 2–6 of 43: the vjp walk
+visits gelu#6"). Each node made by a module's call says which (``in
+layers.3``); a folded call is one line, ``layers.3 = Linear gelu#3  # 20
+parameters; in (2, 4) → out (2, 4); 6 nodes folded``. A compile drawing
 lists its three stages one after the other (each binds its names once), a
 Compiled node's steps under a ``# compiled_1, ...`` line, then the generated
 source of each Compiled (``Graph.sources``).
@@ -24,7 +28,7 @@ source of each Compiled (``Graph.sources``).
 Read next: ``render.py``.
 """
 
-from .dot import describe, folded, shape_text, visible_notes
+from .dot import caption, describe, folded, shape_text, visible_notes
 from .record import shorten
 
 HEADINGS = {
@@ -40,7 +44,7 @@ def node_line(node, operands):
     if node.kind == "summary":
         return f"# … {node.folded} more nodes"
     if node.kind == "fold":
-        return f"{node.shown} = {' '.join([node.op] + operands)}  # {node.tags[0]}; " \
+        return f"{node.shown} = {' '.join([node.op] + operands)}  # {'; '.join(node.tags)}; " \
                f"{describe(node)}"
     op = node.op if node.kind == "op" else node.kind
     if node.params:
@@ -60,6 +64,8 @@ def node_line(node, operands):
         tags.append(node.collective)
     if node.cluster is not None and node.cluster.kind == "custom" and not node.custom:
         tags.append(f"inside {node.cluster.anchor}")
+    if node.scope is not None:
+        tags.append(f"in {node.scope.path}")
     if node.folded:
         tags.append(folded(node.folded))
     tags += node.tags
@@ -83,7 +89,11 @@ def to_text(graph):
         lines += stage_lines(graph, producers)
     else:
         lines += part_lines(graph, producers)
-    if graph.steps:
+    if graph.steps and graph.frame_steps is not None:  # folded by module: a line per box
+        lines.append("")
+        lines.append(HEADINGS[graph.steps[0].kind].split(":")[0] + ", box by box:")
+        lines += [f"  {caption(graph, k)}" for k in graph.frame_steps]
+    elif graph.steps:
         lines.append("")
         lines.append(HEADINGS[graph.steps[0].kind])
         for step in graph.steps:

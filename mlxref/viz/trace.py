@@ -31,11 +31,12 @@ nothing; afterwards the arrays the trace evaluated are detached, as
 Read next: ``compiled.py``, ``shrink.py``, then ``dot.py``.
 """
 
+import contextlib
 import inspect
 
 from .. import core as mx
 from ..core.transforms import events
-from . import compiled, record
+from . import compiled, record, scopes
 from ..core.distributed.primitives import AllGather, AllReduce
 from ..core.primitives.base import StopGradient
 from .model import StepInfo
@@ -259,8 +260,12 @@ def _title(transform, fun, names, argnums, shown):
 
 
 def trace(fun, args, transform="graph", argnums=None, cotangents=None, tangents=None,
-          in_axes=0, names=None, title=None, values=record.VALUES):
-    """Run ``transform`` of ``fun`` on ``args`` and record it; returns a Graph."""
+          in_axes=0, names=None, title=None, values=record.VALUES, modules=True):
+    """Run ``transform`` of ``fun`` on ``args`` and record it; returns a Graph.
+
+    ``modules``: True watches the calls of the ``nn.Module`` arguments' modules
+    (``scopes.py``); an ``nn.Module`` watches that one too (a model the
+    function reaches without being given it), its paths bare; False none."""
     if transform not in TRANSFORMS:
         raise ValueError(
             f"[viz.trace] Unknown transform {transform!r}; expected one of {', '.join(TRANSFORMS)}."
@@ -276,8 +281,11 @@ def trace(fun, args, transform="graph", argnums=None, cotangents=None, tangents=
                                          values)
         return _leave_no_history(graph, computed, start)
     log = _Log()
-    with record.recording():  # fun may print: that must not cut the graph to draw
+    watched = _watched_modules(modules, flat, arg_names)
+    watch = scopes.Watch(watched) if watched else contextlib.nullcontext()
+    with record.recording(), watch:  # fun may print: that must not cut the graph to draw
         user_nums, results = _run(log, flat, transform, argnums, cotangents, tangents, in_axes)
+    calls = watch.calls if watched else []
 
     wrt = user_nums if (argnums is not None or transform in ("grad", "value_and_grad")) else None
     shown = [n for n in arg_names if n]
@@ -294,6 +302,7 @@ def trace(fun, args, transform="graph", argnums=None, cotangents=None, tangents=
             b.node(o).output = True
         computed = evaluate([n.array for n in forward])
         _set_values(b)
+        _scope_clusters(b, calls)
         return _leave_no_history(b.finish(), computed, start)
 
     main, nested = split_walks(log.events, WALK_KIND[transform])
@@ -329,7 +338,38 @@ def trace(fun, args, transform="graph", argnums=None, cotangents=None, tangents=
     else:
         _vmap_notes(b, main, forward, axes, results["batched"])
     _recomputed(b, nested, set(map(id, forward)))
+    _scope_clusters(b, calls)
     return _leave_no_history(b.finish(), computed, start)
+
+
+def _watched_modules(modules, flat, arg_names):
+    """``[(path, module)]`` to watch (``trace``'s ``modules``): each module argument's
+    modules, named as its parameters are (``model.layers.0``, or ``layers.0``
+    when the argument's name is ""), and the model given as ``modules``."""
+    from ..nn.layers import Module  # nn builds on core only
+
+    if modules is False or modules is None:
+        return []
+    if modules is not True and not isinstance(modules, Module):
+        raise TypeError(f"[viz.trace] modules must be True, False or an nn.Module, "
+                        f"not {type(modules).__name__}.")
+    watched = []
+    for arg, name, is_module in zip(flat.args, arg_names, flat.modules):
+        if is_module:
+            watched += scopes.model_modules(arg, name)
+    if isinstance(modules, Module):
+        watched += scopes.model_modules(modules, "")
+    return watched
+
+
+def _scope_clusters(b, calls):
+    """Each node's scope (the module call that made it), and a box per scope."""
+    if not calls:
+        return
+    names = {id(b.node_of[i]): n for i, n in b.names.items() if i in b.node_of}
+    scopes.assign(b.graph, calls, names)
+    for spec in scopes.cluster_specs(b.graph):
+        b.add_cluster(*spec)
 
 
 def _leave_no_history(graph, computed, start):

@@ -347,6 +347,9 @@ _REPR_CASES = {
     "empty": (lambda m: m.array([]), "array([], dtype=float32)"),
     "empty2d": (lambda m: m.array([[], []]), "array([[],\n       []], dtype=float32)"),
     "empty3d": (lambda m: m.array([[[]]]), "array([[[]]], dtype=float32)"),
+    "empty_0x2": (lambda m: m.zeros((0, 2)), "array([], dtype=float32)"),
+    "empty_2x0x3": (lambda m: m.zeros((2, 0, 3), m.int8), "array([[],\n       []], dtype=int8)"),
+    "empty_key_split": (lambda m: m.random.split(m.random.key(0), 0), "array([], dtype=uint32)"),
     "float64": (
         lambda m: m.array([1.5, 2.0, 1 / 3], m.float64),
         "array([1.5, 2, 0.333333], dtype=float64)",
@@ -461,6 +464,25 @@ def test_repr_matches_mlx(name):
 def test_repr_summarised_matches_mlx(name):
     build, _ = _SUMMARISED_CASES[name]
     assert repr(build(mx)) == repr(build(real_mx))
+
+
+# An empty axis prints as [] and hides the axes after it (mlx/utils.cpp
+# print_subarray never descends into it); earlier axes still print one line each,
+# summarised past 6 like any other axis.
+_EMPTY_SHAPES = [(0,), (0, 2), (2, 0), (2, 0, 3), (0, 0), (0, 0, 0), (3, 2, 0), (7, 0, 2),
+                 (2, 3, 0, 1)]
+
+
+@needs_mlx
+@pytest.mark.parametrize("shape", _EMPTY_SHAPES, ids=str)
+def test_repr_of_empty_arrays_matches_mlx(shape, capsys):
+    for dtype in ALL_DTYPES:
+        def printed(m):
+            a = m.zeros(shape, getattr(m, dtype)) + m.zeros(shape, getattr(m, dtype))
+            print(a)
+            return repr(a), str(a), f"{a}", capsys.readouterr().out
+
+        _repr_same(printed)
 
 
 def test_repr_of_a_symbolic_array():

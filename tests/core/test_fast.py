@@ -1,6 +1,7 @@
 """``mx.fast`` (mlxref/core/fast.py; MLX's mlx/fast.cpp): layer_norm, rms_norm, rope,
-scaled_dot_product_attention and cross_entropy against real MLX (values, dtypes,
-gradients of every array input, vmap, error messages), and the GPU-only functions' errors.
+scaled_dot_product_attention, cross_entropy and gated_delta_update against real MLX
+(values, dtypes, gradients of every array input, vmap, error messages), and the
+GPU-only functions' errors.
 """
 
 import random
@@ -9,7 +10,8 @@ import re
 import pytest
 
 import mlxref.core as mx
-from support import assert_same_as_mlx, needs_mlx, real_mx
+import mlxref.core.backend.cpu.reduce as reduce_kernel
+from support import assert_same_array, assert_same_as_mlx, needs_mlx, real_mx
 
 pytestmark = needs_mlx
 
@@ -370,8 +372,205 @@ def test_cross_entropy_errors():
         C(mx.ones((2, 5)), mx.array([1, 7])).tolist()
 
 
+# --- gated_delta_update ----------------------------------------------------------------
+
+
+def gdu_inputs(B, T, Hk, Hv, Dk, Dv, dtype="float32", seed=60, state=False, mask=False):
+    """q, k, v, gamma, beta (and an initial state, a mask) for mlxref and for MLX."""
+    shapes = [(B, T, Hk, Dk), (B, T, Hk, Dk), (B, T, Hv, Dv), (B, T, Hv), (B, T, Hv)]
+    ranges = [(-1.0, 1.0), (-0.6, 0.6), (-2.0, 2.0), (0.5, 1.0), (0.0, 1.0)]
+    pairs = [both(sh, seed + i, dtype, lo, hi) for i, (sh, (lo, hi)) in enumerate(zip(shapes, ranges))]
+    ours, theirs = [p[0] for p in pairs], [p[1] for p in pairs]
+    kw_ours, kw_theirs = {}, {}
+    if state:
+        kw_ours["initial_state"], kw_theirs["initial_state"] = both((B, Hv, Dv, Dk), seed + 9)
+    if mask:
+        keep = [[(b + 2 * t) % 3 != 1 for t in range(T)] for b in range(B)]
+        kw_ours["mask"], kw_theirs["mask"] = mx.array(keep), real_mx.array(keep)
+    return ours, theirs, kw_ours, kw_theirs
+
+
+GDU_SHAPES = [(1, 1, 1, 1, 2, 3), (2, 3, 1, 1, 3, 2), (1, 4, 1, 2, 2, 2), (2, 3, 2, 4, 3, 1)]
+
+
+@pytest.mark.parametrize("B,T,Hk,Hv,Dk,Dv", GDU_SHAPES)
+@pytest.mark.parametrize("state,mask", [(False, False), (True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("dtype,tol", [("float32", 1e-5), ("float16", 2e-3)])
+def test_gated_delta_update_values(B, T, Hk, Hv, Dk, Dv, state, mask, dtype, tol):
+    ours, theirs, kw_o, kw_t = gdu_inputs(B, T, Hk, Hv, Dk, Dv, dtype, state=state, mask=mask)
+    got = mx.fast.gated_delta_update(*ours, **kw_o)
+    want = real_mx.fast.gated_delta_update(*theirs, **kw_t)
+    assert type(got) is type(want) is list and len(got) == len(want) == 2
+    for o, t in zip(got, want):
+        same(o, t, tol, tol)
+
+
+def test_gated_delta_update_is_mlx_bit_for_bit_when_sums_fold_in_float32(monkeypatch):
+    # MLX folds each float32 sum in float32; mlxref usually forms it in double
+    # (backend/cpu/reduce.py). Folding as MLX does, every value and gradient
+    # must be MLX's exactly: the same ops, in the same order and dtypes.
+    monkeypatch.setattr(reduce_kernel, "in_double", lambda f: False)
+    for i, (B, T, Hk, Hv, Dk, Dv) in enumerate(GDU_SHAPES):
+        for dtype in ("float32", "float16", "bfloat16"):
+            ours, theirs, kw_o, kw_t = gdu_inputs(B, T, Hk, Hv, Dk + 3, Dv, dtype, seed=70 + i,
+                                                  state=i % 2 == 0, mask=i > 1)
+            assert_same_array(mx.fast.gated_delta_update(*ours, **kw_o),
+                              real_mx.fast.gated_delta_update(*theirs, **kw_t))
+            cot_o, cot_t = both((B * T * Hv * Dv + B * Hv * Dv * (Dk + 3),), 79)
+
+            def loss(lib, cot, kw):
+                def f(*a):
+                    out, final = lib.fast.gated_delta_update(*a, **kw)
+                    flat = lib.concatenate([out.flatten().astype(lib.float32), final.flatten()])
+                    return lib.sum(flat * cot)
+                return f
+
+            argnums = [0, 1, 2, 3, 4]
+            assert_same_array(mx.grad(loss(mx, cot_o, kw_o), argnums=argnums)(*ours),
+                              real_mx.grad(loss(real_mx, cot_t, kw_t), argnums=argnums)(*theirs))
+
+
+def gdu_flat(lib, **kw):
+    """gated_delta_update as one array (outputs, then the final state), for check_grads."""
+    def f(*a):
+        *inputs, state = a
+        out, final = lib.fast.gated_delta_update(*inputs, initial_state=state, **kw)
+        return lib.concatenate([out.flatten(), final.flatten()])
+    return f
+
+
+@pytest.mark.parametrize("Hk,Hv,mask", [(1, 1, False), (1, 2, True), (2, 2, True)])
+def test_gated_delta_update_gradients_of_every_input(Hk, Hv, mask):
+    ours, theirs, kw_o, kw_t = gdu_inputs(2, 3, Hk, Hv, 3, 2, state=True, mask=mask)
+    check_grads(gdu_flat(mx, **{k: v for k, v in kw_o.items() if k == "mask"}),
+                gdu_flat(real_mx, **{k: v for k, v in kw_t.items() if k == "mask"}),
+                ours + [kw_o["initial_state"]], theirs + [kw_t["initial_state"]])
+
+
+def test_gated_delta_update_vmap_and_jvp():
+    ours, theirs, _, _ = gdu_inputs(3, 2, 1, 2, 2, 2)
+    # a batch of 3 problems, each with B = 1; only q and v mapped
+    f_o = mx.vmap(lambda q, k, v, g, b: mx.fast.gated_delta_update(q[None], k, v[None], g, b),
+                  in_axes=(0, None, 0, None, None))
+    f_t = real_mx.vmap(lambda q, k, v, g, b: real_mx.fast.gated_delta_update(
+        q[None], k, v[None], g, b), in_axes=(0, None, 0, None, None))
+    sub_o = [ours[0], ours[1][:1], ours[2], ours[3][:1], ours[4][:1]]
+    sub_t = [theirs[0], theirs[1][:1], theirs[2], theirs[3][:1], theirs[4][:1]]
+    for o, t in zip(f_o(*sub_o), f_t(*sub_t)):
+        same(o, t)
+    tangents_o, tangents_t = zip(*[both(x.shape, 90 + i) for i, x in enumerate(ours)])
+    _, jvp_o = mx.jvp(lambda *a: mx.fast.gated_delta_update(*a), ours, list(tangents_o))
+    _, jvp_t = real_mx.jvp(lambda *a: real_mx.fast.gated_delta_update(*a), theirs, list(tangents_t))
+    for o, t in zip(jvp_o, jvp_t):
+        same(o, t, 1e-4, 1e-5)
+
+
+@pytest.mark.parametrize("dtypes,state_dtype", [
+    # q and k decide the dtype: v and beta are cast down to it
+    (("float16", "float16", "float32", "float16", "float32"), None),
+    (("float32", "float16", "float16", "float16", "float16"), "float16"),
+    (("int32", "int32", "int32", "int32", "int32"), None),           # not floating: float32
+    (("bfloat16", "float16", "bfloat16", "bfloat16", "bfloat16"), None),
+    (("float64", "float64", "float64", "float64", "float64"), "float16"),  # state stays float64
+    (("bool_", "bool_", "float16", "float16", "float16"), "float64"),
+])
+def test_gated_delta_update_dtypes(dtypes, state_dtype, monkeypatch):
+    # exact, with the sums folded as MLX folds them (see the bit-for-bit test)
+    monkeypatch.setattr(reduce_kernel, "in_double", lambda f: False)
+    shapes = [(1, 2, 1, 3), (1, 2, 1, 3), (1, 2, 2, 2), (1, 2, 2), (1, 2, 2)]
+    ours, theirs = [], []
+    for i, (sh, dt) in enumerate(zip(shapes, dtypes)):
+        o, t = both(sh, 100 + i, "float32", 0.1, 0.9)
+        ours.append(o.astype(getattr(mx, dt)))
+        theirs.append(t.astype(getattr(real_mx, dt)))
+    kw_o, kw_t = {}, {}
+    if state_dtype:
+        so, st = both((1, 2, 2, 3), 109)
+        kw_o["initial_state"] = so.astype(getattr(mx, state_dtype))
+        kw_t["initial_state"] = st.astype(getattr(real_mx, state_dtype))
+    assert_same_array(mx.fast.gated_delta_update(*ours, stream=mx.cpu, **kw_o),
+                      real_mx.fast.gated_delta_update(*theirs, stream=real_mx.cpu, **kw_t))
+
+
+def gdu_error(lib, shapes, **kw):
+    """The exception gated_delta_update raises on arrays of ``shapes`` (kw: name -> shape)."""
+    arrays = [lib.ones(sh) for sh in shapes]
+    extra = {name: lib.ones(sh, dtype=lib.bool_ if name == "mask" else lib.float32)
+             for name, sh in kw.items()}
+    with pytest.raises(Exception) as info:
+        lib.eval(lib.fast.gated_delta_update(*arrays, **extra))
+    return type(info.value), str(info.value)
+
+
+def test_gated_delta_update_errors_as_mlx_raises_them():
+    base = [(2, 3, 2, 4), (2, 3, 2, 4), (2, 3, 4, 5), (2, 3, 4), (2, 3, 4)]
+
+    def changed(i, axis, size):
+        shapes = list(base)
+        shape = list(shapes[i])
+        shape[axis] = size
+        shapes[i] = tuple(shape)
+        return shapes
+
+    cases = [(changed(1, 3, 3), {}),     # the keys' size is not the queries'
+             (changed(0, 3, 7), {}),
+             (changed(2, 2, 3), {}),     # value heads that the state's heads do not match
+             (changed(2, 0, 7), {}),     # a batch that does not broadcast
+             (changed(3, 2, 7), {}),
+             (changed(4, 0, 3), {}),
+             (changed(2, 1, 1), {}),     # fewer steps than q
+             (changed(3, 1, 2), {}),
+             ([(2, 0, 2, 4), (2, 0, 2, 4), (2, 0, 4, 5), (2, 0, 4), (2, 0, 4)], {}),
+             (base, {"initial_state": (2, 4, 4, 5)}),  # the state is [B, Hv, Dv, Dk]
+             (base, {"mask": (3, 3)}),
+             (base, {"mask": (2, 1)}),
+             (base, {"mask": (3,)})]
+    for shapes, kw in cases:
+        assert gdu_error(mx, shapes, **kw) == gdu_error(real_mx, shapes, **kw), (shapes, kw)
+    q = mx.ones((1, 1, 1, 2))
+    q_t = real_mx.ones((1, 1, 1, 2))
+    with pytest.raises(TypeError) as ours:
+        mx.fast.gated_delta_update(q.tolist(), q, q, mx.ones((1, 1, 1)), mx.ones((1, 1, 1)),
+                                   mask=[[True]])
+    with pytest.raises(TypeError) as theirs:
+        real_mx.fast.gated_delta_update(q_t.tolist(), q_t, q_t, real_mx.ones((1, 1, 1)),
+                                        real_mx.ones((1, 1, 1)), mask=[[True]])
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_gated_delta_update_checks_ranks_that_mlx_does_not():
+    # MLX reads past a shape ("SmallVector out of range.") or fails in a later
+    # broadcast; mlxref raises the same type and names the input.
+    base = [(2, 3, 2, 4), (2, 3, 2, 4), (2, 3, 4, 5), (2, 3, 4), (2, 3, 4)]
+    name = "[gated_delta_update] "
+    cases = [(0, (3, 2, 4), IndexError,
+              "q must have 4 dimensions [B, T, Hk, Dk] but has shape (3,2,4)."),
+             (2, (), IndexError, "v must have 4 dimensions [B, T, Hv, Dv] but has shape ()."),
+             (1, (2, 3, 2, 4, 1), ValueError,
+              "k must have 4 dimensions [B, T, Hk, Dk] but has shape (2,3,2,4,1)."),
+             (3, (2, 3), ValueError,
+              "gamma must have 3 dimensions [B, T, Hv] but has shape (2,3)."),
+             (4, (), IndexError, "beta must have 3 dimensions [B, T, Hv] but has shape ().")]
+    for i, shape, exc, msg in cases:
+        shapes = list(base)
+        shapes[i] = shape
+        with raises(exc, name + msg):
+            mx.fast.gated_delta_update(*[mx.ones(sh) for sh in shapes])
+        with pytest.raises(exc):
+            real_mx.eval(real_mx.fast.gated_delta_update(*[real_mx.ones(sh) for sh in shapes]))
+    arrays = [mx.ones(sh) for sh in base]
+    with raises(ValueError, name + "mask must have 2 dimensions [B, T] but has shape (2,3,4)."):
+        mx.fast.gated_delta_update(*arrays, mask=mx.ones((2, 3, 4), mx.bool_))
+    with pytest.raises(ValueError):
+        real_mx.eval(real_mx.fast.gated_delta_update(*[real_mx.ones(sh) for sh in base],
+                                                     mask=real_mx.ones((2, 3, 4), real_mx.bool_)))
+    # MLX divides the value heads by q's heads: with none it dies of SIGFPE
+    with raises(ValueError, name + "q must have at least one head but has shape (2,3,0,4)."):
+        mx.fast.gated_delta_update(mx.ones((2, 3, 0, 4)), *arrays[1:])
+
+
 def test_gpu_only_functions_name_themselves():
-    for name in ["metal_kernel", "cuda_kernel", "precompiled_cuda_kernel", "gated_delta_update"]:
+    for name in ["metal_kernel", "cuda_kernel", "precompiled_cuda_kernel"]:
         assert hasattr(real_mx.fast, name)
         with raises(RuntimeError, f"mx.fast.{name} needs real MLX's GPU kernels"):
             getattr(mx.fast, name)("x")

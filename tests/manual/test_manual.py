@@ -12,13 +12,16 @@ primitive added without one fails the coverage check. Every op is drawn
 known differences aside) or has a stated reason real MLX confirms; the
 factorizations' formulas, on named outputs, are checked against an
 independent SymPy product and against the rule on numbers. The session's build
-renders one tutorial chapter (04) as a notebook page; every chapter runs as
+renders one tutorial chapter (04) as a page; every chapter runs as
 a notebook in its own kernel, a cell per example, each example's output
 checked as doctest checks it
 (that run is the chapter's doctest: tests/test_tutorials.py leaves the
 numbered chapters to it). Headless Chromium shows an op page's formulas
-typeset as MathML (subscripts lowered) and its drawing, a transform page,
-and a chapter's notebook page with its code, outputs and figure. ``make
+typeset as MathML (subscripts lowered) and its drawing, a transform page; at a
+reader's 1280x800, a family page's op table and "On this page" contents beside
+the site's tree, a chapter's page with the tree, its code, each output under its
+code, and its figure; and the search page finds chapter 04 by a word of its
+prose. ``make
 test`` installs Chromium where it can (the Makefile's ``try-chromium``
 target); without one those tests skip with one line, except under CI
 (.ci/run sets MLXREF_NEED_CHROMIUM), where they fail (tests/support.py's
@@ -69,8 +72,10 @@ def manual_build(tmp_path_factory):
     return out, index
 
 
-def _html(out):  # not the Chromium tests' probes, which come and go
-    return sorted(p for p in (out / "docs").rglob("*.html") if not p.name.startswith("_probe_"))
+def _html(out):  # the pages: not the Chromium tests' probes, which come and go, nor the
+    # theme's templates that Sphinx copies into _static
+    return sorted(p for p in (out / "docs").rglob("*.html")
+                  if not p.name.startswith("_probe_") and "_static" not in p.parts)
 
 
 def test_the_manual_builds_with_warnings_as_errors(manual_build):
@@ -99,12 +104,13 @@ def test_an_op_page_shows_rules_as_mathml_with_links_and_a_drawing(manual_build)
     rules = page[page.index('id="prim-sin"'):]
     maths = re.findall(r"<math.*?</math>", rules, re.S)
     assert len(maths) >= 4  # forward, vjp, jvp, vmap
-    assert "<mi>vjp a</mi>" in maths[1] and "<mi>cos</mi>" in maths[1]
-    assert "<mi>jvp f</mi>" in maths[2] and "<mi>cos</mi>" in maths[2]
-    # under a reader's names: u_0 the cotangent, da_0 the tangent, a_0^(1) a batch's 2nd example
-    assert "<msub><mi>u</mi><mi>0</mi></msub>" in maths[1] and "<mi>ua</mi>" not in maths[1]
-    assert "<msub><mi>da</mi><mi>0</mi></msub>" in maths[2]
-    assert "<msubsup><mi>a</mi><mi>0</mi><mi>(1)</mi></msubsup>" in maths[3]
+    assert "<mi>vjp</mi>" in maths[1] and "<mi>cos</mi>" in maths[1]
+    assert "<mi>jvp</mi>" in maths[2] and "<mi>cos</mi>" in maths[2]
+    # written once, for one element i, under a reader's names: u_i the cotangent, da_i the
+    # tangent, a_i^(n) the element of example n of a batch (tests/manual/test_rules_forms.py)
+    assert "<msub><mi>u</mi><mi>i</mi></msub>" in maths[1] and "<mi>ua</mi>" not in maths[1]
+    assert "<msub><mi>da</mi><mi>i</mi></msub>" in maths[2]
+    assert "<msubsup><mi>a</mi><mi>i</mi><mi>(n)</mi></msubsup>" in maths[3]
     # the drawing of sin's vjp walk is an SVG file in the build (drawn by Graphviz's dot);
     # the primitive Sin points to it rather than drawing its own
     if shutil.which("dot"):
@@ -344,7 +350,7 @@ def test_every_points_case_shows_formulas_or_says_why():
 
 def test_every_page_says_what_it_was_built_from(manual_build):
     out, _ = manual_build
-    stamp = f"Built from mlxref {mx.__version__} against MLX {links.MLX_VERSION}"
+    stamp = f"Built from mlxref {mx.__version__}, compared with MLX {links.MLX_VERSION}"
     pages_ = [p for p in _html(out) if p.name not in ("genindex.html", "search.html")
               and "source" not in p.parts]
     assert len(pages_) > 20
@@ -370,7 +376,11 @@ def test_the_pages_fetch_nothing_at_view_time(manual_build):
         assert "mathjax" not in text.lower(), page
     for style in (out / "docs" / "_static").rglob("*.css"):
         text = style.read_text(encoding="utf-8")
-        assert not re.search(r"url\(\s*['\"]?(https?:)?//|@import|@font-face", text), style
+        assert not re.search(r"(url\(|@import)\s*['\"]?(https?:)?//", text), style
+        # the theme's fonts (its icons) and imported sheets are files of the build
+        for url in re.findall(r"(?:url\(|@import)\s*['\"]?([^'\")?#;]+)", text):
+            if not url.startswith("data:"):
+                assert (style.parent / url).is_file(), (style, url)
 
 
 def test_every_public_op_of_mlx_that_mlxref_has_is_listed():
@@ -424,6 +434,29 @@ def test_a_primitive_added_without_an_entry_fails():
         del Dummy
         gc.collect()
     assert "Dummy" not in {p.__name__ for p in catalogue.primitives()}
+
+
+def test_an_op_without_its_own_description_or_with_a_wrong_example_fails_the_build(
+        monkeypatch, tmp_path):
+    def bare(a):
+        pass
+
+    op = catalogue.Op("bare", bare)
+    written = {"x": f"({pages.op_label('bare')})=\n"}
+    with pytest.raises(manual.MissingEntry, match=r"op bare \(its docstring has no description"):
+        manual.check_coverage([op], [], written)
+    bare.__doc__ = "``mx.bare``: says what it does, shows nothing."
+    with pytest.raises(manual.MissingEntry, match=r"op bare \(its docstring has no example"):
+        manual.check_coverage([op], [], written)
+    bare.__doc__ += "\n\n>>> mx.add(1, 2)\narray(3, dtype=int32)\n"
+    manual.check_coverage([op], [], written)
+    # the build runs every example: one that prints something else stops it, by name
+    sin = next(o for o in catalogue.public_ops() if o.name == "sin")
+    doc = sin.function.__doc__
+    monkeypatch.setattr(sin.function, "__doc__", doc.replace("array([0, 1,", "array([0, 2,"))
+    assert sin.function.__doc__ != doc
+    with pytest.raises(manual.MissingEntry, match=r"sin: >>> mx\.sin\(.*expected array\(\[0, 2,"):
+        manual.generate(tmp_path / "src", primitives=[Sin], verdicts={})
 
 
 def test_the_cli_page_is_argparse_help():
@@ -494,7 +527,7 @@ window.addEventListener("load", function () {
 </script>"""
 
 
-def _in_chromium(page, tmp_path, screenshot=False, check=CHECK):
+def _in_chromium(page, tmp_path, screenshot=False, check=CHECK, size="1200,2000"):
     import json
     import subprocess
 
@@ -504,7 +537,7 @@ def _in_chromium(page, tmp_path, screenshot=False, check=CHECK):
                      encoding="utf-8")
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
              "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1200,2000"]
+             f"--user-data-dir={tmp_path / 'profile'}", f"--window-size={size}"]
     dom = subprocess.run([chromium, *flags, "--dump-dom", probe.as_uri()],
                          capture_output=True, text=True, timeout=120).stdout
     shot = tmp_path / "page.png"
@@ -512,7 +545,7 @@ def _in_chromium(page, tmp_path, screenshot=False, check=CHECK):
         subprocess.run([chromium, *flags, f"--screenshot={shot}", probe.as_uri()],
                        capture_output=True, timeout=120)
     probe.unlink()
-    (results,) = re.findall(r'<pre id="results">(.*?)</pre>', dom, re.S)
+    (results,) = re.findall(r'<pre id="results"[^>]*>(.*?)</pre>', dom, re.S)  # the theme may add attributes
     return json.loads(html.unescape(results)), shot
 
 
@@ -531,6 +564,7 @@ def test_chromium_draws_a_transform_page(manual_build, tmp_path):
     page = out / "docs" / "transforms" / "vjp.html"
     got, _ = _in_chromium(page, tmp_path)
     assert got["math"] == 0 and got["mathml"]  # prose and code: nothing to typeset
+    assert got["svgs"] == (1 if shutil.which("dot") else 0)  # the seed example's vjp walk
     assert "mlx/transforms.cpp vjp" in page.read_text(encoding="utf-8")
 
 
@@ -569,9 +603,11 @@ def test_the_output_check_catches_wrong_values_and_exceptions():
     block = (">>> x = 2\n>>> x + 1\n3\n>>> print('a'); x\na\n2\n"
              ">>> int('z')\nTraceback (most recent call last):\n  ...\n"
              "ValueError: invalid literal for int() with base 10: 'z'\n>>> x * 2\n4\n")
+    # the build's cells: each ends where something is printed, or raised
     cells = notebooks.doctest_cells(block)
-    assert [c.exc_msg is not None for c in cells] == [True, False]  # cut after the raise
-    assert cells[1].code == "x * 2"
+    assert [(c.code, c.want, c.exc_msg is not None) for c in cells] == [
+        ("x = 2\nx + 1", "3\n", False), ("print('a'); x", "a\n2\n", False),
+        ("int('z')", "", True), ("x * 2", "4\n", False)]
     # the tests' cells: one per example, each with its own expected output
     each = notebooks.doctest_cells(block, each=True)
     assert [(c.code, c.want) for c in each] == [
@@ -579,27 +615,27 @@ def test_the_output_check_catches_wrong_values_and_exceptions():
         ("x * 2", "4\n")]
     assert [c.exc_msg is not None for c in each] == [False, False, False, True, False]
 
-    def run(first, error, last):
+    def run(value, printed, error, last):
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(notebooks.SETUP)] + [
             nbformat.v4.new_code_cell(c.code) for c in cells])
-        nb.cells[1].outputs = [
-            nbformat.v4.new_output("execute_result", data={"text/plain": first[0]}),
-            nbformat.v4.new_output("stream", name="stdout", text=first[1]),
-            nbformat.v4.new_output("stream", name="stderr", text="a warning\n"),
-            nbformat.v4.new_output("execute_result", data={"text/plain": "2"})] + (
-            [nbformat.v4.new_output("error", ename=error[0], evalue=error[1], traceback=[])]
-            if error else [])
-        nb.cells[2].outputs = [nbformat.v4.new_output("execute_result",
-                                                      data={"text/plain": last})]
+        result = lambda text: nbformat.v4.new_output("execute_result", data={"text/plain": text})
+        nb.cells[1].outputs = [result(value)]
+        nb.cells[2].outputs = [
+            nbformat.v4.new_output("stream", name="stdout", text=printed),
+            nbformat.v4.new_output("stream", name="stderr", text="a warning\n"), result("2")]
+        nb.cells[3].outputs = ([nbformat.v4.new_output("error", ename=error[0],
+                                                       evalue=error[1], traceback=[])]
+                               if error else [])
+        nb.cells[4].outputs = [result(last)]
         return [code for code, _, _ in notebooks.mismatches(nb, cells)]
 
     right = ("ValueError", "invalid literal for int() with base 10: 'z'")
-    assert run(("3", "a\n"), right, "4") == []
-    assert run(("4", "a\n"), right, "4") == [cells[0].code]  # a wrong value
-    assert run(("3", "b\n"), right, "4") == [cells[0].code]  # a wrong print
-    assert run(("3", "a\n"), None, "4") == [cells[0].code]  # no exception
-    assert run(("3", "a\n"), ("TypeError", right[1]), "4") == [cells[0].code]
-    assert run(("3", "a\n"), right, "5") == [cells[1].code]
+    assert run("3", "a\n", right, "4") == []
+    assert run("4", "a\n", right, "4") == [cells[0].code]  # a wrong value
+    assert run("3", "b\n", right, "4") == [cells[1].code]  # a wrong print
+    assert run("3", "a\n", None, "4") == [cells[2].code]  # no exception
+    assert run("3", "a\n", ("TypeError", right[1]), "4") == [cells[2].code]
+    assert run("3", "a\n", right, "5") == [cells[3].code]
 
 
 def test_a_notebook_is_the_same_on_every_build():
@@ -642,27 +678,56 @@ def test_a_notebook_says_what_it_needs_and_carries_its_figures(tmp_path):
 def test_the_tutorials_page_links_each_rendered_chapter(manual_build, tmp_path):
     out, _ = manual_build
     page = (out / "docs" / "tutorials.html").read_text(encoding="utf-8")
-    links_ = re.findall(r'href="(notebooks/[^"]+)"', page)
-    assert links_ == ["notebooks/04-jvp.html", "notebooks/04-jvp.ipynb"]
+    links_ = set(re.findall(r'href="((?:tutorials|notebooks)/[^"]+)"', page))
+    assert links_ == {"tutorials/04-jvp.html", "notebooks/04-jvp.ipynb"}
     for link in links_:
         assert (out / "docs" / link).is_file()
     for chapter in CHAPTERS:
         assert html.escape(chapter.read_text(encoding="utf-8").partition("\n")[0][2:]) in page
-    html_ = (out / "docs" / "notebooks" / "04-jvp.html").read_text(encoding="utf-8")
-    assert 'href="../index.html"' in html_ and 'href="04-jvp.ipynb"' in html_
+    html_ = (out / "docs" / "tutorials" / "04-jvp.html").read_text(encoding="utf-8")
+    assert 'href="../notebooks/04-jvp.ipynb"' in html_
     # the code the chapter links to: the manual's source pages, written for it; the
     # other chapters were not built here: their links are text (make docs builds them all)
-    assert "source/mlxref.core.transforms.jvp.html" in html_
+    assert "../source/mlxref.core.transforms.jvp.html" in html_
     assert "03-vjp-and-grad.html" not in html_ and "chapter\n03</a>" not in html_
-    for href in re.findall(r'href="([^"#]+)', html_):
+    for href in re.findall(r'(?:href|src)="([^"#?]+)', html_):
         if not re.match(r"[a-z]+:", href):
-            assert (out / "docs" / "notebooks" / href).resolve().is_file(), href
+            assert (out / "docs" / "tutorials" / href).resolve().is_file(), href
     # in a build of every chapter, a link to another chapter goes to its page
     from mlxref.manual import notebooks
 
-    every = notebooks.write_page(out / "notebooks" / "04-jvp.ipynb", tmp_path / "04-jvp.html")
-    assert 'href="03-vjp-and-grad.html"' in every.read_text(encoding="utf-8")
+    text, _ = notebooks.page(out / "notebooks" / "04-jvp.ipynb")
+    assert "](03-vjp-and-grad.md)" in text
     assert "tutorials" in (out / "docs" / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_chapter_page_has_each_output_under_its_statement_and_no_settings_cell(manual_build):
+    import nbformat
+    from mlxref.manual import notebooks
+
+    out, _ = manual_build
+    nb = nbformat.read(str(out / "notebooks" / "04-jvp.ipynb"), as_version=4)
+    assert nb.cells[1].source == notebooks.SETUP  # the notebook keeps its settings cell
+    text, files = notebooks.page(out / "notebooks" / "04-jvp.ipynb", built={"04-jvp"})
+    assert "ast_node_interactivity" not in text and "pip install -e ." in text
+    assert "Chapter 04 of the mlxref tutorials" not in text  # the notebook's preface
+    # every code cell shows, and what it printed follows it before any other code
+    blocks = re.findall(r"^```(python|\{code-block\} text)\n(.*?)^```$", text, re.M | re.S)
+    code = [c for c in nb.cells[2:] if c.cell_type == "code"]
+    shown = []  # [code, the output blocks under it]
+    for kind, block in blocks:
+        if kind == "python":
+            shown.append([block, ""])
+        else:
+            shown[-1][1] += block
+    assert [s[0] for s in shown] == [c.source + "\n" for c in code]
+    for (_, under), cell in zip(shown, code):
+        for o in cell.outputs:
+            printed = o.get("text") or o.get("data", {}).get("text/plain") or (
+                f"{o.ename}: {o.evalue}")
+            assert printed.strip() in under, cell.source
+    assert len(code) > 10 and any("\n" in c.source for c in code)
+    assert files == {"seed_jvp.svg": (ROOT / "diagrams" / "seed_jvp.svg").read_bytes()}
 
 
 def test_without_notebooks_the_tutorials_page_says_so_and_builds(tmp_path):
@@ -682,47 +747,103 @@ def test_without_notebooks_the_tutorials_page_says_so_and_builds(tmp_path):
     assert built.count("<li>") >= len(CHAPTERS)
 
 
-NOTEBOOK_CHECK = """<script>
+# What a reader sees of a page at 1280x800: the site's tree on the left, "On this page"
+# on the right, the page's tables, code blocks and outputs (each under a code block).
+SITE_CHECK = """<script>
 window.addEventListener("load", function () {
   function drawn(e) { var r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; }
-  var code = document.querySelectorAll("div.code_cell");
+  function onScreen(e) {
+    var r = e.getBoundingClientRect();
+    return drawn(e) && r.top < window.innerHeight && r.bottom > 0 && r.left < window.innerWidth
+      && r.right > 0; }
+  function count(list, test) { return Array.prototype.filter.call(list, test).length; }
+  var article = document.querySelector("article");
+  var nav = document.getElementById("pst-primary-sidebar");
+  var toc = document.getElementById("pst-secondary-sidebar");
+  var outputs = article.querySelectorAll("div.output");
+  var table = article.querySelector("table");
   var out = document.createElement("pre");
   out.id = "results";
   out.textContent = JSON.stringify({
-    code: code.length,
-    inputs: Array.prototype.filter.call(code, function (c) {
-      var i = c.querySelector("div.input_area"); return i && drawn(i); }).length,
-    outputs: Array.prototype.filter.call(document.querySelectorAll("div.output_area"), function (o) {
-      return drawn(o) && o.textContent.trim().length > 0; }).length,
-    images: document.images.length,
-    images_drawn: Array.prototype.filter.call(document.images, function (i) {
-      return i.complete && i.naturalWidth > 0 && drawn(i); }).length,
-    text: document.body.textContent});
+    sidebar: !!nav && onScreen(nav) && nav.getBoundingClientRect().left < 100,
+    sidebar_links: nav ? count(nav.querySelectorAll("a"), onScreen) : 0,
+    sidebar_current: nav ? count(nav.querySelectorAll("li.current > a"), onScreen) : 0,
+    toc: !!toc && onScreen(toc) && toc.getBoundingClientRect().left > 900,
+    toc_entries: toc ? count(toc.querySelectorAll("a.nav-link"), onScreen) : 0,
+    table_on_screen: !!table && onScreen(table),
+    table_rows: table ? table.querySelectorAll("tbody tr").length : 0,
+    code: article.querySelectorAll("div.highlight-python").length,
+    outputs: count(outputs, function (o) {
+      return drawn(o) && o.textContent.trim().length > 0; }),
+    outputs_under_code: count(outputs, function (o) {
+      for (var p = o.previousElementSibling; p; p = p.previousElementSibling) {
+        if (p.classList.contains("highlight-python")) return true;
+        if (!p.classList.contains("output")) return false; }
+      return false; }),
+    images: article.querySelectorAll("img").length,
+    images_drawn: count(article.querySelectorAll("img"), function (i) {
+      return i.complete && i.naturalWidth > 0 && drawn(i); }),
+    text: article.textContent});
   document.body.appendChild(out);
 });
 </script>"""
+SCREEN = "1280,800"  # the reader's window
 
 
-def test_chromium_draws_a_chapter_notebook_with_its_outputs_and_figure(manual_build, tmp_path):
+def test_chromium_shows_a_family_page_with_its_op_table_and_contents(manual_build, tmp_path):
+    out, _ = manual_build
+    page = out / "docs" / "families" / "elementwise.html"
+    got, shot = _in_chromium(page, tmp_path, screenshot=True, check=SITE_CHECK, size=SCREEN)
+    ops = [op for op in catalogue.public_ops() if Sin in op.primitives or Matmul in op.primitives]
+    ops = [op for op in ops if op.family == "elementwise"]
+    assert got["table_on_screen"] and got["table_rows"] == len(ops) > 0
+    assert got["toc"] and got["toc_entries"] >= 2 + len(ops)  # Ops, Primitives, each op
+    assert got["sidebar"] and got["sidebar_current"] >= 1  # the family, open in the tree
+    assert shot.stat().st_size > 30_000  # a screenshot with something on it
+
+
+def test_chromium_shows_a_chapter_page_with_the_sidebar_and_outputs(manual_build, tmp_path):
     import nbformat
 
     out, _ = manual_build
-    page = out / "docs" / "notebooks" / "04-jvp.html"
-    got, shot = _in_chromium(page, tmp_path, screenshot=True, check=NOTEBOOK_CHECK)
+    page = out / "docs" / "tutorials" / "04-jvp.html"
+    got, shot = _in_chromium(page, tmp_path, screenshot=True, check=SITE_CHECK, size=SCREEN)
     nb = nbformat.read(str(out / "docs" / "notebooks" / "04-jvp.ipynb"), as_version=4)
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    assert got["code"] == got["inputs"] == len(code)  # every code cell, its code shown
-    assert got["outputs"] == sum(1 for c in code for _ in c.outputs) > 5
-    assert got["images"] == got["images_drawn"] == 1  # the jvp walk, from its attachment
+    code = [c for c in nb.cells[2:] if c.cell_type == "code"]
+    assert got["sidebar"] and got["sidebar_current"] >= 1 and got["sidebar_links"] >= 5
+    assert got["toc"] and got["toc_entries"] >= 3  # the chapter's sections
+    assert got["code"] == len(code)
+    assert got["outputs"] == got["outputs_under_code"] >= sum(1 for c in code if c.outputs) > 5
+    assert got["images"] == got["images_drawn"] == 1  # the jvp walk
     printed = [o.text for c in code for o in c.outputs if o.output_type == "stream"]
     assert printed and all(line in got["text"] for t in printed for line in t.splitlines())
     assert f"Built from mlxref {mx.__version__}" in got["text"]
-    assert shot.stat().st_size > 50_000  # a screenshot with something on it
+    assert shot.stat().st_size > 50_000
 
 
-def test_a_notebook_page_draws_svg_outputs(tmp_path):
+def test_chromium_search_finds_a_chapter_by_a_word_of_its_text(manual_build, tmp_path):
+    import subprocess
+
+    chromium = chromium_or_skip()
+    out, _ = manual_build
+    word = "perturbation"  # chapter 04's subject, in its prose only
+    assert word in JVP.read_text(encoding="utf-8").lower()
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             f"--user-data-dir={tmp_path / 'profile'}", f"--window-size={SCREEN}",
+             "--virtual-time-budget=15000", "--dump-dom"]
+    dom = subprocess.run([chromium, *flags, (out / "docs" / "search.html").as_uri() + "?q=" + word],
+                         capture_output=True, text=True, timeout=120).stdout
+    found = re.findall(r'<li[^>]*>\s*<a[^>]*href="([^"?#]+)', dom.split('id="search-results"')[-1])
+    assert "tutorials/04-jvp.html" in found, found
+    dom = subprocess.run([chromium, *flags, (out / "docs" / "search.html").as_uri() + "?q=zyzzyva"],
+                         capture_output=True, text=True, timeout=120).stdout
+    assert "tutorials/04-jvp.html" not in dom.split('id="search-results"')[-1]
+
+
+def test_a_chapter_page_carries_svg_outputs_as_files(tmp_path):
     """A cell whose value is a drawing (``viz.Drawing``'s SVG output) is drawn in the page,
-    from a ``data:`` image (nbconvert's way: the SVG's ids stay apart from the page's)."""
+    from a file beside it."""
     import nbformat
     from mlxref import viz
     from mlxref.manual import notebooks
@@ -730,15 +851,18 @@ def test_a_notebook_page_draws_svg_outputs(tmp_path):
     if not shutil.which("dot"):
         pytest.skip("no Graphviz dot: a drawing has no SVG output")
     drawing = viz.trace(lambda x: mx.sin(x) * mx.exp(x), [mx.array(0.5)])
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("drawing")])
-    nb.cells[0].outputs = [nbformat.v4.new_output(
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("preface"), nbformat.v4.new_code_cell(notebooks.SETUP),
+        nbformat.v4.new_markdown_cell("# 99 · A title\n\nSome prose."),
+        nbformat.v4.new_code_cell("drawing")])
+    nb.cells[3].outputs = [nbformat.v4.new_output(
         "execute_result", data=drawing._repr_mimebundle_(), execution_count=1)]
-    nbformat.write(nb, str(tmp_path / "d.ipynb"))
-    page = notebooks.write_page(tmp_path / "d.ipynb", tmp_path / "d.html")
+    nbformat.write(nb, str(tmp_path / "99-d.ipynb"))
+    page = notebooks.write_page(tmp_path / "99-d.ipynb", tmp_path / "src" / "99-d.md")
     text = page.read_text(encoding="utf-8")
-    (data,) = re.findall(r'<img [^>]*src="data:image/svg\+xml;base64,([^"]+)"', text)
-    assert base64.b64decode(data).decode("utf-8") == drawing._repr_svg_()
-    assert "<title>d</title>" in text
+    (image,) = re.findall(r"!\[[^\]]*\]\((99-d/[^)]+\.svg)\)", text)
+    assert (page.parent / image).read_text(encoding="utf-8") == drawing._repr_svg_()
+    assert text.startswith("# 99 · A title\n\n" + pages.stamp()) and "preface" not in text
 
 
 def test_a_chapter_that_fails_as_a_notebook_fails_the_build_in_one_line(tmp_path):

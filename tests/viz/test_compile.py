@@ -9,6 +9,7 @@ its generated source must be in the text and in the HTML page.
 
 import html
 import importlib
+import re
 import shutil
 import warnings
 
@@ -18,6 +19,7 @@ import mlxref.core as mx
 from mlxref import viz
 from mlxref.cli import main
 from mlxref.core.primitives.compiled import Compiled, CompiledProgram
+from mlxref.viz.compiled import named_source
 from mlxref.viz.record import collect, op_name, preview
 
 compile_module = importlib.import_module("mlxref.core.transforms.compile")
@@ -125,7 +127,7 @@ def test_text_prints_the_listings_then_the_generated_source(drawing, compiled_by
     assert [h.split(" ")[1] for h in headings[1:4]] == ["traced", "simplified", "fused"]
     for p in compiled_by_mode["enabled"]:
         if isinstance(p, Compiled):
-            assert p.source in text
+            assert named_source(p) in text
             assert f"{p.name}, its generated source" in text
     assert text.index("def kernel(") > text.index("\noutputs: ")
     # The output is what the compiled function computes, equal to the plain function's.
@@ -141,8 +143,27 @@ def test_html_shows_the_generated_source(drawing, tmp_path, compiled_by_mode):
     content = page.read_text()
     for p in compiled_by_mode["enabled"]:
         if isinstance(p, Compiled):
-            assert f"<pre><code>{html.escape(p.source)}</code></pre>" in content
+            assert f"<pre><code>{html.escape(named_source(p))}</code></pre>" in content
     assert "<svg" in content
+
+
+def test_the_source_shown_names_each_function_after_its_op(compiled_by_mode):
+    """The loop calls f<j> and s<j>; the drawing shows them as sin_f4 and exp_s1,
+    each named after the primitive at step j of the Compiled's tape, and is
+    otherwise the source itself."""
+    compiled = [p for p in compiled_by_mode["enabled"] if isinstance(p, Compiled)]
+    assert compiled
+    renamed = 0
+    for p in compiled:
+        shown = named_source(p)
+        calls = re.findall(r"\b([a-z0-9_]+)_([fs])(\d+)\(", shown)
+        for op, kind, j in calls:
+            assert op == p.tape[int(j)][0].name.lower(), (op, kind, j)
+        assert not re.search(r"(?<![a-z0-9_])[fs]\d+\(", shown)  # no bare f4( or s1( is left
+        assert re.sub(r"\b[a-z0-9]+_([fs]\d+)\(", r"\1(", shown) == p.source
+        renamed += len(calls)
+    # f(x, y) fuses an exp (a list step) and a sin (a scalar rule) into its first chain
+    assert renamed >= 2 and "exp_s1(" in named_source(compiled[0])
 
 
 def test_collapse_folds_each_compiled_box_into_one_node():

@@ -35,8 +35,25 @@ _ASTYPE = "astype(a: array, dtype: Dtype, /, *, stream: StreamOrDevice = None) -
 
 
 def astype(a, dtype, /, *, stream=None):
-    """``mx.astype``: ``a`` cast to ``dtype``; an AsType node only when the dtype
-    changes. ``stream=`` is accepted and changes nothing (mlxref/core/device.py)."""
+    """``mx.astype``: ``a``'s values converted to ``dtype``.
+
+    Floats become integers by truncation toward zero, integers that do not fit
+    wrap around (as C casts do), nonzero becomes True. An ``AsType`` node only
+    when the dtype changes (otherwise a new handle of ``a``).
+
+    Arguments:
+    - ``a``: the array.
+    - ``dtype``: the target Dtype (``mx.int32``...).
+    - ``stream``: accepted; changes nothing (mlxref/core/device.py).
+
+    Errors: ``TypeError`` ("astype(): incompatible function arguments") when
+    ``a`` is not an array or ``dtype`` not a Dtype (a string is not one).
+
+    >>> mx.astype(mx.array([1.7, -1.7]), mx.int32)
+    array([1, -1], dtype=int32)
+    >>> mx.astype(mx.array([300]), mx.uint8)
+    array([44], dtype=uint8)
+    """
     if not isinstance(a, array) or not isinstance(dtype, _dt.Dtype):
         raise incompatible_arguments(_ASTYPE, (a, dtype), None if stream is None else
                                      {"stream": stream})
@@ -46,12 +63,25 @@ def astype(a, dtype, /, *, stream=None):
 
 
 def broadcast_shapes(*shapes):
-    """``mx.broadcast_shapes``: the shape all ``shapes`` broadcast to, or MLX's error.
+    """``mx.broadcast_shapes``: the shape that arrays of all the given ``shapes`` broadcast to, as a tuple.
 
-    Like MLX, it folds the shapes pairwise, so the error names the pair that
-    fails. As MLX's binding reads them: the first shape may be any sequence
-    of integers (NumPy's and 0-d integer arrays too); each later one a tuple,
-    or a list or range of Python ints; the dimensions come back as ints.
+    Shapes are aligned at their last axes; each pair of sizes must be equal or
+    one of them 1. Like MLX, it folds the shapes pairwise, so the error names
+    the pair that fails. As MLX's binding reads them: the first shape may be any
+    sequence of integers (NumPy's and 0-d integer arrays too); each later one a
+    tuple, or a list or range of Python ints; the dimensions come back as ints.
+
+    Arguments:
+    - ``shapes``: one or more shapes.
+
+    Errors: ``ValueError`` for shapes that do not broadcast (MLX:
+    "[broadcast_shapes] Shapes (2) and (3) cannot be broadcast."), for no shape
+    ("[broadcast_shapes] Must provide at least one shape.") and for a later
+    shape that is not a sequence ("[broadcast_shapes] Expects a sequence of
+    shapes (tuple or list of ints).").
+
+    >>> mx.broadcast_shapes((2, 1), (1, 3), (4, 1, 1))
+    (4, 2, 3)
     """
     if not shapes:
         raise ValueError("[broadcast_shapes] Must provide at least one shape.")
@@ -108,7 +138,24 @@ _BROADCAST_TO = (
 
 
 def broadcast_to(a, /, shape, *, stream=None):
-    """``mx.broadcast_to``: a Broadcast node only when the shape changes."""
+    """``mx.broadcast_to``: ``a`` expanded to ``shape``: new leading axes and its size-1 axes repeat its elements.
+
+    A ``Broadcast`` node only when the shape changes; its gradient sums the
+    cotangent back over the repeated axes.
+
+    Arguments:
+    - ``a``: an array or a Python scalar.
+    - ``shape``: the target shape, which ``a``'s shape must broadcast to.
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` when ``a`` does not broadcast to ``shape`` (MLX:
+    "[broadcast_shapes] Shapes (2) and (3) cannot be broadcast.") or for a
+    negative dimension ("[broadcast_to] Negative dimensions not allowed.").
+
+    >>> mx.broadcast_to(mx.array([1, 2]), (2, 2))
+    array([[1, 2],
+           [1, 2]], dtype=int32)
+    """
     shape = to_shape(shape, _BROADCAST_TO, (a, shape))
     a = to_array(a)
     if a.shape == shape:

@@ -49,9 +49,28 @@ def _exact_only(a):
 
 
 def array_equal(a, b, /, *, equal_nan=False, stream=None):
-    """``mx.array_equal``: a 0-d bool, True when the shapes match and every
-    pair of elements (in the promoted dtype) is equal; with ``equal_nan``, two
-    nans count as equal (for float and complex dtypes). No broadcasting."""
+    """``mx.array_equal``: a 0-d bool, True when ``a`` and ``b`` have one shape and equal elements.
+
+    The elements are compared in the promoted dtype, so an int32 and a float32 array
+    holding the same numbers are equal; the dtypes need not match. Arrays of different
+    shapes are not equal (no broadcasting). As in MLX, it is one ``Equal`` node (that
+    may count two nans as equal) reduced by ``all``.
+
+    Arguments:
+    - ``a``, ``b``: arrays or Python scalars.
+    - ``equal_nan``: a bool (default False); True counts two nans as equal (for float
+      and complex dtypes).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``TypeError`` when ``equal_nan`` is not a bool (MLX: "array_equal():
+    incompatible function arguments. ..."); ``ValueError`` for a list or a string (MLX:
+    "Invalid type list received in array initialization.").
+
+    >>> mx.array_equal(mx.array([1, 2, 3]), mx.array([1.0, 2.0, 3.0]))
+    array(True, dtype=bool)
+    >>> mx.array_equal(mx.array([1.0, mx.nan]), mx.array([1.0, mx.nan]), equal_nan=True)
+    array(True, dtype=bool)
+    """
     if type(equal_nan) is not bool:
         raise incompatible_arguments(_SIGNATURES["array_equal"], (a, b),
                                      {"equal_nan": equal_nan})
@@ -72,12 +91,32 @@ def _check_close_args(name, a, b, rtol, atol, equal_nan):
 
 
 def isclose(a, b, /, rtol=1e-5, atol=1e-8, *, equal_nan=False, stream=None):
-    """``mx.isclose``: ``|a - b| <= atol + rtol * |b|`` elementwise (broadcast),
-    infinities equal when of the same sign, nans equal only with ``equal_nan``.
+    """``mx.isclose``: True where ``|a - b| <= atol + rtol * |b|``, elementwise, as a bool array.
 
-    As MLX composes it: ``atol`` and ``rtol`` become float32 scalars (strong,
-    so an int or float16 ``b`` gives a float32 right side), and ``a - b`` is
-    taken in the promoted dtype (so it wraps for unsigned integers)."""
+    ``a`` and ``b`` are broadcast together. Infinities are close only to an infinity of
+    the same sign; nans are close to nothing, or to each other with ``equal_nan``. As
+    MLX composes it: ``atol`` and ``rtol`` become float32 scalars (strong, so an int or
+    float16 ``b`` gives a float32 right side), and ``a - b`` is taken in the promoted
+    dtype (so it wraps for unsigned integers). The test is not symmetric: ``rtol``
+    scales ``|b|``.
+
+    Arguments:
+    - ``a``, ``b``: arrays (MLX takes no Python scalar here).
+    - ``rtol``: the relative tolerance, a float (default 1e-05).
+    - ``atol``: the absolute tolerance, a float (default 1e-08).
+    - ``equal_nan``: a bool (default False); True makes two nans close.
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``TypeError`` when ``a`` or ``b`` is not an array, a tolerance not a number
+    or ``equal_nan`` not a bool (MLX: "isclose(): incompatible function arguments.
+    ..."); ``ValueError`` when the shapes do not broadcast ("[broadcast_shapes] Shapes
+    (2) and (3) cannot be broadcast.").
+
+    >>> mx.isclose(mx.array([1.0, 2.0, mx.inf, mx.nan]), mx.array([1.000001, 2.1, mx.inf, mx.nan]))
+    array([True, False, True, False], dtype=bool)
+    >>> mx.isclose(mx.array([1.0]), mx.array([1.5]), rtol=0.5)
+    array([True], dtype=bool)
+    """
     _check_close_args("isclose", a, b, rtol, atol, equal_nan)
     rhs = _ew.add(array(float(atol)), _ew.multiply(array(float(rtol)), _ew.abs(b)))
     lhs = _ew.abs(_ew.subtract(a, b))
@@ -93,13 +132,49 @@ def isclose(a, b, /, rtol=1e-5, atol=1e-8, *, equal_nan=False, stream=None):
 
 
 def allclose(a, b, /, rtol=1e-5, atol=1e-8, *, equal_nan=False, stream=None):
-    """``mx.allclose``: ``all(isclose(a, b, rtol, atol, equal_nan))``, a 0-d bool."""
+    """``mx.allclose``: a 0-d bool, True when ``isclose(a, b)`` holds for every element.
+
+    ``all(isclose(a, b, rtol, atol, equal_nan=equal_nan))``: the same test, the same
+    broadcasting, reduced to one answer.
+
+    Arguments:
+    - ``a``, ``b``: arrays (MLX takes no Python scalar here).
+    - ``rtol``: the relative tolerance, a float (default 1e-05).
+    - ``atol``: the absolute tolerance, a float (default 1e-08).
+    - ``equal_nan``: a bool (default False); True makes two nans close.
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``TypeError`` when ``a`` or ``b`` is not an array, a tolerance not a number
+    or ``equal_nan`` not a bool (MLX: "allclose(): incompatible function arguments.
+    ..."); ``ValueError`` when the shapes do not broadcast ("[broadcast_shapes] Shapes
+    (2) and (3) cannot be broadcast.").
+
+    >>> mx.allclose(mx.array([1.0, 2.0]), mx.array([1.0, 2.00001]))
+    array(True, dtype=bool)
+    >>> mx.allclose(mx.array([1.0, 2.0]), mx.array([1.0, 2.1]), atol=0.2)
+    array(True, dtype=bool)
+    """
     _check_close_args("allclose", a, b, rtol, atol, equal_nan)
     return _reduction.all(isclose(a, b, rtol, atol, equal_nan=equal_nan))
 
 
 def isnan(a, /, *, stream=None):
-    """``mx.isnan``: ``a != a``; all False for integers and bool."""
+    """``mx.isnan``: True where an element of ``a`` is nan, as a bool array.
+
+    Composed as ``a != a`` (nan is the one value unequal to itself); a complex number is
+    nan when either part is. Integer and bool arrays hold no nan: the result is all
+    False, with no comparison.
+
+    Arguments:
+    - ``a``: an array or a Python scalar.
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
+    array initialization.").
+
+    >>> mx.isnan(mx.array([1.0, mx.nan, mx.inf]))
+    array([False, True, False], dtype=bool)
+    """
     a = scalar_or_array(a)
     if _exact_only(a):
         return _creation.full(a.shape, False, _dt.bool_)
@@ -107,7 +182,21 @@ def isnan(a, /, *, stream=None):
 
 
 def isinf(a, /, *, stream=None):
-    """``mx.isinf``: +-inf; a complex number is infinite when either part is."""
+    """``mx.isinf``: True where an element of ``a`` is +inf or -inf, as a bool array.
+
+    Composed as ``isposinf(a) | isneginf(a)``; a complex number is infinite when either
+    part is. Integer and bool arrays give all False.
+
+    Arguments:
+    - ``a``: an array or a Python scalar.
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
+    array initialization.").
+
+    >>> mx.isinf(mx.array([1.0, mx.nan, mx.inf, -mx.inf]))
+    array([False, False, True, True], dtype=bool)
+    """
     a = scalar_or_array(a)
     if _exact_only(a):
         return _creation.full(a.shape, False, _dt.bool_)
@@ -117,7 +206,20 @@ def isinf(a, /, *, stream=None):
 
 
 def isfinite(a, /, *, stream=None):
-    """``mx.isfinite``: neither inf nor nan; all True for integers and bool."""
+    """``mx.isfinite``: True where an element of ``a`` is neither inf nor nan, as a bool array.
+
+    Composed as ``not (isinf(a) or isnan(a))``. Integer and bool arrays give all True.
+
+    Arguments:
+    - ``a``: an array or a Python scalar.
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
+    array initialization.").
+
+    >>> mx.isfinite(mx.array([1.0, mx.nan, mx.inf, -mx.inf]))
+    array([True, False, False, False], dtype=bool)
+    """
     a = scalar_or_array(a)
     if _exact_only(a):
         return _creation.full(a.shape, True, _dt.bool_)
@@ -133,21 +235,69 @@ def _equals_infinity(a, value):
 
 
 def isposinf(a, /, *, stream=None):
-    """``mx.isposinf``: ``a == +inf`` (in ``a``'s dtype: complex ``inf+0j`` only)."""
+    """``mx.isposinf``: True where an element of ``a`` is +inf, as a bool array.
+
+    Composed as ``a == inf`` with inf in ``a``'s dtype, so for complex64 only
+    ``inf + 0j`` counts. Integer and bool arrays give all False.
+
+    Arguments:
+    - ``a``: an array or a Python scalar.
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
+    array initialization.").
+
+    >>> mx.isposinf(mx.array([1.0, mx.nan, mx.inf, -mx.inf]))
+    array([False, False, True, False], dtype=bool)
+    """
     return _equals_infinity(a, math.inf)
 
 
 def isneginf(a, /, *, stream=None):
-    """``mx.isneginf``: ``a == -inf`` (in ``a``'s dtype)."""
+    """``mx.isneginf``: True where an element of ``a`` is -inf, as a bool array.
+
+    Composed as ``a == -inf`` in ``a``'s dtype (as ``isposinf``). Integer and bool
+    arrays give all False.
+
+    Arguments:
+    - ``a``: an array or a Python scalar.
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
+    array initialization.").
+
+    >>> mx.isneginf(mx.array([1.0, mx.nan, mx.inf, -mx.inf]))
+    array([False, False, False, True], dtype=bool)
+    """
     return _equals_infinity(a, -math.inf)
 
 
 def nan_to_num(a, nan=0.0, posinf=None, neginf=None, *, stream=None):
-    """``mx.nan_to_num``: nan, +inf and -inf replaced (by default with 0 and
-    the dtype's largest and lowest finite values). Integers and bool come
-    back as they are; float64 and complex64 are refused, as in MLX. The
-    replacement values pass through a C float first (MLX's argument type),
-    so ``nan=1e10`` is inf in float16."""
+    """``mx.nan_to_num``: ``a`` with each nan, +inf and -inf replaced by a finite number.
+
+    By default nan becomes 0 and the infinities the dtype's largest and lowest finite
+    values. Composed of ``where``s over ``isnan``, ``isposinf`` and ``isneginf``.
+    Integer and bool arrays come back as they are. The replacement values pass through a
+    C float first (MLX's argument type), so ``nan=1e10`` is inf in float16.
+
+    Arguments:
+    - ``a``: an array or a Python scalar: float32, float16 or bfloat16 (or an integer or
+      bool dtype).
+    - ``nan``: the value for nan, a float (default 0).
+    - ``posinf``: the value for +inf (default: the dtype's largest finite value).
+    - ``neginf``: the value for -inf (default: the dtype's lowest finite value).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for float64 and complex64 (MLX: "[nan_to_num] Does not yet
+    support given type: float64.") and for a list or a string ("Invalid type list
+    received in array initialization."); ``TypeError`` when a replacement is not a
+    number ("nan_to_num(): incompatible function arguments. ...").
+
+    >>> mx.nan_to_num(mx.array([1.0, mx.nan, mx.inf, -mx.inf]))
+    array([1, 0, 3.40282e+38, -3.40282e+38], dtype=float32)
+    >>> mx.nan_to_num(mx.array([mx.nan, mx.inf]), nan=-1.0, posinf=100.0)
+    array([-1, 100], dtype=float32)
+    """
     if not _is_float_arg(nan) or not all(v is None or _is_float_arg(v) for v in (posinf, neginf)):
         kwargs = {k: v for k, v in (("nan", nan), ("posinf", posinf), ("neginf", neginf))
                   if v is not None and not (k == "nan" and type(v) is float and v == 0.0)}

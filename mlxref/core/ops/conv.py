@@ -129,9 +129,48 @@ def conv_general_impl(x, w, stride, padding_lo, padding_hi, kernel_dilation,
 
 def conv_general(input, weight, /, stride=1, padding=0, kernel_dilation=1, input_dilation=1,
                  groups=1, flip=False, *, stream=None):
-    """``mx.conv_general``: a convolution over 1 to 3 spatial axes with strides,
-    padding (one number, one per axis, or a pair ``(low, high)`` of lists),
-    kernel and input dilation, groups and an optional flip of the kernel."""
+    """``mx.conv_general``: a convolution over 1 to 3 spatial axes with every option of MLX's ``Convolution``.
+
+    The op the ``conv*d`` and ``conv_transpose*d`` functions are built on. As in
+    MLX it is a cross-correlation: output position ``i`` is the sum over the
+    kernel taps ``k`` and input channels of
+    ``input[i * stride + k * kernel_dilation] * weight[k]`` (the input first
+    dilated and padded), unless ``flip`` turns
+    the kernel around, which makes it a true convolution. The input is
+    channels-last, ``(N, *spatial, C_in)``; the weight is ``(C_out, *kernel,
+    C_in / groups)``; the result is ``(N, *out_spatial, C_out)`` with the two
+    dtypes promoted. One ``Convolution`` node; negative padding is a slice of
+    the input before it.
+
+    Arguments:
+    - ``input``: the batch, ``(N, *spatial, C_in)``, of a floating type.
+    - ``weight``: the kernels, ``(C_out, *kernel, C_in / groups)``.
+    - ``stride``: the step between output positions: one int for every axis or
+      one per axis (default 1).
+    - ``padding``: zeros added around the input: one int, one per axis, or a
+      pair ``(low, high)`` of lists, one number per axis on each side
+      (default 0).
+    - ``kernel_dilation``: the spacing between kernel taps (default 1).
+    - ``input_dilation``: the spacing put between input elements, zeros in
+      between (default 1; a transposed convolution uses its stride here).
+    - ``groups``: the number of channel groups, each convolved with its own
+      ``C_out / groups`` kernels (default 1; only in 1-D and 2-D).
+    - ``flip``: turn the kernel around along its spatial axes (default False).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for an input that is not floating (MLX: "[conv]
+    Invalid input array with type int32. Convolution currently only supports
+    floating point types"), for a stride list of the wrong length (MLX: "[conv]
+    Invalid strides (1,1) for 1D convolution."), for input and weight channels
+    that do not match, or an input smaller than the kernel after padding; a
+    ``TypeError`` for an argument of the wrong type (MLX's "incompatible function
+    arguments" message, with the signature).
+
+    >>> x = mx.arange(4.0).reshape(1, 4, 1)
+    >>> w = mx.array([1.0, 2.0]).reshape(1, 2, 1)
+    >>> mx.conv_general(x, w, padding=([1], [0]), flip=True).reshape(-1)
+    array([0, 1, 4, 7], dtype=float32)
+    """
     def bad():
         given = {k: v for k, v, d in (("stride", stride, 1), ("padding", padding, 0),
                                       ("kernel_dilation", kernel_dilation, 1),
@@ -215,36 +254,185 @@ def _conv_transpose(name, n, input, weight, stride, padding, dilation, output_pa
 
 
 def conv1d(input, weight, /, stride=1, padding=0, dilation=1, groups=1, *, stream=None):
-    """``mx.conv1d``: input ``(N, L, C_in)``, weight ``(C_out, K, C_in / groups)``."""
+    """``mx.conv1d``: slide each kernel along the one spatial axis of a channels-last batch and sum its products with the input.
+
+    A cross-correlation (the kernel is not flipped), as in MLX: with stride
+    ``s`` and dilation ``d``,
+    ``out[n, i, o] = sum_k sum_c input[n, i*s + k*d, c] * weight[o, k, c]``
+    over the zero-padded input. The output has
+    ``(L + 2 padding - d (K - 1) - 1) // s + 1`` positions and ``C_out``
+    channels. One ``Convolution`` node, built by ``conv_general``.
+
+    Arguments:
+    - ``input``: ``(N, L, C_in)``, of a floating type.
+    - ``weight``: ``(C_out, K, C_in / groups)``.
+    - ``stride``: the step between output positions (default 1).
+    - ``padding``: zeros added at both ends (default 0).
+    - ``dilation``: the spacing between kernel taps (default 1).
+    - ``groups``: split the channels into this many groups, each with its own
+      ``C_out / groups`` kernels (default 1).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` when the input is not floating (MLX: "[conv]
+    Invalid input array with type int32. Convolution currently only supports
+    floating point types"), is not 3-D, its channels do not match the weight's
+    (MLX: "[conv] Expect the input channels in the input and weight array to
+    match but got shapes - input: (1,5,2) and weight: (1,2,1)"), a stride is not
+    positive (MLX: "[conv] Stride sizes must be positive. Got strides (0).") or
+    the padded input is shorter than the kernel.
+
+    >>> x = mx.arange(5.0).reshape(1, 5, 1)
+    >>> w = mx.array([1.0, 2.0]).reshape(1, 2, 1)
+    >>> mx.conv1d(x, w).reshape(-1)
+    array([2, 5, 8, 11], dtype=float32)
+    """
     return _conv("conv1d", 1, input, weight, stride, padding, dilation, groups)
 
 
 def conv2d(input, weight, /, stride=1, padding=0, dilation=1, groups=1, *, stream=None):
-    """``mx.conv2d``: input ``(N, H, W, C_in)``, weight ``(C_out, KH, KW, C_in / groups)``."""
+    """``mx.conv2d``: slide each kernel over the two spatial axes of a channels-last batch and sum its products with the input.
+
+    A cross-correlation (the kernel is not flipped), as in MLX; each spatial
+    axis follows ``conv1d``'s rule for its stride, padding and dilation. One
+    ``Convolution`` node, built by ``conv_general``.
+
+    Arguments:
+    - ``input``: ``(N, H, W, C_in)``, of a floating type.
+    - ``weight``: ``(C_out, KH, KW, C_in / groups)``.
+    - ``stride``: an int for both axes or a pair (default 1).
+    - ``padding``: zeros on both sides of each axis: an int or a pair (default 0).
+    - ``dilation``: the spacing between kernel taps: an int or a pair (default 1).
+    - ``groups``: split the channels into this many groups, each with its own
+      ``C_out / groups`` kernels (default 1).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` as ``conv1d``'s, e.g. input channels that the groups
+    do not divide (MLX: "[conv] The input channels must be divisible by the
+    number of groups. Got input with shape (1,4,4,3) and 2 groups.").
+
+    >>> x = mx.arange(16.0).reshape(1, 4, 4, 1)
+    >>> mx.conv2d(x, mx.ones((1, 2, 2, 1)), stride=2).reshape(2, 2)
+    array([[10, 18],
+           [42, 50]], dtype=float32)
+    """
     return _conv("conv2d", 2, input, weight, stride, padding, dilation, groups)
 
 
 def conv3d(input, weight, /, stride=1, padding=0, dilation=1, groups=1, *, stream=None):
-    """``mx.conv3d``: input ``(N, D, H, W, C_in)``, weight ``(C_out, KD, KH, KW, C_in)``."""
+    """``mx.conv3d``: slide each kernel over the three spatial axes of a channels-last batch and sum its products with the input.
+
+    A cross-correlation (the kernel is not flipped), as in MLX; each spatial
+    axis follows ``conv1d``'s rule for its stride, padding and dilation. One
+    ``Convolution`` node, built by ``conv_general``.
+
+    Arguments:
+    - ``input``: ``(N, D, H, W, C_in)``, of a floating type.
+    - ``weight``: ``(C_out, KD, KH, KW, C_in)``.
+    - ``stride``: an int for every axis or a triple (default 1).
+    - ``padding``: zeros on both sides of each axis: an int or a triple (default 0).
+    - ``dilation``: the spacing between kernel taps: an int or a triple (default 1).
+    - ``groups``: must be 1: MLX groups only 1-D and 2-D convolutions.
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` as ``conv1d``'s, and for ``groups`` other than 1
+    (MLX: "[conv] Can only handle groups != 1 in 1D or 2D convolutions.").
+
+    >>> x = mx.arange(8.0).reshape(1, 2, 2, 2, 1)
+    >>> mx.conv3d(x, mx.ones((1, 2, 2, 2, 1))).reshape(-1)
+    array([28], dtype=float32)
+    """
     return _conv("conv3d", 3, input, weight, stride, padding, dilation, groups)
 
 
 def conv_transpose1d(input, weight, /, stride=1, padding=0, dilation=1, output_padding=0,
                      groups=1, *, stream=None):
-    """``mx.conv_transpose1d``: the transpose (gradient) of ``conv1d``."""
+    """``mx.conv_transpose1d``: the transposed convolution (the input-gradient of ``conv1d``): each input element adds a scaled copy of the kernel to the output, copies ``stride`` apart.
+
+    As MLX builds it (``conv_transpose_general``): ``conv_general`` with the
+    stride as input dilation, the kernel flipped and the padding moved to the
+    other side of the kernel. The output has ``(L - 1) stride - 2 padding +
+    dilation (K - 1) + 1 + output_padding`` positions.
+
+    Arguments:
+    - ``input``: ``(N, L, C_in)``, of a floating type.
+    - ``weight``: ``(C_out, K, C_in / groups)``.
+    - ``stride``: how far apart the kernel copies land (default 1).
+    - ``padding``: positions cut from both ends of the full result (default 0).
+    - ``dilation``: the spacing between kernel taps (default 1).
+    - ``output_padding``: positions added at the end (default 0).
+    - ``groups``: channel groups, as in ``conv1d`` (default 1).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` as ``conv1d``'s (MLX's "[conv] ..." messages).
+
+    >>> x = mx.array([1.0, 0.0, 3.0]).reshape(1, 3, 1)
+    >>> w = mx.array([1.0, 2.0]).reshape(1, 2, 1)
+    >>> mx.conv_transpose1d(x, w, stride=2).reshape(-1)
+    array([1, 2, 0, 0, 3, 6], dtype=float32)
+    """
     return _conv_transpose("conv_transpose1d", 1, input, weight, stride, padding, dilation,
                            output_padding, groups)
 
 
 def conv_transpose2d(input, weight, /, stride=1, padding=0, dilation=1, output_padding=0,
                      groups=1, *, stream=None):
-    """``mx.conv_transpose2d``: the transpose (gradient) of ``conv2d``."""
+    """``mx.conv_transpose2d``: the transposed convolution (the input-gradient of ``conv2d``): each input element adds a scaled copy of the kernel to the output, copies ``stride`` apart along each axis.
+
+    As MLX builds it: ``conv_general`` with the strides as input dilation, the
+    kernel flipped and the padding moved to the other side of the kernel; each
+    axis has ``conv_transpose1d``'s output size.
+
+    Arguments:
+    - ``input``: ``(N, H, W, C_in)``, of a floating type.
+    - ``weight``: ``(C_out, KH, KW, C_in / groups)``.
+    - ``stride``: an int or a pair (default 1).
+    - ``padding``: positions cut from both sides of each axis: an int or a pair
+      (default 0).
+    - ``dilation``: the spacing between kernel taps: an int or a pair (default 1).
+    - ``output_padding``: positions added at the end of each axis: an int or a
+      pair (default 0).
+    - ``groups``: channel groups, as in ``conv2d`` (default 1).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` as ``conv2d``'s (MLX's "[conv] ..." messages).
+
+    >>> x = mx.array([[1.0, 2.0], [3.0, 4.0]]).reshape(1, 2, 2, 1)
+    >>> mx.conv_transpose2d(x, mx.ones((1, 2, 2, 1))).reshape(3, 3)
+    array([[1, 3, 2],
+           [4, 10, 6],
+           [3, 7, 4]], dtype=float32)
+    """
     return _conv_transpose("conv_transpose2d", 2, input, weight, stride, padding, dilation,
                            output_padding, groups)
 
 
 def conv_transpose3d(input, weight, /, stride=1, padding=0, dilation=1, output_padding=0,
                      groups=1, *, stream=None):
-    """``mx.conv_transpose3d``: the transpose (gradient) of ``conv3d``."""
+    """``mx.conv_transpose3d``: the transposed convolution (the input-gradient of ``conv3d``): each input element adds a scaled copy of the kernel to the output, copies ``stride`` apart along each axis.
+
+    As MLX builds it: ``conv_general`` with the strides as input dilation, the
+    kernel flipped and the padding moved to the other side of the kernel; each
+    axis has ``conv_transpose1d``'s output size.
+
+    Arguments:
+    - ``input``: ``(N, D, H, W, C_in)``, of a floating type.
+    - ``weight``: ``(C_out, KD, KH, KW, C_in)``.
+    - ``stride``: an int or a triple (default 1).
+    - ``padding``: positions cut from both sides of each axis: an int or a
+      triple (default 0).
+    - ``dilation``: the spacing between kernel taps: an int or a triple (default 1).
+    - ``output_padding``: positions added at the end of each axis: an int or a
+      triple (default 0).
+    - ``groups``: must be 1, as in ``conv3d``.
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` as ``conv3d``'s, e.g. ``groups`` other than 1 (MLX:
+    "[conv] Can only handle groups != 1 in 1D or 2D convolutions.").
+
+    >>> x = mx.array([2.0]).reshape(1, 1, 1, 1, 1)
+    >>> mx.conv_transpose3d(x, mx.ones((1, 2, 1, 2, 1))).reshape(2, 2)
+    array([[2, 2],
+           [2, 2]], dtype=float32)
+    """
     return _conv_transpose("conv_transpose3d", 3, input, weight, stride, padding, dilation,
                            output_padding, groups)

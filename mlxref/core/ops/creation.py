@@ -107,11 +107,31 @@ def _full(shape, vals):
 
 
 def full(shape, vals, dtype=None, *, stream=None):
-    """``mx.full``: an array of ``shape`` filled with ``vals`` (broadcast).
+    """``mx.full``: an array of ``shape`` with every element equal to ``vals`` (a scalar, or an array broadcast to ``shape``).
 
-    MLX 0.32 quirk, kept: the dtype is that of ``vals`` after conversion, so
-    ``dtype`` is ignored when ``vals`` is an array, and a float scalar with an
-    integer ``dtype`` stays float32 (see ``scalar_or_array``).
+    As MLX builds it: one ``Full`` node over ``vals`` broadcast to ``shape``
+    (``zeros`` and ``ones`` are this op with a scalar). MLX 0.32 quirk, kept: the
+    dtype is that of ``vals`` after conversion, so ``dtype`` is ignored when
+    ``vals`` is an array, and a float scalar with an integer ``dtype`` stays
+    float32 (see ``scalar_or_array``).
+
+    Arguments:
+    - ``shape``: an int or a sequence of ints.
+    - ``vals``: a Python scalar or an array (its dtype wins, see above).
+    - ``dtype``: the dtype a Python scalar is converted to (default: the scalar's own: int32, float32 or bool).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for a negative dimension (MLX: "[full] Negative
+    dimensions not allowed."), for ``vals`` that does not broadcast to ``shape``
+    ("[broadcast_shapes] Shapes (3) and (2) cannot be broadcast.") and for a list
+    ``vals`` ("Invalid type list received in array initialization.").
+
+    >>> mx.full((2, 2), 7)
+    array([[7, 7],
+           [7, 7]], dtype=int32)
+    >>> mx.full((2, 3), mx.array([1.5, 2, 3]))
+    array([[1.5, 2, 3],
+           [1.5, 2, 3]], dtype=float32)
     """
     sig = _SIGNATURES["full"]
     check_dtype(dtype, sig, (shape, vals, dtype))
@@ -120,7 +140,25 @@ def full(shape, vals, dtype=None, *, stream=None):
 
 
 def zeros(shape, dtype=_dt.float32, *, stream=None):
-    """``mx.zeros``: an array of zeros (float32 unless ``dtype`` says otherwise)."""
+    """``mx.zeros`` (also ``mx.empty``): an array of ``shape`` filled with zeros.
+
+    ``mx.empty`` is the same function: MLX leaves an empty array's memory
+    uninitialised, and mlxref fills it with zeros. Composed as ``full(shape, 0)``.
+
+    Arguments:
+    - ``shape``: an int or a sequence of ints (``()`` for a 0-d array).
+    - ``dtype``: the element type (default: float32).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for a negative dimension (MLX: "[full] Negative
+    dimensions not allowed."); ``TypeError`` when ``dtype`` is not a Dtype.
+
+    >>> mx.zeros((2, 3))
+    array([[0, 0, 0],
+           [0, 0, 0]], dtype=float32)
+    >>> mx.zeros(3, mx.int32)
+    array([0, 0, 0], dtype=int32)
+    """
     sig = _SIGNATURES["zeros"]
     check_dtype(dtype, sig, (shape, dtype))
     dtype = dtype or _dt.float32
@@ -128,7 +166,22 @@ def zeros(shape, dtype=_dt.float32, *, stream=None):
 
 
 def ones(shape, dtype=_dt.float32, *, stream=None):
-    """``mx.ones``: an array of ones (float32 unless ``dtype`` says otherwise)."""
+    """``mx.ones``: an array of ``shape`` filled with ones.
+
+    Composed as ``full(shape, 1)`` in ``dtype``.
+
+    Arguments:
+    - ``shape``: an int or a sequence of ints (``()`` for a 0-d array).
+    - ``dtype``: the element type (default: float32).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for a negative dimension (MLX: "[full] Negative
+    dimensions not allowed."); ``TypeError`` when ``dtype`` is not a Dtype.
+
+    >>> mx.ones((2, 2), mx.bool_)
+    array([[True, True],
+           [True, True]], dtype=bool)
+    """
     sig = _SIGNATURES["ones"]
     check_dtype(dtype, sig, (shape, dtype))
     dtype = dtype or _dt.float32
@@ -136,7 +189,22 @@ def ones(shape, dtype=_dt.float32, *, stream=None):
 
 
 def zeros_like(a, /, dtype=None, *, stream=None):
-    """``mx.zeros_like``: zeros of ``a``'s shape (and dtype, unless given)."""
+    """``mx.zeros_like`` (also ``mx.empty_like``): an array of zeros with ``a``'s shape, in ``a``'s dtype unless ``dtype`` is given.
+
+    ``mx.empty_like`` is the same function (mlxref never leaves memory
+    uninitialised).
+
+    Arguments:
+    - ``a``: the array whose shape (and dtype) is used; its values are not read.
+    - ``dtype``: the element type (default: ``a.dtype``).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``TypeError`` ("zeros_like(): incompatible function arguments") when
+    ``a`` is not an array (a list is not converted).
+
+    >>> mx.zeros_like(mx.array([1, 2, 3]))
+    array([0, 0, 0], dtype=int32)
+    """
     sig = _SIGNATURES["zeros_like"]
     if not isinstance(a, array):
         raise incompatible_arguments(sig, (a, dtype))
@@ -145,7 +213,19 @@ def zeros_like(a, /, dtype=None, *, stream=None):
 
 
 def ones_like(a, /, dtype=None, *, stream=None):
-    """``mx.ones_like``: ones of ``a``'s shape (and dtype, unless given)."""
+    """``mx.ones_like``: an array of ones with ``a``'s shape, in ``a``'s dtype unless ``dtype`` is given.
+
+    Arguments:
+    - ``a``: the array whose shape (and dtype) is used; its values are not read.
+    - ``dtype``: the element type (default: ``a.dtype``).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``TypeError`` ("ones_like(): incompatible function arguments") when
+    ``a`` is not an array.
+
+    >>> mx.ones_like(mx.array([1.5, 2]), mx.int32)
+    array([1, 1], dtype=int32)
+    """
     sig = _SIGNATURES["ones_like"]
     if not isinstance(a, array):
         raise incompatible_arguments(sig, (a, dtype))
@@ -159,9 +239,27 @@ empty_like = zeros_like
 
 
 def full_like(a, /, vals, dtype=None, *, stream=None):
-    """``mx.full_like``: ``vals`` broadcast to ``a``'s shape, in ``dtype`` (default
-    ``a``'s). MLX's ``full_like`` (mlx/ops.cpp): the scalar is converted in that
-    dtype as a weak scalar would be, broadcast against ``a``, then cast."""
+    """``mx.full_like``: an array with ``a``'s shape filled with ``vals``, in ``dtype`` (default: ``a``'s dtype).
+
+    As MLX's ``full_like`` (mlx/ops.cpp): a scalar ``vals`` is converted in that
+    dtype as a weak scalar would be, broadcast against ``a``, then cast, so a
+    float fill of an integer array is truncated.
+
+    Arguments:
+    - ``a``: the array whose shape (and dtype) is used; its values are not read.
+    - ``vals``: a Python scalar, or an array that broadcasts to ``a``'s shape.
+    - ``dtype``: the element type (default: ``a.dtype``).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` when ``vals`` does not broadcast with ``a`` (MLX:
+    "[broadcast_shapes] Shapes (2) and (3) cannot be broadcast.") or is a list
+    ("Invalid type list received in array initialization.").
+
+    >>> mx.full_like(mx.array([1, 2, 3]), 2.5)
+    array([2, 2, 2], dtype=int32)
+    >>> mx.full_like(mx.zeros((2,)), 0.5)
+    array([0.5, 0.5], dtype=float32)
+    """
     sig = _SIGNATURES["full_like"]
     if not isinstance(a, array) or not (dtype is None or isinstance(dtype, _dt.Dtype)):
         raise incompatible_arguments(sig, (a, vals), {"dtype": dtype} if dtype else None)
@@ -194,15 +292,33 @@ def typed_arange(start, stop, step, dtype):
 
 
 def arange(*args, stream=None, **kwargs):
-    """``mx.arange``: ``arange(stop)``, ``arange(start, stop)`` or ``arange(start, stop, step)``.
+    """``mx.arange``: the numbers ``start, start + step, ...`` up to but excluding ``stop``, as a 1-D array.
 
-    MLX binds two overloads, ``arange(start, stop, step=None, dtype=None)``
-    and ``arange(stop, step=None, dtype=None)``, and Python's call picks the
-    first whose parameters it fills: so ``arange(1, step=2)`` is a stop of
-    1, while ``arange(start=1, step=2)`` fits neither (no stop) and raises,
-    as in MLX. The dtype is ``dtype`` if given, else int32 when every number
-    given is an int (int64 if one does not fit int32) and float32 when one
-    is a float.
+    Called as ``arange(stop)``, ``arange(start, stop)`` or ``arange(start,
+    stop, step)``. MLX binds two overloads, ``arange(start, stop, step=None,
+    dtype=None)`` and ``arange(stop, step=None, dtype=None)``, and Python's call
+    picks the first whose parameters it fills: so ``arange(1, step=2)`` is a
+    stop of 1, while ``arange(start=1, step=2)`` fits neither (no stop) and
+    raises a ``TypeError``, as in MLX. The result is one ``Arange`` node (a
+    primitive with no inputs); a range that runs the wrong way is empty.
+
+    Arguments:
+    - ``start``: the first number (default: 0).
+    - ``stop``: the end, not included.
+    - ``step``: the distance between numbers, positive or negative (default: 1).
+    - ``dtype``: the element type (default: int32 when every number given is
+      an int (int64 if one does not fit int32), float32 when one is a float).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for a zero step (MLX: "[arange] step must be
+    nonzero."), an infinite or nan bound ("[arange] Cannot compute length."), a
+    bool dtype ("bool not supported for arange.") or more than 2**31 - 1
+    elements ("[arange] Maximum size exceeded.").
+
+    >>> mx.arange(5)
+    array([0, 1, 2, 3, 4], dtype=int32)
+    >>> mx.arange(1, 2, 0.25)
+    array([1, 1.25, 1.5, 1.75], dtype=float32)
     """
     sig = _SIGNATURES["arange"]
     for names in (("start", "stop", "step", "dtype"), ("stop", "step", "dtype")):
@@ -244,10 +360,28 @@ def _as_number(value, signature, args):
 
 
 def linspace(start, stop, num=50, endpoint=True, dtype=_dt.float32, stream=None):
-    """``mx.linspace``: ``num`` evenly spaced numbers from ``start`` to ``stop``.
+    """``mx.linspace``: ``num`` evenly spaced numbers from ``start`` to ``stop`` (``stop`` included unless ``endpoint`` is False).
 
     Composed as in MLX: ``t = arange(num) / (num - 1)`` (or ``/ num`` without
-    the endpoint), then ``(1 - t) * start + t * stop``, cast to ``dtype``.
+    the endpoint), then ``(1 - t) * start + t * stop`` in float32 (float64 for
+    a float64 ``dtype``), cast to ``dtype``.
+
+    Arguments:
+    - ``start``: the first number (a Python number or a one-element array).
+    - ``stop``: the last number, or the end of the range without ``endpoint``.
+    - ``num``: how many numbers (default: 50).
+    - ``endpoint``: whether ``stop`` is the last number (default: True).
+    - ``dtype``: the element type (default: float32).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for a negative ``num`` (MLX: "[linspace] number of
+    samples, -1, must be non-negative."); ``TypeError`` for a ``num`` that is
+    not an int.
+
+    >>> mx.linspace(0, 1, 5)
+    array([0, 0.25, 0.5, 0.75, 1], dtype=float32)
+    >>> mx.linspace(0, 1, 4, endpoint=False)
+    array([0, 0.25, 0.5, 0.75], dtype=float32)
     """
     num = plain_ints(num)
     sig = _SIGNATURES["linspace"]
@@ -283,7 +417,29 @@ def _tri(n, m, k, dtype):
 
 
 def tri(n, m=None, k=0, dtype=None, *, stream=None):
-    """``mx.tri``: ones at and below diagonal ``k`` of an ``n`` x ``m`` array."""
+    """``mx.tri``: an ``n`` x ``m`` array with ones at and below diagonal ``k`` and zeros above it.
+
+    As MLX composes it: a column of row indices compared (``>=``) with a row of
+    column indices shifted by ``k``, cast to ``dtype``.
+
+    Arguments:
+    - ``n``: the number of rows.
+    - ``m``: the number of columns (default: ``n``).
+    - ``k``: the diagonal: 0 the main one, positive above it, negative below (default: 0).
+    - ``dtype``: the element type (default: float32).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``TypeError`` ("tri(): incompatible function arguments") when ``n``,
+    ``m`` or ``k`` is not an int.
+
+    >>> mx.tri(3)
+    array([[1, 0, 0],
+           [1, 1, 0],
+           [1, 1, 1]], dtype=float32)
+    >>> mx.tri(2, 3, k=1, dtype=mx.int32)
+    array([[1, 1, 0],
+           [1, 1, 1]], dtype=int32)
+    """
     n, m, k = plain_ints(n), plain_ints(m), plain_ints(k)
     sig = _SIGNATURES["tri"]
     given = {"m": m, "k": k, "dtype": dtype}
@@ -309,15 +465,46 @@ def _triangle(x, k, name):
 
 
 def tril(x, k=0, *, stream=None):
-    """``mx.tril``: ``x`` with the elements above diagonal ``k`` zeroed (a ``where``
-    on ``tri``'s mask, as MLX composes it)."""
+    """``mx.tril``: ``x`` with the elements above diagonal ``k`` of its last two axes set to zero.
+
+    As MLX composes it: a ``where`` on ``tri``'s mask (batched over the leading axes).
+
+    Arguments:
+    - ``x``: an array of at least two dimensions.
+    - ``k``: the last diagonal kept: 0 the main one, positive above it, negative below (default: 0).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for fewer than two dimensions (MLX: "[tril] array
+    must be at least 2-D"); ``TypeError`` when ``k`` is not an int.
+
+    >>> mx.tril(mx.arange(9).reshape(3, 3), -1)
+    array([[0, 0, 0],
+           [3, 0, 0],
+           [6, 7, 0]], dtype=int32)
+    """
     k = plain_ints(k)
     return _triangle(x, k, "tril")
 
 
 def triu(x, k=0, *, stream=None):
-    """``mx.triu``: ``x`` with the elements below diagonal ``k`` zeroed (a ``where``
-    on ``tri(k - 1)``'s mask, as MLX composes it)."""
+    """``mx.triu``: ``x`` with the elements below diagonal ``k`` of its last two axes set to zero.
+
+    As MLX composes it: a ``where`` on ``tri(k - 1)``'s mask (batched over the
+    leading axes).
+
+    Arguments:
+    - ``x``: an array of at least two dimensions.
+    - ``k``: the first diagonal kept: 0 the main one, positive above it, negative below (default: 0).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for fewer than two dimensions (MLX: "[triu] array
+    must be at least 2-D"); ``TypeError`` when ``k`` is not an int.
+
+    >>> mx.triu(mx.arange(9).reshape(3, 3), 1)
+    array([[0, 1, 2],
+           [0, 0, 5],
+           [0, 0, 0]], dtype=int32)
+    """
     k = plain_ints(k)
     return _triangle(x, k, "triu")
 
@@ -338,7 +525,26 @@ def _eye(n, m, k, dtype):
 
 
 def eye(n, m=None, k=0, dtype=_dt.float32, *, stream=None):
-    """``mx.eye``: an ``n`` x ``m`` matrix with ones on the ``k``-th diagonal."""
+    """``mx.eye``: an ``n`` x ``m`` matrix with ones on diagonal ``k`` and zeros elsewhere.
+
+    MLX scatters ones into zeros; mlxref compares a column of row indices with a
+    row of column indices instead (as ``tri`` does), which needs no scatter and
+    gives the same array.
+
+    Arguments:
+    - ``n``: the number of rows.
+    - ``m``: the number of columns (default: ``n``).
+    - ``k``: the diagonal: 0 the main one, positive above it, negative below (default: 0).
+    - ``dtype``: the element type (default: float32).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for a negative size (MLX: "[eye] N and M must be
+    positive integers."); ``TypeError`` when ``n``, ``m`` or ``k`` is not an int.
+
+    >>> mx.eye(2, 3, k=1)
+    array([[0, 1, 0],
+           [0, 0, 1]], dtype=float32)
+    """
     n, m, k = plain_ints(n), plain_ints(m), plain_ints(k)
     sig = _SIGNATURES["eye"]
     args = tuple(v for v in (n, m) if v is not None) + (k, dtype)
@@ -349,7 +555,20 @@ def eye(n, m=None, k=0, dtype=_dt.float32, *, stream=None):
 
 
 def identity(n, dtype=_dt.float32, *, stream=None):
-    """``mx.identity``: the ``n`` x ``n`` identity matrix."""
+    """``mx.identity``: the ``n`` x ``n`` identity matrix (``eye(n)``).
+
+    Arguments:
+    - ``n``: the number of rows and columns.
+    - ``dtype``: the element type (default: float32).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for a negative ``n`` (MLX: "[eye] N and M must be
+    positive integers.").
+
+    >>> mx.identity(2, mx.int32)
+    array([[1, 0],
+           [0, 1]], dtype=int32)
+    """
     n = plain_ints(n)
     sig = _SIGNATURES["identity"]
     if not is_int(n):
@@ -363,11 +582,30 @@ _ASARRAY = ("asarray(a: scalar | array | Sequence | DLPackCompatible, dtype: Dty
 
 
 def asarray(a, dtype=None, *, copy=None):
-    """``mx.asarray``: ``mx.array(a, dtype)`` (python/src/ops.cpp ``create_array``).
+    """``mx.asarray``: ``a`` as an array, as ``mx.array(a, dtype)`` makes it (python/src/ops.cpp ``create_array``).
 
-    MLX shares memory only with DLPack and NumPy inputs; mlxref holds its
-    elements in Python lists and never shares, so ``copy=False`` is always
-    MLX's "Unable to avoid copy" error (MLX gives it for an mx.array too)."""
+    A Python int becomes int32 (int64 when it does not fit), a float float32, a
+    bool bool; nested lists must be rectangular. MLX shares memory only with
+    DLPack and NumPy inputs; mlxref holds its elements in Python lists and never
+    shares, so ``copy=False`` is always MLX's "Unable to avoid copy" error (MLX
+    gives it for an mx.array too).
+
+    Arguments:
+    - ``a``: a scalar, a (nested) list or tuple, an array, or a NumPy array.
+    - ``dtype``: the element type (default: inferred from ``a`` as above).
+    - ``copy``: True or None copy; False raises (see above).
+
+    Errors: ``ValueError`` for ragged lists (MLX: "Initialization encountered
+    non-uniform length."), for a string ("Invalid type str received in array
+    initialization.") and for ``copy=False`` ("Unable to avoid copy while
+    creating an array as requested.").
+
+    >>> mx.asarray([1, 2.5])
+    array([1, 2.5], dtype=float32)
+    >>> mx.asarray([[1, 2], [3, 4]], mx.int8)
+    array([[1, 2],
+           [3, 4]], dtype=int8)
+    """
     if dtype is not None and not isinstance(dtype, _dt.Dtype) or copy not in (None, True, False):
         kwargs = {} if copy is None else {"copy": copy}
         raise incompatible_arguments(_ASARRAY, (a,) if dtype is None else (a, dtype), kwargs)
@@ -382,16 +620,27 @@ _FROM_DLPACK = "from_dlpack(x: DLPackCompatible, /, *, copy: bool | None = None)
 
 
 def from_dlpack(x, /, *, copy=None):
-    """``mx.from_dlpack``: an array with ``x``'s values, always a copy. Of an
-    mlx array, the copy is a new leaf, as MLX's is: it evaluates ``x`` and a
-    gradient does not flow back through it.
+    """``mx.from_dlpack``: a new array with the values of ``x`` (an object that offers its memory), always a copy.
 
-    MLX adopts a CPU buffer where it can; mlxref's elements live in a Python
-    list, so it copies, and ``copy=False`` gets the error MLX's CPU build
-    gives when it cannot adopt one. mlxref reads what it can read in pure
-    Python: mlx arrays, NumPy arrays (through NumPy, which ``x`` brings) and
-    objects with Python's buffer protocol (as MLX does); a DLPack capsule of
-    any other library is C memory it cannot read.
+    Of an mlx array, the copy is a new leaf, as MLX's is: it evaluates ``x`` and
+    a gradient does not flow back through it. MLX adopts a CPU buffer where it
+    can; mlxref's elements live in a Python list, so it copies, and
+    ``copy=False`` gets the error MLX's CPU build gives when it cannot adopt one.
+    mlxref reads what it can read in pure Python: mlx arrays, NumPy arrays
+    (through NumPy, which ``x`` brings) and objects with Python's buffer protocol
+    (as MLX does); a DLPack capsule of any other library is C memory it cannot
+    read (a ``NotImplementedError`` naming its type).
+
+    Arguments:
+    - ``x``: an mlx array, a NumPy array or a buffer-protocol object.
+    - ``copy``: None or True copy; False raises (see above).
+
+    Errors: ``ValueError`` for ``copy=False`` (MLX: "[convert] Cannot import a
+    CPU array without a copy."); ``TypeError`` ("from_dlpack(): incompatible
+    function arguments") for a list or another object without a buffer.
+
+    >>> mx.from_dlpack(mx.array([1, 2]))
+    array([1, 2], dtype=int32)
     """
     if copy is not None and not isinstance(copy, bool):
         raise incompatible_arguments(_FROM_DLPACK, (x,), {"copy": copy})

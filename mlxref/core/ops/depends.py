@@ -23,10 +23,25 @@ def _array_or_arrays(x):
 
 
 def depends(inputs, dependencies):
-    """``mx.depends``: ``inputs`` (an array, or a list of them) again, as
-    outputs that depend on ``dependencies`` (an array or a list). Returns an
-    array for an array, a list for a list. (MLX crashes on an empty list of
-    inputs; mlxref says so.)"""
+    """``mx.depends``: ``inputs`` again, as new arrays that are computed only after ``dependencies`` are.
+
+    The outputs have the inputs' values; the ``dependencies`` only have to be
+    evaluated first (one ``Depends`` node, which ``checkpoint`` also uses).
+    Their cotangents are zero. Returns an array for an array, a list for a list.
+    (MLX crashes on an empty list of inputs; mlxref raises ``ValueError``.)
+
+    Arguments:
+    - ``inputs``: an array, or a list or tuple of arrays.
+    - ``dependencies``: an array, or a list or tuple of arrays.
+
+    Errors: ``RuntimeError`` ("std::bad_cast", as MLX) for anything that is not
+    an array or a sequence of arrays.
+
+    >>> mx.depends(mx.array([1, 2]), mx.array([3]))
+    array([1, 2], dtype=int32)
+    >>> mx.depends([mx.array(1), mx.array(2)], [mx.array(3)])
+    [array(1, dtype=int32), array(2, dtype=int32)]
+    """
     inputs, as_list = _array_or_arrays(inputs)
     dependencies, _ = _array_or_arrays(dependencies)
     if not inputs:

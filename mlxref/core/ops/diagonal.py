@@ -69,9 +69,32 @@ def _diagonal_axes(op, a, axis1, axis2):
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1, stream=None):
-    """``mx.diagonal``: the diagonal at ``offset`` of the 2-D slices over
-    ``axis1`` and ``axis2``, as a new last axis (the other axes keep their
-    order). An ``offset`` past the edge gives an empty diagonal."""
+    """``mx.diagonal``: the elements ``a[..., i, ..., i + offset, ...]`` on the diagonal of each 2-D slice over ``axis1`` and ``axis2``, as a new last axis.
+
+    The other axes keep their order, in front. ``offset`` > 0 is above the main
+    diagonal, < 0 below it; an ``offset`` past the edge gives an empty
+    diagonal. As MLX builds it: one ``Gather`` of the two axes at ``(i, i +
+    offset)``, a squeeze, and a move of the diagonal to the end.
+
+    Arguments:
+    - ``a``: an array of at least two dimensions.
+    - ``offset``: the diagonal's offset from the main one (default: 0).
+    - ``axis1``: the axis of the first index (default: 0).
+    - ``axis2``: the axis of the second index (default: 1).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for fewer than two dimensions (MLX: "[diagonal] Array
+    must have at least two dimensions, but got 1 dimensions.") or the same axis
+    twice ("[diagonal] axis1 and axis2 cannot be the same axis"); ``IndexError``
+    for an axis out of range ("[diagonal] Invalid axis2 2 for array with 2
+    dimensions.").
+
+    >>> mx.diagonal(mx.arange(9).reshape(3, 3), 1)
+    array([1, 5], dtype=int32)
+    >>> mx.diagonal(mx.arange(8).reshape(2, 2, 2), 0, 1, 2)
+    array([[0, 3],
+           [4, 7]], dtype=int32)
+    """
     offset, axis1, axis2 = plain_ints(offset), plain_ints(axis1), plain_ints(axis2)
     _check_args("diagonal", a, offset=offset, axis1=axis1, axis2=axis2)
     ax1, ax2 = _diagonal_axes("diagonal", a, axis1, axis2)
@@ -85,8 +108,26 @@ def diagonal(a, offset=0, axis1=0, axis2=1, stream=None):
 
 
 def diag(a, /, k=0, *, stream=None):
-    """``mx.diag``: a vector placed on diagonal ``k`` of a square of zeros
-    (of side ``len(a) + |k|``), or the diagonal ``k`` of a matrix."""
+    """``mx.diag``: a 1-D ``a`` placed on diagonal ``k`` of a square matrix of zeros, or the diagonal ``k`` of a 2-D ``a``.
+
+    The square has side ``len(a) + |k|``. As MLX builds it: a vector is a
+    ``Scatter`` into zeros; a matrix gives its ``diagonal``.
+
+    Arguments:
+    - ``a``: a 1-D or 2-D array.
+    - ``k``: the diagonal: 0 the main one, positive above it, negative below (default: 0).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for another number of dimensions (MLX: "[diag] array
+    must be 1-D or 2-D, got array with 3 dimensions.").
+
+    >>> mx.diag(mx.array([1, 2]), 1)
+    array([[0, 1, 0],
+           [0, 0, 2],
+           [0, 0, 0]], dtype=int32)
+    >>> mx.diag(mx.arange(9).reshape(3, 3))
+    array([0, 4, 8], dtype=int32)
+    """
     k = plain_ints(k)
     _check_args("diag", a, k=k)
     if a.ndim == 1:
@@ -104,9 +145,28 @@ def diag(a, /, k=0, *, stream=None):
 
 
 def trace(a, /, offset=0, axis1=0, axis2=1, dtype=None, *, stream=None):
-    """``mx.trace``: the sum of ``diagonal(a, offset, axis1, axis2)``, cast
-    to ``dtype`` (default: ``a``'s) before summing, so that the sum's own
-    rule then widens small integers and bools to int32, as MLX's does."""
+    """``mx.trace``: the sum of the diagonal at ``offset`` of each 2-D slice of ``a`` over ``axis1`` and ``axis2``.
+
+    ``sum(diagonal(a, offset, axis1, axis2), -1)``, the diagonal cast to
+    ``dtype`` (default: ``a``'s) before summing, so that the sum's own rule then
+    widens small integers and bools to int32, as MLX's does.
+
+    Arguments:
+    - ``a``: an array of at least two dimensions.
+    - ``offset``: the diagonal's offset from the main one (default: 0).
+    - ``axis1``: the axis of the first index (default: 0).
+    - ``axis2``: the axis of the second index (default: 1).
+    - ``dtype``: the dtype the diagonal is cast to before the sum (default: ``a``'s).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: those of ``diagonal``, named for trace (MLX: "[trace] Array must
+    have at least two dimensions, but got 1 dimensions.").
+
+    >>> mx.trace(mx.arange(9).reshape(3, 3))
+    array(12, dtype=int32)
+    >>> mx.trace(mx.array([[True, True], [False, True]]))
+    array(2, dtype=int32)
+    """
     offset, axis1, axis2 = plain_ints(offset), plain_ints(axis1), plain_ints(axis2)
     _check_args("trace", a, offset=offset, axis1=axis1, axis2=axis2, dtype=dtype)
     _diagonal_axes("trace", a, axis1, axis2)

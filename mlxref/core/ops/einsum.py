@@ -290,10 +290,33 @@ def _check_call(subscripts, operands, signature, fn_name):
 
 
 def einsum_path(subscripts, *operands):
-    """``mx.einsum_path``: the contraction order ``einsum`` would take, as a list
-    of tuples of operand positions (into the list of terms left at that step,
-    each step's result appended at the end), and MLX's short report of the
-    naive and optimized scalings and FLOP counts."""
+    """``mx.einsum_path``: the order in which ``einsum`` would contract the ``operands``, and a short report of its cost, as a tuple ``(path, report)``.
+
+    ``path`` is a list of tuples of operand positions, one tuple per step: the
+    positions index the list of terms left at that step, and each step's
+    result is appended at its end. With one or two operands it is one step;
+    with more, a greedy search (NumPy's, as MLX's) contracts first the pair that
+    removes the most elements. ``report`` is MLX's text: the equation, the naive
+    and optimized scalings and FLOP counts. Nothing is computed on the operands'
+    values.
+
+    Arguments:
+    - ``subscripts``: the equation, a string (as for ``einsum``).
+    - ``operands``: the arrays (only their shapes are read).
+
+    Errors: those of ``einsum``, named for einsum_path (MLX: "[einsum_path]
+    Number of operands, 1, does not match number of input subscripts, 2").
+
+    >>> path, report = mx.einsum_path("ij,jk,kl->il", mx.ones((2, 3)), mx.ones((3, 4)), mx.ones((4, 5)))
+    >>> path
+    [(1, 2), (0, 1)]
+    >>> print(report)
+      Complete contraction:  ij,jk,kl->il
+             Naive scaling:  4
+         Optimized scaling:  3
+          Naive FLOP count:  360
+      Optimized FLOP count:  180
+    """
     _check_call(subscripts, operands, _EINSUM_PATH, "einsum_path")
     path, (naive_cost, naive_scaling, cost, scaling) = _path_helper(
         subscripts, operands, "einsum_path")
@@ -435,11 +458,39 @@ def _naive_step(terms, output, positions, operands):
 
 
 def einsum(subscripts, *operands, stream=None):
-    """``mx.einsum``: the Einstein summation ``subscripts`` (``"ij,jk->ik"``,
-    ``"ii"``, ``"...ij,...jk"``) of the ``operands``, along the path
-    ``einsum_path`` reports. The result's dtype is the operands' promoted
-    dtype; a contraction of two integer operands is a ``matmul`` and fails
-    as MLX's does. ``stream=`` is accepted and changes nothing."""
+    """``mx.einsum``: the Einstein summation of the ``operands`` that ``subscripts`` describes: products of their elements for each assignment of the letters, summed over the letters missing from the output.
+
+    ``"ij,jk->ik"`` is a matrix product, ``"ii"`` a trace, ``"ij->ji"`` a
+    transpose, ``"...ij,...jk"`` a batched product; without ``->`` the output
+    is every letter used once, sorted. It runs along the path ``einsum_path``
+    reports, each step built from ordinary ops (a gather for a repeated letter,
+    ``sum``, ``multiply``, or a transpose + reshape + ``matmul``), so it has no
+    primitive of its own. The result's dtype is the operands' promoted dtype; a
+    contraction of two integer operands is a ``matmul`` and fails as MLX's does.
+    An output letter that no input has raises a clear ``ValueError`` (MLX fails
+    in a transpose).
+
+    Arguments:
+    - ``subscripts``: the equation, a string.
+    - ``operands``: the arrays, one per comma-separated input term.
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for a count of operands that does not match (MLX:
+    "[einsum] Number of operands, 1, does not match number of input subscripts,
+    2"), a term whose length is not its operand's number of dimensions
+    ("[einsum] Invalid number of subscripts 1 for input 0 with 2 dimensions."),
+    sizes that disagree on a letter, and integer contractions ("[matmul] Only
+    inexact types are supported ..."); ``RuntimeError`` ("std::bad_cast") for an
+    operand that is not an array.
+
+    >>> mx.einsum("ij,jk->ik", mx.array([[1.0, 2.0]]), mx.array([[3.0], [4.0]]))
+    array([[11]], dtype=float32)
+    >>> mx.einsum("ii", mx.arange(4).reshape(2, 2))
+    array(3, dtype=int32)
+    >>> mx.einsum("i,j->ij", mx.array([1.0, 2.0]), mx.array([3.0, 4.0]))
+    array([[3, 4],
+           [6, 8]], dtype=float32)
+    """
     _check_call(subscripts, operands, _EINSUM, "einsum")
     path, _ = _path_helper(subscripts, operands, "einsum")
     inputs = {c for terms, _, _ in path for t in terms for c in t.str}

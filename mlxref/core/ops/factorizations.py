@@ -59,9 +59,28 @@ def _check_args(name, a, optional=None):
 
 
 def qr(a, *, stream=None):
-    """``mx.linalg.qr``: ``(Q, R)`` with ``a = Q @ R``, Q (..., m, k) with
-    orthonormal columns and R (..., k, n) upper triangular, k = min(m, n)
-    (float32 or float64)."""
+    """``mx.linalg.qr``: the QR factorization of each matrix in the last two axes, ``(Q, R)`` with ``a = Q @ R``.
+
+    ``Q`` (..., m, k) has orthonormal columns and ``R`` (..., k, n) is upper
+    triangular, k = min(m, n), so tall and wide matrices both work. Q and R are
+    LAPACK's (Householder reflections: the diagonal of R may be negative). One
+    ``QRF`` node, computed in double and rounded once; mlxref gives it a vjp, a
+    jvp and a vmap rule, which MLX lacks.
+
+    Arguments:
+    - ``a``: float32 or float64, at least two dimensions.
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for another dtype, complex64 included (MLX:
+    "[linalg::qr] Arrays must have type float32 or float64. Received array with
+    type int32.") or fewer than two dimensions (MLX: "[linalg::qr] Arrays must
+    have >= 2 dimensions. Received array with 1 dimensions.").
+
+    >>> mx.linalg.qr(mx.array([[3.0, 1.0], [4.0, 2.0]]))
+    (array([[-0.6, -0.8],
+           [-0.8, 0.6]], dtype=float32), array([[-5, -2.2],
+           [0, 0.4]], dtype=float32))
+    """
     _check_args("qr", a)
     _check_dtype("qr", a, False)
     _check_ndim("qr", a)
@@ -69,9 +88,30 @@ def qr(a, *, stream=None):
 
 
 def svd(a, compute_uv=True, *, stream=None):
-    """``mx.linalg.svd``: ``(U, S, Vt)`` with ``a = U[..., :k] * S @ Vt[:k]``
-    (U square, S descending, Vt square), or only ``S`` when ``compute_uv`` is
-    False. S is real (float32 for a complex64 input)."""
+    """``mx.linalg.svd``: the singular value decomposition of each matrix in the last two axes, ``(U, S, Vt)`` with ``a = U[..., :k] * S @ Vt[..., :k, :]``.
+
+    ``U`` (m x m) and ``Vt`` (n x n) are square and orthogonal (unitary for
+    complex64), ``S`` holds the k = min(m, n) singular values in descending
+    order, real (float32 for a complex64 input). With ``compute_uv=False``
+    only ``S`` is returned. One ``SVD`` node, computed in double and rounded
+    once. The signs of the singular vectors are not fixed by the math; the
+    README's "Where mlxref differs" says how mlxref's compare with MLX's.
+    mlxref gives it a vjp and a jvp (Townsend's formulas), which MLX lacks.
+
+    Arguments:
+    - ``a``: float32, float64 or complex64, at least two dimensions.
+    - ``compute_uv``: also return ``U`` and ``Vt`` (default True).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for another dtype (MLX: "[linalg::svd] Arrays must
+    have type float32, float64 or complex64. Received array with type int32.")
+    or fewer than two dimensions (MLX: "[linalg::svd] Input array must have >= 2
+    dimensions. Received array with 1 dimensions.").
+
+    >>> a = mx.array([[2.0, 0.0], [0.0, 1.0]])
+    >>> mx.linalg.svd(a, compute_uv=False)
+    array([2, 1], dtype=float32)
+    """
     if not isinstance(a, array) or not isinstance(compute_uv, bool):
         raise incompatible_arguments(_SIGNATURES["svd"], (a,),
                                      {"compute_uv": compute_uv} if compute_uv is not True else None)
@@ -97,39 +137,131 @@ def _check_uplo(name, a, UPLO):
 
 
 def eigh(a, UPLO="L", *, stream=None):
-    """``mx.linalg.eigh``: ``(w, V)``, the eigenvalues (ascending, real) and
-    eigenvectors (columns) of the Hermitian matrix held in the lower triangle
-    of ``a`` (``UPLO`` starting with "L") or else the upper one."""
+    """``mx.linalg.eigh``: the eigenvalues and eigenvectors of each Hermitian (real symmetric) matrix in the last two axes, ``(w, V)`` with ``a @ V = V * w``.
+
+    The eigenvalues ``w`` are real and ascending; the columns of ``V`` are
+    orthonormal eigenvectors. Only one triangle of ``a`` is read: the lower one
+    (``UPLO`` starting with "L", the default) or else the upper one, the other
+    taken as its mirror image. One ``Eigh`` node, computed in double and rounded
+    once. mlxref gives it a vjp and a jvp, which MLX lacks. The sign of each
+    eigenvector is not fixed by the math; the README's "Where mlxref differs"
+    says how mlxref's compare with MLX's.
+
+    Arguments:
+    - ``a``: float32, float64 or complex64 square matrices in the last two axes.
+    - ``UPLO``: "L" (default) or "U": the triangle read.
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for another dtype (MLX: "[linalg::eigh] Arrays must
+    have type float32, float64 or complex64. Received array with type int32."),
+    fewer than two dimensions or matrices that are not square (MLX:
+    "[linalg::eigh] Only defined for square matrices."). A NaN read by it gives
+    NaNs (MLX returns finite, wrong eigenvalues).
+
+    >>> mx.linalg.eigh(mx.array([[2.0, 0.0], [0.0, 1.0]]))
+    (array([1, 2], dtype=float32), array([[0, 1],
+           [1, 0]], dtype=float32))
+    """
     _check_uplo("eigh", a, UPLO)
     _validate_eig("eigh", a, {"UPLO": UPLO} if UPLO != "L" else None)
     return tuple(make_arrays(Eigh(UPLO, True), [a]))
 
 
 def eigvalsh(a, UPLO="L", *, stream=None):
-    """``mx.linalg.eigvalsh``: the eigenvalues of ``eigh``, alone."""
+    """``mx.linalg.eigvalsh``: the eigenvalues of each Hermitian (real symmetric) matrix in the last two axes, real and ascending.
+
+    ``eigh``'s ``w`` without the eigenvectors (the same ``Eigh`` primitive, told
+    to skip them). Only one triangle of ``a`` is read, as in ``eigh``: the
+    example's matrix is not symmetric, so the two triangles give two different
+    symmetric matrices.
+
+    Arguments:
+    - ``a``: float32, float64 or complex64 square matrices in the last two axes.
+    - ``UPLO``: "L" (default) or "U": the triangle read.
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` as ``eigh``'s (with "[linalg::eigvalsh]"), e.g. for
+    fewer than two dimensions (MLX: "[linalg::eigvalsh] Arrays must have >= 2
+    dimensions. Received array with 1 dimensions.").
+
+    >>> a = mx.array([[1.0, 5.0], [2.0, 1.0]])
+    >>> mx.linalg.eigvalsh(a), mx.linalg.eigvalsh(a, UPLO="U")
+    (array([-1, 3], dtype=float32), array([-4, 6], dtype=float32))
+    """
     _check_uplo("eigvalsh", a, UPLO)
     _validate_eig("eigvalsh", a, {"UPLO": UPLO} if UPLO != "L" else None)
     return make_array(Eigh(UPLO, False), [a])
 
 
 def eig(a, *, stream=None):
-    """``mx.linalg.eig``: ``(w, V)``, the eigenvalues and unit eigenvectors
-    (columns) of a square matrix, both complex64."""
+    """``mx.linalg.eig``: the eigenvalues and eigenvectors of each square matrix in the last two axes, ``(w, V)`` with ``a @ V = V * w``.
+
+    Both are complex64, since a real matrix can have complex eigenvalues; the
+    columns of ``V`` are unit eigenvectors. The order of the eigenvalues and the
+    phase of each eigenvector are not fixed by the math; the README's "Where
+    mlxref differs" says how mlxref's compare with MLX's. One ``Eig`` node; as
+    in MLX it has no vjp ("Not implemented").
+
+    Arguments:
+    - ``a``: float32, float64 or complex64 square matrices in the last two axes.
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for another dtype, fewer than two dimensions or
+    matrices that are not square (MLX: "[linalg::eig] Only defined for square
+    matrices."). A NaN in ``a`` raises when evaluated (MLX aborts the process).
+
+    >>> mx.linalg.eig(mx.array([[2.0, 0.0], [0.0, 1.0]]))
+    (array([2+0j, 1+0j], dtype=complex64), array([[1+0j, 0+0j],
+           [0+0j, 1+0j]], dtype=complex64))
+    """
     _validate_eig("eig", a)
     return tuple(make_arrays(Eig(True), [a]))
 
 
 def eigvals(a, *, stream=None):
-    """``mx.linalg.eigvals``: the eigenvalues of ``eig``, alone."""
+    """``mx.linalg.eigvals``: the eigenvalues of each square matrix in the last two axes, complex64.
+
+    ``eig``'s ``w`` without the eigenvectors (the same ``Eig`` primitive, told
+    to skip them): a real matrix can have complex eigenvalues, as the rotation
+    in the example has. Their order is not fixed by the math; the README's
+    "Where mlxref differs" says how mlxref's compares with MLX's.
+
+    Arguments:
+    - ``a``: float32, float64 or complex64 square matrices in the last two axes.
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` as ``eig``'s (with "[linalg::eigvals]"), e.g. for
+    matrices that are not square (MLX: "[linalg::eigvals] Only defined for
+    square matrices.").
+
+    >>> mx.linalg.eigvals(mx.array([[0.0, -1.0], [1.0, 0.0]]))
+    array([0+1j, 0-1j], dtype=complex64)
+    """
     _validate_eig("eigvals", a)
     return make_array(Eig(False), [a])
 
 
 def pinv(a, *, stream=None):
-    """``mx.linalg.pinv``: the Moore-Penrose pseudo-inverse, composed from
-    ``svd`` as MLX does: ``V[:, :k] diag(1/S) U[:, :k]ᵀ``, where singular values
-    at or below ``10 max(m, n) eps`` times the largest count as zero. An empty
-    input gives zeros of the transposed shape."""
+    """``mx.linalg.pinv``: the Moore-Penrose pseudo-inverse of each matrix in the last two axes, an (n x m) matrix for an (m x n) one.
+
+    Composed from ``svd`` as MLX does: ``V[:, :k] diag(1/S) U[:, :k]ᵀ``, where
+    singular values at or below ``10 max(m, n) eps`` times the largest count as
+    zero (their reciprocal is taken as 0). An empty input gives zeros of the
+    transposed shape.
+
+    Arguments:
+    - ``a``: float32 or float64, at least two dimensions.
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for another dtype (MLX: "[linalg::pinv] Arrays must
+    have type float32 or float64. Received array with type int32.") or fewer
+    than two dimensions (MLX: "[linalg::pinv] Arrays must have >= 2 dimensions.
+    Received array with 1 dimensions.").
+
+    >>> mx.linalg.pinv(mx.array([[1.0, 0.0], [0.0, 0.0], [0.0, 2.0]]))
+    array([[1, 0, 0],
+           [0, 0, 0.5]], dtype=float32)
+    """
     _check_args("pinv", a)
     _check_dtype("pinv", a, False)
     _check_ndim("pinv", a)

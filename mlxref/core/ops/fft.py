@@ -183,68 +183,294 @@ def _many_axes(name, a, s, axes, norm, real, inverse, default_axes):
 
 
 def fft(a, n=None, axis=-1, norm="backward", stream=None):
-    """``mx.fft.fft``: the DFT along ``axis`` (complex64), the input cropped
-    or zero-padded to ``n`` points."""
+    """``mx.fft.fft``: the discrete Fourier transform along ``axis``, ``X[k] = sum_j x[j] exp(-2 pi i j k / n)``.
+
+    The result is complex64 (a real input is cast). With ``n`` the input is
+    first cropped or zero-padded to ``n`` points along ``axis``. ``norm``
+    scales it: "backward" (the default) not at all, "ortho" by ``1/sqrt(n)``,
+    "forward" by ``1/n``. One ``FFT`` node (mlx/fft.cpp ``fft_impl``).
+
+    Arguments:
+    - ``a``: the input array (at least 1-D).
+    - ``n``: the number of points (default: the size of ``axis``).
+    - ``axis``: the axis transformed (default -1).
+    - ``norm``: "backward", "ortho" or "forward" (default "backward").
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for another ``norm`` (MLX: "[fft] Invalid norm.
+    Expected one of {'backward', 'ortho', 'forward'}.") or ``n`` below 1 (MLX:
+    "[fftn] Invalid FFT output size requested (0)"); ``IndexError`` for an axis
+    out of range (mlxref: "[fft] Invalid axis 1 for array with 1 dimensions.";
+    MLX: "SmallVector out of range.").
+
+    >>> mx.fft.fft(mx.array([1.0, 2.0, 3.0, 4.0]))
+    array([10+0j, -2+2j, -2+0j, -2-2j], dtype=complex64)
+    >>> mx.fft.fft(mx.array([1.0, 2.0, 3.0, 4.0]), n=2)
+    array([3+0j, -1+0j], dtype=complex64)
+    """
     return _one_axis("fft", a, n, axis, norm, False, False)
 
 
 def ifft(a, n=None, axis=-1, norm="backward", stream=None):
-    """``mx.fft.ifft``: the inverse DFT along ``axis`` (divided by ``n``)."""
+    """``mx.fft.ifft``: the inverse discrete Fourier transform along ``axis``, ``x[j] = (1/n) sum_k X[k] exp(2 pi i j k / n)``.
+
+    The result is complex64. With ``n`` the input is first cropped or
+    zero-padded to ``n`` points along ``axis``. ``norm`` says where the ``1/n``
+    goes: "backward" (the default) here, "ortho" ``1/sqrt(n)`` here and in
+    ``fft``, "forward" none here (``fft`` has it). One ``FFT`` node.
+
+    Arguments:
+    - ``a``: the input array (at least 1-D).
+    - ``n``: the number of points (default: the size of ``axis``).
+    - ``axis``: the axis transformed (default -1).
+    - ``norm``: "backward", "ortho" or "forward" (default "backward").
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: as ``fft``'s (with "[ifft]" where MLX names the function).
+
+    >>> mx.fft.ifft(mx.array([8, 2, 0, 2]))
+    array([3+0j, 2+0j, 1+0j, 2+0j], dtype=complex64)
+    """
     return _one_axis("ifft", a, n, axis, norm, False, True)
 
 
 def rfft(a, n=None, axis=-1, norm="backward", stream=None):
-    """``mx.fft.rfft``: the DFT of a real input (complex input: its real part),
-    the ``n // 2 + 1`` non-negative frequencies."""
+    """``mx.fft.rfft``: the discrete Fourier transform of a real signal along ``axis``, its ``n // 2 + 1`` non-negative frequencies.
+
+    The other frequencies of a real signal are the complex conjugates of these,
+    so they are left out. A complex input counts as its real part (it is cast to
+    float32); the result is complex64. ``n`` crops or zero-pads the input, and
+    ``norm`` scales as in ``fft``. One ``FFT`` node.
+
+    Arguments:
+    - ``a``: the input array (at least 1-D).
+    - ``n``: the number of input points (default: the size of ``axis``).
+    - ``axis``: the axis transformed (default -1).
+    - ``norm``: "backward", "ortho" or "forward" (default "backward").
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: as ``fft``'s (with "[rfft]" where MLX names the function).
+
+    >>> mx.fft.rfft(mx.array([1.0, 2.0, 3.0, 4.0]))
+    array([10+0j, -2+2j, -2+0j], dtype=complex64)
+    """
     return _one_axis("rfft", a, n, axis, norm, True, False)
 
 
 def irfft(a, n=None, axis=-1, norm="backward", stream=None):
-    """``mx.fft.irfft``: the real signal of ``n`` points (default ``2 (m - 1)``)
-    whose rfft is ``a`` (cropped or padded to ``n // 2 + 1`` frequencies)."""
+    """``mx.fft.irfft``: the real signal of ``n`` points whose ``rfft`` is ``a``, the inverse of ``rfft`` along ``axis``.
+
+    ``n`` defaults to ``2 (m - 1)`` for ``m`` frequencies; the input is
+    cropped or zero-padded to ``n // 2 + 1`` frequencies. The result is float32,
+    scaled by ``1/n`` under the default ``norm`` (see ``ifft``). One ``FFT``
+    node.
+
+    Arguments:
+    - ``a``: the non-negative frequencies (at least 1-D).
+    - ``n``: the number of output points (default ``2 (m - 1)``).
+    - ``axis``: the axis transformed (default -1).
+    - ``norm``: "backward", "ortho" or "forward" (default "backward").
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: as ``fft``'s (with "[irfft]" where MLX names the function).
+
+    >>> mx.fft.irfft(mx.array([10, -2 + 2j, -2]))
+    array([1, 2, 3, 4], dtype=float32)
+    """
     return _one_axis("irfft", a, n, axis, norm, True, True)
 
 
 def fft2(a, s=None, axes=(-2, -1), norm="backward", stream=None):
-    """``mx.fft.fft2``: ``fftn`` over ``axes`` (default the last two)."""
+    """``mx.fft.fft2``: the two-dimensional discrete Fourier transform, ``fftn`` over ``axes`` (default the last two).
+
+    Arguments:
+    - ``a``: the input array.
+    - ``s``: the sizes to crop or zero-pad each of ``axes`` to (default: their
+      own).
+    - ``axes``: the two axes transformed (default ``[-2, -1]``).
+    - ``norm``: "backward", "ortho" or "forward", as in ``fft``, over all the
+      points transformed (default "backward").
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: as ``fftn``'s; an axis out of range is an ``IndexError`` (mlxref:
+    "[fft2] Invalid axis -2 for array with 1 dimensions."; MLX: "SmallVector out
+    of range.").
+
+    >>> mx.fft.fft2(mx.array([[1.0, 2.0], [3.0, 4.0]]))
+    array([[10+0j, -2+0j],
+           [-4+0j, 0+0j]], dtype=complex64)
+    """
     return _many_axes("fft2", a, s, axes, norm, False, False, [-2, -1])
 
 
 def ifft2(a, s=None, axes=(-2, -1), norm="backward", stream=None):
-    """``mx.fft.ifft2``: ``ifftn`` over ``axes`` (default the last two)."""
+    """``mx.fft.ifft2``: the two-dimensional inverse discrete Fourier transform, ``ifftn`` over ``axes`` (default the last two).
+
+    Arguments:
+    - ``a``: the input array.
+    - ``s``: the sizes to crop or zero-pad each of ``axes`` to (default: their
+      own).
+    - ``axes``: the two axes transformed (default ``[-2, -1]``).
+    - ``norm``: "backward", "ortho" or "forward", as in ``ifft``, over all the
+      points transformed (default "backward").
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: as ``fftn``'s.
+
+    >>> mx.fft.ifft2(mx.array([[10.0, -2.0], [-4.0, 0.0]]))
+    array([[1+0j, 2+0j],
+           [3+0j, 4+0j]], dtype=complex64)
+    """
     return _many_axes("ifft2", a, s, axes, norm, False, True, [-2, -1])
 
 
 def rfft2(a, s=None, axes=(-2, -1), norm="backward", stream=None):
-    """``mx.fft.rfft2``: ``rfftn`` over ``axes`` (default the last two)."""
+    """``mx.fft.rfft2``: the two-dimensional discrete Fourier transform of a real input, ``rfftn`` over ``axes`` (default the last two).
+
+    The last of ``axes`` keeps its ``n // 2 + 1`` non-negative frequencies.
+
+    Arguments:
+    - ``a``: the input array (its real part, as float32).
+    - ``s``: the sizes to crop or zero-pad each of ``axes`` to (default: their
+      own).
+    - ``axes``: the two axes transformed (default ``[-2, -1]``).
+    - ``norm``: "backward", "ortho" or "forward", as in ``fft`` (default
+      "backward").
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: as ``fftn``'s.
+
+    >>> mx.fft.rfft2(mx.array([[1.0, 2.0], [3.0, 4.0]]))
+    array([[10+0j, -2+0j],
+           [-4+0j, 0+0j]], dtype=complex64)
+    """
     return _many_axes("rfft2", a, s, axes, norm, True, False, [-2, -1])
 
 
 def irfft2(a, s=None, axes=(-2, -1), norm="backward", stream=None):
-    """``mx.fft.irfft2``: ``irfftn`` over ``axes`` (default the last two)."""
+    """``mx.fft.irfft2``: the real inverse of ``rfft2``, ``irfftn`` over ``axes`` (default the last two).
+
+    The last of ``axes`` becomes ``s[-1]`` points (default ``2 (m - 1)``).
+
+    Arguments:
+    - ``a``: the input array.
+    - ``s``: the output sizes along ``axes`` (default: their own, ``2 (m - 1)``
+      for the last).
+    - ``axes``: the two axes transformed (default ``[-2, -1]``).
+    - ``norm``: "backward", "ortho" or "forward", as in ``ifft`` (default
+      "backward").
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: as ``fftn``'s.
+
+    >>> mx.fft.irfft2(mx.array([[10.0, -2.0], [-4.0, 0.0]]))
+    array([[1, 2],
+           [3, 4]], dtype=float32)
+    """
     return _many_axes("irfft2", a, s, axes, norm, True, True, [-2, -1])
 
 
 def fftn(a, s=None, axes=None, norm="backward", stream=None):
-    """``mx.fft.fftn``: the DFT over ``axes`` (default all), each cropped or
-    zero-padded to the size in ``s`` (which needs ``axes``)."""
+    """``mx.fft.fftn``: the n-dimensional discrete Fourier transform over ``axes`` (default all of them).
+
+    The one-dimensional ``fft`` applied along each of ``axes``; each is first
+    cropped or zero-padded to its size in ``s`` (which needs ``axes``). The
+    result is complex64; ``norm`` counts all the points transformed. One
+    ``FFT`` node (mlx/fft.cpp ``fft_impl``).
+
+    Arguments:
+    - ``a``: the input array.
+    - ``s``: the sizes to crop or zero-pad each of ``axes`` to (default: their
+      own).
+    - ``axes``: the axes transformed (default None: every axis).
+    - ``norm``: "backward", "ortho" or "forward", as in ``fft`` (default
+      "backward").
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for ``s`` without ``axes`` (MLX: "[fftn] `axes`
+    should not be `None` if `s` is not `None`."), ``s`` and ``axes`` of
+    different lengths (MLX: "[fftn] Shape and axes have different sizes."), a
+    repeated axis (MLX: "[fftn] Duplicated axis received (0,0)") or a size
+    below 1; ``IndexError`` for an axis out of range.
+
+    >>> mx.fft.fftn(mx.ones((2, 2, 2)))
+    array([[[8+0j, 0+0j],
+            [0+0j, 0+0j]],
+           [[0+0j, 0+0j],
+            [0+0j, 0+0j]]], dtype=complex64)
+    """
     return _many_axes("fftn", a, s, axes, norm, False, False, None)
 
 
 def ifftn(a, s=None, axes=None, norm="backward", stream=None):
-    """``mx.fft.ifftn``: the inverse DFT over ``axes`` (default all)."""
+    """``mx.fft.ifftn``: the n-dimensional inverse discrete Fourier transform over ``axes`` (default all of them).
+
+    The one-dimensional ``ifft`` applied along each of ``axes``, with ``s``
+    and ``norm`` as in ``fftn``; the result is complex64.
+
+    Arguments:
+    - ``a``: the input array.
+    - ``s``: the sizes to crop or zero-pad each of ``axes`` to (default: their
+      own).
+    - ``axes``: the axes transformed (default None: every axis).
+    - ``norm``: "backward", "ortho" or "forward", as in ``ifft`` (default
+      "backward").
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: as ``fftn``'s.
+
+    >>> mx.fft.ifftn(mx.ones((2, 2)))
+    array([[1+0j, 0+0j],
+           [0+0j, 0+0j]], dtype=complex64)
+    """
     return _many_axes("ifftn", a, s, axes, norm, False, True, None)
 
 
 def rfftn(a, s=None, axes=None, norm="backward", stream=None):
-    """``mx.fft.rfftn``: a real input's DFT over ``axes``; the last of them
-    keeps ``s[-1] // 2 + 1`` frequencies."""
+    """``mx.fft.rfftn``: the n-dimensional discrete Fourier transform of a real input over ``axes`` (default all of them).
+
+    The last of ``axes`` keeps ``s[-1] // 2 + 1`` non-negative frequencies, the
+    others all of theirs. The input counts as its real part (float32).
+
+    Arguments:
+    - ``a``: the input array.
+    - ``s``: the sizes to crop or zero-pad each of ``axes`` to (default: their
+      own).
+    - ``axes``: the axes transformed (default None: every axis).
+    - ``norm``: "backward", "ortho" or "forward", as in ``fft`` (default
+      "backward").
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: as ``fftn``'s.
+
+    >>> mx.fft.rfftn(mx.ones((2, 4)))
+    array([[8+0j, 0+0j, 0+0j],
+           [0+0j, 0+0j, 0+0j]], dtype=complex64)
+    """
     return _many_axes("rfftn", a, s, axes, norm, True, False, None)
 
 
 def irfftn(a, s=None, axes=None, norm="backward", stream=None):
-    """``mx.fft.irfftn``: the real inverse of ``rfftn``; the last axis is
-    ``s[-1]`` long (default ``2 (m - 1)``)."""
+    """``mx.fft.irfftn``: the real inverse of ``rfftn`` over ``axes`` (default all of them).
+
+    The last of ``axes`` becomes ``s[-1]`` points long (default ``2 (m - 1)``);
+    the result is float32.
+
+    Arguments:
+    - ``a``: the input array.
+    - ``s``: the output sizes along ``axes`` (default: their own, ``2 (m - 1)``
+      for the last).
+    - ``axes``: the axes transformed (default None: every axis).
+    - ``norm``: "backward", "ortho" or "forward", as in ``ifft`` (default
+      "backward").
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: as ``fftn``'s.
+
+    >>> mx.fft.irfftn(mx.array([[8.0, 0.0, 0.0], [0.0, 0.0, 0.0]]))
+    array([[1, 1, 1, 1],
+           [1, 1, 1, 1]], dtype=float32)
+    """
     return _many_axes("irfftn", a, s, axes, norm, True, True, None)
 
 
@@ -272,13 +498,42 @@ def _shift(name, a, axes, inverse):
 
 
 def fftshift(a, axes=None, stream=None):
-    """``mx.fft.fftshift``: the zero frequency moved to the middle (a roll by
-    ``n // 2`` along each axis, default all)."""
+    """``mx.fft.fftshift``: the zero frequency moved to the middle: a roll by ``n // 2`` along each of ``axes``.
+
+    After it, the frequencies of an ``fft`` run from the most negative to the
+    most positive. Composed of ``roll``, as MLX does; any dtype.
+
+    Arguments:
+    - ``a``: the array.
+    - ``axes``: an int or a list of ints (default None: every axis).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``IndexError`` for an axis out of range (MLX: "[fftshift] Invalid
+    axis 2 for array with 1 dimensions.").
+
+    >>> mx.fft.fftshift(mx.arange(5))
+    array([3, 4, 0, 1, 2], dtype=int32)
+    """
     return _shift("fftshift", a, axes, False)
 
 
 def ifftshift(a, axes=None, stream=None):
-    """``mx.fft.ifftshift``: undoes ``fftshift`` (a roll by ``-(n // 2)``)."""
+    """``mx.fft.ifftshift``: the inverse of ``fftshift``: a roll by ``-(n // 2)`` along each of ``axes``.
+
+    It puts the zero frequency back first; for odd sizes it differs from
+    ``fftshift``. Composed of ``roll``, as MLX does; any dtype.
+
+    Arguments:
+    - ``a``: the array.
+    - ``axes``: an int or a list of ints (default None: every axis).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``IndexError`` for an axis out of range, as ``fftshift``'s (with
+    "[ifftshift]").
+
+    >>> mx.fft.ifftshift(mx.arange(5))
+    array([2, 3, 4, 0, 1], dtype=int32)
+    """
     return _shift("ifftshift", a, axes, True)
 
 
@@ -303,8 +558,22 @@ def _freq_args(name, n, d):
 
 
 def fftfreq(n, d=1.0, stream=None):
-    """``mx.fft.fftfreq``: the frequencies of an ``n``-point DFT with sample
-    spacing ``d``: ``[0, 1, ..., -(n // 2), ..., -1] / (n d)`` (float32)."""
+    """``mx.fft.fftfreq``: the frequency of each point of an ``n``-point DFT with sample spacing ``d``, ``[0, 1, ..., -(n // 2), ..., -1] / (n d)``.
+
+    float32; the scale ``1 / (n d)`` is formed in double and rounded once, as
+    in MLX.
+
+    Arguments:
+    - ``n``: the number of points, an int.
+    - ``d``: the sample spacing, a float (default 1.0).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` when ``n`` is below 1 (MLX: "[fftfreq] `n` must be
+    greater than 0.") or ``d`` is 0 (MLX: "[fftfreq] `d` must be non-zero.").
+
+    >>> mx.fft.fftfreq(5)
+    array([0, 0.2, 0.4, -0.4, -0.2], dtype=float32)
+    """
     n, scale = _freq_args("fftfreq", n, d)
     freqs = concatenate([typed_arange(0, (n + 1) // 2, 1, _dt.float32),
                          typed_arange(-(n // 2), 0, 1, _dt.float32)])
@@ -312,8 +581,21 @@ def fftfreq(n, d=1.0, stream=None):
 
 
 def rfftfreq(n, d=1.0, stream=None):
-    """``mx.fft.rfftfreq``: the ``n // 2 + 1`` non-negative frequencies of
-    an ``n``-point real DFT, ``[0, 1, ..., n // 2] / (n d)`` (float32)."""
+    """``mx.fft.rfftfreq``: the ``n // 2 + 1`` non-negative frequencies of an ``n``-point real DFT with sample spacing ``d``, ``[0, 1, ..., n // 2] / (n d)``.
+
+    float32, the frequencies of ``rfft``'s outputs.
+
+    Arguments:
+    - ``n``: the number of points, an int.
+    - ``d``: the sample spacing, a float (default 1.0).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` as ``fftfreq``'s (MLX: "[rfftfreq] `n` must be
+    greater than 0.").
+
+    >>> mx.fft.rfftfreq(5, d=0.5)
+    array([0, 0.4, 0.8], dtype=float32)
+    """
     n, scale = _freq_args("rfftfreq", n, d)
     return multiply(typed_arange(0, n // 2 + 1, 1, _dt.float32), scale)
 
@@ -342,15 +624,42 @@ def _optional_int(x):
 
 def stft(x, n_fft=2048, hop_length=None, win_length=None, window=None, center=True,
          pad_mode="reflect", norm="backward", onesided=None, stream=None):
-    """``mx.fft.stft``: the DFT of overlapping windowed frames of the last axis,
-    shaped ``(..., n_freq, n_frames)``.
+    """``mx.fft.stft``: the short-time Fourier transform: the DFT of overlapping windowed frames of the last axis, shaped ``(..., n_freq, n_frames)``.
 
     As MLX composes it: the leading axes flattened into one, the ends padded
-    by ``n_fft // 2`` when ``center`` (``pad`` with ``pad_mode``), frames
-    cut by ``as_strided`` every ``hop_length`` (default ``n_fft // 4``)
-    samples, multiplied by the window,
-    then ``rfftn`` (``onesided``, the default for a real input) or ``fftn``
-    of ``n_fft`` points along the frames, and the last two axes swapped.
+    by ``n_fft // 2`` when ``center`` (``pad`` with ``pad_mode``), frames of
+    ``n_fft`` samples cut by ``as_strided`` every ``hop_length`` samples,
+    multiplied by the window (centred in ``n_fft`` points with zeros), then
+    ``rfftn`` (``onesided``: ``n_fft // 2 + 1`` frequencies) or ``fftn`` of
+    each frame, and the last two axes swapped.
+
+    Arguments:
+    - ``x``: the signal, at least 1-D (the last axis is time).
+    - ``n_fft``: the frame length and DFT size (default 2048).
+    - ``hop_length``: samples between frame starts (default ``n_fft // 4``).
+    - ``win_length``: the window length when ``window`` is None: that many ones
+      (default ``n_fft``).
+    - ``window``: a 1-D array of at most ``n_fft`` points (default None).
+    - ``center``: pad both ends by ``n_fft // 2`` first (default True).
+    - ``pad_mode``: ``pad``'s mode for that padding (default "reflect").
+    - ``norm``: "backward", "ortho" or "forward", as in ``fft`` (default
+      "backward").
+    - ``onesided``: keep only the non-negative frequencies (default None: True
+      for a real input, False for complex64).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for ``n_fft`` or ``hop_length`` below 1 (MLX:
+    "[stft] n_fft must be positive.", "[stft] hop_length must be positive."), a
+    window longer than ``n_fft`` (MLX: "[stft] window length must not exceed
+    n_fft."), a 0-d input (MLX: "[stft] Input must have at least one
+    dimension.") or an input shorter than a frame (MLX: "[stft] Input is too
+    short for the given n_fft.").
+
+    >>> x = mx.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    >>> mx.fft.stft(x, n_fft=4, hop_length=2, center=False)
+    array([[10+0j, 18+0j],
+           [-2+2j, -2+2j],
+           [-2+0j, -2+0j]], dtype=complex64)
     """
     args = {"n_fft": (n_fft, 2048), "hop_length": (hop_length, None),
             "win_length": (win_length, None), "window": (window, None),
@@ -392,13 +701,40 @@ def stft(x, n_fft=2048, hop_length=None, win_length=None, window=None, center=Tr
 
 def istft(stft_matrix, n_fft=None, hop_length=None, win_length=None, window=None, center=True,
           norm="backward", onesided=None, length=None, stream=None):
-    """``mx.fft.istft``: the signal whose ``stft`` is ``stft_matrix``.
+    """``mx.fft.istft``: the inverse short-time Fourier transform: the signal whose ``stft`` is ``stft_matrix``.
 
     As MLX composes it: the inverse transform of every frame (``irfftn`` when
     ``onesided``, the default, else the real part of ``ifftn``) times the
     window, overlap-added, divided by the overlap-added squared window (at
-    least 1e-8), the centring pad dropped and the result cut or zero-padded
-    to ``length``. The overlap-add sums ``ceil(n_fft / hop)`` shifted copies.
+    least 1e-8), the centring pad dropped and the result cut or zero-padded to
+    ``length``. The overlap-add sums ``ceil(n_fft / hop)`` shifted copies.
+
+    Arguments:
+    - ``stft_matrix``: ``(..., n_freq, n_frames)``, as ``stft`` returns.
+    - ``n_fft``: the frame length (default ``2 (n_freq - 1)`` when onesided,
+      else ``n_freq``).
+    - ``hop_length``: samples between frame starts (default ``n_fft // 4``).
+    - ``win_length``: the window length when ``window`` is None (default
+      ``n_fft``).
+    - ``window``: the window ``stft`` used (default None: ones).
+    - ``center``: ``stft`` padded the ends; drop ``n_fft // 2`` samples there
+      (default True).
+    - ``norm``: "backward", "ortho" or "forward", as ``stft``'s (default
+      "backward").
+    - ``onesided``: the frames hold only non-negative frequencies (default None:
+      True).
+    - ``length``: the output length (default: all the samples the frames
+      cover).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for an input of fewer than two dimensions (MLX:
+    "[istft] Input must have at least two dimensions (freq, frames)."), and as
+    ``stft``'s for ``n_fft``, ``hop_length`` and the window.
+
+    >>> x = mx.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    >>> S = mx.fft.stft(x, n_fft=4, hop_length=2, center=False)
+    >>> mx.fft.istft(S, hop_length=2, center=False)
+    array([1, 2, 3, 4, 5, 6], dtype=float32)
     """
     args = {"n_fft": (n_fft, None), "hop_length": (hop_length, None),
             "win_length": (win_length, None), "window": (window, None),

@@ -220,9 +220,30 @@ def _take(a, indices, axis, op):
 
 
 def take(a, /, indices, axis=None, *, stream=None):
-    """``mx.take``: elements of ``a`` at ``indices`` along ``axis`` (None: of the flattened ``a``).
+    """``mx.take``: the elements of ``a`` at ``indices`` along ``axis`` (default: of the flattened ``a``).
 
-    ``indices`` is an int or an integer array; negative indices count from the end.
+    The result has ``indices``' shape in place of ``axis``. An integer array is
+    one ``Gather`` (then a transpose and a squeeze, as MLX builds it); a Python
+    int is a one-element slice, squeezed. Negative indices count from the end.
+    An index array out of bounds raises ``IndexError`` when it is evaluated (MLX
+    reads whatever memory lies there), an int one at once.
+
+    Arguments:
+    - ``a``: the array.
+    - ``indices``: a Python int or an integer array.
+    - ``axis``: the axis indexed, or None for the flattened ``a`` (default: None).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``IndexError`` for an axis out of range (MLX: "[take] Received
+    invalid axis 1 for array with 1 dimensions."); ``ValueError`` for float
+    indices ("[gather] Got indices with invalid dtype. Indices must be
+    integral.").
+
+    >>> mx.take(mx.array([10, 20, 30]), mx.array([2, 0, -1]))
+    array([30, 10, 30], dtype=int32)
+    >>> mx.take(mx.array([[1, 2], [3, 4]]), mx.array([1, 0]), axis=1)
+    array([[2, 1],
+           [4, 3]], dtype=int32)
     """
     axis = plain_ints(axis)
     if not isinstance(a, array):
@@ -286,10 +307,26 @@ def _along_axis_checks(a, indices, axis, op, more=(), any_index_dtype=False):
 
 
 def take_along_axis(a, /, indices, axis=-1, *, stream=None):
-    """``mx.take_along_axis``: ``out[..., i, ...] = a[..., indices[..., i, ...], ...]`` on ``axis``.
+    """``mx.take_along_axis``: the elements of ``a`` picked along ``axis`` by ``indices``: ``out[..., i, ...] = a[..., indices[..., i, ...], ...]``.
 
     ``indices`` has ``a``'s number of dimensions and broadcasts with ``a`` on
-    every other axis. ``axis=None`` uses the flattened ``a``.
+    every other axis (the pairing ``argsort`` and ``argpartition`` results are
+    made for). ``axis=None`` uses the flattened ``a``. One ``GatherAxis`` node.
+
+    Arguments:
+    - ``a``: the array.
+    - ``indices``: an integer array with ``a``'s number of dimensions.
+    - ``axis``: the axis indexed, or None for the flattened ``a`` (default: -1).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` when the numbers of dimensions differ (MLX:
+    "[take_along_axis] Indices of dimension 1 does not match array of dimension
+    2."); ``IndexError`` for an axis out of range ("[take_along_axis] Axis 2 is
+    out of bounds for array with 2 dimensions.").
+
+    >>> mx.take_along_axis(mx.array([[10, 20], [30, 40]]), mx.array([[1], [0]]), axis=1)
+    array([[20],
+           [30]], dtype=int32)
     """
     if axis is None:
         a, axis = reshape(a, (-1,)) if isinstance(a, array) else a, 0
@@ -510,7 +547,31 @@ def _getitem_nd(src, entries):
 
 
 def getitem(a, index):
-    """``a[index]``: ints, slices, None, ..., integer arrays or lists, or a tuple of them."""
+    """``mx.getitem``: ``a[index]``, the part of ``a`` that ``index`` selects (NumPy's basic and advanced indexing).
+
+    mlxref's name for what ``array.__getitem__`` does (python/src/indexing.cpp
+    ``mlx_get_item``); MLX has no ``mx.getitem``. Ints and slices make one
+    ``Slice`` (then ``Squeeze`` / ``ExpandDims``); integer arrays or lists make
+    one ``Gather`` whose result dimensions go first when the array indices are
+    separated by a slice or None, and in place of the first array index
+    otherwise. A Python int out of range raises ``IndexError`` at once, an index
+    array when it is evaluated (MLX reads out of bounds).
+
+    Arguments:
+    - ``a``: the array.
+    - ``index``: an int, a slice, None, ``...``, an integer array or list, or a tuple of them.
+
+    Errors: ``ValueError`` for more indices than axes (MLX: "Too many indices for
+    array with 2 dimensions.") and for another type ("Cannot index mlx array
+    using the given type.").
+
+    >>> a = mx.arange(6).reshape(2, 3)
+    >>> a[1, ::-1]
+    array([5, 4, 3], dtype=int32)
+    >>> a[:, mx.array([2, 0])]
+    array([[2, 0],
+           [5, 3]], dtype=int32)
+    """
     if isinstance(index, slice):
         if a.ndim == 0:
             raise _zero_dim_error()
@@ -773,11 +834,29 @@ def _scatter_args(src, obj, v):
 
 
 def setitem(a, index, value, reduce_type="none"):
-    """The array ``a[index] = value`` makes: ``a`` with the indexed region replaced.
+    """``mx.setitem``: the array that ``a[index] = value`` makes: ``a`` with the part ``index`` selects replaced by ``value``.
 
-    ``value`` is cast to ``a``'s dtype and broadcast to the region. Nothing is
-    mutated: the result is a new lazy array (``array.__setitem__`` makes ``a``
-    stand for it).
+    mlxref's name for what ``array.__setitem__`` does (python/src/indexing.cpp
+    ``mlx_set_item``); MLX has no ``mx.setitem``. ``value`` is cast to ``a``'s
+    dtype and broadcast to the region. Ints and slices make a ``SliceUpdate``,
+    index arrays a ``Scatter`` (of repeated indices, the last write wins), a
+    boolean mask a ``MaskedScatter``. Nothing is mutated: the result is a new
+    lazy array, and ``array.__setitem__`` makes ``a`` stand for it.
+
+    Arguments:
+    - ``a``: the array.
+    - ``index``: as for ``getitem``, or a boolean mask array.
+    - ``value``: a scalar or an array that broadcasts to the selected region.
+    - ``reduce_type``: "none" replaces; "sum", "prod", "max" or "min" combine
+      instead (what ``a.at[index].add(v)`` and its siblings use) (default: "none").
+
+    Errors: ``ValueError`` for a value that does not fit the region (MLX:
+    "Cannot broadcast array of shape (2) into shape (1).").
+
+    >>> a = mx.zeros(4, mx.int32)
+    >>> a[1:3] = 7
+    >>> a
+    array([0, 7, 7, 0], dtype=int32)
     """
     args = _slice_update_args(a, index, value)
     if args is not None:
@@ -861,13 +940,30 @@ class ArrayAt:
 
 
 def put_along_axis(a, /, indices, values, axis=None, *, stream=None):
-    """``mx.put_along_axis``: ``a`` with ``values`` written at ``indices`` along
-    ``axis`` (mlx/ops.cpp ``scatter_axis``; None: of the flattened ``a``).
+    """``mx.put_along_axis``: ``a`` with ``values`` written at ``indices`` along ``axis``: ``out[..., indices[..., i, ...], ...] = values[..., i, ...]``.
 
     ``a``, ``indices`` and ``values`` broadcast against each other on every
-    axis but ``axis`` (so the result can be larger than ``a``, as in MLX).
-    MLX builds a ``ScatterAxis``; here it is a ``Scatter`` over every axis,
-    one index array per axis (later positions win on a repeated index).
+    axis but ``axis`` (so the result can be larger than ``a``, as in MLX);
+    ``values`` is cast to ``a``'s dtype. MLX builds a ``ScatterAxis`` (mlx/ops.cpp
+    ``scatter_axis``); here it is a ``Scatter`` over every axis, one index array
+    per axis (later positions win on a repeated index). With ``axis=None``,
+    ``a`` is flattened, written, and reshaped back.
+
+    Arguments:
+    - ``a``: the array written into (it is not changed: the result is new).
+    - ``indices``: an integer array with ``a``'s number of dimensions.
+    - ``values``: an array that broadcasts to ``indices``' shape.
+    - ``axis``: the axis written along, or None for the flattened ``a`` (default: None).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` when the numbers of dimensions differ (MLX:
+    "[put_along_axis] Indices of dimension 1 does not match array of dimension
+    2."); ``IndexError`` for an axis out of range ("[put_along_axis] Axis 3 is
+    out of bounds for array with 2 dimensions.").
+
+    >>> mx.put_along_axis(mx.zeros((2, 2), mx.int32), mx.array([[1], [0]]), mx.array([[5], [6]]), axis=1)
+    array([[0, 5],
+           [6, 0]], dtype=int32)
     """
     if axis is None:
         # Only ``a`` is flattened (as MLX's binding does).
@@ -925,10 +1021,33 @@ def _dynamic_slice_inputs(a, start, axes, op):
 
 
 def dynamic_slice(a, /, start_indices, axes, slice_size, *, stream=None):
-    """``mx.slice(a, start_indices, axes, slice_size)``: the window of ``slice_size``
-    that starts at the array ``start_indices`` on ``axes`` (0 elsewhere); one
-    ``DynamicSlice``. A window that does not fit is an IndexError when it is
-    evaluated (MLX reads out of bounds)."""
+    """``mx.slice``: the window of ``a`` of shape ``slice_size`` that starts at ``start_indices`` (an array) on ``axes`` and at 0 on the other axes.
+
+    Unlike ``a[i:j]``, the start is an array, so it can be computed (or traced
+    by ``mx.compile``) without fixing the window's place; the window's size is
+    fixed. One ``DynamicSlice`` node. mlxref names the function
+    ``dynamic_slice`` in its ops package (a module-level ``slice`` would hide
+    Python's own); ``mx.slice`` is the same function. A window that does not fit
+    is an ``IndexError`` when it is evaluated (MLX reads out of bounds).
+
+    Arguments:
+    - ``a``: the array.
+    - ``start_indices``: a 0-d or 1-D integer array, one start per entry of ``axes``.
+    - ``axes``: the axes the starts are on.
+    - ``slice_size``: the window's shape, one size per axis of ``a``.
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for a window larger than ``a`` (MLX: "[slice] Invalid
+    slice size (7) for array with shape (6).") or float starts ("[slice] Start
+    indices must be integers, got type float32."); ``IndexError`` for an axis out
+    of range ("[slice] Invalid axis 1 for array with dimension 1.").
+
+    >>> mx.slice(mx.arange(6), mx.array([2]), [0], (3,))
+    array([2, 3, 4], dtype=int32)
+    >>> mx.slice(mx.arange(12).reshape(3, 4), mx.array([1, 1]), [0, 1], (2, 2))
+    array([[5, 6],
+           [9, 10]], dtype=int32)
+    """
     axes = _dynamic_slice_inputs(a, start_indices, axes, "slice")
     slice_size = tuple(slice_size)
     if len(slice_size) != a.ndim:
@@ -942,10 +1061,27 @@ def dynamic_slice(a, /, start_indices, axes, slice_size, *, stream=None):
 
 
 def dynamic_slice_update(a, /, update, start_indices, axes, *, stream=None):
-    """``mx.slice_update(a, update, start_indices, axes)``: ``a`` with ``update``
-    written at the array ``start_indices`` on ``axes``; one ``DynamicSliceUpdate``.
-    ``update`` gets a's leading axes it lacks (size 1 on ``axes``) and is
-    broadcast to that shape, as in MLX."""
+    """``mx.slice_update``: ``a`` with ``update`` written into the window that starts at ``start_indices`` (an array) on ``axes`` and at 0 on the other axes.
+
+    ``update`` gets ``a``'s leading axes it lacks (size 1 on ``axes``) and is
+    broadcast to that shape and cast to ``a``'s dtype, as in MLX. One
+    ``DynamicSliceUpdate`` node. mlxref names the function
+    ``dynamic_slice_update`` in its ops package; ``mx.slice_update`` is the same
+    function.
+
+    Arguments:
+    - ``a``: the array written into (it is not changed: the result is new).
+    - ``update``: the values written (an array or a scalar).
+    - ``start_indices``: a 0-d or 1-D integer array, one start per entry of ``axes``.
+    - ``axes``: the axes the starts are on.
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``IndexError`` for an axis out of range (MLX: "[slice_update]
+    Invalid axis 2 for array with dimension 1."); ``ValueError`` for float starts.
+
+    >>> mx.slice_update(mx.zeros(5, mx.int32), mx.array([7, 8]), mx.array([1]), [0])
+    array([0, 7, 8, 0, 0], dtype=int32)
+    """
     axes = _dynamic_slice_inputs(a, start_indices, axes, "slice_update")
     update = _value_array(update, a.dtype)
     shape = list(update.shape)

@@ -55,9 +55,35 @@ def _require_arrays(name, *args):
 
 
 def matmul(a, b, /, *, stream=None):
-    """``mx.matmul`` (``a @ b``): matrix product with numpy's rules for 1-D and batched inputs.
+    """``mx.matmul`` (``a @ b``): the matrix product of ``a`` and ``b``, with NumPy's rules for 1-D and batched inputs.
 
-    Only floating point and complex inputs are supported, as in MLX.
+    A 1-D ``a`` is a row vector and a 1-D ``b`` a column vector; the unit axis
+    each adds is removed from the result. Beyond two dimensions the leading
+    (batch) axes broadcast against each other, and each pair of matrices is
+    multiplied. Only floating point and complex inputs are supported, as in MLX
+    (the two dtypes are promoted first). A stack of matrices times one matrix is
+    computed as one tall product, as MLX does, so the matrix is not copied per
+    batch. One ``Matmul`` node.
+
+    Arguments:
+    - ``a``: an array of at least one dimension.
+    - ``b``: an array of at least one dimension; its second-to-last axis (its
+      only one, if 1-D) must match ``a``'s last.
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for a 0-d input (MLX: "[matmul] Got 0 dimension
+    input. Inputs must have at least one dimension."), sizes that do not match
+    (MLX: "[matmul] Last dimension of first input with shape (2,3) must match
+    second to last dimension of second input with shape (2,3).") or integer
+    inputs (MLX: "[matmul] Only inexact types are supported but int32 and int32
+    were provided which results in int32, which is not a floating point type.").
+
+    >>> a = mx.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> a @ a
+    array([[7, 10],
+           [15, 22]], dtype=float32)
+    >>> mx.matmul(a, mx.array([1.0, 1.0]))
+    array([3, 7], dtype=float32)
     """
 
     _require_arrays("matmul", a, b)
@@ -126,12 +152,32 @@ def _as_float(x):
 
 
 def addmm(c, a, b, /, alpha=1.0, beta=1.0, *, stream=None):
-    """``mx.addmm``: ``alpha * (a @ b) + beta * c``, one ``AddMM`` node.
+    """``mx.addmm``: ``alpha * (a @ b) + beta * c`` as one fused ``AddMM`` node.
 
     The shape work is ``matmul``'s (1-D operands, batch broadcasting, a stack
     of matrices times one matrix as one tall product); ``c`` is broadcast to
     the product's shape. Real floating types only; complex64 is composed of
     ``matmul``, ``multiply`` and ``add``, as in MLX.
+
+    Arguments:
+    - ``c``: the array added, broadcastable to the shape of ``a @ b``.
+    - ``a``: the left factor, at least 1-D.
+    - ``b``: the right factor, at least 1-D.
+    - ``alpha``: the product's factor, a float (default 1.0).
+    - ``beta``: ``c``'s factor, a float (default 1.0).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for a 0-d ``a`` or ``b``, sizes that do not match
+    (as ``matmul``'s, with "[addmm]"), a ``c`` that does not broadcast (MLX:
+    "[broadcast_shapes] Shapes (3) and (2,2) cannot be broadcast.") or integer
+    inputs (MLX: "[addmm] Only real floating point types are supported but
+    int32, int32 and int32 were provided which results in int32, which is not a
+    real floating point type.").
+
+    >>> a = mx.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> mx.addmm(mx.array([1.0, -1.0]), a, a, alpha=2.0, beta=3.0)
+    array([[17, 17],
+           [33, 41]], dtype=float32)
     """
     alpha_f, beta_f = _as_float(alpha), _as_float(beta)
     if not all(isinstance(x, array) for x in (c, a, b)) or alpha_f is None or beta_f is None:
@@ -219,17 +265,56 @@ def _inv(a, tri, upper, name):
 
 
 def inv(a, *, stream=None):
-    """``mx.linalg.inv``: the inverse of each matrix in the last two axes
-    (float32 or float64). A singular matrix raises MLX's RuntimeError when
-    the result is evaluated, not here."""
+    """``mx.linalg.inv``: the inverse of each square matrix in the last two axes of ``a``.
+
+    float32 or float64, any batch of leading axes. One ``Inverse`` node,
+    computed in double and rounded once, so the last bits can differ from
+    LAPACK's. mlxref gives it a vjp (``-Bᵀ G Bᵀ``) and a jvp (``-B dA B``),
+    which MLX lacks. A singular matrix raises MLX's ``RuntimeError`` when the
+    result is evaluated, not here.
+
+    Arguments:
+    - ``a``: an array of at least two dimensions whose last two are equal.
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for another dtype (MLX: "[linalg::inv] Arrays must
+    have type float32 or float64. Received array with type int32."), fewer than
+    two dimensions, or matrices that are not square (MLX: "[linalg::inv]
+    Inverses are only defined for square matrices."); when evaluated, a singular
+    matrix raises ``RuntimeError`` (MLX: "[Inverse::eval_cpu] LU factorization
+    failed with error code 2"). An empty matrix raises a ``ValueError``, where
+    MLX's CPU build dies.
+
+    >>> mx.linalg.inv(mx.array([[1.0, 2.0], [3.0, 4.0]]))
+    array([[-2, 1],
+           [1.5, -0.5]], dtype=float32)
+    """
     if not isinstance(a, array):
         raise incompatible_arguments(_SIGNATURES["inv"], (a,))
     return _inv(a, False, True, "inv")
 
 
 def tri_inv(a, upper=False, *, stream=None):
-    """``mx.linalg.tri_inv``: the inverse of each triangular matrix in the
-    last two axes; only the ``upper`` (or lower) triangle of ``a`` is read."""
+    """``mx.linalg.tri_inv``: the inverse of each triangular matrix in the last two axes of ``a``.
+
+    Only the lower triangle of ``a`` (or the upper one, with ``upper=True``)
+    is read: the other one is taken as zeros, whatever it holds. The result is
+    triangular too. One ``Inverse`` node; the checks and errors are ``inv``'s.
+
+    Arguments:
+    - ``a``: float32 or float64, at least two dimensions, square matrices.
+    - ``upper``: read the upper triangle instead of the lower (default False).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` as ``inv``'s (MLX's messages say "[linalg::inv]").
+
+    >>> mx.linalg.tri_inv(mx.array([[2.0, 0.0], [1.0, 4.0]]))
+    array([[0.5, 0],
+           [-0.125, 0.25]], dtype=float32)
+    >>> mx.linalg.tri_inv(mx.array([[2.0, 7.0], [1.0, 4.0]]), upper=True)
+    array([[0.5, -0.875],
+           [0, 0.25]], dtype=float32)
+    """
     if not isinstance(a, array) or not isinstance(upper, bool):
         raise incompatible_arguments(_SIGNATURES["tri_inv"], (a,),
                                      {"upper": upper} if upper is not False else None)
@@ -237,13 +322,28 @@ def tri_inv(a, upper=False, *, stream=None):
 
 
 def inner(a, b, /, *, stream=None):
-    """``mx.inner``: sums of products over the last axes of ``a`` and ``b``.
+    """``mx.inner``: the sums of products over the last axes of ``a`` and ``b``, for every pair of their other positions.
 
-    Composed as MLX's ``tensordot(a, b, [-1], [-1])``: ``a`` as a matrix of its
-    rows, ``b`` transposed into a matrix of columns, one matmul, then the
-    result reshaped to ``a.shape[:-1] + b.shape[:-1]``. (MLX also applies the
-    identity transpose to ``a``; mlxref skips identity transposes.) A 0-d
-    operand makes it a plain multiply.
+    For vectors it is the dot product; the result's shape is
+    ``a.shape[:-1] + b.shape[:-1]``. Composed as MLX's ``tensordot(a, b, [-1],
+    [-1])``: ``a`` as a matrix of its rows, ``b`` transposed into a matrix of
+    columns, one matmul (so integer inputs raise ``matmul``'s error), then the
+    result reshaped. (MLX also applies the identity transpose to ``a``; mlxref
+    skips identity transposes.) A 0-d operand makes it a plain multiply.
+
+    Arguments:
+    - ``a``: an array.
+    - ``b``: an array with ``a``'s last dimension.
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` when the last dimensions differ (MLX: "[inner] a and b
+    must have the same last dimension.") or the inputs are integers (``matmul``'s
+    "Only inexact types are supported" message).
+
+    >>> a = mx.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> mx.inner(a, a)
+    array([[5, 11],
+           [11, 25]], dtype=float32)
     """
 
     _require_arrays("inner", a, b)
@@ -260,10 +360,19 @@ def inner(a, b, /, *, stream=None):
 
 
 def outer(a, b, /, *, stream=None):
-    """``mx.outer``: every element of ``a`` (flattened) times every element of ``b``.
+    """``mx.outer``: every element of ``a`` (flattened) times every element of ``b`` (flattened), a ``(a.size, b.size)`` matrix.
 
     Composed as in MLX: ``a`` reshaped to a column times ``b`` flattened. Any
-    dtype works (it is a multiply, not a matmul).
+    dtype works (it is a multiply, not a matmul), with ``multiply``'s promotion.
+
+    Arguments:
+    - ``a``: an array (flattened).
+    - ``b``: an array (flattened).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    >>> mx.outer(mx.array([1, 2]), mx.array([1, 10, 100]))
+    array([[1, 10, 100],
+           [2, 20, 200]], dtype=int32)
     """
 
     _require_arrays("outer", a, b)
@@ -271,12 +380,31 @@ def outer(a, b, /, *, stream=None):
 
 
 def vecdot(a, b, /, *, axis=-1, stream=None):
-    """``mx.vecdot``: ``sum(conj(a) * b, axis)``, composed as MLX does.
+    """``mx.vecdot``: the dot products of ``a`` and ``b`` along ``axis``, ``sum(conj(a) * b, axis)``.
 
-    ``axis`` must name the same axis of both (counted from the end when
-    negative); the rest broadcasts as in ``multiply``. As MLX 0.32.4: an
-    axis outside ``a`` is an IndexError, one that names a different axis of
-    ``b`` a ValueError.
+    Composed as MLX does: complex ``a`` is conjugated, the product is
+    broadcast as in ``multiply`` and summed over ``axis``, which disappears
+    from the result. ``axis`` must name the same axis of both arrays, so a
+    negative one needs arrays with as many dimensions.
+
+    Arguments:
+    - ``a``: an array of at least one dimension.
+    - ``b``: an array of at least one dimension, the same size along ``axis``.
+    - ``axis``: the axis summed (counted from the end when negative; default -1).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: as MLX 0.32.4, an ``axis`` outside ``a`` is an ``IndexError``
+    (MLX: "[vecdot] axis is out of bounds."), one that names a different axis
+    of ``b`` a ``ValueError`` with the same message; sizes that differ along
+    it raise ``ValueError`` (MLX: "[vecdot] a and b must have the same size
+    along axis."), and so does a 0-d input (MLX: "[vecdot] inputs must be at
+    least 1D.").
+
+    >>> mx.vecdot(mx.array([1 + 2j, 3]), mx.array([1j, 1]))
+    array(5+1j, dtype=complex64)
+    >>> a = mx.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> mx.vecdot(a, a, axis=0)
+    array([10, 20], dtype=float32)
     """
     if not isinstance(a, array) or not isinstance(b, array) or type(axis) is not int:
         kwargs = {"axis": axis} if axis != -1 else None
@@ -294,10 +422,25 @@ def vecdot(a, b, /, *, axis=-1, stream=None):
 
 
 def clip(a, /, a_min, a_max, *, stream=None):
-    """``mx.clip``: ``minimum(maximum(a, a_min), a_max)``; one bound may be None.
+    """``mx.clip``: the elements of ``a`` limited to ``[a_min, a_max]``, ``minimum(maximum(a, a_min), a_max)``.
 
-    The bounds are weakly typed when they are Python scalars, as in any
+    One bound may be None (no limit on that side). The bounds broadcast
+    against ``a``; they are weakly typed when they are Python scalars, as in any
     binary op (``clip(int32 array, 2.5, 8)`` is float32).
+
+    Arguments:
+    - ``a``: the array.
+    - ``a_min``: the lower bound (a scalar, an array or None).
+    - ``a_max``: the upper bound (a scalar, an array or None).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` when both bounds are None (MLX: "At most one of a_min
+    and a_max may be None").
+
+    >>> mx.clip(mx.arange(6), 1, 4)
+    array([1, 1, 2, 3, 4, 4], dtype=int32)
+    >>> mx.clip(mx.array([-2.0, 0.5, 3.0]), -1, None)
+    array([-1, 0.5, 3], dtype=float32)
     """
     if not isinstance(a, array):
         raise incompatible_arguments(_SIGNATURES["clip"], (a, a_min, a_max))

@@ -64,11 +64,37 @@ def _floating(tag, a, b):
 
 def block_masked_mm(a, b, /, block_size=64, mask_out=None, mask_lhs=None, mask_rhs=None, *,
                     stream=None):
-    """``mx.block_masked_mm``: ``a @ b`` with masks over ``block_size`` blocks of
-    the output (``mask_out``) and of the operands (``mask_lhs``, ``mask_rhs``):
-    a False (or 0) block is zero, a float mask scales its block. With no mask
-    it is ``matmul``. MLX's CPU build takes float32 only (an error when
-    evaluated)."""
+    """``mx.block_masked_mm``: the matrix product ``a @ b`` in which whole ``block_size`` x ``block_size`` blocks of the output and of the operands are masked out (or scaled).
+
+    ``mask_out`` has one entry per block of the output, ``mask_lhs`` per block
+    of ``a`` and ``mask_rhs`` per block of ``b`` (each rounded up): a False (or
+    0) block counts as zeros, a float mask scales its block. With no mask it is
+    ``matmul``. Operands broadcast over batch axes as in ``matmul``; the result
+    is a real floating type. One ``BlockMaskedMM`` node. MLX's CPU build takes
+    float32 only (an error when evaluated).
+
+    Arguments:
+    - ``a``: the left operand (at least 1-D).
+    - ``b``: the right operand (at least 1-D).
+    - ``block_size``: 32 or 64 (default: 64).
+    - ``mask_out``: a bool or float mask over the output's blocks (default: None).
+    - ``mask_lhs``: a bool or float mask over ``a``'s blocks (default: None).
+    - ``mask_rhs``: a bool or float mask over ``b``'s blocks (default: None).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for another block size (MLX: "[block_masked_mm] Only
+    block_sizes 32, 64 are supported.Got block size 16.") and for inner sizes
+    that differ ("[block_masked_mm] Last dimension of first input with shape
+    (4,2) must match second to last dimension of second input with shape
+    (4,4).").
+
+    >>> mx.block_masked_mm(mx.ones((2, 2)), mx.ones((2, 2)), 32, mx.array([[False]]))
+    array([[0, 0],
+           [0, 0]], dtype=float32)
+    >>> mx.block_masked_mm(mx.ones((2, 2)), mx.ones((2, 2)), 32, None, mx.array([[2.0]]), mx.array([[3.0]]))
+    array([[12, 12],
+           [12, 12]], dtype=float32)
+    """
     masks = (mask_out, mask_lhs, mask_rhs)
     if (not isinstance(a, array) or not isinstance(b, array) or type(block_size) is not int
             or not all(m is None or isinstance(m, array) for m in masks)):
@@ -116,10 +142,34 @@ def block_masked_mm(a, b, /, block_size=64, mask_out=None, mask_lhs=None, mask_r
 
 def gather_mm(a, b, /, lhs_indices=None, rhs_indices=None, *, sorted_indices=False,
               stream=None):
-    """``mx.gather_mm``: ``a[lhs_indices[i]] @ b[rhs_indices[i]]`` for every i
-    (indices into the matrices of a and b, broadcast together; each matrix
-    in turn where one is None); with neither, ``matmul``. MLX's CPU build
-    takes float32 only (an error when evaluated)."""
+    """``mx.gather_mm``: the matrix products ``a[lhs_indices[i]] @ b[rhs_indices[i]]`` for every ``i``, where the indices pick matrices from the batch axes of ``a`` and ``b``.
+
+    The two index arrays broadcast together and give the result's batch shape;
+    where one is None, each matrix of that operand is taken in turn. With
+    neither, it is ``matmul``. ``sorted_indices`` is a promise that the indices
+    are sorted (MLX's GPU uses it; the values do not change). One ``GatherMM``
+    node; an index out of range raises ``IndexError`` when evaluated (MLX reads
+    out of bounds). MLX's CPU build takes float32 only (an error when evaluated).
+
+    Arguments:
+    - ``a``: the left operand (at least 1-D; its leading axes are the batch).
+    - ``b``: the right operand (at least 1-D; its leading axes are the batch).
+    - ``lhs_indices``: an integer array of flat indices into ``a``'s matrices (default: None).
+    - ``rhs_indices``: an integer array of flat indices into ``b``'s matrices (default: None).
+    - ``sorted_indices``: the indices are sorted, keyword-only (default: False).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for float indices (MLX: "[gather_mm] Got indices with
+    invalid dtype. Indices must be integral.") and for inner sizes that differ
+    ("[gather_mm] Last dimension of first input with shape (2,2,3) must match
+    second to last dimension of second input with shape (1,2,2).").
+
+    >>> mx.gather_mm(mx.arange(8.0).reshape(2, 2, 2), mx.eye(2), mx.array([1, 0]))
+    array([[[4, 5],
+            [6, 7]],
+           [[0, 1],
+            [2, 3]]], dtype=float32)
+    """
     if (not isinstance(a, array) or not isinstance(b, array)
             or not all(i is None or isinstance(i, array) for i in (lhs_indices, rhs_indices))
             or not isinstance(sorted_indices, bool)):
@@ -140,9 +190,30 @@ def gather_mm(a, b, /, lhs_indices=None, rhs_indices=None, *, sorted_indices=Fal
 
 
 def segmented_mm(a, b, /, segments, *, stream=None):
-    """``mx.segmented_mm``: ``a[:, s:e] @ b[s:e, :]`` for each pair ``(s, e)``
-    in ``segments`` (shape (..., 2)); the result has shape
-    segments.shape[:-1] + (M, N)."""
+    """``mx.segmented_mm``: for each pair ``(s, e)`` in ``segments``, the product ``a[:, s:e] @ b[s:e, :]`` of the slices of the inner axis it names.
+
+    The result has shape ``segments.shape[:-1] + (M, N)``; an empty segment
+    gives zeros. One ``SegmentedMM`` node; the operands are cast to their
+    floating result type.
+
+    Arguments:
+    - ``a``: an M x K matrix.
+    - ``b``: a K x N matrix.
+    - ``segments``: an integer array of shape (..., 2), each pair a start and an end on K.
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for operands that are not 2-D (MLX: "[segmented_mm]
+    Batched matmul not supported"), ``segments`` not of shape (..., 2)
+    ("[segmented_mm] The segments should have shape (..., 2) but (3) was
+    provided."), float segments and integer operands ("[segmented_mm] Only real
+    floating point types are supported ...").
+
+    >>> mx.segmented_mm(mx.arange(8.0).reshape(2, 4), mx.ones((4, 1)), mx.array([[0, 2], [2, 4]]))
+    array([[[1],
+            [9]],
+           [[5],
+            [13]]], dtype=float32)
+    """
     if not all(isinstance(x, array) for x in (a, b, segments)):
         raise incompatible_arguments(_SIGNATURES["segmented_mm"], (a, b, segments))
     if a.ndim != 2 or b.ndim != 2:

@@ -58,8 +58,32 @@ def _contract(a, b, axes_a, axes_b):
 
 
 def tensordot(a, b, /, axes=2, *, stream=None):
-    """``mx.tensordot``: sum the products over the last ``axes`` axes of ``a``
-    and the first ``axes`` of ``b``, or over the axes listed in ``[axes_a, axes_b]``."""
+    """``mx.tensordot``: the sum of the products of ``a`` and ``b`` over pairs of contracted axes: the last ``axes`` axes of ``a`` with the first ``axes`` of ``b``, or the axes listed in ``[axes_a, axes_b]``.
+
+    The result has ``a``'s free axes, then ``b``'s. As MLX composes it: each
+    operand transposed and reshaped to a matrix, one ``matmul``, a reshape; so
+    integer operands fail as ``matmul``'s do.
+
+    Arguments:
+    - ``a``: the first array.
+    - ``b``: the second array.
+    - ``axes``: an int (how many trailing axes of ``a`` meet as many leading
+      axes of ``b``) or two lists of axes, paired in order (default: 2).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` when contracted sizes differ (MLX: "[tensordot] a and
+    b must have the same shape on the contracted axes."), for lists of different
+    lengths ("[tensordot] axes must have the same size."), a negative int ("[tensordot]
+    axis must be greater or equal to 0.") or one larger than either number of
+    dimensions ("[tensordot] axis must be less than the number of dimensions of a
+    and b.").
+
+    >>> mx.tensordot(mx.ones((2, 3)), mx.ones((3, 4)), 1)
+    array([[3, 3, 3, 3],
+           [3, 3, 3, 3]], dtype=float32)
+    >>> mx.tensordot(mx.arange(6.0).reshape(2, 3), mx.arange(6.0).reshape(3, 2), [[0, 1], [1, 0]])
+    array(50, dtype=float32)
+    """
     if not isinstance(a, array) or not isinstance(b, array):
         raise incompatible_arguments(_TENSORDOT, (a, b, axes))
     if _is_int(axes):
@@ -79,9 +103,29 @@ def tensordot(a, b, /, axes=2, *, stream=None):
 
 
 def kron(a, b, *, stream=None):
-    """``mx.kron``: the Kronecker product. As MLX: ``a`` reshaped to put its axes
-    at the even positions of 2 * ndim axes, ``b`` at the odd ones, multiplied
-    (broadcasting makes every pair), and each pair of axes merged."""
+    """``mx.kron``: the Kronecker product of ``a`` and ``b``: every element of ``a`` times the whole of ``b``, laid out block by block.
+
+    The shorter shape is padded with leading 1s; the result's size on each axis
+    is the product of the two sizes. As MLX composes it: ``a`` reshaped to put
+    its axes at the even positions of 2 * ndim axes, ``b`` at the odd ones,
+    multiplied (broadcasting makes every pair), and each pair of axes merged.
+
+    Arguments:
+    - ``a``: the first array.
+    - ``b``: the second array.
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for an empty operand (MLX: "[kron] Input arrays
+    cannot be empty.").
+
+    >>> mx.kron(mx.array([1, 2]), mx.array([1, 10]))
+    array([1, 10, 2, 20], dtype=int32)
+    >>> mx.kron(mx.eye(2), mx.array([[1, 2], [3, 4]]))
+    array([[1, 2, 0, 0],
+           [3, 4, 0, 0],
+           [0, 0, 1, 2],
+           [0, 0, 3, 4]], dtype=float32)
+    """
     if not isinstance(a, array) or not isinstance(b, array):
         raise incompatible_arguments(
             "kron(a: array, b: array, *, stream: StreamOrDevice = None) -> array", (a, b))

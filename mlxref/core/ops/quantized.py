@@ -1,5 +1,6 @@
-"""Ops of MLX's quantization family: ``from_fp8``, ``to_fp8``, ``quantize``
-and ``dequantize``.
+"""Ops of MLX's quantization family: ``from_fp8``, ``to_fp8``, ``quantize``,
+``dequantize``, and the products with quantized weights ``quantized_matmul``,
+``gather_qmm``, ``qqmm`` and ``gather_qqmm``.
 
 Read alongside: mlx/ops.cpp (``from_fp8``, ``to_fp8``, ``quantize``,
 ``dequantize`` and their helpers: their checks and messages),
@@ -41,7 +42,25 @@ _TO = "to_fp8(x: array, *, stream: StreamOrDevice = None) -> array"
 
 
 def from_fp8(x, dtype=_dt.bfloat16, *, stream=None):
-    """``mx.from_fp8``: uint8 fp8 (e4m3) codes as ``dtype`` (default bfloat16)."""
+    """``mx.from_fp8``: decode 8-bit floats: each uint8 of ``x`` read as an fp8 (e4m3) number and returned as ``dtype``.
+
+    e4m3 has a sign bit, 4 exponent bits and 3 mantissa bits (largest finite
+    magnitude 448). One ``FromFP8`` node; the inverse of ``to_fp8``.
+
+    Arguments:
+    - ``x``: a uint8 array of fp8 codes.
+    - ``dtype``: the output type, a real floating type (default bfloat16).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for an ``x`` that is not uint8 (MLX: "[from_fp8] Input
+    must have type uint8 but x.dtype() == float32.") or a ``dtype`` that is not
+    floating (MLX: "[from_fp8] Only real floating types are supported but dtype
+    == int32."). float64 raises a ``ValueError`` too, where MLX's CPU kernel
+    writes garbage.
+
+    >>> mx.from_fp8(mx.array([56, 29, 194, 126], mx.uint8), mx.float32)
+    array([1, 0.101562, -2.5, 448], dtype=float32)
+    """
     if not isinstance(x, array) or not isinstance(dtype, _dt.Dtype):
         raise incompatible_arguments(
             _FROM, [x], None if dtype is _dt.bfloat16 else {"dtype": dtype})
@@ -59,8 +78,23 @@ def from_fp8(x, dtype=_dt.bfloat16, *, stream=None):
 
 
 def to_fp8(x, *, stream=None):
-    """``mx.to_fp8``: float16, bfloat16 or float32 values as uint8 fp8 (e4m3)
-    codes, rounded to nearest even and saturating at ±448 (inf and nan too)."""
+    """``mx.to_fp8``: encode each float of ``x`` as an 8-bit float (e4m3), returned as its uint8 code.
+
+    Rounded to the nearest e4m3 value (ties to even) and saturating at ±448
+    (inf and nan too). One ``ToFP8`` node; ``from_fp8`` decodes it.
+
+    Arguments:
+    - ``x``: a float16, bfloat16 or float32 array.
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for an ``x`` that is not floating (MLX: "[to_fp8] Only
+    real floating types are supported but x.dtype() == int32."). float64
+    raises a ``ValueError`` too, where MLX's CPU kernel reads garbage.
+
+    >>> codes = mx.to_fp8(mx.array([1.0, 0.1, -2.5, 500.0]))
+    >>> codes, mx.from_fp8(codes)
+    (array([56, 29, 194, 126], dtype=uint8), array([1, 0.101562, -2.5, 448], dtype=bfloat16))
+    """
     if not isinstance(x, array):
         raise incompatible_arguments(_TO, [x])
     if not _dt.issubdtype(x.dtype, _dt.floating):
@@ -158,14 +192,46 @@ def _pow2(n):
 
 def quantize(w, /, group_size=None, bits=None, mode="affine", *, global_scale=None,
              stream=None):
-    """``mx.quantize``: ``(w_q, scales, biases)`` for "affine", ``(w_q, scales)``
-    for "mxfp4", "mxfp8" and "nvfp4" (mlx/ops.cpp ``quantize``).
+    """``mx.quantize``: quantize the matrix ``w`` group by group along its last axis: ``[w_q, scales, biases]`` for "affine", ``[w_q, scales]`` for "mxfp4", "mxfp8" and "nvfp4".
 
-    MLX's CPU kernel for "affine" (mlx/backend/cpu/quantized.cpp ``quantize``)
-    computes in float32 exactly what its fallback composition does, and MLX
-    differentiates and batches the fallback; so here both are that composition
-    (``affine_quantize``'s fallback and ``pack_and_quantize``). The fp modes are
-    compositions on MLX's CPU too (``fp_quantize``).
+    Each run of ``group_size`` consecutive elements of a row shares one scale
+    (and, for "affine", one bias); each element becomes a ``bits``-bit code,
+    and the codes are packed into uint32 words from the lowest bits up
+    (``w_q`` has ``w.shape[-1] * bits / 32`` columns). "affine" maps the codes
+    ``0 .. 2**bits - 1`` evenly onto the group's range, putting the edge of
+    larger magnitude exactly on a code (the scale may be negative); the fp modes
+    store fp4 (E2M1) or fp8 (e4m3) values with a shared power-of-two ("mx")
+    or e4m3 ("nvfp4") scale. As mlx/ops.cpp ``quantize``: MLX's CPU kernel for
+    "affine" computes exactly what its fallback composition does, and MLX
+    differentiates and batches the fallback, so here both are that composition;
+    the fp modes are compositions on MLX's CPU too. Returns a list, as MLX.
+
+    Arguments:
+    - ``w``: a floating array of at least 2 dimensions, its last divisible by
+      ``group_size``.
+    - ``group_size``: 32, 64 or 128 for "affine"; 32 for "mxfp4" and "mxfp8",
+      16 for "nvfp4" (default None: 64, 32, 32, 16).
+    - ``bits``: 1-6 or 8 for "affine"; for the fp modes their own, 8 for
+      "mxfp8" and 4 for the others (default None: 4 for "affine", else the
+      mode's).
+    - ``mode``: "affine", "mxfp4", "mxfp8" or "nvfp4" (default "affine").
+    - ``global_scale``: a float32 scalar for "nvfp4" (default None).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for another mode (MLX: "[quantize] Invalid
+    quantization mode 'x'."), another group size (MLX: "[quantize] The requested
+    group size 16 is not supported. The supported group sizes are 32, 64, and
+    128."), another number of bits (MLX: "[quantize] The requested number of
+    bits 7 is not supported. The supported bits are 1, 2, 3, 4, 5, 6 and 8."),
+    fewer than 2 dimensions, a last axis the group size does not divide, an
+    integer ``w`` (MLX: "[quantize] Only real floating types can be quantized
+    but w has type int32.") or fp-mode sizes other than the mode's (MLX:
+    "[quantize] mxfp8 quantization requires bits to be 8 but got 4.").
+
+    >>> w = mx.arange(32, dtype=mx.float32).reshape(1, 32)
+    >>> w_q, scales, biases = mx.quantize(w, group_size=32, bits=4)
+    >>> w_q.shape, scales, biases
+    ((1, 4), array([[-2.06667]], dtype=float32), array([[31]], dtype=float32))
     """
     _check_binding(_QUANTIZE, (w,), {"group_size": group_size, "bits": bits, "mode": mode,
                                      "global_scale": global_scale})
@@ -224,8 +290,8 @@ def _affine_quantize(w, group_size, bits):
         scales = where(not_equal(q0, zero), divide(edge, q0), scales)
         biases = where(equal(q0, zero), zero, edge)
     packed = _pack_and_quantize(packed, scales, biases, bits)
-    return (reshape(packed, wshape), reshape(astype(scales, w.dtype), wshape),
-            reshape(astype(biases, w.dtype), wshape))
+    return [reshape(packed, wshape), reshape(astype(scales, w.dtype), wshape),
+            reshape(astype(biases, w.dtype), wshape)]
 
 
 def _pack_and_quantize(w, scales, biases, bits):
@@ -277,17 +343,45 @@ def _fp_quantize(w, group_size, bits, global_scale):
         wq = _sum(multiply(reshape(wq, (-1, 4, 8)), shifts), -1)
     else:
         wq = view(to_fp8(wq), _dt.uint32)
-    return reshape(wq, new_shape), reshape(scales, new_shape)
+    return [reshape(wq, new_shape), reshape(scales, new_shape)]
 
 
 def dequantize(w, /, scales, biases=None, group_size=None, bits=None, mode="affine",
                global_scale=None, dtype=None, *, stream=None):
-    """``mx.dequantize``: ``w``'s packed levels times their group's scale plus
-    its bias ("affine"), or its fp4/fp8 codes times the group's scale
-    (mlx/ops.cpp ``dequantize``, ``affine_dequantize``, ``fp_dequantize``: on
-    MLX's CPU all are compositions of ops, so their gradients and batching are
-    those ops'). The output has ``dtype``, else the scales' and biases' type
-    ("affine") or bfloat16.
+    """``mx.dequantize``: the matrix a ``quantize`` result stands for: each unpacked code times its group's scale, plus its bias for "affine".
+
+    The fp modes decode fp4 (E2M1) or fp8 (e4m3) codes and multiply by the
+    group's scale. As mlx/ops.cpp ``dequantize``, ``affine_dequantize`` and
+    ``fp_dequantize``: on MLX's CPU all are compositions of ops, so their
+    gradients and batching are those ops'. The output has ``dtype``, else the
+    scales' and biases' type ("affine") or bfloat16.
+
+    Arguments:
+    - ``w``: the packed codes, uint32, at least 2 dimensions.
+    - ``scales``: one scale per group (uint8 exponents or e4m3 codes for the fp
+      modes).
+    - ``biases``: one bias per group for "affine", None otherwise (default None).
+    - ``group_size``: as given to ``quantize`` (default None: the mode's).
+    - ``bits``: as given to ``quantize`` (default None: the mode's).
+    - ``mode``: "affine", "mxfp4", "mxfp8" or "nvfp4" (default "affine").
+    - ``global_scale``: the float32 scalar ``quantize`` got for "nvfp4"
+      (default None).
+    - ``dtype``: the output type, a real floating type (default None).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for an ``w`` that is not uint32 (MLX: "[dequantize]
+    The matrix should be given as a uint32"), affine without biases (MLX:
+    "[dequantize] Biases must be provided for affine quantization."), fp-mode
+    scales that are not uint8 (MLX: "[dequantize] Scale type must be uint8 but
+    received type float32.") or shapes that do not fit the group size and bits
+    (MLX: "[dequantize] Shape of scales and biases does not match the matrix
+    given the quantization parameters. Provided matrix of shape (1,4) and
+    scales/biases of shape (1,1) with group_size=64 and bits=4.").
+
+    >>> w = mx.arange(32, dtype=mx.float32).reshape(1, 32)
+    >>> w_q, scales, biases = mx.quantize(w, group_size=32, bits=4)
+    >>> mx.dequantize(w_q, scales, biases, group_size=32, bits=4)[0, :6]
+    array([0, 0, 2.06667, 2.06667, 4.13334, 4.13334], dtype=float32)
     """
     _check_binding(_DEQUANTIZE, (w,), {
         "scales": scales, "biases": biases, "group_size": group_size, "bits": bits,
@@ -518,11 +612,39 @@ def _broadcast_batch(inputs):
 
 def quantized_matmul(x, w, /, scales, biases=None, transpose=True, group_size=None,
                      bits=None, mode="affine", *, stream=None):
-    """``mx.quantized_matmul``: ``x @ dequantize(w).T`` (``transpose``, the
-    default) or ``x @ dequantize(w)``, one ``QuantizedMatmul`` node (mlx/ops.cpp
-    ``quantized_matmul``). "affine" promotes x with the scales and biases;
-    the fp modes ("mxfp4", "mxfp8", "nvfp4") keep x's dtype (their node
-    takes no global scale: MLX's kernel ignores it)."""
+    """``mx.quantized_matmul``: the product of ``x`` with a quantized matrix: ``x @ dequantize(w).T`` (``transpose``, the default) or ``x @ dequantize(w)``.
+
+    One ``QuantizedMatmul`` node (mlx/ops.cpp ``quantized_matmul``), bit for bit
+    with MLX's CPU kernel in every mode. "affine" promotes ``x`` with the
+    scales and biases; the fp modes ("mxfp4", "mxfp8", "nvfp4") keep ``x``'s
+    dtype (their node takes no global scale: MLX's kernel ignores it). Batch
+    axes of ``x`` and ``w`` broadcast.
+
+    Arguments:
+    - ``x``: the left factor, of a floating type.
+    - ``w``: the packed codes (uint32), as ``quantize`` returns them.
+    - ``scales``: the group scales.
+    - ``biases``: the group biases ("affine"), else None (default None).
+    - ``transpose``: multiply by the transpose of the dequantized ``w``
+      (default True).
+    - ``group_size``: as given to ``quantize`` (default None: the mode's).
+    - ``bits``: as given to ``quantize`` (default None: the mode's).
+    - ``mode``: "affine", "mxfp4", "mxfp8" or "nvfp4" (default "affine").
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for a ``w`` that is not uint32 (MLX:
+    "[quantized_matmul] The weight matrix should be uint32 but received
+    float32"), affine without biases, or sizes that do not fit (MLX:
+    "[quantized_matmul] Last dimension of first input with shape (..., 16) does
+    not match the expanded quantized matrix (32, 2) computed from shape (2,4)
+    with group_size=32, bits=4 and transpose=true"). An ``x`` with 0 rows raises
+    a ``ValueError``, where MLX's CPU build dies.
+
+    >>> w = mx.array([[1.0], [2.0]]) * mx.ones((2, 32))
+    >>> w_q, scales, biases = mx.quantize(w, group_size=32, bits=4)
+    >>> mx.quantized_matmul(mx.ones((1, 32)), w_q, scales, biases, group_size=32, bits=4)
+    array([[32, 64]], dtype=float32)
+    """
     _check_args(_QMM, (x, w), {"scales": scales, "biases": biases, "transpose": transpose,
                                "group_size": group_size, "bits": bits, "mode": mode},
                 _AFFINE_OPTIONAL, ("scales",))
@@ -549,11 +671,41 @@ def indices_or_default(tag, indices, x):
 def gather_qmm(x, w, /, scales, biases=None, lhs_indices=None, rhs_indices=None,
                transpose=True, group_size=None, bits=None, mode="affine", global_scale=None,
                *, sorted_indices=False, stream=None):
-    """``mx.gather_qmm``: ``quantized_matmul`` of the matrices of x and w the
-    indices pick (each matrix in turn where an index array is None), one
-    ``GatherQMM`` node; with neither index array, ``quantized_matmul``.
-    ``global_scale`` (one float32 per matrix of w, "nvfp4" only) is checked
-    as MLX 0.32.4 checks it, then refused as its CPU build refuses it."""
+    """``mx.gather_qmm``: ``quantized_matmul`` of the matrices of ``x`` and ``w`` the index arrays pick, one product per index pair.
+
+    ``lhs_indices`` picks matrices of ``x`` and ``rhs_indices`` of ``w`` (from
+    their batch axes, flattened); where one is None, each matrix in turn. The
+    two index arrays broadcast together, and the result has their shape
+    followed by each product's. One ``GatherQMM`` node; with neither index
+    array it is ``quantized_matmul``. ``global_scale`` (one float32 per
+    matrix of ``w``, "nvfp4" only) is checked as MLX 0.32.4 checks it, then
+    refused as its CPU build refuses it. ``sorted_indices`` is a promise that
+    the indices are sorted (a hint for MLX's GPU kernels).
+
+    Arguments:
+    - ``x``: the left factors, at least 2-D.
+    - ``w``: the packed codes of the right factors (uint32), at least 2-D.
+    - ``scales``, ``biases``: as in ``quantized_matmul`` (biases default None).
+    - ``lhs_indices``: integer indices into ``x``'s matrices (default None).
+    - ``rhs_indices``: integer indices into ``w``'s matrices (default None).
+    - ``transpose``: as in ``quantized_matmul`` (default True).
+    - ``group_size``, ``bits``, ``mode``: as in ``quantized_matmul``.
+    - ``global_scale``: see above (default None).
+    - ``sorted_indices``: see above (default False).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` as ``quantized_matmul``'s, and for float indices
+    (MLX: "[gather_qmm] Got indices with invalid dtype. Indices must be
+    integral."). Indices out of range raise an error, where MLX reads past the
+    array.
+
+    >>> w = mx.array([[[1.0]], [[3.0]]]) * mx.ones((2, 2, 32))
+    >>> w_q, scales, biases = mx.quantize(w, group_size=32, bits=4)
+    >>> mx.gather_qmm(mx.ones((1, 32)), w_q, scales, biases, rhs_indices=mx.array([1, 0, 1]), group_size=32, bits=4)
+    array([[[96, 96]],
+           [[32, 32]],
+           [[96, 96]]], dtype=float32)
+    """
     _check_args(_GATHER_QMM, (x, w), {
         "scales": scales, "biases": biases, "lhs_indices": lhs_indices,
         "rhs_indices": rhs_indices, "transpose": transpose, "group_size": group_size,
@@ -621,11 +773,38 @@ def _qq_mode(tag, mode):
 
 def qqmm(x, w, scales=None, group_size=None, bits=None, mode="nvfp4", global_scale_x=None,
          global_scale_w=None, *, stream=None):
-    """``mx.qqmm``: ``x`` quantized (and dequantized) in ``mode``, times the
-    quantized ``w`` transposed; one ``QQMatmul`` node of x's dtype (mlx/ops.cpp
-    ``qqmm``). 2-D inputs (x may be 1-D, or N-D with a 2-D w: its rows are
-    flattened). MLX's CPU build evaluates it only for a quantized w and one
-    row of x; otherwise it raises "[QQMatmul] NYI for the general case"."""
+    """``mx.qqmm``: ``x`` quantized (and dequantized) in ``mode``, times the quantized ``w`` transposed.
+
+    One ``QQMatmul`` node of ``x``'s dtype (mlx/ops.cpp ``qqmm``). 2-D inputs
+    (``x`` may be 1-D, or N-D with a 2-D ``w``: its rows are flattened). MLX's
+    CPU build evaluates it only for a quantized ``w`` and one row of ``x``;
+    otherwise it raises "[QQMatmul] NYI for the general case", and so does
+    mlxref. "affine" is refused: MLX's CPU kernel would read affine codes as
+    fp4 values.
+
+    Arguments:
+    - ``x``: the left factor, float16, bfloat16 or float32.
+    - ``w``: the right factor: packed codes (uint32) from ``quantize`` in
+      ``mode``, or a float matrix.
+    - ``scales``: ``w``'s group scales when it is quantized (default None).
+    - ``group_size``, ``bits``: the mode's sizes (default None: the mode's).
+    - ``mode``: "nvfp4" (default), "mxfp4" or "mxfp8".
+    - ``global_scale_x``, ``global_scale_w``: float32 scalars for "nvfp4",
+      both or neither (default None).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for a quantized ``w`` without scales (MLX: "[qqmm]
+    Scales must be provided if second argument is quantized."), shapes that do
+    not fit the mode's sizes (MLX: "[qqmm] The shapes of the weight and scales
+    are incompatible based on bits and group_size. w.shape() == (2,4) and
+    scales.shape() == (2,2) with group_size=32 and bits=4"), or inputs of more
+    than 2 dimensions; ``RuntimeError`` when evaluating more than one row (MLX:
+    "[QQMatmul] NYI for the general case").
+
+    >>> w_q, scales = mx.quantize(mx.ones((2, 32)), mode="nvfp4")
+    >>> mx.qqmm(mx.array([[1.0, -2.0] * 16]), w_q, scales)
+    array([[-17.0156, -17.0156]], dtype=float32)
+    """
     _check_args(_QQMM, (x, w), {"scales": scales, "group_size": group_size, "bits": bits,
                                 "mode": mode, "global_scale_x": global_scale_x,
                                 "global_scale_w": global_scale_w}, _QQ_OPTIONAL)
@@ -668,9 +847,35 @@ def qqmm(x, w, scales=None, group_size=None, bits=None, mode="nvfp4", global_sca
 def gather_qqmm(x, w, /, scales=None, lhs_indices=None, rhs_indices=None, group_size=None,
                 bits=None, mode="nvfp4", global_scale_x=None, global_scale_w=None, *,
                 sorted_indices=False, stream=None):
-    """``mx.gather_qqmm``: ``qqmm`` of the matrices the indices pick, one
-    ``GatherQQMM`` node (mlx/ops.cpp ``gather_qqmm``), which MLX's CPU build
-    does not evaluate: "[GatherQQMM] NYI"."""
+    """``mx.gather_qqmm``: ``qqmm`` of the matrices of ``x`` and ``w`` the index arrays pick, one product per index pair.
+
+    One ``GatherQQMM`` node (mlx/ops.cpp ``gather_qqmm``), the indices as in
+    ``gather_qmm``. MLX's CPU build evaluates none of it: it raises
+    "[GatherQQMM] NYI". mlxref evaluates it for one row per matrix of ``x``
+    (and raises that error otherwise), so the example prints only the shape,
+    which both compute.
+
+    Arguments:
+    - ``x``: the left factors, at least 2-D.
+    - ``w``: the right factors: packed codes (uint32) or floats, at least 2-D.
+    - ``scales``: ``w``'s group scales when it is quantized (default None).
+    - ``lhs_indices``, ``rhs_indices``: integer indices into the matrices of
+      ``x`` and ``w`` (default None: each in turn).
+    - ``group_size``, ``bits``, ``mode``: as in ``qqmm`` (mode default "nvfp4").
+    - ``global_scale_x``, ``global_scale_w``: as in ``qqmm`` (default None).
+    - ``sorted_indices``: the indices are sorted (a hint; default False).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for another mode (MLX: "[gather_qqmm] Invalid
+    quantization mode 'x'.") or float indices (MLX: "[gather_qqmm] Got indices
+    with invalid dtype. Indices must be integral."); ``RuntimeError`` when
+    evaluated with several rows per matrix (MLX: "[GatherQQMM] NYI", always).
+
+    >>> w_q, scales = mx.quantize(mx.ones((2, 32)), mode="nvfp4")
+    >>> out = mx.gather_qqmm(mx.ones((2, 1, 32)), mx.stack([w_q, w_q]), mx.stack([scales, scales]))
+    >>> out.shape
+    (2, 1, 2)
+    """
     _check_args(_GATHER_QQMM, (x, w), {
         "scales": scales, "lhs_indices": lhs_indices, "rhs_indices": rhs_indices,
         "group_size": group_size, "bits": bits, "mode": mode,

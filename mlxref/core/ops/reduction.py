@@ -173,55 +173,195 @@ def _reduce(kind, a, axes, keepdims):
 
 
 def sum(a, /, axis=None, keepdims=False, *, stream=None):
-    """``mx.sum``: bools and the integers up to 32 bits give int32 (uint32 for
-    the unsigned ones), other dtypes keep theirs."""
+    """``mx.sum``: the sum of the elements of ``a`` over ``axis`` (default: over every axis).
+
+    The result's dtype: bools and the integers up to 32 bits give int32 (uint32
+    for the unsigned ones), other dtypes keep theirs. The sum over an empty axis
+    is 0. One ``Reduce`` node; a float32 sum is formed in double and rounded
+    once (MLX adds in float32, so the last bits can differ).
+
+    Arguments:
+    - ``a``: the array.
+    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
+    - ``keepdims``: keep the reduced axes with size 1 (default: False).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``IndexError`` for an axis out of range (MLX: "Invalid axis 1 for
+    array with 1 dimensions."); ``ValueError`` for an axis named twice
+    ("Duplicate axes detected in reduction.").
+
+    >>> a = mx.array([[1, 2], [3, 4]])
+    >>> mx.sum(a)
+    array(10, dtype=int32)
+    >>> mx.sum(a, axis=1, keepdims=True)
+    array([[3],
+           [7]], dtype=int32)
+    """
     _check_args("sum", a, keepdims)
     return _reduce("sum", a, _axes_arg("sum", axis, a.ndim), keepdims)
 
 
 def prod(a, /, axis=None, keepdims=False, *, stream=None):
-    """``mx.prod``: the product over the axes (1 over an empty axis)."""
+    """``mx.prod``: the product of the elements of ``a`` over ``axis`` (default: over every axis).
+
+    The dtype is the input's; the product over an empty axis is 1. One
+    ``Reduce`` node.
+
+    Arguments:
+    - ``a``: the array.
+    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
+    - ``keepdims``: keep the reduced axes with size 1 (default: False).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``IndexError`` for an axis out of range (MLX: "Invalid axis 1 for
+    array with 1 dimensions."); ``ValueError`` for an axis named twice
+    ("Duplicate axes detected in reduction.").
+
+    >>> mx.prod(mx.array([[1, 2], [3, 4]]), axis=1)
+    array([2, 12], dtype=int32)
+    """
     _check_args("prod", a, keepdims)
     return _reduce("prod", a, _axes_arg("prod", axis, a.ndim), keepdims)
 
 
 def max(a, /, axis=None, keepdims=False, *, stream=None):
-    """``mx.max``: a nan anywhere in a run makes that result nan."""
+    """``mx.max``: the largest element of ``a`` over ``axis`` (default: over every axis).
+
+    A nan anywhere in a run makes that result nan. One ``Reduce`` node; its
+    gradient is shared equally by the elements that tie for the maximum.
+
+    Arguments:
+    - ``a``: the array.
+    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
+    - ``keepdims``: keep the reduced axes with size 1 (default: False).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` over an axis of size 0 (MLX: "[max] Cannot max
+    reduce over axis 0 with size 0."); ``IndexError`` for an axis out of range;
+    ``ValueError`` for an axis named twice.
+
+    >>> mx.max(mx.array([[1, 5], [3, 2]]), axis=0)
+    array([3, 5], dtype=int32)
+    >>> mx.max(mx.array([1.0, float("nan"), 2.0]))
+    array(nan, dtype=float32)
+    """
     _check_args("max", a, keepdims)
     return _reduce("max", a, _axes_arg("max", axis, a.ndim), keepdims)
 
 
 def min(a, /, axis=None, keepdims=False, *, stream=None):
-    """``mx.min``: a nan anywhere in a run makes that result nan."""
+    """``mx.min``: the smallest element of ``a`` over ``axis`` (default: over every axis).
+
+    A nan anywhere in a run makes that result nan. One ``Reduce`` node; its
+    gradient is shared equally by the elements that tie for the minimum.
+
+    Arguments:
+    - ``a``: the array.
+    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
+    - ``keepdims``: keep the reduced axes with size 1 (default: False).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` over an axis of size 0 (MLX: "[min] Cannot min
+    reduce over axis 1 with size 0."); ``IndexError`` for an axis out of range;
+    ``ValueError`` for an axis named twice.
+
+    >>> mx.min(mx.array([[1, 5], [3, 2]]), axis=1)
+    array([1, 2], dtype=int32)
+    """
     _check_args("min", a, keepdims)
     return _reduce("min", a, _axes_arg("min", axis, a.ndim), keepdims)
 
 
 def all(a, /, axis=None, keepdims=False, *, stream=None):
-    """``mx.all``: True over an empty axis."""
+    """``mx.all``: whether every element of ``a`` over ``axis`` is true (nonzero), as a bool array.
+
+    True over an empty axis. One ``Reduce`` node (a bool cast of ``a`` when
+    ``axis`` is empty).
+
+    Arguments:
+    - ``a``: the array (any dtype: nonzero is true).
+    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
+    - ``keepdims``: keep the reduced axes with size 1 (default: False).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``IndexError`` for an axis out of range (MLX: "Invalid axis 1 for
+    array with 1 dimensions."); ``ValueError`` for an axis named twice.
+
+    >>> mx.all(mx.array([[1, 0], [2, 3]]), axis=1)
+    array([False, True], dtype=bool)
+    >>> mx.all(mx.zeros((0,)))
+    array(True, dtype=bool)
+    """
     _check_args("all", a, keepdims)
     return _reduce("and", a, _axes_arg("all", axis, a.ndim), keepdims)
 
 
 def any(a, /, axis=None, keepdims=False, *, stream=None):
-    """``mx.any``: False over an empty axis."""
+    """``mx.any``: whether some element of ``a`` over ``axis`` is true (nonzero), as a bool array.
+
+    False over an empty axis. One ``Reduce`` node (a bool cast of ``a`` when
+    ``axis`` is empty).
+
+    Arguments:
+    - ``a``: the array (any dtype: nonzero is true).
+    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
+    - ``keepdims``: keep the reduced axes with size 1 (default: False).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``IndexError`` for an axis out of range (MLX: "Invalid axis 1 for
+    array with 1 dimensions."); ``ValueError`` for an axis named twice.
+
+    >>> mx.any(mx.array([[0, 0], [0, 3]]), axis=1)
+    array([False, True], dtype=bool)
+    """
     _check_args("any", a, keepdims)
     return _reduce("or", a, _axes_arg("any", axis, a.ndim), keepdims)
 
 
 def minmax(a, /, axis=None, keepdims=False, *, stream=None):
-    """``mx.minmax``: the tuple ``(min, max)`` over the axes, as the two ops give
-    them (their errors, rules and nans; ``min``'s errors come first)."""
+    """``mx.minmax``: the tuple ``(min(a, axis), max(a, axis))``.
+
+    The two are the ``min`` and ``max`` ops over the same axes (their errors,
+    rules and nans; ``min``'s errors come first).
+
+    Arguments:
+    - ``a``: the array.
+    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
+    - ``keepdims``: keep the reduced axes with size 1 (default: False).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` over an axis of size 0 (MLX: "[min] Cannot min
+    reduce over axis 0 with size 0."); ``IndexError`` for an axis out of range.
+
+    >>> mx.minmax(mx.array([[3, 1], [0, 5]]), axis=1)
+    (array([1, 0], dtype=int32), array([3, 5], dtype=int32))
+    """
     _check_args("minmax", a, keepdims)
     axes = _axes_arg("minmax", axis, a.ndim)
     return _reduce("min", a, axes, keepdims), _reduce("max", a, axes, keepdims)
 
 
 def count_nonzero(a, /, axis=None, *, keepdims=False, stream=None):
-    """``mx.count_nonzero``: the int32 count of elements not equal to zero, as
-    MLX composes it (``sum(astype(a != 0, int32))``): a nan counts, -0.0 does
+    """``mx.count_nonzero``: how many elements of ``a`` over ``axis`` are not zero, as int32.
+
+    As MLX composes it: ``sum(astype(a != 0, int32))``; a nan counts, -0.0 does
     not. MLX's signature shows ``axis`` keyword-only, but its binding takes it
-    by position too, and so does this one."""
+    by position too, and so does this one.
+
+    Arguments:
+    - ``a``: the array.
+    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
+    - ``keepdims``: keep the reduced axes with size 1, keyword-only (default: False).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``IndexError`` for an axis out of range (MLX: "Invalid axis 1 for
+    array with 1 dimensions.").
+
+    >>> mx.count_nonzero(mx.array([0, 1, 2, 0]))
+    array(2, dtype=int32)
+    >>> mx.count_nonzero(mx.array([[0, 1], [2, 3]]), axis=1)
+    array([1, 2], dtype=int32)
+    """
     _check_args("count_nonzero", a, keepdims)
     axes = _axes_arg("count_nonzero", axis, a.ndim)
     nonzero = astype(not_equal(a, scalar_array(0, a.dtype)), _dt.int32)
@@ -274,13 +414,49 @@ def _var(a, axes, keepdims, ddof):
 
 
 def mean(a, /, axis=None, keepdims=False, *, stream=None):
-    """``mx.mean``: sum times 1/n; ints and bools give float32."""
+    """``mx.mean``: the arithmetic mean of the elements of ``a`` over ``axis`` (default: over every axis).
+
+    As in MLX: ``sum`` times the constant 1/n, so ints and bools give float32;
+    the mean over an empty axis is nan (0 times inf).
+
+    Arguments:
+    - ``a``: the array.
+    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
+    - ``keepdims``: keep the reduced axes with size 1 (default: False).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``IndexError`` for an axis out of range (MLX: "[mean] axis 2 is out
+    of bounds for array with 1 dimensions.").
+
+    >>> mx.mean(mx.array([1, 2, 3, 4]))
+    array(2.5, dtype=float32)
+    >>> mx.mean(mx.array([[1.0, 2.0], [3.0, 5.0]]), axis=1)
+    array([1.5, 4], dtype=float32)
+    """
     _check_args("mean", a, keepdims)
     return _mean(a, _axes_arg("mean", axis, a.ndim), keepdims)
 
 
 def var(a, /, axis=None, keepdims=False, ddof=0, *, stream=None):
-    """``mx.var``: the mean squared deviation, divided by n - ddof when ddof != 0."""
+    """``mx.var``: the variance of the elements of ``a`` over ``axis``: the mean squared deviation from their mean, divided by ``n - ddof`` instead of ``n`` when ``ddof`` is not 0.
+
+    Composed as in MLX from ``mean``, ``subtract``, ``square`` and ``sum``; ints
+    and bools give float32, complex64 gives the float32 mean squared magnitude.
+    With ``n - ddof <= 0`` the result is inf (or nan).
+
+    Arguments:
+    - ``a``: the array.
+    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
+    - ``keepdims``: keep the reduced axes with size 1 (default: False).
+    - ``ddof``: the "delta degrees of freedom" subtracted from the count (default: 0).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``IndexError`` for an axis out of range (MLX: "[mean] axis 2 is out
+    of bounds for array with 1 dimensions.").
+
+    >>> mx.var(mx.array([1.0, 2.0, 3.0, 4.0]))
+    array(1.25, dtype=float32)
+    """
     _check_args("var", a, keepdims)
     if not is_c_int(ddof):
         raise _bad_arguments("var")
@@ -288,7 +464,21 @@ def var(a, /, axis=None, keepdims=False, ddof=0, *, stream=None):
 
 
 def std(a, /, axis=None, keepdims=False, ddof=0, *, stream=None):
-    """``mx.std``: ``sqrt(var(...))``."""
+    """``mx.std``: the standard deviation of the elements of ``a`` over ``axis``: ``sqrt(var(a, axis, keepdims, ddof))``.
+
+    Arguments:
+    - ``a``: the array.
+    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
+    - ``keepdims``: keep the reduced axes with size 1 (default: False).
+    - ``ddof``: the "delta degrees of freedom" subtracted from the count (default: 0).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: those of ``var`` (MLX: "[mean] axis 2 is out of bounds for array
+    with 1 dimensions.").
+
+    >>> mx.std(mx.array([2, 4, 4, 4, 5, 5, 7, 9]))
+    array(2, dtype=float32)
+    """
     _check_args("std", a, keepdims)
     if not is_c_int(ddof):
         raise _bad_arguments("std")
@@ -314,15 +504,48 @@ def _arg_reduce(kind, a, axis, keepdims):
 
 
 def argmax(a, /, axis=None, keepdims=False, *, stream=None):
-    """``mx.argmax``: the first index of the maximum (of a nan, if there is one).
+    """``mx.argmax``: the index of the largest element of ``a`` along ``axis``, as uint32.
 
-    ``axis=None`` indexes the flattened array. The indices are uint32, as in MLX.
+    Ties give the first index; a nan counts as the largest (the first nan's
+    index). ``axis=None`` indexes the flattened array. One ``ArgReduce`` node.
+
+    Arguments:
+    - ``a``: a non-empty array.
+    - ``axis``: one int, or None for the flattened array (default: None).
+    - ``keepdims``: keep the reduced axis with size 1 (default: False).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for an empty array (MLX: "[argmax] Cannot argmax
+    reduce zero size array."); ``IndexError`` for an axis out of range;
+    ``TypeError`` for a sequence of axes.
+
+    >>> mx.argmax(mx.array([1, 3, 2, 3]))
+    array(1, dtype=uint32)
+    >>> mx.argmax(mx.array([[1, 5], [7, 2]]), axis=1)
+    array([1, 0], dtype=uint32)
     """
     return _arg_reduce("argmax", a, axis, keepdims)
 
 
 def argmin(a, /, axis=None, keepdims=False, *, stream=None):
-    """``mx.argmin``: the first index of the minimum (of a nan, if there is one)."""
+    """``mx.argmin``: the index of the smallest element of ``a`` along ``axis``, as uint32.
+
+    Ties give the first index; a nan counts as the smallest (the first nan's
+    index). ``axis=None`` indexes the flattened array. One ``ArgReduce`` node.
+
+    Arguments:
+    - ``a``: a non-empty array.
+    - ``axis``: one int, or None for the flattened array (default: None).
+    - ``keepdims``: keep the reduced axis with size 1 (default: False).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for an empty array (MLX: "[argmin] Cannot argmin
+    reduce zero size array."); ``IndexError`` for an axis out of range;
+    ``TypeError`` for a sequence of axes.
+
+    >>> mx.argmin(mx.array([[1, 5], [7, 2]]), axis=0, keepdims=True)
+    array([[0, 1]], dtype=uint32)
+    """
     return _arg_reduce("argmin", a, axis, keepdims)
 
 
@@ -347,7 +570,25 @@ def _reduces_last_axis(axes, shape):
 
 
 def logsumexp(a, /, axis=None, keepdims=False, *, stream=None):
-    """``mx.logsumexp``: ``log(sum(exp(a)))``, computed stably; ints give float32."""
+    """``mx.logsumexp``: ``log(sum(exp(a)))`` over ``axis``, computed without overflow (the maximum is taken out first).
+
+    Ints and bools give float32. One ``LogSumExp`` node over any axes (MLX
+    composes it when the axes are not the last one).
+
+    Arguments:
+    - ``a``: a non-empty array.
+    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
+    - ``keepdims``: keep the reduced axes with size 1 (default: False).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for an empty array (MLX: "[logsumexp] Received empty
+    array."); ``IndexError`` for an axis out of range.
+
+    >>> mx.logsumexp(mx.array([0.0, 0.0]))
+    array(0.693147, dtype=float32)
+    >>> mx.logsumexp(mx.array([1000.0, 1000.0]))
+    array(1000.69, dtype=float32)
+    """
     _check_args("logsumexp", a, keepdims)
     axes = _axes_arg("logsumexp", axis, a.ndim)
     if a.size == 0:
@@ -376,12 +617,27 @@ def _complex_logsumexp(a, axes, keepdims):
 
 
 def softmax(a, /, axis=None, *, precise=False, stream=None):
-    """``mx.softmax``: ``exp(a) / sum(exp(a))`` over the axes, computed stably.
+    """``mx.softmax``: ``exp(a) / sum(exp(a))`` over ``axis``, computed without overflow: the results over each run are positive and add up to 1.
 
     MLX uses its Softmax primitive (float result) when the reduction is over
     the last axis; otherwise it composes max, exp, sum and divide and casts
     the result back to the input's dtype, so softmax of an int array over
     axis 0 is an int array (of zeros, mostly). mlxref gives the same dtypes.
+
+    Arguments:
+    - ``a``: the array.
+    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
+    - ``precise``: accumulate a float16 or bfloat16 input in float32 (default: False).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``IndexError`` for an axis out of range (MLX: "Invalid axis 1 for
+    array with 1 dimensions.").
+
+    >>> mx.softmax(mx.array([0.0, 0.0]))
+    array([0.5, 0.5], dtype=float32)
+    >>> mx.softmax(mx.array([[1.0, 1.0], [1.0, 3.0]]), axis=0)
+    array([[0.5, 0.119203],
+           [0.5, 0.880797]], dtype=float32)
     """
     _check_args("softmax", a, precise=precise)
     axes = _axes_arg("softmax", axis, a.ndim)
@@ -424,35 +680,127 @@ def _scan(op, reduce_type, a, axis, reverse, inclusive, dtype=None):
 
 
 def cumsum(a, /, axis=None, *, reverse=False, inclusive=True, dtype=None, stream=None):
-    """``mx.cumsum``: running sums along ``axis`` (``None``: of the flattened array).
+    """``mx.cumsum`` (also ``mx.cumulative_sum``): the running sums of ``a`` along ``axis``: element ``i`` is the sum of elements ``0..i``.
 
-    ``dtype`` casts the input first; bool counts as int32.
+    ``reverse`` sums from the end; an exclusive scan (``inclusive=False``)
+    leaves element ``i`` out, so it starts at 0. ``dtype`` casts the input
+    first; bool counts as int32. One ``Scan`` node. ``mx.cumulative_sum`` is the
+    array API's name for the same function.
+
+    Arguments:
+    - ``a``: the array.
+    - ``axis``: one int, or None for the flattened array (default: None).
+    - ``reverse``: scan from the last element to the first (default: False).
+    - ``inclusive``: include element ``i`` in output ``i`` (default: True).
+    - ``dtype``: cast ``a`` to this dtype first (default: keep it).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``IndexError`` for an axis out of range (MLX: "[cumsum] Axis 1 is
+    out of bounds for array with 1 dimensions.").
+
+    >>> mx.cumsum(mx.array([1, 2, 3, 4]))
+    array([1, 3, 6, 10], dtype=int32)
+    >>> mx.cumsum(mx.array([1, 2, 3, 4]), reverse=True, inclusive=False)
+    array([9, 7, 4, 0], dtype=int32)
     """
     return _scan("cumsum", "sum", a, axis, reverse, inclusive, dtype)
 
 
 def cumprod(a, /, axis=None, *, reverse=False, inclusive=True, dtype=None, stream=None):
-    """``mx.cumprod``: running products, in the input's dtype (bool stays bool;
-    integers wrap around). ``dtype`` casts the input first."""
+    """``mx.cumprod`` (also ``mx.cumulative_prod``): the running products of ``a`` along ``axis``: element ``i`` is the product of elements ``0..i``.
+
+    In the input's dtype (bool stays bool; integers wrap around); ``dtype``
+    casts the input first. An exclusive scan starts at 1. One ``Scan`` node;
+    its gradient is right through zeros, as MLX's. ``mx.cumulative_prod`` is
+    the array API's name for the same function.
+
+    Arguments:
+    - ``a``: the array.
+    - ``axis``: one int, or None for the flattened array (default: None).
+    - ``reverse``: scan from the last element to the first (default: False).
+    - ``inclusive``: include element ``i`` in output ``i`` (default: True).
+    - ``dtype``: cast ``a`` to this dtype first (default: keep it).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``IndexError`` for an axis out of range (MLX: "[cumprod] Axis 1 is
+    out of bounds for array with 1 dimensions.").
+
+    >>> mx.cumprod(mx.array([1, 2, 3, 4]))
+    array([1, 2, 6, 24], dtype=int32)
+    >>> mx.cumprod(mx.array([1, 2, 3, 4]), inclusive=False)
+    array([1, 1, 2, 6], dtype=int32)
+    """
     return _scan("cumprod", "prod", a, axis, reverse, inclusive, dtype)
 
 
 def cummax(a, /, axis=None, *, reverse=False, inclusive=True, stream=None):
-    """``mx.cummax``: the running maximum; a nan makes every later output nan.
-    An exclusive scan starts from the dtype's lowest value (-inf for floats)."""
+    """``mx.cummax``: the running maximum of ``a`` along ``axis``: element ``i`` is the largest of elements ``0..i``.
+
+    A nan makes every later output nan. An exclusive scan starts from the
+    dtype's lowest value (-inf for floats). One ``Scan`` node.
+
+    Arguments:
+    - ``a``: the array.
+    - ``axis``: one int, or None for the flattened array (default: None).
+    - ``reverse``: scan from the last element to the first (default: False).
+    - ``inclusive``: include element ``i`` in output ``i`` (default: True).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``IndexError`` for an axis out of range (MLX: "[cummax] Axis 1 is
+    out of bounds for array with 1 dimensions.").
+
+    >>> mx.cummax(mx.array([1, 3, 2, 5, 4]))
+    array([1, 3, 3, 5, 5], dtype=int32)
+    >>> mx.cummax(mx.array([1.0, 3.0, 2.0]), inclusive=False)
+    array([-inf, 1, 3], dtype=float32)
+    """
     return _scan("cummax", "max", a, axis, reverse, inclusive)
 
 
 def cummin(a, /, axis=None, *, reverse=False, inclusive=True, stream=None):
-    """``mx.cummin``: the running minimum (an exclusive one starts from the
-    dtype's highest value, inf for floats)."""
+    """``mx.cummin``: the running minimum of ``a`` along ``axis``: element ``i`` is the smallest of elements ``0..i``.
+
+    A nan makes every later output nan. An exclusive scan starts from the
+    dtype's highest value (inf for floats). One ``Scan`` node.
+
+    Arguments:
+    - ``a``: the array.
+    - ``axis``: one int, or None for the flattened array (default: None).
+    - ``reverse``: scan from the last element to the first (default: False).
+    - ``inclusive``: include element ``i`` in output ``i`` (default: True).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``IndexError`` for an axis out of range (MLX: "[cummin] Axis 1 is
+    out of bounds for array with 1 dimensions.").
+
+    >>> mx.cummin(mx.array([4, 2, 3, 1]))
+    array([4, 2, 2, 1], dtype=int32)
+    >>> mx.cummin(mx.array([4, 2, 3, 1]), reverse=True)
+    array([1, 1, 1, 1], dtype=int32)
+    """
     return _scan("cummin", "min", a, axis, reverse, inclusive)
 
 
 def logcumsumexp(a, /, axis=None, *, reverse=False, inclusive=True, stream=None):
-    """``mx.logcumsumexp``: the running ``log(sum(exp(x)))``, each step MLX's
-    stable ``logaddexp``. Integers and bools are cast to float32 first (MLX
-    0.32.4 does; its C++ source of 0.32.1 kept the integer dtype)."""
+    """``mx.logcumsumexp``: the running ``log(sum(exp(a)))`` along ``axis``: element ``i`` is the log-sum-exp of elements ``0..i``.
+
+    Each step is MLX's stable ``logaddexp``. Integers and bools are cast to
+    float32 first (MLX 0.32.4 does; its C++ source of 0.32.1 kept the integer
+    dtype). An exclusive scan starts at -inf. One ``Scan`` node.
+
+    Arguments:
+    - ``a``: the array.
+    - ``axis``: one int, or None for the flattened array (default: None).
+    - ``reverse``: scan from the last element to the first (default: False).
+    - ``inclusive``: include element ``i`` in output ``i`` (default: True).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``IndexError`` for an axis out of range (MLX: "[logcumsumexp] Axis 1
+    is out of bounds for array with 1 dimensions.").
+
+    >>> mx.logcumsumexp(mx.array([0.0, 0.0, 0.0]))
+    array([0, 0.693147, 1.09861], dtype=float32)
+    """
     dtype = float_dtype(a.dtype) if isinstance(a, array) else None
     return _scan("logcumsumexp", "logaddexp", a, axis, reverse, inclusive, dtype)
 

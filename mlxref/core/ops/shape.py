@@ -72,7 +72,29 @@ _RESHAPE = "reshape(a: array, /, shape: Sequence[int], *, stream: StreamOrDevice
 
 
 def reshape(a, /, shape, *, stream=None):
-    """``mx.reshape``: the same elements under ``shape`` (one entry may be -1)."""
+    """``mx.reshape``: the elements of ``a``, in row-major order, arranged in ``shape``.
+
+    One entry of ``shape`` may be -1: it is inferred from the size. A shape equal
+    to ``a``'s returns a copy of ``a`` without a node; otherwise one ``Reshape``
+    node. Inside ``mx.compile(..., shapeless=True)`` the -1 is kept and inferred
+    again at each call, as in MLX.
+
+    Arguments:
+    - ``a``: the array.
+    - ``shape``: a sequence of ints whose product is ``a.size`` (one may be -1).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` when the sizes differ (MLX: "[reshape] Cannot reshape
+    array of size 6 into shape (4,2).") or for two -1 entries ("[reshape]
+    Reshape can only infer one dimension."); ``TypeError`` when ``a`` is not an
+    array.
+
+    >>> mx.reshape(mx.arange(6), (2, 3))
+    array([[0, 1, 2],
+           [3, 4, 5]], dtype=int32)
+    >>> mx.reshape(mx.arange(6), (-1, 2)).shape
+    (3, 2)
+    """
     _check_array(a, "reshape")
     shape = to_shape(shape, _RESHAPE, (a, shape))
     if a.shape == shape:
@@ -83,7 +105,26 @@ def reshape(a, /, shape, *, stream=None):
 
 
 def flatten(a, /, start_axis=0, end_axis=-1, *, stream=None):
-    """``mx.flatten``: merge axes ``start_axis..end_axis``; out-of-range axes are clamped."""
+    """``mx.flatten``: ``a`` with the axes ``start_axis`` to ``end_axis`` (both included) merged into one.
+
+    Negative axes count from the end; an axis past either end is clamped to it.
+    A 0-d array becomes shape (1,); merging a single axis returns ``a``. One
+    ``Flatten`` node otherwise.
+
+    Arguments:
+    - ``a``: the array.
+    - ``start_axis``: the first axis merged (default: 0).
+    - ``end_axis``: the last axis merged (default: -1, the last).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` when ``start_axis`` comes after ``end_axis`` (MLX:
+    "[flatten] start_axis must be less than or equal to end_axis").
+
+    >>> mx.flatten(mx.arange(6).reshape(2, 3))
+    array([0, 1, 2, 3, 4, 5], dtype=int32)
+    >>> mx.flatten(mx.zeros((2, 3, 4)), 1).shape
+    (2, 12)
+    """
     start_axis, end_axis = plain_ints(start_axis), plain_ints(end_axis)
     _check_array(a, "flatten")
     ndim = a.ndim
@@ -113,12 +154,28 @@ _UNFLATTEN = (
 
 
 def unflatten(a, /, axis, shape, *, stream=None):
-    """``mx.unflatten``: split axis ``axis`` into ``shape`` (one entry may be -1).
+    """``mx.unflatten``: ``a`` with axis ``axis`` split into several axes of sizes ``shape``.
 
     As MLX's ``unflatten`` (mlx/ops.cpp), an ``Unflatten`` node; a one-entry
     ``shape`` returns ``a``. Where MLX divides by zero (a -1 beside a zero
     entry; the process dies) or makes negative dimensions (``(-2, -3)``),
     mlxref raises ValueError.
+
+    Arguments:
+    - ``a``: the array.
+    - ``axis``: the axis split (negative counts from the end).
+    - ``shape``: the sizes it becomes, whose product is that axis's size (one may be -1).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``IndexError`` for an axis out of range (MLX: "[unflatten] Invalid
+    axes 2 for array with 1 dimensions."); ``ValueError`` for sizes that do not
+    multiply to the axis ("[Unflatten] Cannot unflatten axis 0 with size 6 into
+    shape (4,1).") and for an empty ``shape`` ("[unflatten] Shape to unflatten to
+    cannot be empty.").
+
+    >>> mx.unflatten(mx.arange(6), 0, (2, 3))
+    array([[0, 1, 2],
+           [3, 4, 5]], dtype=int32)
     """
     axis, shape = plain_ints(axis), plain_ints(shape)
     if not isinstance(a, array) or not _is_int(axis):
@@ -160,7 +217,28 @@ def unflatten(a, /, axis, shape, *, stream=None):
 
 
 def transpose(a, /, axes=None, *, stream=None):
-    """``mx.transpose``: output axis ``i`` is input axis ``axes[i]`` (default: reversed)."""
+    """``mx.transpose``: ``a`` with its axes permuted: output axis ``i`` is input axis ``axes[i]``.
+
+    One ``Transpose`` node. ``a.T`` is ``transpose(a)``; ``mx.permute_dims`` is
+    the array API's name for this op.
+
+    Arguments:
+    - ``a``: the array.
+    - ``axes``: a permutation of the axes, negative ones counting from the end (default: the axes reversed).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` when ``axes`` has the wrong length (MLX: "[transpose]
+    Received 1 axes for array with 2 dimensions.") or repeats an axis
+    ("[transpose] Repeat axes not allowed."); ``IndexError`` for an axis out of
+    range ("[transpose] Invalid axis (2) for array with 2 dimensions.").
+
+    >>> mx.transpose(mx.arange(6).reshape(2, 3))
+    array([[0, 3],
+           [1, 4],
+           [2, 5]], dtype=int32)
+    >>> mx.transpose(mx.zeros((2, 3, 4)), (1, 0, 2)).shape
+    (3, 2, 4)
+    """
     _check_array(a, "transpose")
     ndim = a.ndim
     if axes is None:
@@ -189,7 +267,22 @@ def _check_axis(ax, ndim, op):
 
 
 def swapaxes(a, /, axis1, axis2, *, stream=None):
-    """``mx.swapaxes``: a transpose that exchanges two axes."""
+    """``mx.swapaxes``: ``a`` with axes ``axis1`` and ``axis2`` exchanged.
+
+    A ``Transpose`` node with the two axes swapped in the identity permutation.
+
+    Arguments:
+    - ``a``: the array.
+    - ``axis1``: one axis (negative counts from the end).
+    - ``axis2``: the other axis.
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``IndexError`` for an axis out of range (MLX: "[swapaxes] Invalid
+    axis 3 for array with 3 dimensions.").
+
+    >>> mx.swapaxes(mx.zeros((2, 3, 4)), 0, 2).shape
+    (4, 3, 2)
+    """
     axis1, axis2 = plain_ints(axis1), plain_ints(axis2)
     _check_array(a, "swapaxes")
     ndim = a.ndim
@@ -201,7 +294,22 @@ def swapaxes(a, /, axis1, axis2, *, stream=None):
 
 
 def moveaxis(a, /, source, destination, *, stream=None):
-    """``mx.moveaxis``: a transpose that moves axis ``source`` to ``destination``."""
+    """``mx.moveaxis``: ``a`` with axis ``source`` moved to position ``destination``, the other axes keeping their order.
+
+    A ``Transpose`` node (none when the two are equal).
+
+    Arguments:
+    - ``a``: the array.
+    - ``source``: the axis moved (negative counts from the end).
+    - ``destination``: its position in the result.
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``IndexError`` for an axis out of range (MLX: "[moveaxis] Invalid
+    axis 3 for array with 3 dimensions.").
+
+    >>> mx.moveaxis(mx.zeros((2, 3, 4)), 0, -1).shape
+    (3, 4, 2)
+    """
     source, destination = plain_ints(source), plain_ints(destination)
     _check_array(a, "moveaxis")
     ndim = a.ndim
@@ -225,7 +333,24 @@ def _axes_arg(axis, op):
 
 
 def expand_dims(a, /, axis, *, stream=None):
-    """``mx.expand_dims``: insert size-1 axes at the output positions ``axis``."""
+    """``mx.expand_dims``: ``a`` with new axes of size 1 inserted at the positions ``axis`` of the result.
+
+    One ``ExpandDims`` node (none for an empty ``axis``).
+
+    Arguments:
+    - ``a``: the array.
+    - ``axis``: an int or a sequence of ints: positions in the result, negative ones counting from its end.
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``IndexError`` for a position out of range (MLX: "[expand_dims]
+    Axis 3 is out of bounds for array with 2 dimensions."); ``ValueError`` for a
+    repeated one ("[expand_dims] Received duplicate axes.").
+
+    >>> mx.expand_dims(mx.array([1, 2]), 0)
+    array([[1, 2]], dtype=int32)
+    >>> mx.expand_dims(mx.array([1, 2]), (0, 2)).shape
+    (1, 2, 1)
+    """
     axis = plain_ints(axis)
     _check_array(a, "expand_dims")
     axes = _axes_arg(axis, "expand_dims")
@@ -239,7 +364,25 @@ def expand_dims(a, /, axis, *, stream=None):
 
 
 def squeeze(a, /, axis=None, *, stream=None):
-    """``mx.squeeze``: remove the size-1 axes ``axis`` (default: all of them)."""
+    """``mx.squeeze``: ``a`` with the axes of size 1 listed in ``axis`` removed (default: every axis of size 1).
+
+    One ``Squeeze`` node.
+
+    Arguments:
+    - ``a``: the array.
+    - ``axis``: an int or a sequence of ints, each an axis of size 1 (default: all of them).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for an axis whose size is not 1 (MLX: "[squeeze]
+    Cannot squeeze axis 1 with size 2 which is not equal to 1."); ``IndexError``
+    for an axis out of range ("[squeeze] Axis 3 is out of bounds for array with
+    3 dimensions.").
+
+    >>> mx.squeeze(mx.zeros((1, 2, 1))).shape
+    (2,)
+    >>> mx.squeeze(mx.zeros((1, 2, 1)), 2).shape
+    (1, 2)
+    """
     axis = plain_ints(axis)
     _check_array(a, "squeeze")
     if axis is None:
@@ -316,7 +459,29 @@ def _array_list(arrays, op):
 
 
 def concatenate(arrays, /, axis=0, *, stream=None):
-    """``mx.concatenate``: join arrays along ``axis`` (``None``: flatten them first)."""
+    """``mx.concatenate``: the arrays joined end to end along ``axis``.
+
+    The arrays must agree on every other axis; their dtypes are promoted to a
+    common one. One ``Concatenate`` node (a single array comes back as a copy).
+    ``mx.concat`` is the array API's name for this op.
+
+    Arguments:
+    - ``arrays``: a list or tuple of arrays with the same number of dimensions.
+    - ``axis``: the axis joined along; ``None`` flattens every array first (default: 0).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for no arrays (MLX: "[concatenate] No arrays provided
+    for concatenation"), for different numbers of dimensions or shapes that
+    differ off ``axis`` ("[concatenate] All the input array dimensions must match
+    exactly except for the concatenation axis. ..."); ``IndexError`` for an axis
+    out of range ("[concatenate] Axis 1 is out of bounds for array with 1
+    dimensions.").
+
+    >>> mx.concatenate([mx.array([1, 2]), mx.array([3])])
+    array([1, 2, 3], dtype=int32)
+    >>> mx.concatenate([mx.array([[1, 2]]), mx.array([[3.5]])], None)
+    array([1, 2, 3.5], dtype=float32)
+    """
     arrays = _array_list(arrays, "concatenate")
     if axis is None:
         arrays = [flatten(x) for x in arrays]
@@ -349,7 +514,26 @@ def concatenate(arrays, /, axis=0, *, stream=None):
 
 
 def stack(arrays, /, axis=0, *, stream=None):
-    """``mx.stack``: join same-shape arrays along a new axis (expand_dims + concatenate)."""
+    """``mx.stack``: the arrays, all of one shape, joined along a new axis ``axis``.
+
+    Composed as in MLX: ``expand_dims`` of each array, then ``concatenate``.
+
+    Arguments:
+    - ``arrays``: a list or tuple of arrays of the same shape.
+    - ``axis``: the position of the new axis in the result (default: 0).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for shapes that differ (MLX: "[stack] All arrays must
+    have the same shape") or no arrays ("[stack] No arrays provided for
+    stacking").
+
+    >>> mx.stack([mx.array([1, 2]), mx.array([3, 4])])
+    array([[1, 2],
+           [3, 4]], dtype=int32)
+    >>> mx.stack([mx.array([1, 2]), mx.array([3, 4])], axis=1)
+    array([[1, 3],
+           [2, 4]], dtype=int32)
+    """
     arrays = _array_list(arrays, "stack")
     if axis is None:
         axis = 0
@@ -388,7 +572,29 @@ def _split_at(a, indices, ax):
 
 
 def split(a, /, indices_or_sections, axis=0, *, stream=None):
-    """``mx.split``: ``n`` equal pieces, or pieces cut at the given indices; a list."""
+    """``mx.split``: ``a`` cut along ``axis`` into a list of arrays: ``n`` equal pieces, or pieces cut before each of the given indices.
+
+    As in MLX, a few sorted cuts inside the axis make one ``Split`` node with
+    several outputs; other cuts (negative, unsorted, ten or more) are one slice
+    per piece.
+
+    Arguments:
+    - ``a``: the array.
+    - ``indices_or_sections``: an int ``n`` (the axis must divide into ``n``
+      equal parts), or a sequence of ints, the indices where pieces start.
+    - ``axis``: the axis cut (default: 0).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` when ``n`` does not divide the axis (MLX: "Array split
+    does not result in sub arrays with equal size: attempting 4 splits along axis
+    0 for shape (6).") or is not positive ("[split] num_splits must be positive
+    and non-zero but got 0."); ``IndexError`` for an axis out of range.
+
+    >>> mx.split(mx.arange(6), 3)
+    [array([0, 1], dtype=int32), array([2, 3], dtype=int32), array([4, 5], dtype=int32)]
+    >>> mx.split(mx.arange(6), [1, 4])
+    [array([0], dtype=int32), array([1, 2, 3], dtype=int32), array([4, 5], dtype=int32)]
+    """
     indices_or_sections, axis = plain_ints(indices_or_sections), plain_ints(axis)
     _check_array(a, "split")
     ax = normalize_axis(axis, a.ndim, _axis_message("split"))
@@ -517,10 +723,37 @@ _PAD = (
 
 
 def pad(a, /, pad_width, mode="constant", constant_values=0, *, stream=None):
-    """``mx.pad``: add ``(low, high)`` elements around every axis.
+    """``mx.pad``: ``a`` with ``low`` elements added before and ``high`` after it on every axis.
 
-    ``mode`` "constant" is one ``Pad`` node; "edge", "reflect" and "symmetric"
-    are composed of slices and slice updates, as in MLX.
+    ``mode`` "constant" fills with ``constant_values`` (one ``Pad`` node);
+    "edge" repeats the edge element, "reflect" mirrors the array without its
+    edge element and "symmetric" with it; those three are composed of slices and
+    slice updates, as in MLX. A ``constant_values`` array of more than one
+    element raises (MLX pads with its first element).
+
+    Arguments:
+    - ``a``: the array.
+    - ``pad_width``: an int (both sides of every axis), ``(n,)``, ``(low,
+      high)`` for every axis, or a list of one ``(low, high)`` pair per axis.
+    - ``mode``: "constant", "edge", "reflect" or "symmetric" (default: "constant").
+    - ``constant_values``: the fill of "constant", a scalar or a one-element
+      array, cast to ``a``'s dtype (default: 0).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for a negative width (MLX: "Invalid low padding size
+    (-1) passed to pad for axis 0. Padding sizes must be non-negative"), the
+    wrong number of pairs ("Invalid number of padding sizes passed to pad with
+    axes of size 2") or another mode ("Invalid padding mode (wrap) passed to
+    pad").
+
+    >>> mx.pad(mx.array([1, 2]), (1, 2), constant_values=9)
+    array([9, 1, 2, 9, 9], dtype=int32)
+    >>> mx.pad(mx.array([[1, 2], [3, 4]]), [(0, 1), (1, 0)])
+    array([[0, 1, 2],
+           [0, 3, 4],
+           [0, 0, 0]], dtype=int32)
+    >>> mx.pad(mx.array([1, 2, 3]), 1, mode="reflect")
+    array([2, 1, 2, 3, 2], dtype=int32)
     """
     pad_width = plain_ints(pad_width)
     _check_array(a, "pad")
@@ -569,10 +802,26 @@ def pad(a, /, pad_width, mode="constant", constant_values=0, *, stream=None):
 
 
 def repeat(array, /, repeats, axis=None, *, stream=None):
-    """``mx.repeat``: repeat each element ``repeats`` times along ``axis`` (None: flattened).
+    """``mx.repeat``: each element of ``array`` repeated ``repeats`` times in a row along ``axis``.
 
-    Composed as in MLX: expand_dims after ``axis``, broadcast that new axis to
-    ``repeats``, and reshape it into ``axis``.
+    Composed as in MLX: ``expand_dims`` after ``axis``, ``broadcast_to`` that
+    new axis of size ``repeats``, and ``reshape`` it into ``axis``.
+
+    Arguments:
+    - ``array``: the array (named so in MLX).
+    - ``repeats``: how many times each element appears (a non-negative int).
+    - ``axis``: the axis repeated along (default: None, the flattened array).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for a negative ``repeats`` (MLX: "[repeat] Number of
+    repeats cannot be negative"); ``IndexError`` for an axis out of range
+    ("[repeat] Axis 1 is out of bounds for array with 1 dimensions.").
+
+    >>> mx.repeat(mx.array([1, 2]), 3)
+    array([1, 1, 1, 2, 2, 2], dtype=int32)
+    >>> mx.repeat(mx.array([[1, 2], [3, 4]]), 2, axis=1)
+    array([[1, 1, 2, 2],
+           [3, 3, 4, 4]], dtype=int32)
     """
     repeats, axis = plain_ints(repeats), plain_ints(axis)
     arr = array  # the parameter is named ``array`` in MLX; the class is ``_Array`` here
@@ -604,10 +853,26 @@ def repeat(array, /, repeats, axis=None, *, stream=None):
 
 
 def tile(a, reps, /, *, stream=None):
-    """``mx.tile``: ``a`` repeated ``reps[i]`` times along axis ``i``.
+    """``mx.tile``: ``a`` laid out ``reps[i]`` times side by side along each axis ``i``.
 
-    Composed as in MLX: reshape (a size-1 axis before each repeated one),
-    broadcast those axes to ``reps``, reshape them away.
+    With fewer ``reps`` than axes, the leading axes are repeated once; with
+    more, ``a`` gets leading axes of size 1. Composed as in MLX: reshape (a
+    size-1 axis before each repeated one), broadcast those axes to ``reps``,
+    reshape them away.
+
+    Arguments:
+    - ``a``: the array.
+    - ``reps``: an int or a sequence of ints, aligned with the last axes.
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for a negative repetition (MLX: "[broadcast_to]
+    Negative dimensions not allowed.").
+
+    >>> mx.tile(mx.array([1, 2]), 2)
+    array([1, 2, 1, 2], dtype=int32)
+    >>> mx.tile(mx.array([1, 2]), (2, 2))
+    array([[1, 2, 1, 2],
+           [1, 2, 1, 2]], dtype=int32)
     """
     reps = plain_ints(reps)
     _check_array(a, "tile")
@@ -635,10 +900,28 @@ _VIEW = "view(a: scalar | array, dtype: Dtype, stream: StreamOrDevice = None) ->
 
 
 def view(a, dtype, *, stream=None):
-    """``mx.view``: ``a``'s bytes read as ``dtype`` (mlx/ops.cpp ``view``).
+    """``mx.view``: the bytes of ``a`` read as elements of ``dtype`` (mlx/ops.cpp ``view``).
 
-    The last axis shrinks (or grows) by the ratio of the element sizes; a
-    0-d array can only change to a dtype of its own size. Same dtype: ``a``."""
+    The last axis shrinks (or grows) by the ratio of the element sizes; a 0-d
+    array can only change to a dtype of its own size. Same dtype: ``a``. One
+    ``View`` node; bytes are little-endian, as on MLX's machines.
+
+    Arguments:
+    - ``a``: an array or a Python scalar.
+    - ``dtype``: the dtype the bytes are read as.
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for a 0-d array and a dtype of another size (MLX:
+    "[view] Changing the type of a scalar is only allowed for types with the same
+    size.") and for a last axis whose bytes do not divide into the larger dtype
+    ("[view] When viewing as a larger dtype, the size in bytes of the last axis
+    must be a multiple of the requested type size.").
+
+    >>> mx.view(mx.array([1.0]), mx.int32)
+    array([1065353216], dtype=int32)
+    >>> mx.view(mx.array([1, 2], mx.int16), mx.int8)
+    array([1, 0, 2, 0], dtype=int8)
+    """
     if not isinstance(dtype, _dt.Dtype):
         raise incompatible_arguments(_VIEW, (a, dtype))
     a = scalar_or_array(a)
@@ -662,25 +945,88 @@ _CONCAT = (
 
 
 def concat(arrays, /, axis=0, *, stream=None):
-    """``mx.concat``: the array API's name for ``concatenate`` (python/src/ops.cpp)."""
+    """``mx.concat``: the arrays joined end to end along ``axis``; the array API's name for ``mx.concatenate``.
+
+    Arguments:
+    - ``arrays``: a list or tuple of arrays with the same number of dimensions.
+    - ``axis``: the axis joined along; ``None`` flattens every array first (default: 0).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: those of ``concatenate`` (MLX: "[concatenate] No arrays provided
+    for concatenation"); ``TypeError`` when ``axis`` is neither an int nor None.
+
+    >>> mx.concat([mx.array([1]), mx.array([2, 3])])
+    array([1, 2, 3], dtype=int32)
+    """
     if axis is not None and not _is_int(axis):
         raise incompatible_arguments(_CONCAT, (arrays, axis))
     return concatenate(arrays, axis)
 
 
 def permute_dims(a, /, axes=None, *, stream=None):
-    """``mx.permute_dims``: the array API's name for ``transpose``."""
+    """``mx.permute_dims``: ``a`` with its axes permuted; the array API's name for ``mx.transpose``.
+
+    Arguments:
+    - ``a``: the array.
+    - ``axes``: a permutation of the axes (default: the axes reversed).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: those of ``transpose`` (MLX: "[transpose] Repeat axes not allowed.").
+
+    >>> mx.permute_dims(mx.zeros((2, 3, 4)), (2, 0, 1)).shape
+    (4, 2, 3)
+    """
     return transpose(a, axes)
 
 
-matrix_transpose = transpose  # MLX binds the name to transpose itself (all axes reversed)
+def matrix_transpose(a, /, *, stream=None):
+    """``mx.matrix_transpose``: ``a`` with its last two axes exchanged (each matrix of a batch transposed).
+
+    ``swapaxes(a, -1, -2)``; ``a.mT`` is this op. (The python/src/ops.cpp
+    that mlxref reads beside it binds the name to ``transpose``, which
+    reverses every axis; MLX 0.32.4 as released swaps the last two, and so
+    does mlxref.)
+
+    Arguments:
+    - ``a``: an array of at least two dimensions.
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for fewer than two dimensions (MLX:
+    "[matrix_transpose] Input array must have at least 2 dimensions.").
+
+    >>> mx.matrix_transpose(mx.arange(6).reshape(2, 3))
+    array([[0, 3],
+           [1, 4],
+           [2, 5]], dtype=int32)
+    >>> mx.matrix_transpose(mx.zeros((2, 3, 4))).shape
+    (2, 4, 3)
+    """
+    _check_array(a, "matrix_transpose")
+    if a.ndim < 2:
+        raise ValueError("[matrix_transpose] Input array must have at least 2 dimensions.")
+    return swapaxes(a, -1, -2)
 
 
 def flip(a, /, axis=None, *, stream=None):
-    """``mx.flip``: reverse ``a`` along ``axis`` (an int, a sequence, or all axes).
+    """``mx.flip``: ``a`` with the order of its elements reversed along ``axis``.
 
     MLX's ``flip`` (mlx/ops.cpp) is one Slice with stride -1 on each flipped
-    axis; an axis named twice is flipped once."""
+    axis; an axis named twice is flipped once.
+
+    Arguments:
+    - ``a``: the array.
+    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``IndexError`` for an axis out of range (MLX: "[flip] Axis 1 is out
+    of bounds for array with 1 dimensions.").
+
+    >>> mx.flip(mx.array([1, 2, 3]))
+    array([3, 2, 1], dtype=int32)
+    >>> mx.flip(mx.array([[1, 2], [3, 4]]), 1)
+    array([[2, 1],
+           [4, 3]], dtype=int32)
+    """
     axis = plain_ints(axis)
     _check_array(a, "flip")
     if axis is None:
@@ -731,12 +1077,30 @@ def _roll_axes(a, shifts, axes):
 
 
 def roll(a, shift, axis=None, /, *, stream=None):
-    """``mx.roll``: shift the elements of ``a`` by ``shift`` along ``axis``
-    (elements leaving one end come back at the other).
+    """``mx.roll``: the elements of ``a`` shifted by ``shift`` places along ``axis``; elements leaving one end come back at the other.
 
     As MLX composes it: a split and a concatenate per axis. Without ``axis``
     the flattened array is rolled by the total of the shifts and reshaped;
-    with one axis and several shifts, the total is used on that axis."""
+    with one axis and several shifts, the total is used on that axis; with
+    several axes, each gets its own shift (one int shifts them all alike).
+
+    Arguments:
+    - ``a``: the array.
+    - ``shift``: an int or a tuple of ints; positive moves elements to higher indices.
+    - ``axis``: an int, a tuple of ints, or None for the flattened array (default: None).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``IndexError`` for an axis out of range (MLX: "[roll] Invalid axis 2
+    for array with 2 dimensions."); ``ValueError`` for fewer shifts than axes
+    ("[roll] At least one shift value per axis is required, 1 provided for 2
+    axes.").
+
+    >>> mx.roll(mx.arange(5), 2)
+    array([3, 4, 0, 1, 2], dtype=int32)
+    >>> mx.roll(mx.arange(6).reshape(2, 3), 1, 1)
+    array([[2, 0, 1],
+           [5, 3, 4]], dtype=int32)
+    """
     shift, axis = plain_ints(shift), plain_ints(axis)
     _check_array(a, "roll")
     if _is_int(shift):
@@ -757,8 +1121,24 @@ def roll(a, shift, axis=None, /, *, stream=None):
 
 
 def unstack(x, /, *, axis=0, stream=None):
-    """``mx.unstack``: the pieces of ``x`` along ``axis``, that axis removed (a
-    tuple; MLX splits into size-1 pieces and squeezes each)."""
+    """``mx.unstack``: the slices of ``x`` along ``axis``, that axis removed, as a tuple.
+
+    As MLX builds it: ``split`` into size-1 pieces, each squeezed. A zero-size
+    axis gives an empty tuple.
+
+    Arguments:
+    - ``x``: the array.
+    - ``axis``: the axis taken apart, keyword-only (default: 0).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``IndexError`` for an axis out of range (MLX: "[unstack] Axis 2 is
+    out of bounds for array with 2 dimensions.").
+
+    >>> mx.unstack(mx.array([[1, 2], [3, 4]]))
+    (array([1, 2], dtype=int32), array([3, 4], dtype=int32))
+    >>> mx.unstack(mx.array([[1, 2], [3, 4]]), axis=1)
+    (array([1, 3], dtype=int32), array([2, 4], dtype=int32))
+    """
     axis = plain_ints(axis)
     _check_array(x, "unstack")
     if not _is_int(axis):
@@ -787,19 +1167,61 @@ def _atleast(arrays, op, shape_of):
 
 
 def atleast_1d(*arys, stream=None):
-    """``mx.atleast_1d``: each array with at least one axis (a 0-d one reshaped
-    to (1,)); one array in, one out, else a list."""
+    """``mx.atleast_1d``: each array with at least one dimension: a 0-d array becomes shape (1,), the others are returned as they are.
+
+    One array in gives one array out; several (or none) give a list.
+
+    Arguments:
+    - ``arys``: the arrays (Python scalars are not converted).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``TypeError`` naming a value that is not an array (MLX raises
+    "std::bad_cast").
+
+    >>> mx.atleast_1d(mx.array(1))
+    array([1], dtype=int32)
+    >>> mx.atleast_1d(mx.array(1), mx.array([2, 3]))
+    [array([1], dtype=int32), array([2, 3], dtype=int32)]
+    """
     return _atleast(arys, "atleast_1d", lambda x: (1,) if x.ndim == 0 else None)
 
 
 def atleast_2d(*arys, stream=None):
-    """``mx.atleast_2d``: 0-d to (1, 1), (n,) to (1, n); others as they are."""
+    """``mx.atleast_2d``: each array with at least two dimensions: 0-d becomes (1, 1), (n,) becomes (1, n), others are returned as they are.
+
+    One array in gives one array out; several (or none) give a list.
+
+    Arguments:
+    - ``arys``: the arrays (Python scalars are not converted).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``TypeError`` naming a value that is not an array (MLX raises
+    "std::bad_cast").
+
+    >>> mx.atleast_2d(mx.array([1, 2]))
+    array([[1, 2]], dtype=int32)
+    """
     return _atleast(arys, "atleast_2d",
                     lambda x: (1, 1) if x.ndim == 0 else (1,) + x.shape if x.ndim == 1 else None)
 
 
 def atleast_3d(*arys, stream=None):
-    """``mx.atleast_3d``: 0-d to (1, 1, 1), (n,) to (1, n, 1), (m, n) to (m, n, 1)."""
+    """``mx.atleast_3d``: each array with at least three dimensions: 0-d becomes (1, 1, 1), (n,) becomes (1, n, 1), (m, n) becomes (m, n, 1).
+
+    One array in gives one array out; several (or none) give a list.
+
+    Arguments:
+    - ``arys``: the arrays (Python scalars are not converted).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``TypeError`` naming a value that is not an array (MLX raises
+    "std::bad_cast").
+
+    >>> mx.atleast_3d(mx.array([1, 2])).shape
+    (1, 2, 1)
+    >>> mx.atleast_3d(mx.zeros((2, 3))).shape
+    (2, 3, 1)
+    """
     def shape_of(x):
         if x.ndim == 0:
             return (1, 1, 1)
@@ -812,8 +1234,23 @@ def atleast_3d(*arys, stream=None):
 
 
 def broadcast_arrays(*arrays, stream=None):
-    """``mx.broadcast_arrays``: the arrays broadcast to their common shape (a
-    list; an array already of that shape comes back as it is)."""
+    """``mx.broadcast_arrays``: the arrays broadcast to their common shape, as a list.
+
+    An array already of that shape comes back as it is; the others are
+    ``broadcast_to`` the shape ``broadcast_shapes`` gives.
+
+    Arguments:
+    - ``arrays``: the arrays.
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for shapes that do not broadcast (MLX:
+    "[broadcast_shapes] Shapes (2) and (3) cannot be broadcast.").
+
+    >>> mx.broadcast_arrays(mx.array([[1], [2]]), mx.array([3, 4, 5]))
+    [array([[1, 1, 1],
+           [2, 2, 2]], dtype=int32), array([[3, 4, 5],
+           [3, 4, 5]], dtype=int32)]
+    """
     arrays = _array_args(arrays, "broadcast_arrays")
     if len(arrays) <= 1:
         return arrays
@@ -824,12 +1261,27 @@ def broadcast_arrays(*arrays, stream=None):
 
 
 def meshgrid(*arrays, sparse=False, indexing="xy", stream=None):
-    """``mx.meshgrid``: coordinate grids from 1-D coordinate arrays (a tuple).
+    """``mx.meshgrid``: coordinate grids from 1-D coordinate arrays, as a tuple: output ``i`` holds array ``i``'s values along its own axis, repeated along the others.
 
     As MLX's ``meshgrid``: array ``i`` is reshaped to have its elements on
     axis ``i`` (with "xy" indexing, the first two arrays go to axes 1 and 0),
     then broadcast against the others unless ``sparse``. An input of more than
-    one axis is flattened by that reshape."""
+    one axis is flattened by that reshape.
+
+    Arguments:
+    - ``arrays``: the coordinate arrays.
+    - ``sparse``: keep each output with size-1 axes instead of broadcasting (default: False).
+    - ``indexing``: "xy" (Cartesian: the first array varies along columns) or "ij" (matrix) (default: "xy").
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for another ``indexing`` (MLX: "[meshgrid] Invalid
+    indexing value. Valid values are 'xy' and 'ij'.").
+
+    >>> mx.meshgrid(mx.array([1, 2, 3]), mx.array([4, 5]))
+    (array([[1, 2, 3],
+           [1, 2, 3]], dtype=int32), array([[4, 4, 4],
+           [5, 5, 5]], dtype=int32))
+    """
     if indexing not in ("xy", "ij"):
         raise ValueError("[meshgrid] Invalid indexing value. Valid values are 'xy' and 'ij'.")
     arrays = _array_args(arrays, "meshgrid")
@@ -852,8 +1304,26 @@ _DIFF = "diff(a: array, /, n: int = 1, axis: int = -1, *, stream: StreamOrDevice
 
 
 def diff(a, /, n=1, axis=-1, *, stream=None):
-    """``mx.diff``: the ``n``-th discrete difference along ``axis``: ``n`` times,
-    a slice without the first element minus a slice without the last."""
+    """``mx.diff``: the ``n``-th discrete difference of ``a`` along ``axis`` (``a[1:] - a[:-1]``, ``n`` times).
+
+    Each step is a slice without the first element minus a slice without the
+    last, so the axis shrinks by ``n`` (to at least 0); ``n=0`` returns ``a``.
+
+    Arguments:
+    - ``a``: the array.
+    - ``n``: how many times to take the difference (default: 1).
+    - ``axis``: the axis (default: -1, the last).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for a negative ``n`` (MLX: "[diff] Order `n` must be
+    non-negative."); ``IndexError`` for an axis out of range ("[diff] Axis is
+    out of bounds for the array.").
+
+    >>> mx.diff(mx.array([1, 4, 9, 16]))
+    array([3, 5, 7], dtype=int32)
+    >>> mx.diff(mx.array([1, 4, 9, 16]), 2)
+    array([2, 2], dtype=int32)
+    """
     n, axis = plain_ints(n), plain_ints(axis)
     if not isinstance(a, array) or not _is_int(n) or not _is_int(axis):
         raise incompatible_arguments(_DIFF, (a, n, axis))
@@ -878,8 +1348,22 @@ _CONTIGUOUS = (
 
 
 def contiguous(a, /, allow_col_major=False, *, stream=None):
-    """``mx.contiguous``: a row-major copy (one ``Contiguous`` node, as in MLX;
-    mlxref's arrays are always row-major, so it never changes a value)."""
+    """``mx.contiguous``: a copy of ``a`` whose elements lie in row-major order in memory.
+
+    One ``Contiguous`` node, as in MLX; mlxref's arrays are always row-major, so
+    it never changes a value (MLX copies a transposed or strided view).
+
+    Arguments:
+    - ``a``: the array.
+    - ``allow_col_major``: accept a column-major array as it is (default: False).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``TypeError`` when ``a`` is not an array or ``allow_col_major`` not a bool.
+
+    >>> mx.contiguous(mx.arange(4).reshape(2, 2).T)
+    array([[0, 2],
+           [1, 3]], dtype=int32)
+    """
     if not isinstance(a, array) or not isinstance(allow_col_major, bool):
         raise incompatible_arguments(
             _CONTIGUOUS, (a,), {"allow_col_major": allow_col_major} if allow_col_major else None)
@@ -893,13 +1377,32 @@ _AS_STRIDED = (
 
 
 def as_strided(a, /, shape=None, strides=None, offset=0, *, stream=None):
-    """``mx.as_strided``: a strided view of ``a`` read as row-major: element
-    ``index`` of the result is ``a.flatten()[offset + sum(index * strides)]``
-    (default: ``a``'s shape and that shape's row-major strides).
+    """``mx.as_strided``: a view of ``a``'s row-major elements through ``shape`` and ``strides``: element ``index`` of the result is ``a.flatten()[offset + sum(index * strides)]``.
 
-    As MLX builds it: ``flatten`` then one ``AsStrided`` node. MLX reads
-    whatever lies past the buffer for an index outside it; mlxref raises a
-    ValueError naming the index instead."""
+    As MLX builds it: ``flatten`` then one ``AsStrided`` node. Strides count
+    elements, not bytes. MLX reads whatever lies past the buffer for an index
+    outside it (or a ``strides`` shorter than ``shape``); mlxref raises a
+    ValueError naming the index instead.
+
+    Arguments:
+    - ``a``: the array.
+    - ``shape``: the result's shape (default: ``a``'s shape).
+    - ``strides``: one stride per axis of ``shape``, in elements (default: ``shape``'s row-major strides).
+    - ``offset``: the flat index of the first element (default: 0).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for a read outside ``a`` (mlxref's own message) and
+    for a negative dimension; ``TypeError`` for a negative ``offset`` (MLX's
+    binding refuses it).
+
+    >>> mx.as_strided(mx.arange(6), (3, 2), (1, 1))
+    array([[0, 1],
+           [1, 2],
+           [2, 3]], dtype=int32)
+    >>> mx.as_strided(mx.arange(6), (2, 2), (2, 1), 1)
+    array([[1, 2],
+           [3, 4]], dtype=int32)
+    """
     shape, strides, offset = plain_ints(shape), plain_ints(strides), plain_ints(offset)
     given = {"shape": shape, "strides": strides, "offset": offset}
     kwargs = {k: v for k, v in given.items() if v is not None and (k != "offset" or v != 0)}

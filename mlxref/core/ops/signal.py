@@ -47,7 +47,23 @@ def _window(name, M):
 
 
 def bartlett(M, *, stream=None):
-    """``mx.bartlett``: the triangular window ``1 - |2n / (M - 1) - 1|``."""
+    """``mx.bartlett``: the Bartlett (triangular) window of ``M`` points, ``1 - |2n / (M - 1) - 1|`` for ``n = 0 .. M - 1``.
+
+    It rises linearly from 0 to 1 in the middle and falls back to 0. Composed
+    in float32 from ``arange`` and elementwise ops as MLX writes it, so its
+    roundings are MLX's. ``M < 1`` gives an empty float32 array, ``M == 1``
+    the single value 1.
+
+    Arguments:
+    - ``M``: the number of points, an int.
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``TypeError`` when ``M`` is not an int (MLX's "incompatible function
+    arguments" message, with the signature).
+
+    >>> mx.bartlett(5)
+    array([0, 0.5, 1, 0.5, 0], dtype=float32)
+    """
     done, n = _window("bartlett", M)
     if n is None:
         return done
@@ -56,7 +72,23 @@ def bartlett(M, *, stream=None):
 
 
 def hanning(M, *, stream=None):
-    """``mx.hanning``: ``sin(pi n / (M - 1))**2`` (MLX's form of the Hann window)."""
+    """``mx.hanning``: the Hann window of ``M`` points, computed as ``sin(pi n / (M - 1))**2`` for ``n = 0 .. M - 1``.
+
+    That is MLX's form of ``0.5 - 0.5 cos(2 pi n / (M - 1))``, in float32, so
+    the last point is the square of the sine of pi rounded to float32, a tiny
+    number rather than 0 (as in MLX). ``M < 1`` gives an empty float32 array,
+    ``M == 1`` the single value 1.
+
+    Arguments:
+    - ``M``: the number of points, an int.
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``TypeError`` when ``M`` is not an int (MLX's "incompatible function
+    arguments" message, with the signature).
+
+    >>> mx.hanning(5)
+    array([0, 0.5, 1, 0.5, 7.64274e-15], dtype=float32)
+    """
     done, n = _window("hanning", M)
     if n is None:
         return done
@@ -64,7 +96,22 @@ def hanning(M, *, stream=None):
 
 
 def hamming(M, *, stream=None):
-    """``mx.hamming``: ``0.54 - 0.46 cos(2 pi n / (M - 1))``."""
+    """``mx.hamming``: the Hamming window of ``M`` points, ``0.54 - 0.46 cos(2 pi n / (M - 1))`` for ``n = 0 .. M - 1``.
+
+    A raised cosine that stays at 0.08 at both ends. Composed in float32 as MLX
+    writes it. ``M < 1`` gives an empty float32 array, ``M == 1`` the single
+    value 1.
+
+    Arguments:
+    - ``M``: the number of points, an int.
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``TypeError`` when ``M`` is not an int (MLX's "incompatible function
+    arguments" message, with the signature).
+
+    >>> mx.hamming(5)
+    array([0.08, 0.54, 1, 0.54, 0.08], dtype=float32)
+    """
     done, n = _window("hamming", M)
     if n is None:
         return done
@@ -73,8 +120,23 @@ def hamming(M, *, stream=None):
 
 
 def blackman(M, *, stream=None):
-    """``mx.blackman``: ``0.34 - 0.5 c + 0.16 c**2`` with ``c = cos(2 pi n / (M - 1))``
-    (MLX's form of ``0.42 - 0.5 cos x + 0.08 cos 2x``)."""
+    """``mx.blackman``: the Blackman window of ``M`` points, ``0.42 - 0.5 cos x + 0.08 cos 2x`` with ``x = 2 pi n / (M - 1)``.
+
+    MLX writes it as ``0.34 - 0.5 c + 0.16 c**2`` with ``c = cos x`` (the same
+    function), in float32; mlxref composes that form, so the roundings are
+    MLX's. ``M < 1`` gives an empty float32 array, ``M == 1`` the single
+    value 1.
+
+    Arguments:
+    - ``M``: the number of points, an int.
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``TypeError`` when ``M`` is not an int (MLX's "incompatible function
+    arguments" message, with the signature).
+
+    >>> mx.blackman(5)
+    array([0, 0.34, 1, 0.34, 0], dtype=float32)
+    """
     done, n = _window("blackman", M)
     if n is None:
         return done
@@ -87,14 +149,33 @@ _CONVOLVE = ('convolve(a: array, v: array, /, mode: str = "full", *, '
 
 
 def convolve(a, v, /, mode="full", *, stream=None):
-    """``mx.convolve``: the discrete convolution ``sum_j a[j] v[k - j]`` of two
-    1-D arrays, in mode "full" (every overlap), "same" (the length of the
-    longer input, centred as MLX centres it: an even kernel pads one more on
-    the left) or "valid" (full overlaps only).
+    """``mx.convolve``: the discrete convolution of two 1-D arrays, ``out[k] = sum_j a[j] v[k - j]``.
 
-    MLX's binding puts the longer array first, flips the shorter one and runs
-    ``conv1d`` (which needs a floating type: MLX's ``[conv]`` error
-    otherwise); so does mlxref."""
+    The ``mode`` picks which part of the full result is kept: "full" (every
+    overlap, ``len(a) + len(v) - 1`` points), "same" (the length of the longer
+    input, centred as MLX centres it: an even kernel pads one more zero on the
+    left) or "valid" (only full overlaps). MLX's binding puts the longer
+    array first, flips the shorter one and runs ``conv1d``; so does mlxref,
+    so the inputs must be of a floating type.
+
+    Arguments:
+    - ``a``: a 1-D array.
+    - ``v``: a 1-D array.
+    - ``mode``: "full" (default), "same" or "valid".
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for inputs that are not 1-D (MLX: "[convolve] Inputs
+    must be 1D."), an empty input (MLX: "[convolve] Inputs cannot be empty."),
+    another mode (MLX: "[convolve] Invalid mode.") or integer inputs (MLX:
+    "[conv] Invalid input array with type int32. Convolution currently only
+    supports floating point types").
+
+    >>> a, v = mx.array([1.0, 2.0, 3.0]), mx.array([0.0, 1.0, 0.5])
+    >>> mx.convolve(a, v)
+    array([0, 1, 2.5, 4, 1.5], dtype=float32)
+    >>> mx.convolve(a, v, mode="same")
+    array([1, 2.5, 4], dtype=float32)
+    """
     if not isinstance(a, array) or not isinstance(v, array) or not isinstance(mode, str):
         raise incompatible_arguments(_CONVOLVE, (a, v, mode))
     if a.ndim != 1 or v.ndim != 1:

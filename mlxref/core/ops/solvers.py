@@ -159,19 +159,41 @@ def _is_int_list(axis):
 
 
 def norm(a, /, ord=None, axis=None, keepdims=False, *, stream=None):
-    """``mx.linalg.norm`` (and ``mx.matrix_norm``): vector norms over one
-    axis, matrix norms over two, as mlx/linalg.cpp composes them.
+    """``mx.linalg.norm`` (also ``mx.matrix_norm``, the same function): a vector norm over one axis or a matrix norm over two.
 
-    ``ord`` None is the 2-norm of the flattened array (no ``axis``) or of
-    the axes given (one or two: the Frobenius norm for two). A number is a
-    vector norm when there is one axis (``a``'s only one, when ``axis`` is
-    None) — 0 counts the nonzero elements, ±inf is the largest (smallest)
-    magnitude, others are ``sum(|a|**ord)**(1/ord)`` — and a matrix norm
-    when there are two: ±1 and ±inf are the largest (smallest) column and
-    row sums, ±2 the largest (smallest) singular value. The strings 'fro'
-    (or 'f') and 'nuc' (the sum of the singular values) need two axes.
-    The results are floats (complex64 stays complex64, as in MLX, even for
-    ord 0 and 1).
+    Composed as mlx/linalg.cpp composes it. ``ord`` None is the 2-norm of the
+    flattened array (no ``axis``) or of the axes given (one or two: the
+    Frobenius norm for two). A number is a vector norm when there is one axis
+    (``a``'s only one, when ``axis`` is None) — 0 counts the nonzero elements,
+    ±inf is the largest (smallest) magnitude, others are
+    ``sum(|a|**ord)**(1/ord)`` — and a matrix norm when there are two: ±1 and
+    ±inf are the largest (smallest) column and row sums of magnitudes, ±2 the
+    largest (smallest) singular value (from ``svd``). The strings "fro" (or
+    "f") and "nuc" (the sum of the singular values) need two axes. The results
+    are floats (integers give float32; complex64 stays complex64, as in MLX,
+    even for ord 0 and 1).
+
+    Arguments:
+    - ``a``: the array.
+    - ``ord``: None, a number (int or float, ``mx.inf`` included) or "fro",
+      "f", "nuc" (default None).
+    - ``axis``: None, an int or a list of one or two ints: the axes reduced
+      (default None: every axis).
+    - ``keepdims``: keep the reduced axes with size 1 (default False).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for more than two axes (MLX: "[linalg::norm] Received
+    too many axes for norm."), a number ``ord`` that is no matrix norm (MLX:
+    "[linalg::norm] Invalid ord 3 for matrix norm."), another string (MLX:
+    "[linalg::norm] Invalid ord value 'x' for matrix norm.") or a string with
+    one axis (MLX: "[linalg::norm] Norm 'nuc' only supported for matrices, but
+    received 1 axis/axes.").
+
+    >>> a = mx.array([[3.0, -4.0], [0.0, 0.0]])
+    >>> mx.linalg.norm(a), mx.linalg.norm(a, ord=1, axis=1)
+    (array(5, dtype=float32), array([7, 0], dtype=float32))
+    >>> mx.linalg.norm(a, ord=mx.inf)
+    array(7, dtype=float32)
     """
     ord_ok = ord is None or isinstance(ord, (int, float, str))
     axis_ok = axis is None or (isinstance(axis, int) and not isinstance(axis, bool)) or \
@@ -221,18 +243,59 @@ def _square_factor_checks(a, name, upper, what):
 
 
 def cholesky(a, upper=False, *, stream=None):
-    """``mx.linalg.cholesky``: the Cholesky factor of each symmetric positive
-    definite matrix (float32 or float64) in the last two axes, lower
-    (``L Lᵀ = a``) or ``upper`` (``Uᵀ U = a``); only that triangle of ``a``
-    is read. One ``Cholesky`` node."""
+    """``mx.linalg.cholesky``: the Cholesky factor of each symmetric positive definite matrix in the last two axes: lower ``L`` with ``L Lᵀ = a``, or upper ``U`` with ``Uᵀ U = a``.
+
+    Only the triangle the factor lives in is read from ``a``. One ``Cholesky``
+    node (float32 or float64), computed in double and rounded once. A matrix
+    that is not positive definite raises nothing: the factor holds what
+    LAPACK's ``potrf2`` leaves, as MLX's does. MLX has no vjp for it, and
+    neither has mlxref ("Not implemented").
+
+    Arguments:
+    - ``a``: float32 or float64, at least two dimensions, square matrices.
+    - ``upper``: return the upper factor instead of the lower (default False).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for another dtype (MLX: "[linalg::cholesky] Arrays
+    must have type float32 or float64. Received array with type int32."), fewer
+    than two dimensions, or matrices that are not square (MLX:
+    "[linalg::cholesky] Cholesky decomposition is only defined for square
+    matrices.").
+
+    >>> a = mx.array([[4.0, 2.0], [2.0, 3.0]])
+    >>> mx.linalg.cholesky(a)
+    array([[2, 0],
+           [1, 1.41421]], dtype=float32)
+    >>> mx.linalg.cholesky(a, upper=True)
+    array([[2, 1],
+           [0, 1.41421]], dtype=float32)
+    """
     _square_factor_checks(a, "cholesky", upper, "Cholesky decomposition is")
     return make_array(Cholesky(upper), [a])
 
 
 def cholesky_inv(a, upper=False, *, stream=None):
-    """``mx.linalg.cholesky_inv``: the inverse of ``A`` from its Cholesky
-    factor ``a``: ``tri_inv(a)ᵀ tri_inv(a)`` for a lower factor,
-    ``tri_inv(a) tri_inv(a)ᵀ`` for an upper one (mlx/linalg.cpp)."""
+    """``mx.linalg.cholesky_inv``: the inverse of a matrix ``A`` given its Cholesky factor ``a``.
+
+    For a lower factor (``A = a aᵀ``) it is ``tri_inv(a)ᵀ tri_inv(a)``; for an
+    upper one (``A = aᵀ a``) ``tri_inv(a) tri_inv(a)ᵀ``, composed as in
+    mlx/linalg.cpp. Only the factor's triangle of ``a`` is read.
+
+    Arguments:
+    - ``a``: the Cholesky factor, float32 or float64, square matrices in the
+      last two axes.
+    - ``upper``: ``a`` is an upper factor (default False: lower).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` as ``cholesky``'s, e.g. for matrices that are not
+    square (MLX: "[linalg::cholesky_inv] Cholesky inverse is only defined for
+    square matrices.").
+
+    >>> L = mx.array([[2.0, 0.0], [1.0, 1.0]])
+    >>> mx.linalg.cholesky_inv(L)
+    array([[0.5, -0.5],
+           [-0.5, 1]], dtype=float32)
+    """
     _square_factor_checks(a, "cholesky_inv", upper, "Cholesky inverse is")
     inverse = tri_inv(a, upper)
     if upper:
@@ -257,9 +320,29 @@ def _luf(a, name):
 
 
 def lu(a, *, stream=None):
-    """``mx.linalg.lu``: ``(p, L, U)`` with ``a = L[p] @ U`` per matrix: ``p``
-    the row order (uint32), ``L`` unit lower (M x K), ``U`` upper (K x N),
-    K = min(M, N). Composed of LUF's packed result, as MLX's ``lu``."""
+    """``mx.linalg.lu``: the LU factorization with partial pivoting of each matrix in the last two axes, ``(p, L, U)`` with ``a = L[p] @ U``.
+
+    ``p`` is the row order (uint32), ``L`` unit lower triangular (M x K) and
+    ``U`` upper triangular (K x N), K = min(M, N). Composed of one ``LUF``
+    node's packed result, as MLX's ``lu``; the pivots are LAPACK's (the largest
+    magnitude in each column). mlxref gives square matrices a vjp and a jvp,
+    which MLX lacks.
+
+    Arguments:
+    - ``a``: float32 or float64, at least two dimensions.
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for another dtype (MLX: "[linalg::lu] Arrays must
+    have type float32 or float64. Received array with type int32.") or fewer
+    than two dimensions (MLX: "[linalg::lu] Arrays must have >= 2 dimensions.
+    Received array with 1 dimensions."). An empty matrix raises a
+    ``ValueError``, where MLX's CPU build dies.
+
+    >>> mx.linalg.lu(mx.array([[1.0, 2.0], [3.0, 4.0]]))
+    (array([1, 0], dtype=uint32), array([[1, 0],
+           [0.333333, 1]], dtype=float32), array([[3, 4],
+           [0, 0.666667]], dtype=float32))
+    """
     lu_, _, rows = _luf(a, "lu")
     lower, upper = tril(lu_, -1), triu(lu_, 0)
     m, n = a.shape[-2:]
@@ -272,9 +355,22 @@ def lu(a, *, stream=None):
 
 
 def lu_factor(a, *, stream=None):
-    """``mx.linalg.lu_factor``: ``(LU, pivots)``, LAPACK's compact form: ``L``
-    (unit diagonal left out) and ``U`` in one matrix, and the row each
-    step swapped in (uint32, from 0)."""
+    """``mx.linalg.lu_factor``: the LU factorization in LAPACK's compact form, ``(LU, pivots)``.
+
+    ``LU`` holds ``U`` on and above the diagonal and ``L`` below it (its unit
+    diagonal left out); ``pivots[i]`` is the row that step ``i`` swapped with
+    row ``i`` (uint32, counted from 0). Two of one ``LUF`` node's outputs.
+
+    Arguments:
+    - ``a``: float32 or float64, at least two dimensions.
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` as ``lu``'s (with "[linalg::lu_factor]").
+
+    >>> mx.linalg.lu_factor(mx.array([[1.0, 2.0], [3.0, 4.0]]))
+    (array([[3, 4],
+           [0.333333, 0.666667]], dtype=float32), array([1, 1], dtype=uint32))
+    """
     lu_, pivots, _ = _luf(a, "lu_factor")
     return lu_, pivots
 
@@ -306,12 +402,35 @@ def _validate_solve(a, b, name):
 
 
 def solve(a, b, *, stream=None):
-    """``mx.linalg.solve``: ``x`` with ``a @ x = b``, as MLX composes it: the
-    LU factorization of ``a``, ``b``'s rows in the pivots' order, then a
-    lower and an upper triangular solve. ``a`` itself must be float32 or
-    float64 (``lu``'s check). As in MLX, ``b`` must have as many dimensions
-    as ``a`` (or be a vector beside a single matrix): the rows are gathered
-    with ``take_along_axis``, which does not broadcast a batch in."""
+    """``mx.linalg.solve``: the solution ``x`` of ``a @ x = b`` for each square matrix ``a`` in the last two axes.
+
+    As MLX composes it: the LU factorization of ``a``, ``b``'s rows put in the
+    pivots' order, then a lower and an upper triangular solve (each
+    ``tri_inv(...) @ ...``). ``a`` itself must be float32 or float64 (``lu``'s
+    check). As in MLX, ``b`` must have as many dimensions as ``a`` (or be a
+    vector beside a single matrix): the rows are gathered with
+    ``take_along_axis``, which does not broadcast a batch in. The gradient stops
+    at LU's row order.
+
+    Arguments:
+    - ``a``: square matrices in the last two axes.
+    - ``b``: a vector or matrices with as many rows as ``a``.
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for a matrix that is not square (MLX:
+    "[linalg::solve] First input must be a square matrix. Received array with
+    shape (2,3)."), sizes that do not match (MLX: "[linalg::solve] Last
+    dimension of first input with shape (2,2) must match second to last
+    dimension of second input with shape (3).") or dtypes that do not promote to
+    float32 or float64 (MLX: "[linalg::solve] Input arrays must promote to
+    float32 or float64.  Received arrays with type int32 and int32."). A
+    singular ``a`` raises ``RuntimeError`` when evaluated (MLX:
+    "[Inverse::eval_cpu] triangular inversion failed with error code 2").
+
+    >>> a = mx.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> mx.linalg.solve(a, mx.array([5.0, 11.0]))
+    array([1, 2], dtype=float32)
+    """
     if not isinstance(a, array) or not isinstance(b, array):
         raise incompatible_arguments(_SIGNATURES["solve"], (a, b))
     _validate_solve(a, b, "solve")
@@ -329,8 +448,24 @@ def solve(a, b, *, stream=None):
 
 
 def solve_triangular(a, b, *, upper=False, stream=None):
-    """``mx.linalg.solve_triangular``: ``tri_inv(a, upper) @ b`` (mlx/linalg.cpp);
-    only the ``upper`` (or lower) triangle of ``a`` is read."""
+    """``mx.linalg.solve_triangular``: the solution ``x`` of ``a @ x = b`` for each triangular matrix ``a``.
+
+    Composed as in mlx/linalg.cpp: ``tri_inv(a, upper) @ b``. Only the lower
+    triangle of ``a`` (or the upper one, with ``upper=True``) is read.
+
+    Arguments:
+    - ``a``: triangular matrices in the last two axes (float32 or float64).
+    - ``b``: a vector or matrices with as many rows as ``a``.
+    - ``upper``: read the upper triangle instead of the lower (default False).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` as ``solve``'s (with "[linalg::solve_triangular]"),
+    e.g. for a 0-d ``b`` (MLX: "[linalg::solve_triangular] Second input must
+    have >= 1 dimensions. Received array with 0 dimensions.").
+
+    >>> mx.linalg.solve_triangular(mx.array([[2.0, 0.0], [1.0, 4.0]]), mx.array([2.0, 9.0]))
+    array([1, 2], dtype=float32)
+    """
     if not isinstance(a, array) or not isinstance(b, array) or not isinstance(upper, bool):
         raise incompatible_arguments(_SIGNATURES["solve_triangular"], (a, b),
                                      {"upper": upper} if upper is not False else None)
@@ -406,18 +541,51 @@ def _slogdet(a):
 
 
 def slogdet(a, *, stream=None):
-    """``mx.linalg.slogdet``: ``(sign, logabsdet)`` of each matrix in the last
-    two axes, with ``det = sign * exp(logabsdet)`` (integers and bools as
-    float32). Differentiable at every size: beyond 3 x 3 through LUF's rules."""
+    """``mx.linalg.slogdet``: the sign and the log of the absolute value of each determinant, ``(sign, logabsdet)`` with ``det = sign * exp(logabsdet)``.
+
+    As MLX's ``slogdet_impl``: up to 3 x 3 from the determinant multiplied
+    out; beyond (where the determinant itself may overflow or underflow),
+    from ``lu_factor``: ``logabsdet`` is the sum of ``log|u_ii|`` and the sign
+    -1 to the number of row swaps plus the number of negative ``u_ii``. A
+    singular matrix gives sign 0 and ``logabsdet`` -inf. Integers and bools
+    are computed as float32. Differentiable at every size (beyond 3 x 3 through
+    ``LUF``'s rules, which MLX lacks).
+
+    Arguments:
+    - ``a``: square matrices in the last two axes (not complex).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for complex input (MLX: "[linalg::slogdet] Complex
+    inputs are not supported."), fewer than two dimensions or matrices that are
+    not square (MLX: "[linalg::slogdet] Only defined for square matrices.").
+
+    >>> mx.linalg.slogdet(mx.array([[1.0, 2.0], [3.0, 4.0]]))
+    (array(-1, dtype=float32), array(0.693147, dtype=float32))
+    """
     return _slogdet(_validate_det(a, "slogdet"))
 
 
 def det(a, *, stream=None):
-    """``mx.linalg.det``: the determinant of each matrix in the last two axes
-    (integers and bools as float32): multiplied out up to 3 x 3, else
-    ``sign * exp(logabsdet)`` from ``slogdet``. Its gradient is the textbook
-    ``det(a) a⁻ᵀ``, here from the rules of the ops it is made of (LUF's
-    beyond 3 x 3, where MLX 0.32 has none)."""
+    """``mx.linalg.det``: the determinant of each square matrix in the last two axes.
+
+    As MLX composes it: multiplied out from the elements up to 3 x 3, else
+    ``sign * exp(logabsdet)`` from ``slogdet``. Integers and bools are computed
+    as float32. Its gradient is the textbook ``det(a) a⁻ᵀ``, here from the rules
+    of the ops it is made of (``LUF``'s beyond 3 x 3, where MLX 0.32 has none).
+
+    Arguments:
+    - ``a``: square matrices in the last two axes (not complex).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` for complex input (MLX: "[linalg::det] Complex inputs
+    are not supported."), fewer than two dimensions (MLX: "[linalg::det] Arrays
+    must have >= 2 dimensions. Received array with 1 dimensions.") or matrices
+    that are not square (MLX: "[linalg::det] Only defined for square
+    matrices.").
+
+    >>> mx.linalg.det(mx.array([[1, 2], [3, 4]]))
+    array(-2, dtype=float32)
+    """
     a = _validate_det(a, "det")
     if a.shape[-1] <= 3:
         return _det_small(a)
@@ -429,9 +597,28 @@ def det(a, *, stream=None):
 
 
 def cross(a, b, axis=-1, *, stream=None):
-    """``mx.linalg.cross``: the cross product of 3-vectors (or 2-vectors,
-    their third component taken as 0) along ``axis``, the other axes
-    broadcast; composed of splits, products and a concatenation as MLX's."""
+    """``mx.linalg.cross``: the cross product of the 3-vectors of ``a`` and ``b`` along ``axis``.
+
+    A 2-vector counts as a 3-vector whose third component is 0. The other axes
+    broadcast, and the dtypes are promoted (integers stay integers). Composed of
+    splits, products and a concatenation, as MLX's.
+
+    Arguments:
+    - ``a``: an array whose ``axis`` has size 2 or 3.
+    - ``b``: an array whose ``axis`` has size 2 or 3.
+    - ``axis``: the axis holding the vectors (default -1).
+    - ``stream``: accepted and ignored (mlxref has one device).
+
+    Errors: ``ValueError`` when ``axis`` has another size (MLX:
+    "[linalg::cross] The specified axis must have size 2 or 3."); ``IndexError``
+    when it is out of range (MLX: "[linalg::cross] Axis 1 is out of bounds for
+    array with 1 dimensions.").
+
+    >>> mx.linalg.cross(mx.array([1, 2, 3]), mx.array([4, 5, 6]))
+    array([-3, 6, -3], dtype=int32)
+    >>> mx.linalg.cross(mx.array([1.0, 0.0, 0.0]), mx.array([0.0, 1.0, 0.0]))
+    array([0, 0, 1], dtype=float32)
+    """
     if not isinstance(a, array) or not isinstance(b, array) or not isinstance(axis, int):
         raise incompatible_arguments(_SIGNATURES["cross"], (a, b),
                                      {"axis": axis} if axis != -1 else None)

@@ -80,19 +80,47 @@ def _checked(op, a, axis, *counts):
 
 
 def sort(a, /, axis=-1, *, stream=None):
-    """``mx.sort``: ``a`` sorted along ``axis`` (None: the flattened array).
+    """``mx.sort``: the elements of ``a`` in ascending order along ``axis``.
 
     Stable, with nans last; complex64 sorts by real part, then imaginary part.
+    ``axis=None`` sorts the flattened array (MLX flattens first). One ``Sort``
+    node; its gradient goes back to each element's original place.
+
+    Arguments:
+    - ``a``: the array.
+    - ``axis``: one int, or None for the flattened array (default: -1, the last).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``IndexError`` for an axis out of range (MLX: "[sort] Axis 1 is out
+    of bounds for array with 1 dimensions.").
+
+    >>> mx.sort(mx.array([2.0, float("nan"), 1.0]))
+    array([1, 2, nan], dtype=float32)
+    >>> mx.sort(mx.array([[3, 1], [0, 2]]), axis=0)
+    array([[0, 1],
+           [3, 2]], dtype=int32)
     """
     a, _, ax, _ = _checked("sort", a, axis)
     return make_array(P.Sort(ax), [a])
 
 
 def argsort(a, /, axis=-1, *, stream=None):
-    """``mx.argsort``: the indices that sort ``a`` along ``axis`` (uint32).
+    """``mx.argsort``: the indices (uint32) that put ``a`` in ascending order along ``axis``: ``take_along_axis(a, argsort(a, axis), axis)`` is ``sort(a, axis)``.
 
     ``axis=None`` sorts the flattened array, as MLX's op does (it flattens
-    first). The sort is stable, with nans last.
+    first). The sort is stable (equal elements keep their order), with nans
+    last. One ``ArgSort`` node.
+
+    Arguments:
+    - ``a``: the array.
+    - ``axis``: one int, or None for the flattened array (default: -1, the last).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``IndexError`` for an axis out of range (MLX: "[argsort] Axis 1 is
+    out of bounds for array with 1 dimensions.").
+
+    >>> mx.argsort(mx.array([2, 1, 2, 1]))
+    array([1, 3, 0, 2], dtype=uint32)
     """
     a, _, ax, _ = _checked("argsort", a, axis)
     return make_array(P.ArgSort(ax), [a])
@@ -111,26 +139,72 @@ def _kth(op, kth, a, axis, ax):
 
 
 def partition(a, /, kth, axis=-1, *, stream=None):
-    """``mx.partition``: ``a`` with element ``kth`` along ``axis`` in its sorted
-    place, the smaller elements before it and the larger ones after.
+    """``mx.partition``: ``a`` rearranged along ``axis`` so that element ``kth`` is the one a sort would put there, with no larger element before it and no smaller one after.
 
     The order within each side is the one MLX's CPU kernel leaves (see
-    ``mlxref.core.primitives.sort``).
+    ``mlxref.core.primitives.sort``; MLX's macOS build may differ), so do not
+    rely on it. One ``Partition`` node.
+
+    Arguments:
+    - ``a``: the array.
+    - ``kth``: the position placed, negative counting from the end.
+    - ``axis``: one int, or None for the flattened array (default: -1, the last).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for ``kth`` outside the axis (MLX, with its missing
+    space: "[partition] Received invalid kth 3along axis -1 for array with shape:
+    (3)"); ``IndexError`` for an axis out of range.
+
+    >>> mx.partition(mx.array([3, 1, 2]), 1)
+    array([1, 2, 3], dtype=int32)
     """
     a, axis, ax, (kth,) = _checked("partition", a, axis, kth)
     return make_array(P.Partition(_kth("partition", kth, a, axis, ax), ax), [a])
 
 
 def argpartition(a, /, kth, axis=-1, *, stream=None):
-    """``mx.argpartition``: the indices (uint32) that partition ``a`` around
-    ``kth`` along ``axis``; equal elements are told apart by index."""
+    """``mx.argpartition``: the indices (uint32) that partition ``a`` around position ``kth`` along ``axis``: ``take_along_axis(a, argpartition(a, kth, axis), axis)`` is a ``partition``.
+
+    Equal elements are told apart by index. The order within each side is the
+    one MLX's CPU kernel leaves. One ``ArgPartition`` node.
+
+    Arguments:
+    - ``a``: the array.
+    - ``kth``: the position placed, negative counting from the end.
+    - ``axis``: one int, or None for the flattened array (default: -1, the last).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for ``kth`` outside the axis (MLX: "[argpartition]
+    Received invalid kth 5 along axis -1 for array with shape: (3)");
+    ``IndexError`` for an axis out of range.
+
+    >>> mx.argpartition(mx.array([3, 1, 2]), 1)
+    array([1, 2, 0], dtype=uint32)
+    """
     a, axis, ax, (kth,) = _checked("argpartition", a, axis, kth)
     return make_array(P.ArgPartition(_kth("argpartition", kth, a, axis, ax), ax), [a])
 
 
 def topk(a, /, k, axis=-1, *, stream=None):
-    """``mx.topk``: the ``k`` largest elements along ``axis``, in no particular
-    order: MLX's ``partition(a, -k)`` followed by a slice of the last ``k``.
+    """``mx.topk``: the ``k`` largest elements of ``a`` along ``axis``, in no particular order.
+
+    As in MLX, not a primitive: ``partition(a, -k)`` followed by a slice of the
+    last ``k`` elements, so they come in the order the partition leaves them;
+    ``k`` equal to the axis size returns ``a`` itself, unordered.
+
+    Arguments:
+    - ``a``: the array.
+    - ``k``: how many elements, from 0 to the axis size.
+    - ``axis``: one int, or None for the flattened array (default: -1, the last).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for a ``k`` larger than the axis (MLX: "[topk]
+    Received invalid k=5 along axis -1 for array with shape: (4)").
+
+    >>> mx.sort(mx.topk(mx.array([3, 1, 4, 2]), 2))
+    array([3, 4], dtype=int32)
+    >>> mx.topk(mx.array([[3, 1], [0, 2]]), 1, axis=0)
+    array([[3, 2]], dtype=int32)
     """
     a, axis, ax, (k,) = _checked("topk", a, axis, k)
     n = a.shape[ax]
@@ -143,10 +217,26 @@ def topk(a, /, k, axis=-1, *, stream=None):
 
 
 def searchsorted(sorted_sequence, values, /, side="left", *, stream=None):
-    """``mx.searchsorted``: for each of ``values``, the index (uint32) that keeps
-    the 1-D ``sorted_sequence`` sorted if it went there: the first such index
-    for ``side='left'``, the last for ``'right'``. Both are cast to their
-    promoted dtype first, as MLX does; nans sort after every number.
+    """``mx.searchsorted``: for each of ``values``, the index (uint32) in the 1-D ``sorted_sequence`` where it would go to keep it sorted.
+
+    The first such index for ``side='left'``, the last for ``'right'``. Both
+    arrays are cast to their promoted dtype first, as MLX does; nans sort after
+    every number. The result has ``values``' shape. One ``SearchSorted`` node.
+
+    Arguments:
+    - ``sorted_sequence``: a 1-D array in ascending order.
+    - ``values``: an array of the values to place.
+    - ``side``: "left" or "right" (default: "left").
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for another side (MLX: "[searchsorted] Invalid side
+    'middle'. Expected 'left' or 'right'.") or a sequence that is not 1-D
+    ("[searchsorted] The sorted sequence must be 1-D but has 2 dimensions.").
+
+    >>> mx.searchsorted(mx.array([1, 3, 5]), mx.array([0, 3, 6]))
+    array([0, 1, 3], dtype=uint32)
+    >>> mx.searchsorted(mx.array([1, 3, 5]), mx.array([3]), side="right")
+    array([2], dtype=uint32)
     """
     if not (isinstance(sorted_sequence, array) and isinstance(values, array)
             and isinstance(side, str)):
@@ -162,12 +252,29 @@ def searchsorted(sorted_sequence, values, /, side="left", *, stream=None):
 
 
 def median(a, /, axis=None, keepdims=False, *, stream=None):
-    """``mx.median``: the middle element of each sorted run over ``axis``; an
-    even count gives the mean of the two middle ones. Ints and bools give
-    float32; a nan in a run makes its median nan (as ``max`` and ``mean``).
+    """``mx.median``: the middle value of the elements of ``a`` over ``axis``: the middle one after sorting, or the mean of the two middle ones for an even count.
 
-    The gradient goes through the sort to the one or two middle elements
-    (half each for an even count), and nowhere for a run with a nan.
+    Ints and bools give float32; a nan in a run makes its median nan (as
+    ``max`` and ``mean``). Composed as MLX composes it: the reduced axes moved
+    to the back and flattened, a sort, the middle slice(s). The gradient goes
+    through the sort to the one or two middle elements (half each for an even
+    count), and nowhere for a run with a nan.
+
+    Arguments:
+    - ``a``: the array.
+    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
+    - ``keepdims``: keep the reduced axes with size 1 (default: False).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` over an empty axis (MLX: "[median] Cannot take median
+    along empty axis.") or an axis named twice ("[median] Received duplicate
+    axis."); ``IndexError`` for an axis out of range ("[median] axis 1 is out of
+    bounds for array with 1 dimensions.").
+
+    >>> mx.median(mx.array([4.0, 1.0, 3.0, 2.0]))
+    array(2.5, dtype=float32)
+    >>> mx.median(mx.array([[1, 5], [3, 2]]), axis=0)
+    array([2, 3.5], dtype=float32)
     """
     if not isinstance(a, array) or not isinstance(keepdims, bool):
         raise incompatible_arguments(_SIGNATURES["median"])
@@ -219,17 +326,37 @@ def _fill(value, dtype):
 
 def unique(a, /, size, return_index=False, return_inverse=False, return_counts=False,
            fill_value=None, *, stream=None):
-    """``mx.unique``: the ``size`` smallest distinct elements of the flattened
-    ``a``, sorted, padded with ``fill_value`` (default: the first of them).
+    """``mx.unique``: the ``size`` smallest distinct elements of the flattened ``a``, sorted, padded with ``fill_value`` when there are fewer.
 
-    Optional outputs, in this order: ``index`` (uint32: where each first
-    occurs in the flattened ``a``; padding repeats the first's), ``inverse``
-    (uint32, shaped like ``a``: the entry each element is, clamped to the last
-    entry when the output is truncated) and ``counts`` (int32, 0 for padding).
-    As in MLX, each nan is an element of its own, -0.0 equals 0.0, and
-    ``fill_value`` is cast to ``a``'s dtype. The values are a gather of ``a``,
-    so a gradient reaches the first occurrence of each (and of the first one
-    for padding without a ``fill_value``).
+    ``size`` is fixed by the caller, so the result's shape is known without
+    evaluating ``a``. Padding defaults to the first (smallest) element. Optional
+    outputs, in this order: ``index`` (uint32: where each first occurs in the
+    flattened ``a``; padding repeats the first's), ``inverse`` (uint32, shaped
+    like ``a``: the entry each element is, clamped to the last entry when the
+    output is truncated) and ``counts`` (int32, 0 for padding). As in MLX, each
+    nan is an element of its own, -0.0 equals 0.0, and ``fill_value`` is cast to
+    ``a``'s dtype. Composed of argsort, comparisons, cumsum and gathers. The
+    values are a gather of ``a``, so a gradient reaches the first occurrence of
+    each (and of the first one for padding without a ``fill_value``).
+
+    Arguments:
+    - ``a``: the array (flattened).
+    - ``size``: how many entries the outputs have.
+    - ``return_index``: also return ``index`` (default: False).
+    - ``return_inverse``: also return ``inverse`` (default: False).
+    - ``return_counts``: also return ``counts`` (default: False).
+    - ``fill_value``: the padding, a scalar or a one-element array (default: the first entry).
+    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+
+    Errors: ``ValueError`` for a negative size (MLX: "[unique] Received negative
+    size -1."), for an empty ``a`` with a positive size and no fill ("[unique] A
+    fill value is required for an empty input with a non-zero size.") and for a
+    fill of several elements.
+
+    >>> mx.unique(mx.array([3, 1, 3, 2]), 5, fill_value=0)
+    array([1, 2, 3, 0, 0], dtype=int32)
+    >>> mx.unique(mx.array([3, 1, 3, 2]), 3, return_index=True, return_counts=True)
+    (array([1, 2, 3], dtype=int32), array([1, 3, 0], dtype=uint32), array([1, 1, 2], dtype=int32))
     """
     flags = (return_index, return_inverse, return_counts)
     if (not isinstance(a, array) or not is_c_int(size)

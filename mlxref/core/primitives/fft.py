@@ -12,8 +12,8 @@ the primitive only transforms whole axes:
   ``n`` long on the last of ``axes``. MLX reads ``n`` from the output array's
   shape; mlxref keeps it on the primitive.
 
-Read next: mlxref/core/backend/cpu/fft.py (the transform of a line: radix-2
-Cooley-Tukey, Bluestein, the plain sum on symbols).
+Read next: mlxref/core/backend/cpu/fft.py (the kernel: MLX's pocketfft plans
+in float32, the plain sum on symbols).
 """
 
 import math

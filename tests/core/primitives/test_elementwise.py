@@ -541,6 +541,25 @@ def test_lists_are_not_op_arguments():
         mx.add(mx.array([1, 2]), [1, 2])
 
 
+@needs_mlx
+@pytest.mark.parametrize("case", [
+    lambda m: m.sin([1.0]),  # a unary op takes an array or a scalar, never a list
+    lambda m: m.abs([1.0, -2.0]),
+    lambda m: m.round([1.5]),
+    lambda m: m.imag([1.0]),
+    lambda m: m.where([True, False], 1, 2),
+    lambda m: m.stop_gradient(2.0),  # only an array
+    lambda m: m.stop_gradient([1.0]),
+    # the logical ops convert each operand on its own: -1 next to uint8 is no overflow
+    lambda m: m.logical_and(m.array([1, 0], m.uint8), -1),
+    lambda m: m.logical_or(2.5, m.array([0], m.uint8)),
+    lambda m: m.logical_xor(m.array([1, 2], m.uint8), -1),
+    lambda m: m.logical_and([1], 1),
+])
+def test_what_an_operand_may_be_as_in_mlx(case):
+    assert_both(case)
+
+
 # --- against real MLX ---------------------------------------------------------------
 
 _FLOAT_GRID = [-3.5, -2.5, -1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 0.9, 1.0, 1.5, 2.5, 3.0, 10.0,

@@ -3,18 +3,22 @@
 Values are checked against the DFT written out from its definition and
 against real MLX (values, dtypes, shapes), and so are the vjp, jvp and vmap
 rules, over real and complex inputs, several shapes, negative axes and
-sizes ``n`` above and below the axis's. Errors are MLX's.
+sizes ``n`` above and below the axis's. Errors are MLX's. The kernel follows
+MLX's pocketfft plans in float32, so its results are compared bit for bit
+with MLX's: every length up to 64, Bluestein lengths, every axes and norm
+case, and impulses whose exact quarter-turn roots show in the last bit.
 """
 
 import cmath
 import math
 import random
 import re
+import struct
 
 import pytest
 
 import mlxref.core as mx
-from mlxref.core.backend.cpu import fft as kernel
+from mlxref.core.backend.cpu import pocketfft
 from mlxref.core.primitives.fft import FFT
 from support import assert_array, assert_same_as_mlx, needs_mlx, real_mx
 
@@ -53,16 +57,49 @@ def dft(x, sign=-1):
 # --- the transform of one line -------------------------------------------------------
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 12, 16, 17, 64, 100])
-def test_radix2_bluestein_and_plain_sum_agree_with_the_definition(n):
-    # powers of two: radix 2; up to 16: the plain sum; 17 and 100: Bluestein
+def close_to(ours, want, x):
+    """Within float32's rounding of an n-point transform of ``x``."""
+    bound = 1e-5 * (1 + sum(abs(v) for v in x))
+    return len(ours) == len(want) and all(abs(a - b) < bound for a, b in zip(ours, want))
+
+
+# lengths: powers of two (radix 8, 4, 2), 3 5 7 11 (their own butterflies), 13 and 17
+# (the generic prime step), mixed, and 89, 191 (Bluestein: complex, then real too)
+PLAN_LENGTHS = [1, 2, 3, 4, 5, 7, 8, 11, 12, 13, 16, 17, 30, 64, 77, 89, 100, 191]
+
+
+@pytest.mark.parametrize("n", PLAN_LENGTHS)
+def test_the_float32_plans_agree_with_the_definition(n):
     x = complexes((n,))[0]
-    for sign in (-1, 1):
-        want = dft(x, sign)
-        assert all(abs(a - b) < 1e-9 for a, b in zip(kernel.transform(x, sign, False), want))
-        assert all(abs(a - b) < 1e-9 for a, b in zip(kernel.dft(x, sign, False), want))
-        if n > 1:
-            assert all(abs(a - b) < 1e-9 for a, b in zip(kernel.bluestein(x, sign), want))
+    for forward, sign in ((True, -1), (False, 1)):
+        assert close_to(pocketfft.complex_line(x, forward), dft(x, sign), x)
+    r = reals((n,))[0]
+    spectrum = dft(r)
+    halfcomplex = [spectrum[0].real] + [part for v in spectrum[1:n // 2 + 1]
+                                        for part in (v.real, v.imag)][: n - 1]
+    assert close_to(pocketfft.real_line(r, True), halfcomplex, r)
+    # backward: the halfcomplex spectrum of r back to n * r
+    assert close_to(pocketfft.real_line(halfcomplex, False), [n * v for v in r], halfcomplex)
+    assert pocketfft.uses_bluestein(n, False) == (n in (89, 191))
+    assert pocketfft.uses_bluestein(n, True) == (n == 191)
+
+
+def test_the_roots_of_unity_are_exact_at_the_eighth_turns():
+    # pocketfft folds each angle into the first eighth of a turn: the roots on
+    # the axes are exactly 1, i, -1, -i (cmath.exp(2j * pi / 4) is 6e-17 + 1j),
+    # and the eighth-turn roots have equal parts
+    for n in (4, 8, 12, 16, 24, 40, 64, 96):
+        table = pocketfft.roots(n)
+        assert table[0] == 1 and table[n // 4] == 1j and table[n // 2] == -1
+        assert table[3 * n // 4] == -1j
+        if n % 8 == 0:
+            for k in (n // 8, 3 * n // 8, 5 * n // 8, 7 * n // 8):
+                assert abs(table[k].real) == abs(table[k].imag)
+    # every root is a float32 value within float32's rounding of exp(2 pi i k / n)
+    for n in (7, 13, 64, 100):
+        for k, w in enumerate(pocketfft.roots(n)):
+            assert abs(w - cmath.exp(2j * math.pi * k / n)) < 1e-7
+            assert struct.unpack("f", struct.pack("f", w.real))[0] == w.real
 
 
 def test_fft_values_from_the_definition():
@@ -134,6 +171,72 @@ def test_values_dtypes_and_shapes_match_mlx(name, shape, kwargs, kind):
     ours, theirs = both(data)
     assert_same_as_mlx(getattr(mx.fft, name)(ours, **kwargs),
                        getattr(real_mx.fft, name)(theirs, **kwargs), rtol=1e-4, atol=1e-4)
+
+
+# --- MLX's bits: pocketfft's float32 steps, followed one by one ------------------------
+
+
+def bits(a):
+    """The float32 bit patterns of an array's elements (real, then imaginary part)."""
+    flat = a.reshape(-1).tolist()
+    parts = [part for v in flat for part in ((v.real, v.imag) if isinstance(v, complex) else (v,))]
+    return struct.unpack(f"{len(parts)}I", struct.pack(f"{len(parts)}f", *parts))
+
+
+def assert_same_bits(ours, theirs):
+    assert ours.shape == tuple(theirs.shape) and ours.dtype.name == str(theirs.dtype).split(".")[-1]
+    assert bits(ours) == bits(theirs), f"mlxref: {ours.tolist()}\nMLX:    {theirs.tolist()}"
+
+
+@pytest.mark.mlx
+@needs_mlx
+def test_quarter_turns_are_exact_as_in_mlx():
+    # the transform of a unit impulse at 1 is the roots of unity themselves:
+    # exactly 1, -+i, -1, +-i, with no 6e-17 left where cos(pi / 2) was computed
+    for name, values, exact in [("ifft", [0, 4, 0, 0], [1, 1j, -1, -1j]),
+                                ("fft", [0.0, 1, 0, 0], [1, -1j, -1, 1j]),
+                                ("rfft", [0.0, 1, 0, 0], [1, -1j, -1]),
+                                ("fft", [0.0, 0, 1, 0, 0, 0, 0, 0], [1, -1j, -1, 1j] * 2)]:
+        ours, theirs = both((values, (len(values),)))
+        out = getattr(mx.fft, name)(ours)
+        assert out.tolist() == exact
+        assert_same_bits(out, getattr(real_mx.fft, name)(theirs))
+    ours, theirs = both(([1.0, 2.0, 3.0, 4.0], (4,)))
+    assert_same_bits(mx.fft.ifft(mx.fft.fft(ours)), real_mx.fft.ifft(real_mx.fft.fft(theirs)))
+    # impulses of lengths whose plans multiply by twiddle factors at the quarter
+    # turns (not only by a butterfly's exact rotation): a root with a stray 6e-17
+    # shows in the last bit of some of these
+    for n in (12, 16):
+        for position in range(n):
+            ours, theirs = both(([float(k == position) for k in range(n)], (n,)))
+            for name in ("fft", "ifft", "rfft"):
+                assert_same_bits(getattr(mx.fft, name)(ours), getattr(real_mx.fft, name)(theirs))
+
+
+@pytest.mark.mlx
+@needs_mlx
+@pytest.mark.parametrize("n", list(range(1, 65)) + [89, 127, 191])
+def test_every_length_up_to_64_gives_mlxs_bits(n):
+    # 89 and 127: Bluestein for complex lines; 191: for real lines too
+    x, r = both(complexes((3, n))), both(reals((3, n)))
+    half = both(complexes((3, n // 2 + 1)))
+    for name, (ours, theirs), kwargs in [("fft", x, {}), ("ifft", x, {}), ("rfft", r, {}),
+                                         ("irfft", half, {"n": n})]:
+        assert_same_bits(getattr(mx.fft, name)(ours, **kwargs),
+                         getattr(real_mx.fft, name)(theirs, **kwargs))
+
+
+@pytest.mark.mlx
+@needs_mlx
+@pytest.mark.parametrize("name,shape,kwargs", ONE_AXIS + MANY_AXES)
+@pytest.mark.parametrize("kind", ["float32", "complex64"])
+def test_every_axis_and_norm_gives_mlxs_bits(name, shape, kwargs, kind):
+    # the axes in MLX's order, the 1/n scale rounded to float32 and multiplied
+    # in by the first axis's transforms, float32 between the axes
+    data = reals(shape) if kind == "float32" else complexes(shape)
+    ours, theirs = both(data)
+    assert_same_bits(getattr(mx.fft, name)(ours, **kwargs),
+                     getattr(real_mx.fft, name)(theirs, **kwargs))
 
 
 @needs_mlx

@@ -67,6 +67,14 @@ def test_affine_defaults_batches_of_matrices_and_keywords():
 
 
 @needs_mlx
+@pytest.mark.parametrize("mode", ["affine", "mxfp4"])
+def test_quantize_returns_a_list_as_mlx_does(mode):
+    ours, theirs = both(lambda lib: lib.quantize(lib.ones((1, 32)), 32, 4, mode))
+    assert type(theirs) is list and type(ours) is list
+    assert len(ours) == len(theirs)
+
+
+@needs_mlx
 def test_nans_and_infs_are_skipped_as_mlx_kernel_skips_them():
     """MLX's CPU kernel takes a group's max and min with std::max / std::min,
     which pass over nans; an inf makes its group's scale inf."""

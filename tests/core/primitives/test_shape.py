@@ -620,6 +620,8 @@ cases['concat1'] = lambda m: m.concat([A23(m), A23(m)], axis=-1)
 cases['pd'] = lambda m: m.permute_dims(A23(m))
 cases['pd2'] = lambda m: m.permute_dims(m.zeros((1, 2, 3)), (2, 0, 1))
 cases['mt'] = lambda m: m.matrix_transpose(A23(m))
+cases['mt3'] = lambda m: m.matrix_transpose(m.arange(24).reshape(2, 3, 4))  # last two axes only
+cases['mt1'] = lambda m: m.matrix_transpose(m.arange(3))
 cases['cont'] = lambda m: m.contiguous(A23(m).T)
 cases['as1'] = lambda m: m.as_strided(A23(m), (2, 2), (1, 1), 1)
 cases['as2'] = lambda m: m.as_strided(A23(m).T)
