@@ -27,6 +27,7 @@ from .array import array
 from .printing import format_shape
 from .convert import to_array
 from .ops.common import incompatible_arguments
+from .ops.docs import fill, shared_doc
 
 __all__ = [
     "cross_entropy",
@@ -61,6 +62,7 @@ def _check_floating(name, dtype):
         raise ValueError(f"[{name}] Received unsupported type {dtype.name}.")
 
 
+@shared_doc
 def rms_norm(x, weight, eps, *, stream=None):
     """``mx.fast.rms_norm``: each vector along the last axis divided by its root mean square, then multiplied by ``weight``: ``weight * x / sqrt(mean(x**2) + eps)``.
 
@@ -74,7 +76,6 @@ def rms_norm(x, weight, eps, *, stream=None):
     - ``x``: the input, at least 1-D, of a floating type.
     - ``weight``: a 1-D array of ``x.shape[-1]`` scales, or None (no scaling).
     - ``eps``: a float added to the mean square (for numerical safety).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for a 0-d ``x`` (MLX: "[rms_norm] Input must have at
     least 1 dimension but got input with 0 dimensions."), a ``weight`` of the
@@ -101,6 +102,7 @@ def rms_norm(x, weight, eps, *, stream=None):
     return y
 
 
+@shared_doc
 def layer_norm(x, weight, bias, eps, *, stream=None):
     """``mx.fast.layer_norm``: each vector along the last axis normalized to mean 0 and variance 1, then scaled by ``weight`` and shifted by ``bias``.
 
@@ -116,7 +118,6 @@ def layer_norm(x, weight, bias, eps, *, stream=None):
     - ``weight``: a 1-D array of ``x.shape[-1]`` scales, or None.
     - ``bias``: a 1-D array of ``x.shape[-1]`` offsets, or None.
     - ``eps``: a float added to the variance.
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for a 0-d ``x``, a ``weight`` or ``bias`` of the
     wrong rank (MLX: "[layer_norm] weight must have 1 dimension but has 2
@@ -155,6 +156,7 @@ def layer_norm(x, weight, bias, eps, *, stream=None):
     return y
 
 
+@shared_doc
 def rope(a, dims, *, traditional, base, scale, offset, freqs=None, stream=None):
     """``mx.fast.rope``: rotary positional encoding: each pair of the first ``dims`` features of the token at position ``t`` rotated by the angle ``t * theta_i``.
 
@@ -177,7 +179,6 @@ def rope(a, dims, *, traditional, base, scale, offset, freqs=None, stream=None):
     - ``offset``: the position of the first token: an int or an integer array
       of one per example (keyword only).
     - ``freqs``: ``dims / 2`` frequencies to use instead of ``base`` (default None).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for fewer than 3 dimensions (MLX: "[rope] Input must
     have at least 3 dimensions but got input with 2 dimensions."), an odd
@@ -267,6 +268,7 @@ def rope(a, dims, *, traditional, base, scale, offset, freqs=None, stream=None):
     return ops.reshape(ops.concatenate(outs, -1), shape)
 
 
+@shared_doc
 def scaled_dot_product_attention(q, k, v, *, scale, mask=None, sinks=None,
                                  force_fused=False, stream=None):
     """``mx.fast.scaled_dot_product_attention``: attention per head, ``softmax(scale * q @ kᵀ + mask) @ v``.
@@ -292,7 +294,6 @@ def scaled_dot_product_attention(q, k, v, *, scale, mask=None, sinks=None,
     - ``sinks``: None or one logit per query head (default None).
     - ``force_fused``: demand MLX's fused kernel, which the CPU has not: True
       raises, as in MLX (default False).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for inputs that are not 4-D (MLX:
     "[scaled_dot_product_attention] input with shape (1,2) expected to be rank
@@ -395,6 +396,7 @@ def scaled_dot_product_attention(q, k, v, *, scale, mask=None, sinks=None,
     return out
 
 
+@shared_doc
 def cross_entropy(logits, targets, *, stream=None):
     """``mx.fast.cross_entropy``: the cross-entropy loss of each row of ``logits`` against its target class, ``logsumexp(logits, -1) - logits[..., target]``.
 
@@ -407,7 +409,6 @@ def cross_entropy(logits, targets, *, stream=None):
     Arguments:
     - ``logits``: ``(..., C)``, of a floating type.
     - ``targets``: integer class indices of shape ``logits.shape[:-1]``.
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for float targets (MLX: "[cross_entropy] targets
     must be integer class indices but got float32."), targets of another shape
@@ -457,6 +458,7 @@ def _at_step(x, t):
     return ops.squeeze(x[:, t:t + 1], 1)
 
 
+@shared_doc
 def gated_delta_update(q, k, v, gamma, beta, initial_state=None, mask=None, stream=None):
     """``mx.fast.gated_delta_update``: the gated delta rule, a linear-attention recurrence that carries one ``Dv x Dk`` state matrix per value head along the sequence; returns ``[outputs, final_state]``.
 
@@ -496,7 +498,6 @@ def gated_delta_update(q, k, v, gamma, beta, initial_state=None, mask=None, stre
       (default None: zeros).
     - ``mask``: a ``[B, T]`` array, cast to bool: False skips the step
       (default None).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``TypeError`` for an argument that is not an array (MLX's
     "incompatible function arguments" message). MLX checks no ranks and fails
@@ -585,7 +586,7 @@ def _no_gpu(fn, doc):
         raise RuntimeError(f"[{fn}] mx.fast.{fn} needs real MLX's GPU kernels; "
                            "mlxref computes on the CPU in Python and cannot run it.")
     unavailable.__name__ = unavailable.__qualname__ = fn
-    unavailable.__doc__ = doc
+    unavailable.__doc__ = fill(doc, fn)
     return unavailable
 
 
@@ -599,12 +600,7 @@ the function at once, where MLX's CPU build raises one when the kernel is
 called ("[metal_kernel] No Metal back-end.").
 
 Arguments (MLX's; mlxref raises whatever they are):
-- ``name``: the kernel's name.
-- ``input_names``, ``output_names``: the names the source uses for the
-  arrays.
-- ``source``: the body of the kernel.
-- ``header``: code put before the kernel (default "").
-- ``ensure_row_contiguous``: copy inputs to row-major first (default True).
+{kernel_arguments}
 - ``atomic_outputs``: make the outputs atomic (default False).
 - ``compile_options``: passed on to MLX's kernel compilation (default None).
 
@@ -625,12 +621,7 @@ Python: the call raises a ``RuntimeError`` naming the function, as MLX's
 builds without CUDA do ("[cuda_kernel] No CUDA back-end.").
 
 Arguments (MLX's; mlxref raises whatever they are):
-- ``name``: the kernel's name.
-- ``input_names``, ``output_names``: the names the source uses for the
-  arrays.
-- ``source``: the body of the kernel.
-- ``header``: code put before the kernel (default "").
-- ``ensure_row_contiguous``: copy inputs to row-major first (default True).
+{kernel_arguments}
 - ``shared_memory``: bytes of dynamic shared memory (default 0).
 
 Errors: ``RuntimeError`` always.

@@ -31,6 +31,7 @@ from .printing import format_shape
 from .ops.common import astype, broadcast_shapes, incompatible_arguments, to_shape
 from .convert import scalar_or_array
 from .ops.creation import check_dtype
+from .ops.docs import shared_doc
 from .ops.elementwise import (
     abs,
     add,
@@ -186,6 +187,7 @@ def _check_key(key):
         raise ValueError(f"[bits] Expected key shape (2) but received {format_shape(key.shape)}.")
 
 
+@shared_doc
 def bits(shape=(), width=4, key=None, stream=None):
     """``mx.random.bits``: random unsigned integers of ``width`` bytes (4: uint32, 2: uint16, 1: uint8) of the given ``shape``.
 
@@ -195,10 +197,9 @@ def bits(shape=(), width=4, key=None, stream=None):
     example runs on mlxref only.
 
     Arguments:
-    - ``shape``: the output shape (default ``()``).
+    - ``shape``: {random_shape}
     - ``width``: 4, 2 or 1 bytes per number (default 4).
-    - ``key``: the key (default None: the next key of the global sequence).
-    - ``stream``: accepted and ignored (mlxref has one device).
+    - ``key``: {key}
 
     Errors: ``ValueError`` for a negative dimension ("[bits] Negative dimensions
     not allowed."), a bad key (as ``split``'s) or another width ("[bits] Bit
@@ -218,6 +219,7 @@ def bits(shape=(), width=4, key=None, stream=None):
     return make_array(RandomBits(shape, width), [key])
 
 
+@shared_doc
 def split(key, num=2, stream=None):
     """``mx.random.split``: ``num`` new keys made from ``key``, a uint32 array of shape ``(num, 2)``.
 
@@ -228,7 +230,6 @@ def split(key, num=2, stream=None):
     Arguments:
     - ``key``: a key (uint32, shape ``(2,)``).
     - ``num``: how many keys, an int (default 2).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for a key of another dtype (MLX: "[bits] Expected key
     type uint32 but received int32.") or shape (MLX: "[bits] Expected key shape
@@ -279,6 +280,7 @@ def _symmetric_uniform(shape, key):
     return _uniform(low, array(1.0, _dt.float32), shape, _dt.float32, key)
 
 
+@shared_doc
 def uniform(low=0, high=1, shape=(), dtype=_dt.float32, key=None, stream=None):
     """``mx.random.uniform``: numbers drawn uniformly from ``[low, high)``, of the given ``shape`` and ``dtype``.
 
@@ -290,10 +292,9 @@ def uniform(low=0, high=1, shape=(), dtype=_dt.float32, key=None, stream=None):
     Arguments:
     - ``low``: the lower bound, a scalar or an array (default 0).
     - ``high``: the upper bound, a scalar or an array (default 1).
-    - ``shape``: the output shape (default ``()``).
+    - ``shape``: {random_shape}
     - ``dtype``: float32 (default), float16 or bfloat16.
-    - ``key``: the key (default None: the next key of the global sequence).
-    - ``stream``: accepted and ignored (mlxref has one device).
+    - ``key``: {key}
 
     Errors: ``ValueError`` for a dtype that is not a real float (MLX:
     "[uniform] Can only generate uniform numbers with real floating point
@@ -330,6 +331,7 @@ def _complex_normal(shape, loc, scale, key):
     return z
 
 
+@shared_doc
 def normal(shape=(), dtype=_dt.float32, loc=None, scale=None, key=None, stream=None):
     """``mx.random.normal``: numbers drawn from the normal distribution with mean ``loc`` and standard deviation ``scale``.
 
@@ -340,12 +342,11 @@ def normal(shape=(), dtype=_dt.float32, loc=None, scale=None, key=None, stream=N
     gives real and imaginary parts of variance 1/2 each.
 
     Arguments:
-    - ``shape``: the output shape (default ``()``).
+    - ``shape``: {random_shape}
     - ``dtype``: a floating type or complex64 (default float32).
     - ``loc``: the mean, a scalar or an array (default None: 0).
     - ``scale``: the standard deviation, a scalar or an array (default None: 1).
-    - ``key``: the key (default None: the next key of the global sequence).
-    - ``stream``: accepted and ignored (mlxref has one device).
+    - ``key``: {key}
 
     Errors: ``ValueError`` for another dtype (MLX: "[normal] Only floating point
     and complex64 types are supported.").
@@ -412,6 +413,7 @@ def _psd_sqrt(matrix, n):
             for i in range(n) for j in range(n)]
 
 
+@shared_doc
 def multivariate_normal(mean, cov, shape=(), dtype=_dt.float32, key=None, stream=None):
     """``mx.random.multivariate_normal``: vectors drawn from the normal distribution with mean ``mean`` and covariance ``cov``, ``mean + z @ sqrt(cov)`` with ``z`` standard normal.
 
@@ -428,8 +430,7 @@ def multivariate_normal(mean, cov, shape=(), dtype=_dt.float32, key=None, stream
     - ``cov``: ``(..., n, n)``, symmetric positive semi-definite.
     - ``shape``: the batch shape of the samples (default ``()``).
     - ``dtype``: must be float32 (the default).
-    - ``key``: the key (default None: the next key of the global sequence).
-    - ``stream``: accepted and ignored (mlxref has one device).
+    - ``key``: {key}
 
     Errors: ``ValueError`` for another dtype (MLX: "[multivariate_normal] dtype
     must be float32."), a 0-d ``mean``, a ``cov`` of fewer than two dimensions
@@ -474,6 +475,7 @@ def multivariate_normal(mean, cov, shape=(), dtype=_dt.float32, key=None, stream
 # --- integers, booleans, other distributions ----------------------------------------------
 
 
+@shared_doc
 def randint(low, high, shape=(), dtype=_dt.int32, key=None, stream=None):
     """``mx.random.randint``: integers drawn uniformly from ``[low, high)``, of the given ``shape`` and ``dtype``.
 
@@ -484,10 +486,9 @@ def randint(low, high, shape=(), dtype=_dt.int32, key=None, stream=None):
     Arguments:
     - ``low``: the lower bound (included), a scalar or an array.
     - ``high``: the upper bound (excluded), a scalar or an array.
-    - ``shape``: the output shape (default ``()``).
+    - ``shape``: {random_shape}
     - ``dtype``: an integer type or bool (default int32).
-    - ``key``: the key (default None: the next key of the global sequence).
-    - ``stream``: accepted and ignored (mlxref has one device).
+    - ``key``: {key}
 
     Errors: ``ValueError`` for a floating dtype (MLX: "[randint] randint only
     accepts integer dtypes and bool.").
@@ -510,6 +511,7 @@ def randint(low, high, shape=(), dtype=_dt.int32, key=None, stream=None):
     return maximum(minimum(out, top), astype(low, dtype))
 
 
+@shared_doc
 def bernoulli(p=0.5, shape=None, key=None, stream=None):
     """``mx.random.bernoulli``: booleans that are True with probability ``p``.
 
@@ -520,8 +522,7 @@ def bernoulli(p=0.5, shape=None, key=None, stream=None):
     Arguments:
     - ``p``: the probability, a float or a floating array (default 0.5).
     - ``shape``: the output shape (default None: ``p``'s).
-    - ``key``: the key (default None: the next key of the global sequence).
-    - ``stream``: accepted and ignored (mlxref has one device).
+    - ``key``: {key}
 
     Errors: ``ValueError`` for an integer ``p`` (MLX: "[bernoulli] bernoulli
     probability `p` must be a float type.") or a ``p`` that does not broadcast
@@ -549,6 +550,7 @@ def bernoulli(p=0.5, shape=None, key=None, stream=None):
     return res
 
 
+@shared_doc
 def truncated_normal(lower, upper, shape=None, dtype=_dt.float32, key=None, stream=None):
     """``mx.random.truncated_normal``: numbers drawn from the standard normal distribution restricted to ``(lower, upper)``.
 
@@ -561,8 +563,7 @@ def truncated_normal(lower, upper, shape=None, dtype=_dt.float32, key=None, stre
     - ``upper``: the upper bound, a scalar or an array.
     - ``shape``: the output shape (default None: the bounds' broadcast shape).
     - ``dtype``: a floating type (default float32).
-    - ``key``: the key (default None: the next key of the global sequence).
-    - ``stream``: accepted and ignored (mlxref has one device).
+    - ``key``: {key}
 
     Errors: ``ValueError`` for another dtype (MLX: "[trunc_normal] trunc_normal
     only accepts floating point dtypes.").
@@ -594,6 +595,7 @@ def _gumbel(shape, dtype, key):
     return negative(log(negative(log(_unit_uniform(shape, dtype, key)))))
 
 
+@shared_doc
 def gumbel(shape=(), dtype=_dt.float32, key=None, stream=None):
     """``mx.random.gumbel``: numbers drawn from the standard Gumbel distribution, ``-log(-log(u))`` with ``u`` uniform in [0, 1).
 
@@ -601,10 +603,9 @@ def gumbel(shape=(), dtype=_dt.float32, key=None, stream=None):
     ``categorical`` adds it to logits to sample (the Gumbel-max trick).
 
     Arguments:
-    - ``shape``: the output shape (default ``()``).
+    - ``shape``: {random_shape}
     - ``dtype``: float32 (default), float16 or bfloat16.
-    - ``key``: the key (default None: the next key of the global sequence).
-    - ``stream``: accepted and ignored (mlxref has one device).
+    - ``key``: {key}
 
     Errors: ``ValueError`` as ``uniform``'s (MLX: "[uniform] Can only generate
     uniform numbers with real floating point type.").
@@ -620,6 +621,7 @@ def gumbel(shape=(), dtype=_dt.float32, key=None, stream=None):
     return _gumbel(shape, dtype or _dt.float32, key)
 
 
+@shared_doc
 def laplace(shape=(), dtype=_dt.float32, loc=0.0, scale=1.0, key=None, stream=None):
     """``mx.random.laplace``: numbers drawn from the Laplace distribution with location ``loc`` and scale ``scale``.
 
@@ -628,12 +630,11 @@ def laplace(shape=(), dtype=_dt.float32, loc=0.0, scale=1.0, key=None, stream=No
     floats in MLX (rounded to float32).
 
     Arguments:
-    - ``shape``: the output shape (default ``()``).
+    - ``shape``: {random_shape}
     - ``dtype``: a real floating type (default float32).
     - ``loc``: the location, a float (default 0.0).
     - ``scale``: the scale, a float (default 1.0).
-    - ``key``: the key (default None: the next key of the global sequence).
-    - ``stream``: accepted and ignored (mlxref has one device).
+    - ``key``: {key}
 
     Errors: ``ValueError`` for another dtype (MLX: "[laplace] Only real floating
     point types are supported.").
@@ -697,6 +698,7 @@ def _categorical(logits, axis, shape, key):
     return argmax(add(g, logits), offset)
 
 
+@shared_doc
 def categorical(logits, axis=-1, shape=None, num_samples=None, key=None, stream=None):
     """``mx.random.categorical``: class indices (uint32) drawn with probabilities ``softmax(logits)`` along ``axis``.
 
@@ -711,8 +713,7 @@ def categorical(logits, axis=-1, shape=None, num_samples=None, key=None, stream=
     - ``axis``: the axis of the classes (default -1).
     - ``shape``: the output shape (default None).
     - ``num_samples``: the number of samples per distribution (default None).
-    - ``key``: the key (default None: the next key of the global sequence).
-    - ``stream``: accepted and ignored (mlxref has one device).
+    - ``key``: {key}
 
     Errors: ``ValueError`` for both ``shape`` and ``num_samples`` (MLX:
     "[categorical] At most one of shape or num_samples can be specified.") or a
@@ -752,6 +753,7 @@ def categorical(logits, axis=-1, shape=None, num_samples=None, key=None, stream=
     return _categorical(logits, axis, logits.shape[:axis] + logits.shape[axis + 1 :], key)
 
 
+@shared_doc
 def permutation(x, axis=0, key=None, stream=None):
     """``mx.random.permutation``: a random order of ``range(x)``, or of the entries of the array ``x`` along ``axis``.
 
@@ -761,8 +763,7 @@ def permutation(x, axis=0, key=None, stream=None):
     Arguments:
     - ``x``: an int (permute ``0 .. x - 1``) or an array.
     - ``axis``: the axis of the array permuted (default 0).
-    - ``key``: the key (default None: the next key of the global sequence).
-    - ``stream``: accepted and ignored (mlxref has one device).
+    - ``key``: {key}
 
     Errors: ``IndexError`` for an axis out of range (mlxref: "[permutation] Axis
     2 is out of bounds for array with 1 dimensions."; MLX: "SmallVector out of

@@ -2,6 +2,8 @@
 
 Each op validates its arguments with MLX's messages, converts and promotes,
 broadcasts, and builds one lazy node (or composes other ops where MLX does).
+Its docstring says so, with an example; the sentences many ops share are
+written once, in docs.py (``@shared_doc``).
 """
 
 from .common import astype, broadcast_shapes, broadcast_to  # noqa: F401

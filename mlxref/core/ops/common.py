@@ -24,6 +24,7 @@ from ..primitives.base import AsType, StopGradient, make_array
 from ..primitives.creation import Full
 from ..primitives.shape import Broadcast, BroadcastAxes
 from ..transforms.tape import in_dynamic_tracing
+from .docs import shared_doc
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 # mlxref holds an array's elements in one Python list; it stops at this many.
@@ -34,6 +35,7 @@ _INT64 = range(-(2**63), 2**63)
 _ASTYPE = "astype(a: array, dtype: Dtype, /, *, stream: StreamOrDevice = None) -> array"
 
 
+@shared_doc
 def astype(a, dtype, /, *, stream=None):
     """``mx.astype``: ``a``'s values converted to ``dtype``.
 
@@ -44,7 +46,6 @@ def astype(a, dtype, /, *, stream=None):
     Arguments:
     - ``a``: the array.
     - ``dtype``: the target Dtype (``mx.int32``...).
-    - ``stream``: accepted; changes nothing (mlxref/core/device.py).
 
     Errors: ``TypeError`` ("astype(): incompatible function arguments") when
     ``a`` is not an array or ``dtype`` not a Dtype (a string is not one).
@@ -137,6 +138,7 @@ _BROADCAST_TO = (
 )
 
 
+@shared_doc
 def broadcast_to(a, /, shape, *, stream=None):
     """``mx.broadcast_to``: ``a`` expanded to ``shape``: new leading axes and its size-1 axes repeat its elements.
 
@@ -146,7 +148,6 @@ def broadcast_to(a, /, shape, *, stream=None):
     Arguments:
     - ``a``: an array or a Python scalar.
     - ``shape``: the target shape, which ``a``'s shape must broadcast to.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` when ``a`` does not broadcast to ``shape`` (MLX:
     "[broadcast_shapes] Shapes (2) and (3) cannot be broadcast.") or for a

@@ -20,6 +20,7 @@ from . import creation as _creation
 from . import elementwise as _ew
 from . import reduction as _reduction
 from .common import incompatible_arguments
+from .docs import shared_doc
 
 __all__ = [
     "array_equal", "allclose", "isclose", "isnan", "isinf", "isfinite", "isposinf",
@@ -48,6 +49,7 @@ def _exact_only(a):
     return not a.dtype.is_inexact
 
 
+@shared_doc
 def array_equal(a, b, /, *, equal_nan=False, stream=None):
     """``mx.array_equal``: a 0-d bool, True when ``a`` and ``b`` have one shape and equal elements.
 
@@ -60,11 +62,9 @@ def array_equal(a, b, /, *, equal_nan=False, stream=None):
     - ``a``, ``b``: arrays or Python scalars.
     - ``equal_nan``: a bool (default False); True counts two nans as equal (for float
       and complex dtypes).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``TypeError`` when ``equal_nan`` is not a bool (MLX: "array_equal():
-    incompatible function arguments. ..."); ``ValueError`` for a list or a string (MLX:
-    "Invalid type list received in array initialization.").
+    incompatible function arguments. ..."); ``ValueError`` {not_an_array}.
 
     >>> mx.array_equal(mx.array([1, 2, 3]), mx.array([1.0, 2.0, 3.0]))
     array(True, dtype=bool)
@@ -90,6 +90,7 @@ def _check_close_args(name, a, b, rtol, atol, equal_nan):
         raise incompatible_arguments(_SIGNATURES[name], (a, b), kwargs)
 
 
+@shared_doc
 def isclose(a, b, /, rtol=1e-5, atol=1e-8, *, equal_nan=False, stream=None):
     """``mx.isclose``: True where ``|a - b| <= atol + rtol * |b|``, elementwise, as a bool array.
 
@@ -101,16 +102,9 @@ def isclose(a, b, /, rtol=1e-5, atol=1e-8, *, equal_nan=False, stream=None):
     scales ``|b|``.
 
     Arguments:
-    - ``a``, ``b``: arrays (MLX takes no Python scalar here).
-    - ``rtol``: the relative tolerance, a float (default 1e-05).
-    - ``atol``: the absolute tolerance, a float (default 1e-08).
-    - ``equal_nan``: a bool (default False); True makes two nans close.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    {close_arguments}
 
-    Errors: ``TypeError`` when ``a`` or ``b`` is not an array, a tolerance not a number
-    or ``equal_nan`` not a bool (MLX: "isclose(): incompatible function arguments.
-    ..."); ``ValueError`` when the shapes do not broadcast ("[broadcast_shapes] Shapes
-    (2) and (3) cannot be broadcast.").
+    Errors: {close_errors}.
 
     >>> mx.isclose(mx.array([1.0, 2.0, mx.inf, mx.nan]), mx.array([1.000001, 2.1, mx.inf, mx.nan]))
     array([True, False, True, False], dtype=bool)
@@ -131,6 +125,7 @@ def isclose(a, b, /, rtol=1e-5, atol=1e-8, *, equal_nan=False, stream=None):
     return out
 
 
+@shared_doc
 def allclose(a, b, /, rtol=1e-5, atol=1e-8, *, equal_nan=False, stream=None):
     """``mx.allclose``: a 0-d bool, True when ``isclose(a, b)`` holds for every element.
 
@@ -138,16 +133,9 @@ def allclose(a, b, /, rtol=1e-5, atol=1e-8, *, equal_nan=False, stream=None):
     broadcasting, reduced to one answer.
 
     Arguments:
-    - ``a``, ``b``: arrays (MLX takes no Python scalar here).
-    - ``rtol``: the relative tolerance, a float (default 1e-05).
-    - ``atol``: the absolute tolerance, a float (default 1e-08).
-    - ``equal_nan``: a bool (default False); True makes two nans close.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    {close_arguments}
 
-    Errors: ``TypeError`` when ``a`` or ``b`` is not an array, a tolerance not a number
-    or ``equal_nan`` not a bool (MLX: "allclose(): incompatible function arguments.
-    ..."); ``ValueError`` when the shapes do not broadcast ("[broadcast_shapes] Shapes
-    (2) and (3) cannot be broadcast.").
+    Errors: {close_errors}.
 
     >>> mx.allclose(mx.array([1.0, 2.0]), mx.array([1.0, 2.00001]))
     array(True, dtype=bool)
@@ -158,6 +146,7 @@ def allclose(a, b, /, rtol=1e-5, atol=1e-8, *, equal_nan=False, stream=None):
     return _reduction.all(isclose(a, b, rtol, atol, equal_nan=equal_nan))
 
 
+@shared_doc
 def isnan(a, /, *, stream=None):
     """``mx.isnan``: True where an element of ``a`` is nan, as a bool array.
 
@@ -167,10 +156,8 @@ def isnan(a, /, *, stream=None):
 
     Arguments:
     - ``a``: an array or a Python scalar.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.isnan(mx.array([1.0, mx.nan, mx.inf]))
     array([False, True, False], dtype=bool)
@@ -181,6 +168,7 @@ def isnan(a, /, *, stream=None):
     return _ew.not_equal(a, a)
 
 
+@shared_doc
 def isinf(a, /, *, stream=None):
     """``mx.isinf``: True where an element of ``a`` is +inf or -inf, as a bool array.
 
@@ -189,10 +177,8 @@ def isinf(a, /, *, stream=None):
 
     Arguments:
     - ``a``: an array or a Python scalar.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.isinf(mx.array([1.0, mx.nan, mx.inf, -mx.inf]))
     array([False, False, True, True], dtype=bool)
@@ -205,6 +191,7 @@ def isinf(a, /, *, stream=None):
     return _ew.logical_or(isposinf(a), isneginf(a))
 
 
+@shared_doc
 def isfinite(a, /, *, stream=None):
     """``mx.isfinite``: True where an element of ``a`` is neither inf nor nan, as a bool array.
 
@@ -212,10 +199,8 @@ def isfinite(a, /, *, stream=None):
 
     Arguments:
     - ``a``: an array or a Python scalar.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.isfinite(mx.array([1.0, mx.nan, mx.inf, -mx.inf]))
     array([True, False, False, False], dtype=bool)
@@ -234,6 +219,7 @@ def _equals_infinity(a, value):
     return _ew.equal(a, array(value, a.dtype))
 
 
+@shared_doc
 def isposinf(a, /, *, stream=None):
     """``mx.isposinf``: True where an element of ``a`` is +inf, as a bool array.
 
@@ -242,10 +228,8 @@ def isposinf(a, /, *, stream=None):
 
     Arguments:
     - ``a``: an array or a Python scalar.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.isposinf(mx.array([1.0, mx.nan, mx.inf, -mx.inf]))
     array([False, False, True, False], dtype=bool)
@@ -253,6 +237,7 @@ def isposinf(a, /, *, stream=None):
     return _equals_infinity(a, math.inf)
 
 
+@shared_doc
 def isneginf(a, /, *, stream=None):
     """``mx.isneginf``: True where an element of ``a`` is -inf, as a bool array.
 
@@ -261,10 +246,8 @@ def isneginf(a, /, *, stream=None):
 
     Arguments:
     - ``a``: an array or a Python scalar.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.isneginf(mx.array([1.0, mx.nan, mx.inf, -mx.inf]))
     array([False, False, False, True], dtype=bool)
@@ -272,6 +255,7 @@ def isneginf(a, /, *, stream=None):
     return _equals_infinity(a, -math.inf)
 
 
+@shared_doc
 def nan_to_num(a, nan=0.0, posinf=None, neginf=None, *, stream=None):
     """``mx.nan_to_num``: ``a`` with each nan, +inf and -inf replaced by a finite number.
 
@@ -286,12 +270,10 @@ def nan_to_num(a, nan=0.0, posinf=None, neginf=None, *, stream=None):
     - ``nan``: the value for nan, a float (default 0).
     - ``posinf``: the value for +inf (default: the dtype's largest finite value).
     - ``neginf``: the value for -inf (default: the dtype's lowest finite value).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for float64 and complex64 (MLX: "[nan_to_num] Does not yet
-    support given type: float64.") and for a list or a string ("Invalid type list
-    received in array initialization."); ``TypeError`` when a replacement is not a
-    number ("nan_to_num(): incompatible function arguments. ...").
+    support given type: float64.") and {not_an_array}; ``TypeError`` when a replacement
+    is not a number ("nan_to_num(): incompatible function arguments. ...").
 
     >>> mx.nan_to_num(mx.array([1.0, mx.nan, mx.inf, -mx.inf]))
     array([1, 0, 3.40282e+38, -3.40282e+38], dtype=float32)

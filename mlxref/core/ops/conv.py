@@ -18,6 +18,7 @@ from ..printing import format_shape
 from ..primitives.base import make_array
 from ..primitives.conv import Convolution, conv_out_shape
 from .common import INT32_MAX, INT32_MIN, incompatible_arguments
+from .docs import shared_doc
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_general", "conv_transpose1d",
            "conv_transpose2d", "conv_transpose3d"]
@@ -127,6 +128,7 @@ def conv_general_impl(x, w, stride, padding_lo, padding_hi, kernel_dilation,
     return make_array(node, [x, w])
 
 
+@shared_doc
 def conv_general(input, weight, /, stride=1, padding=0, kernel_dilation=1, input_dilation=1,
                  groups=1, flip=False, *, stream=None):
     """``mx.conv_general``: a convolution over 1 to 3 spatial axes with every option of MLX's ``Convolution``.
@@ -156,7 +158,6 @@ def conv_general(input, weight, /, stride=1, padding=0, kernel_dilation=1, input
     - ``groups``: the number of channel groups, each convolved with its own
       ``C_out / groups`` kernels (default 1; only in 1-D and 2-D).
     - ``flip``: turn the kernel around along its spatial axes (default False).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for an input that is not floating (MLX: "[conv]
     Invalid input array with type int32. Convolution currently only supports
@@ -253,6 +254,7 @@ def _conv_transpose(name, n, input, weight, stride, padding, dilation, output_pa
     return conv_general_impl(input, weight, [1] * n, lo, hi, dilation, stride, groups, True)
 
 
+@shared_doc
 def conv1d(input, weight, /, stride=1, padding=0, dilation=1, groups=1, *, stream=None):
     """``mx.conv1d``: slide each kernel along the one spatial axis of a channels-last batch and sum its products with the input.
 
@@ -271,7 +273,6 @@ def conv1d(input, weight, /, stride=1, padding=0, dilation=1, groups=1, *, strea
     - ``dilation``: the spacing between kernel taps (default 1).
     - ``groups``: split the channels into this many groups, each with its own
       ``C_out / groups`` kernels (default 1).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` when the input is not floating (MLX: "[conv]
     Invalid input array with type int32. Convolution currently only supports
@@ -289,6 +290,7 @@ def conv1d(input, weight, /, stride=1, padding=0, dilation=1, groups=1, *, strea
     return _conv("conv1d", 1, input, weight, stride, padding, dilation, groups)
 
 
+@shared_doc
 def conv2d(input, weight, /, stride=1, padding=0, dilation=1, groups=1, *, stream=None):
     """``mx.conv2d``: slide each kernel over the two spatial axes of a channels-last batch and sum its products with the input.
 
@@ -304,7 +306,6 @@ def conv2d(input, weight, /, stride=1, padding=0, dilation=1, groups=1, *, strea
     - ``dilation``: the spacing between kernel taps: an int or a pair (default 1).
     - ``groups``: split the channels into this many groups, each with its own
       ``C_out / groups`` kernels (default 1).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` as ``conv1d``'s, e.g. input channels that the groups
     do not divide (MLX: "[conv] The input channels must be divisible by the
@@ -318,6 +319,7 @@ def conv2d(input, weight, /, stride=1, padding=0, dilation=1, groups=1, *, strea
     return _conv("conv2d", 2, input, weight, stride, padding, dilation, groups)
 
 
+@shared_doc
 def conv3d(input, weight, /, stride=1, padding=0, dilation=1, groups=1, *, stream=None):
     """``mx.conv3d``: slide each kernel over the three spatial axes of a channels-last batch and sum its products with the input.
 
@@ -332,7 +334,6 @@ def conv3d(input, weight, /, stride=1, padding=0, dilation=1, groups=1, *, strea
     - ``padding``: zeros on both sides of each axis: an int or a triple (default 0).
     - ``dilation``: the spacing between kernel taps: an int or a triple (default 1).
     - ``groups``: must be 1: MLX groups only 1-D and 2-D convolutions.
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` as ``conv1d``'s, and for ``groups`` other than 1
     (MLX: "[conv] Can only handle groups != 1 in 1D or 2D convolutions.").
@@ -344,6 +345,7 @@ def conv3d(input, weight, /, stride=1, padding=0, dilation=1, groups=1, *, strea
     return _conv("conv3d", 3, input, weight, stride, padding, dilation, groups)
 
 
+@shared_doc
 def conv_transpose1d(input, weight, /, stride=1, padding=0, dilation=1, output_padding=0,
                      groups=1, *, stream=None):
     """``mx.conv_transpose1d``: the transposed convolution (the input-gradient of ``conv1d``): each input element adds a scaled copy of the kernel to the output, copies ``stride`` apart.
@@ -361,7 +363,6 @@ def conv_transpose1d(input, weight, /, stride=1, padding=0, dilation=1, output_p
     - ``dilation``: the spacing between kernel taps (default 1).
     - ``output_padding``: positions added at the end (default 0).
     - ``groups``: channel groups, as in ``conv1d`` (default 1).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` as ``conv1d``'s (MLX's "[conv] ..." messages).
 
@@ -374,6 +375,7 @@ def conv_transpose1d(input, weight, /, stride=1, padding=0, dilation=1, output_p
                            output_padding, groups)
 
 
+@shared_doc
 def conv_transpose2d(input, weight, /, stride=1, padding=0, dilation=1, output_padding=0,
                      groups=1, *, stream=None):
     """``mx.conv_transpose2d``: the transposed convolution (the input-gradient of ``conv2d``): each input element adds a scaled copy of the kernel to the output, copies ``stride`` apart along each axis.
@@ -392,7 +394,6 @@ def conv_transpose2d(input, weight, /, stride=1, padding=0, dilation=1, output_p
     - ``output_padding``: positions added at the end of each axis: an int or a
       pair (default 0).
     - ``groups``: channel groups, as in ``conv2d`` (default 1).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` as ``conv2d``'s (MLX's "[conv] ..." messages).
 
@@ -406,6 +407,7 @@ def conv_transpose2d(input, weight, /, stride=1, padding=0, dilation=1, output_p
                            output_padding, groups)
 
 
+@shared_doc
 def conv_transpose3d(input, weight, /, stride=1, padding=0, dilation=1, output_padding=0,
                      groups=1, *, stream=None):
     """``mx.conv_transpose3d``: the transposed convolution (the input-gradient of ``conv3d``): each input element adds a scaled copy of the kernel to the output, copies ``stride`` apart along each axis.
@@ -424,7 +426,6 @@ def conv_transpose3d(input, weight, /, stride=1, padding=0, dilation=1, output_p
     - ``output_padding``: positions added at the end of each axis: an int or a
       triple (default 0).
     - ``groups``: must be 1, as in ``conv3d``.
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` as ``conv3d``'s, e.g. ``groups`` other than 1 (MLX:
     "[conv] Can only handle groups != 1 in 1D or 2D convolutions.").

@@ -32,6 +32,7 @@ from .common import (
     plain_ints,
     to_shape,
 )
+from .docs import shared_doc
 from .elementwise import add, divide, equal, greater_equal, multiply, subtract, where
 
 __all__ = [
@@ -106,6 +107,7 @@ def _full(shape, vals):
     return make_array(Full(), [broadcast_to(vals, shape)])
 
 
+@shared_doc
 def full(shape, vals, dtype=None, *, stream=None):
     """``mx.full``: an array of ``shape`` with every element equal to ``vals`` (a scalar, or an array broadcast to ``shape``).
 
@@ -119,12 +121,10 @@ def full(shape, vals, dtype=None, *, stream=None):
     - ``shape``: an int or a sequence of ints.
     - ``vals``: a Python scalar or an array (its dtype wins, see above).
     - ``dtype``: the dtype a Python scalar is converted to (default: the scalar's own: int32, float32 or bool).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
-    Errors: ``ValueError`` for a negative dimension (MLX: "[full] Negative
-    dimensions not allowed."), for ``vals`` that does not broadcast to ``shape``
-    ("[broadcast_shapes] Shapes (3) and (2) cannot be broadcast.") and for a list
-    ``vals`` ("Invalid type list received in array initialization.").
+    Errors: ``ValueError`` {negative_dims}, for ``vals`` that does not broadcast to
+    ``shape`` ("[broadcast_shapes] Shapes (3) and (2) cannot be broadcast.") and for a
+    list ``vals`` ("Invalid type list received in array initialization.").
 
     >>> mx.full((2, 2), 7)
     array([[7, 7],
@@ -139,6 +139,7 @@ def full(shape, vals, dtype=None, *, stream=None):
     return _full(shape, scalar_or_array(vals, dtype))
 
 
+@shared_doc
 def zeros(shape, dtype=_dt.float32, *, stream=None):
     """``mx.zeros`` (also ``mx.empty``): an array of ``shape`` filled with zeros.
 
@@ -146,12 +147,9 @@ def zeros(shape, dtype=_dt.float32, *, stream=None):
     uninitialised, and mlxref fills it with zeros. Composed as ``full(shape, 0)``.
 
     Arguments:
-    - ``shape``: an int or a sequence of ints (``()`` for a 0-d array).
-    - ``dtype``: the element type (default: float32).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    {fill_arguments}
 
-    Errors: ``ValueError`` for a negative dimension (MLX: "[full] Negative
-    dimensions not allowed."); ``TypeError`` when ``dtype`` is not a Dtype.
+    Errors: {fill_errors}.
 
     >>> mx.zeros((2, 3))
     array([[0, 0, 0],
@@ -165,18 +163,16 @@ def zeros(shape, dtype=_dt.float32, *, stream=None):
     return _full(to_shape(shape, sig, (shape, dtype)), array(0, dtype))
 
 
+@shared_doc
 def ones(shape, dtype=_dt.float32, *, stream=None):
     """``mx.ones``: an array of ``shape`` filled with ones.
 
     Composed as ``full(shape, 1)`` in ``dtype``.
 
     Arguments:
-    - ``shape``: an int or a sequence of ints (``()`` for a 0-d array).
-    - ``dtype``: the element type (default: float32).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    {fill_arguments}
 
-    Errors: ``ValueError`` for a negative dimension (MLX: "[full] Negative
-    dimensions not allowed."); ``TypeError`` when ``dtype`` is not a Dtype.
+    Errors: {fill_errors}.
 
     >>> mx.ones((2, 2), mx.bool_)
     array([[True, True],
@@ -188,6 +184,7 @@ def ones(shape, dtype=_dt.float32, *, stream=None):
     return _full(to_shape(shape, sig, (shape, dtype)), array(1, dtype))
 
 
+@shared_doc
 def zeros_like(a, /, dtype=None, *, stream=None):
     """``mx.zeros_like`` (also ``mx.empty_like``): an array of zeros with ``a``'s shape, in ``a``'s dtype unless ``dtype`` is given.
 
@@ -195,12 +192,10 @@ def zeros_like(a, /, dtype=None, *, stream=None):
     uninitialised).
 
     Arguments:
-    - ``a``: the array whose shape (and dtype) is used; its values are not read.
-    - ``dtype``: the element type (default: ``a.dtype``).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {like_a}
+    - ``dtype``: {like_dtype}
 
-    Errors: ``TypeError`` ("zeros_like(): incompatible function arguments") when
-    ``a`` is not an array (a list is not converted).
+    Errors: {like_errors}.
 
     >>> mx.zeros_like(mx.array([1, 2, 3]))
     array([0, 0, 0], dtype=int32)
@@ -212,16 +207,15 @@ def zeros_like(a, /, dtype=None, *, stream=None):
     return filled_like(a, array(0, dtype or a.dtype))
 
 
+@shared_doc
 def ones_like(a, /, dtype=None, *, stream=None):
     """``mx.ones_like``: an array of ones with ``a``'s shape, in ``a``'s dtype unless ``dtype`` is given.
 
     Arguments:
-    - ``a``: the array whose shape (and dtype) is used; its values are not read.
-    - ``dtype``: the element type (default: ``a.dtype``).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {like_a}
+    - ``dtype``: {like_dtype}
 
-    Errors: ``TypeError`` ("ones_like(): incompatible function arguments") when
-    ``a`` is not an array.
+    Errors: {like_errors}.
 
     >>> mx.ones_like(mx.array([1.5, 2]), mx.int32)
     array([1, 1], dtype=int32)
@@ -238,6 +232,7 @@ empty = zeros
 empty_like = zeros_like
 
 
+@shared_doc
 def full_like(a, /, vals, dtype=None, *, stream=None):
     """``mx.full_like``: an array with ``a``'s shape filled with ``vals``, in ``dtype`` (default: ``a``'s dtype).
 
@@ -246,14 +241,13 @@ def full_like(a, /, vals, dtype=None, *, stream=None):
     float fill of an integer array is truncated.
 
     Arguments:
-    - ``a``: the array whose shape (and dtype) is used; its values are not read.
+    - ``a``: {like_a}
     - ``vals``: a Python scalar, or an array that broadcasts to ``a``'s shape.
-    - ``dtype``: the element type (default: ``a.dtype``).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``dtype``: {like_dtype}
 
-    Errors: ``ValueError`` when ``vals`` does not broadcast with ``a`` (MLX:
-    "[broadcast_shapes] Shapes (2) and (3) cannot be broadcast.") or is a list
-    ("Invalid type list received in array initialization.").
+    Errors: {like_errors}; ``ValueError`` when ``vals`` does not broadcast with ``a``
+    (MLX: "[broadcast_shapes] Shapes (2) and (3) cannot be broadcast.") or is a list
+    (MLX: "Invalid type list received in array initialization.").
 
     >>> mx.full_like(mx.array([1, 2, 3]), 2.5)
     array([2, 2, 2], dtype=int32)
@@ -291,6 +285,7 @@ def typed_arange(start, stop, step, dtype):
     return make_array(Arange(start, stop, step, dtype), [])
 
 
+@shared_doc
 def arange(*args, stream=None, **kwargs):
     """``mx.arange``: the numbers ``start, start + step, ...`` up to but excluding ``stop``, as a 1-D array.
 
@@ -308,7 +303,6 @@ def arange(*args, stream=None, **kwargs):
     - ``step``: the distance between numbers, positive or negative (default: 1).
     - ``dtype``: the element type (default: int32 when every number given is
       an int (int64 if one does not fit int32), float32 when one is a float).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for a zero step (MLX: "[arange] step must be
     nonzero."), an infinite or nan bound ("[arange] Cannot compute length."), a
@@ -359,6 +353,7 @@ def _as_number(value, signature, args):
     raise incompatible_arguments(signature, args)
 
 
+@shared_doc
 def linspace(start, stop, num=50, endpoint=True, dtype=_dt.float32, stream=None):
     """``mx.linspace``: ``num`` evenly spaced numbers from ``start`` to ``stop`` (``stop`` included unless ``endpoint`` is False).
 
@@ -371,8 +366,7 @@ def linspace(start, stop, num=50, endpoint=True, dtype=_dt.float32, stream=None)
     - ``stop``: the last number, or the end of the range without ``endpoint``.
     - ``num``: how many numbers (default: 50).
     - ``endpoint``: whether ``stop`` is the last number (default: True).
-    - ``dtype``: the element type (default: float32).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``dtype``: {float32_dtype}
 
     Errors: ``ValueError`` for a negative ``num`` (MLX: "[linspace] number of
     samples, -1, must be non-negative."); ``TypeError`` for a ``num`` that is
@@ -416,6 +410,7 @@ def _tri(n, m, k, dtype):
     return astype(greater_equal(rows, cols), dtype)
 
 
+@shared_doc
 def tri(n, m=None, k=0, dtype=None, *, stream=None):
     """``mx.tri``: an ``n`` x ``m`` array with ones at and below diagonal ``k`` and zeros above it.
 
@@ -425,9 +420,8 @@ def tri(n, m=None, k=0, dtype=None, *, stream=None):
     Arguments:
     - ``n``: the number of rows.
     - ``m``: the number of columns (default: ``n``).
-    - ``k``: the diagonal: 0 the main one, positive above it, negative below (default: 0).
-    - ``dtype``: the element type (default: float32).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``k``: the diagonal: {diagonals}
+    - ``dtype``: {float32_dtype}
 
     Errors: ``TypeError`` ("tri(): incompatible function arguments") when ``n``,
     ``m`` or ``k`` is not an int.
@@ -464,6 +458,7 @@ def _triangle(x, k, name):
     return where(_tri(n, m, k - 1, _dt.bool_), zero, x)
 
 
+@shared_doc
 def tril(x, k=0, *, stream=None):
     """``mx.tril``: ``x`` with the elements above diagonal ``k`` of its last two axes set to zero.
 
@@ -471,8 +466,7 @@ def tril(x, k=0, *, stream=None):
 
     Arguments:
     - ``x``: an array of at least two dimensions.
-    - ``k``: the last diagonal kept: 0 the main one, positive above it, negative below (default: 0).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``k``: the last diagonal kept: {diagonals}
 
     Errors: ``ValueError`` for fewer than two dimensions (MLX: "[tril] array
     must be at least 2-D"); ``TypeError`` when ``k`` is not an int.
@@ -486,6 +480,7 @@ def tril(x, k=0, *, stream=None):
     return _triangle(x, k, "tril")
 
 
+@shared_doc
 def triu(x, k=0, *, stream=None):
     """``mx.triu``: ``x`` with the elements below diagonal ``k`` of its last two axes set to zero.
 
@@ -494,8 +489,7 @@ def triu(x, k=0, *, stream=None):
 
     Arguments:
     - ``x``: an array of at least two dimensions.
-    - ``k``: the first diagonal kept: 0 the main one, positive above it, negative below (default: 0).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``k``: the first diagonal kept: {diagonals}
 
     Errors: ``ValueError`` for fewer than two dimensions (MLX: "[triu] array
     must be at least 2-D"); ``TypeError`` when ``k`` is not an int.
@@ -524,6 +518,7 @@ def _eye(n, m, k, dtype):
     return astype(equal(rows, columns), dtype)
 
 
+@shared_doc
 def eye(n, m=None, k=0, dtype=_dt.float32, *, stream=None):
     """``mx.eye``: an ``n`` x ``m`` matrix with ones on diagonal ``k`` and zeros elsewhere.
 
@@ -534,9 +529,8 @@ def eye(n, m=None, k=0, dtype=_dt.float32, *, stream=None):
     Arguments:
     - ``n``: the number of rows.
     - ``m``: the number of columns (default: ``n``).
-    - ``k``: the diagonal: 0 the main one, positive above it, negative below (default: 0).
-    - ``dtype``: the element type (default: float32).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``k``: the diagonal: {diagonals}
+    - ``dtype``: {float32_dtype}
 
     Errors: ``ValueError`` for a negative size (MLX: "[eye] N and M must be
     positive integers."); ``TypeError`` when ``n``, ``m`` or ``k`` is not an int.
@@ -554,13 +548,13 @@ def eye(n, m=None, k=0, dtype=_dt.float32, *, stream=None):
     return _eye(int(n), int(n if m is None else m), int(k), dtype or _dt.float32)
 
 
+@shared_doc
 def identity(n, dtype=_dt.float32, *, stream=None):
     """``mx.identity``: the ``n`` x ``n`` identity matrix (``eye(n)``).
 
     Arguments:
     - ``n``: the number of rows and columns.
-    - ``dtype``: the element type (default: float32).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``dtype``: {float32_dtype}
 
     Errors: ``ValueError`` for a negative ``n`` (MLX: "[eye] N and M must be
     positive integers.").

@@ -19,6 +19,7 @@ from .. import dtypes as _dt
 from ..array import array
 from .common import INT32_MAX, INT32_MIN, astype, incompatible_arguments, plain_ints
 from .creation import arange, zeros
+from .docs import shared_doc
 from .indexing import gather, scatter
 from .reduction import sum as _sum
 from .shape import moveaxis, reshape, squeeze
@@ -68,6 +69,7 @@ def _diagonal_axes(op, a, axis1, axis2):
     return axes
 
 
+@shared_doc
 def diagonal(a, offset=0, axis1=0, axis2=1, stream=None):
     """``mx.diagonal``: the elements ``a[..., i, ..., i + offset, ...]`` on the diagonal of each 2-D slice over ``axis1`` and ``axis2``, as a new last axis.
 
@@ -81,7 +83,6 @@ def diagonal(a, offset=0, axis1=0, axis2=1, stream=None):
     - ``offset``: the diagonal's offset from the main one (default: 0).
     - ``axis1``: the axis of the first index (default: 0).
     - ``axis2``: the axis of the second index (default: 1).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for fewer than two dimensions (MLX: "[diagonal] Array
     must have at least two dimensions, but got 1 dimensions.") or the same axis
@@ -107,6 +108,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1, stream=None):
     return moveaxis(squeeze(out, (ax1 + 1, ax2 + 1)), 0, -1)
 
 
+@shared_doc
 def diag(a, /, k=0, *, stream=None):
     """``mx.diag``: a 1-D ``a`` placed on diagonal ``k`` of a square matrix of zeros, or the diagonal ``k`` of a 2-D ``a``.
 
@@ -115,8 +117,7 @@ def diag(a, /, k=0, *, stream=None):
 
     Arguments:
     - ``a``: a 1-D or 2-D array.
-    - ``k``: the diagonal: 0 the main one, positive above it, negative below (default: 0).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``k``: the diagonal: {diagonals}
 
     Errors: ``ValueError`` for another number of dimensions (MLX: "[diag] array
     must be 1-D or 2-D, got array with 3 dimensions.").
@@ -144,6 +145,7 @@ def diag(a, /, k=0, *, stream=None):
     raise ValueError(f"[diag] array must be 1-D or 2-D, got array with {a.ndim} dimensions.")
 
 
+@shared_doc
 def trace(a, /, offset=0, axis1=0, axis2=1, dtype=None, *, stream=None):
     """``mx.trace``: the sum of the diagonal at ``offset`` of each 2-D slice of ``a`` over ``axis1`` and ``axis2``.
 
@@ -157,7 +159,6 @@ def trace(a, /, offset=0, axis1=0, axis2=1, dtype=None, *, stream=None):
     - ``axis1``: the axis of the first index (default: 0).
     - ``axis2``: the axis of the second index (default: 1).
     - ``dtype``: the dtype the diagonal is cast to before the sum (default: ``a``'s).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: those of ``diagonal``, named for trace (MLX: "[trace] Array must
     have at least two dimensions, but got 1 dimensions.").

@@ -38,6 +38,7 @@ from ..array import array
 from ..printing import format_shape
 from .common import broadcast_to, incompatible_arguments
 from .creation import arange
+from .docs import shared_doc
 from .elementwise import multiply
 from .indexing import gather
 from .linalg import matmul
@@ -457,6 +458,7 @@ def _naive_step(terms, output, positions, operands):
     return transpose(out, reorder)
 
 
+@shared_doc
 def einsum(subscripts, *operands, stream=None):
     """``mx.einsum``: the Einstein summation of the ``operands`` that ``subscripts`` describes: products of their elements for each assignment of the letters, summed over the letters missing from the output.
 
@@ -473,7 +475,6 @@ def einsum(subscripts, *operands, stream=None):
     Arguments:
     - ``subscripts``: the equation, a string.
     - ``operands``: the arrays, one per comma-separated input term.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for a count of operands that does not match (MLX:
     "[einsum] Number of operands, 1, does not match number of input subscripts,

@@ -11,6 +11,10 @@ converts one at a time. The primitives they build are in
 Each op's docstring says what it computes, its arguments and the errors MLX
 raises for bad ones, and ends with an example whose output is MLX 0.32.4's
 (``python -m mlxref.manual.examples`` runs them on mlxref, ``--mlx`` on MLX).
+What many ops say alike (how two operands broadcast and promote, the errors
+for a list or an int that does not fit, what ``stream`` does) is written once
+in docs.py: a docstring names it as ``{operands}``..., and ``@shared_doc``
+fills it in.
 """
 
 import copy
@@ -39,6 +43,7 @@ from .common import (
     incompatible_arguments,
     plain_ints,
 )
+from .docs import shared_doc
 
 __all__ = [
     "abs", "negative", "sign", "square", "sqrt", "rsqrt", "reciprocal", "exp", "expm1",
@@ -76,6 +81,7 @@ def _real_only(name, a):
     return a
 
 
+@shared_doc
 def abs(a, /, *, stream=None):
     """``mx.abs``: the absolute value of each element of ``a``; of a complex number, its modulus.
 
@@ -83,11 +89,9 @@ def abs(a, /, *, stream=None):
     -128), except that complex64 gives float32. Bools come back as they are.
 
     Arguments:
-    - ``a``: an array or a Python scalar; the result has its dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {same_dtype_operand}
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.abs(mx.array([-1.5, 0.0, 2.0]))
     array([1.5, 0, 2], dtype=float32)
@@ -100,18 +104,17 @@ def abs(a, /, *, stream=None):
     return astype(out, _dt.float32) if a.dtype is _dt.complex64 else out
 
 
+@shared_doc
 def negative(a, /, *, stream=None):
     """``mx.negative``: ``-a``, each element's sign flipped.
 
     Integers wrap (``-(-128)`` in int8 is -128, unsigned ones wrap modulo their range).
 
     Arguments:
-    - ``a``: an array or a Python scalar; the result has its dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {same_dtype_operand}
 
     Errors: ``ValueError`` for a bool array (MLX: "[negative] Not supported for bool,
-    use logical_not instead.") and for a list or a string ("Invalid type list received
-    in array initialization.").
+    use logical_not instead.") and {not_an_array}.
 
     >>> mx.negative(mx.array([1, -2, 0]))
     array([-1, 2, 0], dtype=int32)
@@ -122,6 +125,7 @@ def negative(a, /, *, stream=None):
     return _unary(P.Negative(), a)
 
 
+@shared_doc
 def sign(a, /, *, stream=None):
     """``mx.sign``: -1, 0 or 1 for each element of ``a`` as it is negative, zero or positive.
 
@@ -129,11 +133,9 @@ def sign(a, /, *, stream=None):
     ``z`` gives ``z / |z|`` (0 for 0).
 
     Arguments:
-    - ``a``: an array or a Python scalar; the result has its dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {same_dtype_operand}
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.sign(mx.array([-2.5, 0.0, 3.0]))
     array([-1, 0, 1], dtype=float32)
@@ -143,17 +145,16 @@ def sign(a, /, *, stream=None):
     return _unary(P.Sign(), a)
 
 
+@shared_doc
 def square(a, /, *, stream=None):
     """``mx.square``: ``a * a``, each element squared.
 
     The result has ``a``'s dtype (integers wrap on overflow).
 
     Arguments:
-    - ``a``: an array or a Python scalar; the result has its dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {same_dtype_operand}
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.square(mx.array([1, -2, 3]))
     array([1, 4, 9], dtype=int32)
@@ -161,18 +162,16 @@ def square(a, /, *, stream=None):
     return _unary(P.Square(), a)
 
 
+@shared_doc
 def sqrt(a, /, *, stream=None):
     """``mx.sqrt``: the square root of each element of ``a``.
 
     A negative real gives nan; for complex64 it is the principal root.
 
     Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32, float64 and complex64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {float_operand}
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.sqrt(mx.array([0.0, 1.0, 2.0, 4.0]))
     array([0, 1, 1.41421, 2], dtype=float32)
@@ -182,18 +181,16 @@ def sqrt(a, /, *, stream=None):
     return _float_unary(P.Sqrt(), a)
 
 
+@shared_doc
 def rsqrt(a, /, *, stream=None):
     """``mx.rsqrt``: ``1 / sqrt(a)``, the reciprocal square root of each element.
 
     One primitive of its own (``Rsqrt``), not a division of ``sqrt``; 0 gives inf.
 
     Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32, float64 and complex64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {float_operand}
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.rsqrt(mx.array([1.0, 4.0, 0.25]))
     array([1, 0.5, 2], dtype=float32)
@@ -201,6 +198,7 @@ def rsqrt(a, /, *, stream=None):
     return _float_unary(P.Rsqrt(), a)
 
 
+@shared_doc
 def reciprocal(a, /, *, stream=None):
     """``mx.reciprocal``: ``1 / a`` for each element.
 
@@ -208,12 +206,9 @@ def reciprocal(a, /, *, stream=None):
     inf and the gradient is that of ``divide``.
 
     Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32, float64 and complex64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {float_operand}
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.reciprocal(mx.array([2, 4, 0]))
     array([0.5, 0.25, inf], dtype=float32)
@@ -223,18 +218,16 @@ def reciprocal(a, /, *, stream=None):
     return divide(array(1, float_dtype(a.dtype)), a)
 
 
+@shared_doc
 def exp(a, /, *, stream=None):
     """``mx.exp``: ``e`` raised to each element of ``a``.
 
     float32 overflows to inf above about 88.7 (``exp(100.0)`` is inf, as in MLX).
 
     Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32, float64 and complex64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {float_operand}
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.exp(mx.array([0.0, 1.0, -1.0]))
     array([1, 2.71828, 0.367879], dtype=float32)
@@ -242,6 +235,7 @@ def exp(a, /, *, stream=None):
     return _float_unary(P.Exp(), a)
 
 
+@shared_doc
 def expm1(a, /, *, stream=None):
     """``mx.expm1``: ``exp(a) - 1`` for each element, accurate when ``a`` is near 0.
 
@@ -249,12 +243,9 @@ def expm1(a, /, *, stream=None):
     0), ``expm1`` keeps them.
 
     Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32 and float64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {real_float_operand}
 
-    Errors: ``ValueError`` for complex64 (MLX: "[expm1] Not supported for complex64.")
-    and for a list or a string ("Invalid type list received in array initialization.").
+    Errors: ``ValueError`` {no_complex} and {not_an_array}.
 
     >>> mx.expm1(mx.array([1e-8, 1.0]))
     array([1e-08, 1.71828], dtype=float32)
@@ -262,18 +253,16 @@ def expm1(a, /, *, stream=None):
     return _float_unary(P.Expm1(), _real_only("expm1", a))
 
 
+@shared_doc
 def log(a, /, *, stream=None):
     """``mx.log``: the natural logarithm of each element of ``a``.
 
     0 gives -inf and a negative real nan; complex64 gives the principal branch.
 
     Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32, float64 and complex64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {float_operand}
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.log(mx.array([1.0, 2.718282, 0.0]))
     array([0, 1, -inf], dtype=float32)
@@ -281,18 +270,16 @@ def log(a, /, *, stream=None):
     return _float_unary(P.Log("e"), a)
 
 
+@shared_doc
 def log2(a, /, *, stream=None):
     """``mx.log2``: the base-2 logarithm of each element of ``a``.
 
     One ``Log`` primitive with base 2 (``log``, ``log2`` and ``log10`` share it).
 
     Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32, float64 and complex64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {float_operand}
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.log2(mx.array([1, 2, 8, 10]))
     array([0, 1, 3, 3.32193], dtype=float32)
@@ -300,18 +287,16 @@ def log2(a, /, *, stream=None):
     return _float_unary(P.Log("2"), a)
 
 
+@shared_doc
 def log10(a, /, *, stream=None):
     """``mx.log10``: the base-10 logarithm of each element of ``a``.
 
     One ``Log`` primitive with base 10 (as ``log2``).
 
     Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32, float64 and complex64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {float_operand}
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.log10(mx.array([1.0, 10.0, 1000.0, 2.0]))
     array([0, 1, 3, 0.30103], dtype=float32)
@@ -319,6 +304,7 @@ def log10(a, /, *, stream=None):
     return _float_unary(P.Log("10"), a)
 
 
+@shared_doc
 def log1p(a, /, *, stream=None):
     """``mx.log1p``: ``log(1 + a)`` for each element, accurate when ``a`` is near 0.
 
@@ -326,12 +312,9 @@ def log1p(a, /, *, stream=None):
     ``log1p`` keeps the digits.
 
     Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32, float64 and complex64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {float_operand}
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.log1p(mx.array([1e-8, 1.0]))
     array([1e-08, 0.693147], dtype=float32)
@@ -339,16 +322,17 @@ def log1p(a, /, *, stream=None):
     return _float_unary(P.Log1p(), a)
 
 
+@shared_doc
 def sin(a, /, *, stream=None):
     """``mx.sin``: the sine of each element of ``a`` (in radians).
 
-    Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32, float64 and complex64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    float32's pi is not π, so ``sin`` of it is about -8.7e-08, not 0 (the example's last
+    value).
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Arguments:
+    - ``a``: {float_operand}
+
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.sin(mx.array([0.0, 1.5707964, 3.1415927]))
     array([0, 1, -8.74228e-08], dtype=float32)
@@ -356,16 +340,17 @@ def sin(a, /, *, stream=None):
     return _float_unary(P.Sin(), a)
 
 
+@shared_doc
 def cos(a, /, *, stream=None):
     """``mx.cos``: the cosine of each element of ``a`` (in radians).
 
-    Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32, float64 and complex64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    As with ``sin(pi)``, the float32 number nearest pi/2 is not π/2: its cosine is about
+    -4.4e-08.
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Arguments:
+    - ``a``: {float_operand}
+
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.cos(mx.array([0.0, 1.5707964, 3.1415927]))
     array([1, -4.37114e-08, -1], dtype=float32)
@@ -373,16 +358,17 @@ def cos(a, /, *, stream=None):
     return _float_unary(P.Cos(), a)
 
 
+@shared_doc
 def tan(a, /, *, stream=None):
     """``mx.tan``: the tangent of each element of ``a`` (in radians).
 
-    Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32, float64 and complex64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    No float32 number is an odd multiple of π/2, so the poles give large finite values
+    (``tan`` of float32 pi/2 is about -2.3e+07), never inf.
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Arguments:
+    - ``a``: {float_operand}
+
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.tan(mx.array([0.0, 0.7853982, -0.7853982]))
     array([0, 1, -1], dtype=float32)
@@ -390,18 +376,16 @@ def tan(a, /, *, stream=None):
     return _float_unary(P.Tan(), a)
 
 
+@shared_doc
 def arcsin(a, /, *, stream=None):
     """``mx.arcsin`` (also ``mx.asin``): the inverse sine of each element of ``a``, in radians.
 
     Real results lie in [-pi/2, pi/2]; outside [-1, 1] a real input gives nan.
 
     Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32, float64 and complex64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {float_operand}
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.arcsin(mx.array([0.0, 0.5, 1.0]))
     array([0, 0.523599, 1.5708], dtype=float32)
@@ -409,18 +393,16 @@ def arcsin(a, /, *, stream=None):
     return _float_unary(P.ArcSin(), a)
 
 
+@shared_doc
 def arccos(a, /, *, stream=None):
     """``mx.arccos`` (also ``mx.acos``): the inverse cosine of each element of ``a``, in radians.
 
     Real results lie in [0, pi]; outside [-1, 1] a real input gives nan.
 
     Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32, float64 and complex64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {float_operand}
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.arccos(mx.array([1.0, 0.5, -1.0]))
     array([0, 1.0472, 3.14159], dtype=float32)
@@ -428,6 +410,7 @@ def arccos(a, /, *, stream=None):
     return _float_unary(P.ArcCos(), a)
 
 
+@shared_doc
 def arctan(a, /, *, stream=None):
     """``mx.arctan`` (also ``mx.atan``): the inverse tangent of each element of ``a``, in radians.
 
@@ -435,12 +418,9 @@ def arctan(a, /, *, stream=None):
     quadrants.
 
     Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32, float64 and complex64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {float_operand}
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.arctan(mx.array([0.0, 1.0, -1.0]))
     array([0, 0.785398, -0.785398], dtype=float32)
@@ -448,16 +428,16 @@ def arctan(a, /, *, stream=None):
     return _float_unary(P.ArcTan(), a)
 
 
+@shared_doc
 def sinh(a, /, *, stream=None):
     """``mx.sinh``: the hyperbolic sine of each element of ``a``.
 
-    Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32, float64 and complex64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    An odd function; float32 overflows to inf or -inf beyond about 89.4 in magnitude.
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Arguments:
+    - ``a``: {float_operand}
+
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.sinh(mx.array([0.0, 1.0, -1.0]))
     array([0, 1.1752, -1.1752], dtype=float32)
@@ -465,16 +445,17 @@ def sinh(a, /, *, stream=None):
     return _float_unary(P.Sinh(), a)
 
 
+@shared_doc
 def cosh(a, /, *, stream=None):
     """``mx.cosh``: the hyperbolic cosine of each element of ``a``.
 
-    Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32, float64 and complex64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    An even function, at least 1 for real inputs; float32 overflows to inf beyond
+    about 89.4 in magnitude.
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Arguments:
+    - ``a``: {float_operand}
+
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.cosh(mx.array([0.0, 1.0, -1.0]))
     array([1, 1.54308, 1.54308], dtype=float32)
@@ -482,18 +463,16 @@ def cosh(a, /, *, stream=None):
     return _float_unary(P.Cosh(), a)
 
 
+@shared_doc
 def tanh(a, /, *, stream=None):
     """``mx.tanh``: the hyperbolic tangent of each element of ``a``.
 
     Real results lie in [-1, 1]; large inputs saturate without overflow.
 
     Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32, float64 and complex64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {float_operand}
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.tanh(mx.array([0.0, 1.0, -20.0]))
     array([0, 0.761594, -1], dtype=float32)
@@ -501,16 +480,17 @@ def tanh(a, /, *, stream=None):
     return _float_unary(P.Tanh(), a)
 
 
+@shared_doc
 def arcsinh(a, /, *, stream=None):
     """``mx.arcsinh`` (also ``mx.asinh``): the inverse hyperbolic sine of each element of ``a``.
 
-    Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32, float64 and complex64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    Defined for every real input (unlike ``arccosh`` and ``arctanh``); it grows like
+    ``log(2 |a|)``, so ``arcsinh(1e30)`` is only about 69.8.
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Arguments:
+    - ``a``: {float_operand}
+
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.arcsinh(mx.array([0.0, 1.0, -1.0]))
     array([0, 0.881374, -0.881374], dtype=float32)
@@ -518,18 +498,16 @@ def arcsinh(a, /, *, stream=None):
     return _float_unary(P.ArcSinh(), a)
 
 
+@shared_doc
 def arccosh(a, /, *, stream=None):
     """``mx.arccosh`` (also ``mx.acosh``): the inverse hyperbolic cosine of each element of ``a``.
 
     Real results are >= 0; a real input below 1 gives nan.
 
     Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32, float64 and complex64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {float_operand}
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.arccosh(mx.array([1.0, 2.0, 10.0]))
     array([0, 1.31696, 2.99322], dtype=float32)
@@ -537,18 +515,16 @@ def arccosh(a, /, *, stream=None):
     return _float_unary(P.ArcCosh(), a)
 
 
+@shared_doc
 def arctanh(a, /, *, stream=None):
     """``mx.arctanh`` (also ``mx.atanh``): the inverse hyperbolic tangent of each element of ``a``.
 
     1 and -1 give inf and -inf; a real input outside [-1, 1] gives nan.
 
     Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32, float64 and complex64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {float_operand}
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.arctanh(mx.array([0.0, 0.5, -0.5]))
     array([0, 0.549306, -0.549306], dtype=float32)
@@ -556,6 +532,7 @@ def arctanh(a, /, *, stream=None):
     return _float_unary(P.ArcTanh(), a)
 
 
+@shared_doc
 def sigmoid(a, /, *, stream=None):
     """``mx.sigmoid``: the logistic function ``1 / (1 + exp(-a))`` of each element.
 
@@ -563,12 +540,9 @@ def sigmoid(a, /, *, stream=None):
     to 0 or 1 instead of overflowing.
 
     Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32 and float64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {real_float_operand}
 
-    Errors: ``ValueError`` for complex64 (MLX: "[sigmoid] Not supported for complex64.")
-    and for a list or a string ("Invalid type list received in array initialization.").
+    Errors: ``ValueError`` {no_complex} and {not_an_array}.
 
     >>> mx.sigmoid(mx.array([0.0, 2.0, -2.0]))
     array([0.5, 0.880797, 0.119203], dtype=float32)
@@ -578,6 +552,7 @@ def sigmoid(a, /, *, stream=None):
     return _float_unary(P.Sigmoid(), _real_only("sigmoid", a))
 
 
+@shared_doc
 def erf(a, /, *, stream=None):
     """``mx.erf``: the Gauss error function of each element of ``a``.
 
@@ -585,12 +560,9 @@ def erf(a, /, *, stream=None):
     results lie in [-1, 1].
 
     Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32 and float64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {real_float_operand}
 
-    Errors: ``ValueError`` for complex64 (MLX: "[erf] Not supported for complex64.") and
-    for a list or a string ("Invalid type list received in array initialization.").
+    Errors: ``ValueError`` {no_complex} and {not_an_array}.
 
     >>> mx.erf(mx.array([0.5, -2.0, 3.0]))
     array([0.5205, -0.995322, 0.999978], dtype=float32)
@@ -598,18 +570,16 @@ def erf(a, /, *, stream=None):
     return _float_unary(P.Erf(), _real_only("erf", a))
 
 
+@shared_doc
 def erfinv(a, /, *, stream=None):
     """``mx.erfinv``: the inverse of ``erf`` for each element of ``a``.
 
     1 and -1 give inf and -inf; outside [-1, 1] the result is nan.
 
     Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32 and float64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {real_float_operand}
 
-    Errors: ``ValueError`` for complex64 (MLX: "[erfinv] Not supported for complex64.")
-    and for a list or a string ("Invalid type list received in array initialization.").
+    Errors: ``ValueError`` {no_complex} and {not_an_array}.
 
     >>> mx.erfinv(mx.array([0.0, 0.5, -0.9]))
     array([0, 0.476936, -1.16309], dtype=float32)
@@ -625,18 +595,16 @@ def _integral_identity_or(primitive, a):
     return _unary(primitive, a)
 
 
+@shared_doc
 def floor(a, /, *, stream=None):
     """``mx.floor``: each element of ``a`` rounded down to the nearest integer.
 
     The result keeps ``a``'s float dtype; its gradient is zero.
 
     Arguments:
-    - ``a``: an array or a Python scalar. Integer and bool arrays are returned as they
-      are (a new handle, no node); float dtypes are kept.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {integral_operand}
 
-    Errors: ``ValueError`` for complex64 (MLX: "[floor] Not supported for complex64.")
-    and for a list or a string ("Invalid type list received in array initialization.").
+    Errors: ``ValueError`` {no_complex} and {not_an_array}.
 
     >>> mx.floor(mx.array([-1.5, -0.5, 0.5, 1.5]))
     array([-2, -1, 0, 1], dtype=float32)
@@ -644,18 +612,16 @@ def floor(a, /, *, stream=None):
     return _integral_identity_or(P.Floor(), _real_only("floor", a))
 
 
+@shared_doc
 def ceil(a, /, *, stream=None):
     """``mx.ceil``: each element of ``a`` rounded up to the nearest integer.
 
     The result keeps ``a``'s float dtype (``ceil(-0.5)`` is -0); its gradient is zero.
 
     Arguments:
-    - ``a``: an array or a Python scalar. Integer and bool arrays are returned as they
-      are (a new handle, no node); float dtypes are kept.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {integral_operand}
 
-    Errors: ``ValueError`` for complex64 (MLX: "[ceil] Not supported for complex64.")
-    and for a list or a string ("Invalid type list received in array initialization.").
+    Errors: ``ValueError`` {no_complex} and {not_an_array}.
 
     >>> mx.ceil(mx.array([-1.5, -0.5, 0.5, 1.5]))
     array([-1, -0, 1, 2], dtype=float32)
@@ -666,6 +632,7 @@ def ceil(a, /, *, stream=None):
 _TRUNC = "trunc(a: array, /, *, stream: StreamOrDevice = None) -> array"
 
 
+@shared_doc
 def trunc(a, /, *, stream=None):
     """``mx.trunc``: each element of ``a`` rounded toward zero.
 
@@ -674,7 +641,6 @@ def trunc(a, /, *, stream=None):
 
     Arguments:
     - ``a``: an array (not a Python scalar: MLX's ``trunc`` takes only arrays).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``TypeError`` when ``a`` is not an array (MLX: "trunc(): incompatible
     function arguments. ..."); ``ValueError`` for complex64 ("[trunc] Not supported for
@@ -691,6 +657,7 @@ def trunc(a, /, *, stream=None):
     return where(less(a, array(0, a.dtype)), ceil(a), floor(a))
 
 
+@shared_doc
 def degrees(a, /, *, stream=None):
     """``mx.degrees``: each element of ``a``, an angle in radians, in degrees.
 
@@ -698,12 +665,9 @@ def degrees(a, /, *, stream=None):
     for integers and bools), so no primitive of its own.
 
     Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32, float64 and complex64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {float_operand}
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.degrees(mx.array([0.0, 1.5707964, 3.1415927]))
     array([0, 90, 180], dtype=float32)
@@ -712,18 +676,16 @@ def degrees(a, /, *, stream=None):
     return multiply(a, array(180.0 / math.pi, float_dtype(a.dtype)))
 
 
+@shared_doc
 def radians(a, /, *, stream=None):
     """``mx.radians``: each element of ``a``, an angle in degrees, in radians.
 
     Composed as ``degrees`` is: ``a`` times ``pi / 180`` in ``a``'s float dtype.
 
     Arguments:
-    - ``a``: an array or a Python scalar. Integers and bools are computed in float32;
-      float16, bfloat16, float32, float64 and complex64 keep their dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: {float_operand}
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.radians(mx.array([0.0, 90.0, 180.0]))
     array([0, 1.5708, 3.14159], dtype=float32)
@@ -735,6 +697,7 @@ def radians(a, /, *, stream=None):
 _ROUND = "round(a: array, /, decimals: int = 0, stream: StreamOrDevice = None) -> array"
 
 
+@shared_doc
 def round(a, /, decimals=0, *, stream=None):
     """``mx.round``: each element of ``a`` rounded to ``decimals`` decimal places, halves to even.
 
@@ -748,11 +711,9 @@ def round(a, /, decimals=0, *, stream=None):
     Arguments:
     - ``a``: an array or a Python scalar.
     - ``decimals``: an int (default 0); negative rounds to the left of the point.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``TypeError`` when ``decimals`` is not an int (MLX: "round(): incompatible
-    function arguments. ..."); ``ValueError`` for a list or a string (MLX: "Invalid type
-    list received in array initialization.").
+    function arguments. ..."); ``ValueError`` {not_an_array}.
 
     >>> mx.round(mx.array([0.5, 1.5, 2.5, -0.5]))
     array([0, 2, 2, -0], dtype=float32)
@@ -787,6 +748,7 @@ def rounded(a, decimals, signature):
     return astype(multiply(round(scaled), array(inverse, dtype)), a.dtype)
 
 
+@shared_doc
 def positive(a, /, *, stream=None):
     """``mx.positive``: unary plus, ``a`` itself.
 
@@ -795,7 +757,6 @@ def positive(a, /, *, stream=None):
 
     Arguments:
     - ``a``: an array (MLX's ``positive`` takes only arrays).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``TypeError`` when ``a`` is not an array (MLX: "positive(): incompatible
     function arguments. ...").
@@ -810,6 +771,7 @@ def positive(a, /, *, stream=None):
     return copy.copy(a)
 
 
+@shared_doc
 def logical_not(a, /, *, stream=None):
     """``mx.logical_not``: True where an element of ``a`` is zero (or False), else False.
 
@@ -818,10 +780,8 @@ def logical_not(a, /, *, stream=None):
 
     Arguments:
     - ``a``: an array or a Python scalar of any dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.logical_not(mx.array([True, False]))
     array([False, True], dtype=bool)
@@ -831,6 +791,7 @@ def logical_not(a, /, *, stream=None):
     return _unary(P.LogicalNot(), a, _dt.bool_)
 
 
+@shared_doc
 def stop_gradient(a, /, *, stream=None):
     """``mx.stop_gradient``: ``a`` unchanged, as a constant for the transforms.
 
@@ -840,7 +801,6 @@ def stop_gradient(a, /, *, stream=None):
 
     Arguments:
     - ``a``: an array (MLX's ``stop_gradient`` takes only arrays).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``TypeError`` when ``a`` is not an array (MLX: "stop_gradient():
     incompatible function arguments. ...").
@@ -857,6 +817,7 @@ def stop_gradient(a, /, *, stream=None):
     return _unary(_base.StopGradient(), a)
 
 
+@shared_doc
 def real(a, /, *, stream=None):
     """``mx.real``: the real part of each element of ``a``.
 
@@ -865,10 +826,8 @@ def real(a, /, *, stream=None):
 
     Arguments:
     - ``a``: an array or a Python scalar.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.real(mx.array([1+2j, 3-4j]))
     array([1, 3], dtype=float32)
@@ -879,6 +838,7 @@ def real(a, /, *, stream=None):
     return _unary(P.Real(), a)
 
 
+@shared_doc
 def imag(a, /, *, stream=None):
     """``mx.imag``: the imaginary part of each element of ``a``.
 
@@ -887,10 +847,8 @@ def imag(a, /, *, stream=None):
 
     Arguments:
     - ``a``: an array or a Python scalar.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.imag(mx.array([1+2j, 3-4j]))
     array([2, -4], dtype=float32)
@@ -903,6 +861,7 @@ def imag(a, /, *, stream=None):
     return _unary(P.Imag(), a)
 
 
+@shared_doc
 def conjugate(a, /, *, stream=None):
     """``mx.conjugate``: the complex conjugate of each element of ``a`` (``conj`` is the same op).
 
@@ -910,10 +869,8 @@ def conjugate(a, /, *, stream=None):
 
     Arguments:
     - ``a``: an array or a Python scalar.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.conjugate(mx.array([1+2j, 3-4j]))
     array([1-2j, 3+4j], dtype=complex64)
@@ -924,15 +881,14 @@ def conjugate(a, /, *, stream=None):
     return _unary(P.Conjugate(), a)
 
 
+@shared_doc
 def conj(a, /, *, stream=None):
     """``mx.conj``: the complex conjugate of each element of ``a`` (``conjugate``'s short name).
 
     Arguments:
     - ``a``: an array or a Python scalar; a real array is returned as it is.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
-    Errors: ``ValueError`` for a list or a string (MLX: "Invalid type list received in
-    array initialization.").
+    Errors: ``ValueError`` {not_an_array}.
 
     >>> mx.conj(mx.array([1+2j, 3-4j]))
     array([1-2j, 3+4j], dtype=complex64)
@@ -953,21 +909,16 @@ def _binary(primitive, a, b, operand_dtype=None):
     return make_array(primitive, [a, b])
 
 
+@shared_doc
 def add(a, b, /, *, stream=None):
     """``mx.add``: ``a + b``, elementwise.
 
     Integers wrap at their width (int8 127 + 1 is -128); bools add as a logical or.
 
     Arguments:
-    - ``a``, ``b``: arrays or Python scalars, broadcast together. A Python scalar takes
-      the other operand's dtype when it fits (``int32 array + 2`` is int32,
-      ``int32 array + 2.5`` is float32); two arrays promote to a common dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {operands}
 
-    Errors: ``ValueError`` when the shapes do not broadcast (MLX: "[broadcast_shapes]
-    Shapes (3) and (2) cannot be broadcast."), when a Python int does not fit the
-    array's integer dtype ("Converting -1 to uint8 would result in overflow."), and for
-    a list or a string ("Invalid type list received in array initialization.").
+    Errors: ``ValueError`` {binary_errors}.
 
     >>> mx.add(mx.array([1, 2, 3]), 10)
     array([11, 12, 13], dtype=int32)
@@ -978,21 +929,16 @@ def add(a, b, /, *, stream=None):
     return _binary(P.Add(), a, b)
 
 
+@shared_doc
 def subtract(a, b, /, *, stream=None):
     """``mx.subtract``: ``a - b``, elementwise.
 
     Integers wrap at their width (uint8 0 - 1 is 255).
 
     Arguments:
-    - ``a``, ``b``: arrays or Python scalars, broadcast together. A Python scalar takes
-      the other operand's dtype when it fits (``int32 array + 2`` is int32,
-      ``int32 array + 2.5`` is float32); two arrays promote to a common dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {operands}
 
-    Errors: ``ValueError`` when the shapes do not broadcast (MLX: "[broadcast_shapes]
-    Shapes (3) and (2) cannot be broadcast."), when a Python int does not fit the
-    array's integer dtype ("Converting -1 to uint8 would result in overflow."), and for
-    a list or a string ("Invalid type list received in array initialization.").
+    Errors: ``ValueError`` {binary_errors}.
 
     >>> mx.subtract(mx.array([5, 3]), mx.array([1.5, 4.0]))
     array([3.5, -1], dtype=float32)
@@ -1000,21 +946,16 @@ def subtract(a, b, /, *, stream=None):
     return _binary(P.Subtract(), a, b)
 
 
+@shared_doc
 def multiply(a, b, /, *, stream=None):
     """``mx.multiply``: ``a * b``, elementwise.
 
     Integers wrap at their width; bools multiply as a logical and.
 
     Arguments:
-    - ``a``, ``b``: arrays or Python scalars, broadcast together. A Python scalar takes
-      the other operand's dtype when it fits (``int32 array + 2`` is int32,
-      ``int32 array + 2.5`` is float32); two arrays promote to a common dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {operands}
 
-    Errors: ``ValueError`` when the shapes do not broadcast (MLX: "[broadcast_shapes]
-    Shapes (3) and (2) cannot be broadcast."), when a Python int does not fit the
-    array's integer dtype ("Converting -1 to uint8 would result in overflow."), and for
-    a list or a string ("Invalid type list received in array initialization.").
+    Errors: ``ValueError`` {binary_errors}.
 
     >>> mx.multiply(mx.array([1, 2, 3]), mx.array([2.0]))
     array([2, 4, 6], dtype=float32)
@@ -1022,6 +963,7 @@ def multiply(a, b, /, *, stream=None):
     return _binary(P.Multiply(), a, b)
 
 
+@shared_doc
 def divide(a, b, /, *, stream=None):
     """``mx.divide``: ``a / b``, elementwise true division.
 
@@ -1029,15 +971,9 @@ def divide(a, b, /, *, stream=None):
     bools: float32) first, so ``1 / 2`` is 0.5; a nonzero number over 0 is inf or -inf.
 
     Arguments:
-    - ``a``, ``b``: arrays or Python scalars, broadcast together. A Python scalar takes
-      the other operand's dtype when it fits (``int32 array + 2`` is int32,
-      ``int32 array + 2.5`` is float32); two arrays promote to a common dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {operands}
 
-    Errors: ``ValueError`` when the shapes do not broadcast (MLX: "[broadcast_shapes]
-    Shapes (3) and (2) cannot be broadcast."), when a Python int does not fit the
-    array's integer dtype ("Converting -1 to uint8 would result in overflow."), and for
-    a list or a string ("Invalid type list received in array initialization.").
+    Errors: ``ValueError`` {binary_errors}.
 
     >>> mx.divide(mx.array([1, 2, 3]), 2)
     array([0.5, 1, 1.5], dtype=float32)
@@ -1047,6 +983,7 @@ def divide(a, b, /, *, stream=None):
     return _binary(P.Divide(), a, b, operand_dtype=float_dtype)
 
 
+@shared_doc
 def floor_divide(a, b, /, *, stream=None):
     """``mx.floor_divide``: ``a // b``, the quotient rounded toward minus infinity.
 
@@ -1055,15 +992,9 @@ def floor_divide(a, b, /, *, stream=None):
     mlxref.
 
     Arguments:
-    - ``a``, ``b``: arrays or Python scalars, broadcast together. A Python scalar takes
-      the other operand's dtype when it fits (``int32 array + 2`` is int32,
-      ``int32 array + 2.5`` is float32); two arrays promote to a common dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {operands}
 
-    Errors: ``ValueError`` when the shapes do not broadcast (MLX: "[broadcast_shapes]
-    Shapes (3) and (2) cannot be broadcast."), when a Python int does not fit the
-    array's integer dtype ("Converting -1 to uint8 would result in overflow."), and for
-    a list or a string ("Invalid type list received in array initialization.").
+    Errors: ``ValueError`` {binary_errors}.
 
     >>> mx.floor_divide(mx.array([7, -7, 7]), mx.array([2, 2, -2]))
     array([3, -4, -4], dtype=int32)
@@ -1076,6 +1007,7 @@ def floor_divide(a, b, /, *, stream=None):
     return _binary(P.FloorDivide(), a, b)
 
 
+@shared_doc
 def remainder(a, b, /, *, stream=None):
     """``mx.remainder``: ``a % b``, the remainder of ``floor_divide``, with the sign of ``b``.
 
@@ -1083,16 +1015,10 @@ def remainder(a, b, /, *, stream=None):
     -1.
 
     Arguments:
-    - ``a``, ``b``: arrays or Python scalars, broadcast together. A Python scalar takes
-      the other operand's dtype when it fits (``int32 array + 2`` is int32,
-      ``int32 array + 2.5`` is float32); two arrays promote to a common dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {operands}
 
     Errors: ``ValueError`` for complex64 (MLX: "[remainder] Complex type not
-    supported."), when the shapes do not broadcast (MLX: "[broadcast_shapes] Shapes (3)
-    and (2) cannot be broadcast."), when a Python int does not fit the array's integer
-    dtype ("Converting -1 to uint8 would result in overflow."), and for a list or a
-    string ("Invalid type list received in array initialization.").
+    supported."), {binary_errors}.
 
     >>> mx.remainder(mx.array([7, -7, 7]), mx.array([2, 2, -2]))
     array([1, 1, -1], dtype=int32)
@@ -1105,6 +1031,7 @@ def remainder(a, b, /, *, stream=None):
     return _binary(P.Remainder(), a, b)
 
 
+@shared_doc
 def divmod(a, b, /, *, stream=None):
     """``mx.divmod``: ``[a // b, a % b]``, both outputs of one ``DivMod`` node.
 
@@ -1114,16 +1041,10 @@ def divmod(a, b, /, *, stream=None):
     when evaluated (MLX dies of SIGFPE).
 
     Arguments:
-    - ``a``, ``b``: arrays or Python scalars, broadcast together. A Python scalar takes
-      the other operand's dtype when it fits (``int32 array + 2`` is int32,
-      ``int32 array + 2.5`` is float32); two arrays promote to a common dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {operands}
 
     Errors: ``ValueError`` for complex64 (MLX: "[divmod] Complex type not supported."),
-    when the shapes do not broadcast (MLX: "[broadcast_shapes] Shapes (3) and (2) cannot
-    be broadcast."), when a Python int does not fit the array's integer dtype
-    ("Converting -1 to uint8 would result in overflow."), and for a list or a string
-    ("Invalid type list received in array initialization.").
+    {binary_errors}.
 
     >>> mx.divmod(mx.array([7, -7]), 2)
     [array([3, -4], dtype=int32), array([1, 1], dtype=int32)]
@@ -1135,6 +1056,7 @@ def divmod(a, b, /, *, stream=None):
     return _base.make_arrays(P.DivMod(), [a, b])
 
 
+@shared_doc
 def power(a, b, /, *, stream=None):
     """``mx.power`` (also ``mx.pow``): ``a ** b``, elementwise.
 
@@ -1143,15 +1065,9 @@ def power(a, b, /, *, stream=None):
     negative real base with a fractional exponent gives nan.
 
     Arguments:
-    - ``a``, ``b``: arrays or Python scalars, broadcast together. A Python scalar takes
-      the other operand's dtype when it fits (``int32 array + 2`` is int32,
-      ``int32 array + 2.5`` is float32); two arrays promote to a common dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {operands}
 
-    Errors: ``ValueError`` when the shapes do not broadcast (MLX: "[broadcast_shapes]
-    Shapes (3) and (2) cannot be broadcast."), when a Python int does not fit the
-    array's integer dtype ("Converting -1 to uint8 would result in overflow."), and for
-    a list or a string ("Invalid type list received in array initialization.").
+    Errors: ``ValueError`` {binary_errors}.
 
     >>> mx.power(mx.array([2, 3, 4]), 2)
     array([4, 9, 16], dtype=int32)
@@ -1161,21 +1077,17 @@ def power(a, b, /, *, stream=None):
     return _binary(P.Power(), a, b)
 
 
+@shared_doc
 def maximum(a, b, /, *, stream=None):
     """``mx.maximum``: the larger of ``a`` and ``b``, elementwise.
 
-    A nan in either operand gives nan.
+    A nan in either operand gives nan (Python's ``max`` would depend on the order).
+    Complex numbers compare by real part, then imaginary part.
 
     Arguments:
-    - ``a``, ``b``: arrays or Python scalars, broadcast together. A Python scalar takes
-      the other operand's dtype when it fits (``int32 array + 2`` is int32,
-      ``int32 array + 2.5`` is float32); two arrays promote to a common dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {operands}
 
-    Errors: ``ValueError`` when the shapes do not broadcast (MLX: "[broadcast_shapes]
-    Shapes (3) and (2) cannot be broadcast."), when a Python int does not fit the
-    array's integer dtype ("Converting -1 to uint8 would result in overflow."), and for
-    a list or a string ("Invalid type list received in array initialization.").
+    Errors: ``ValueError`` {binary_errors}.
 
     >>> mx.maximum(mx.array([1, 5, 3]), mx.array([4, 2, 3]))
     array([4, 5, 3], dtype=int32)
@@ -1185,21 +1097,17 @@ def maximum(a, b, /, *, stream=None):
     return _binary(P.Maximum(), a, b)
 
 
+@shared_doc
 def minimum(a, b, /, *, stream=None):
     """``mx.minimum``: the smaller of ``a`` and ``b``, elementwise.
 
-    A nan in either operand gives nan.
+    As in ``maximum``, a nan in either operand gives nan and complex numbers compare
+    by real part first.
 
     Arguments:
-    - ``a``, ``b``: arrays or Python scalars, broadcast together. A Python scalar takes
-      the other operand's dtype when it fits (``int32 array + 2`` is int32,
-      ``int32 array + 2.5`` is float32); two arrays promote to a common dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {operands}
 
-    Errors: ``ValueError`` when the shapes do not broadcast (MLX: "[broadcast_shapes]
-    Shapes (3) and (2) cannot be broadcast."), when a Python int does not fit the
-    array's integer dtype ("Converting -1 to uint8 would result in overflow."), and for
-    a list or a string ("Invalid type list received in array initialization.").
+    Errors: ``ValueError`` {binary_errors}.
 
     >>> mx.minimum(mx.array([1, 5, 3]), mx.array([4, 2, 3]))
     array([1, 2, 3], dtype=int32)
@@ -1207,6 +1115,7 @@ def minimum(a, b, /, *, stream=None):
     return _binary(P.Minimum(), a, b)
 
 
+@shared_doc
 def arctan2(a, b, /, *, stream=None):
     """``mx.arctan2`` (also ``mx.atan2``): the angle of the point (``b``, ``a``), elementwise.
 
@@ -1215,16 +1124,9 @@ def arctan2(a, b, /, *, stream=None):
     dtype (integers and bools: float32).
 
     Arguments:
-    - ``a``, ``b``: arrays or Python scalars, broadcast together. A Python scalar takes
-      the other operand's dtype when it fits (``int32 array + 2`` is int32,
-      ``int32 array + 2.5`` is float32); two arrays promote to a common dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {operands}
 
-    Errors: ``ValueError`` for complex64 (MLX: "[arctan2] Not supported for
-    complex64."), when the shapes do not broadcast (MLX: "[broadcast_shapes] Shapes (3)
-    and (2) cannot be broadcast."), when a Python int does not fit the array's integer
-    dtype ("Converting -1 to uint8 would result in overflow."), and for a list or a
-    string ("Invalid type list received in array initialization.").
+    Errors: ``ValueError`` {no_complex}, {binary_errors}.
 
     >>> mx.arctan2(mx.array([1.0, 1.0, -1.0]), mx.array([1.0, -1.0, -1.0]))
     array([0.785398, 2.35619, -2.35619], dtype=float32)
@@ -1235,6 +1137,7 @@ def arctan2(a, b, /, *, stream=None):
     return _binary(P.ArcTan2(), a, b, operand_dtype=float_dtype)
 
 
+@shared_doc
 def logaddexp(a, b, /, *, stream=None):
     """``mx.logaddexp``: ``log(exp(a) + exp(b))``, elementwise, without overflow.
 
@@ -1243,15 +1146,9 @@ def logaddexp(a, b, /, *, stream=None):
     operands are cast to their promoted float dtype first.
 
     Arguments:
-    - ``a``, ``b``: arrays or Python scalars, broadcast together. A Python scalar takes
-      the other operand's dtype when it fits (``int32 array + 2`` is int32,
-      ``int32 array + 2.5`` is float32); two arrays promote to a common dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {operands}
 
-    Errors: ``ValueError`` when the shapes do not broadcast (MLX: "[broadcast_shapes]
-    Shapes (3) and (2) cannot be broadcast."), when a Python int does not fit the
-    array's integer dtype ("Converting -1 to uint8 would result in overflow."), and for
-    a list or a string ("Invalid type list received in array initialization.").
+    Errors: ``ValueError`` {binary_errors}.
 
     >>> mx.logaddexp(mx.array([0.0, 1000.0]), mx.array([0.0, 1000.0]))
     array([0.693147, 1000.69], dtype=float32)
@@ -1259,22 +1156,17 @@ def logaddexp(a, b, /, *, stream=None):
     return _binary(P.LogAddExp(), a, b, operand_dtype=float_dtype)
 
 
+@shared_doc
 def equal(a, b, /, *, stream=None):
     """``mx.equal``: ``a == b``, elementwise, as a bool array.
 
-    The operands are compared in their promoted dtype; a comparison with nan is False
-    (``!=``: True). Complex numbers order by real part, then imaginary part.
+    {promoted} A nan equals nothing, not even another nan (``array_equal`` can count
+    two nans as equal); complex numbers are equal when both parts are.
 
     Arguments:
-    - ``a``, ``b``: arrays or Python scalars, broadcast together. A Python scalar takes
-      the other operand's dtype when it fits (``int32 array + 2`` is int32,
-      ``int32 array + 2.5`` is float32); two arrays promote to a common dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {operands}
 
-    Errors: ``ValueError`` when the shapes do not broadcast (MLX: "[broadcast_shapes]
-    Shapes (3) and (2) cannot be broadcast."), when a Python int does not fit the
-    array's integer dtype ("Converting -1 to uint8 would result in overflow."), and for
-    a list or a string ("Invalid type list received in array initialization.").
+    Errors: ``ValueError`` {binary_errors}.
 
     >>> mx.equal(mx.array([1, 2, 3]), mx.array([1.0, 0.0, 3.0]))
     array([True, False, True], dtype=bool)
@@ -1282,22 +1174,17 @@ def equal(a, b, /, *, stream=None):
     return _binary(P.Equal(), a, b)
 
 
+@shared_doc
 def not_equal(a, b, /, *, stream=None):
     """``mx.not_equal``: ``a != b``, elementwise, as a bool array.
 
-    The operands are compared in their promoted dtype; a comparison with nan is False
-    (``!=``: True). Complex numbers order by real part, then imaginary part.
+    {promoted} A nan differs from everything, another nan included, so ``a != a`` is
+    True exactly where ``a`` is nan (``isnan`` is made so).
 
     Arguments:
-    - ``a``, ``b``: arrays or Python scalars, broadcast together. A Python scalar takes
-      the other operand's dtype when it fits (``int32 array + 2`` is int32,
-      ``int32 array + 2.5`` is float32); two arrays promote to a common dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {operands}
 
-    Errors: ``ValueError`` when the shapes do not broadcast (MLX: "[broadcast_shapes]
-    Shapes (3) and (2) cannot be broadcast."), when a Python int does not fit the
-    array's integer dtype ("Converting -1 to uint8 would result in overflow."), and for
-    a list or a string ("Invalid type list received in array initialization.").
+    Errors: ``ValueError`` {binary_errors}.
 
     >>> mx.not_equal(mx.array([1, 2, 3]), 2)
     array([True, False, True], dtype=bool)
@@ -1305,22 +1192,16 @@ def not_equal(a, b, /, *, stream=None):
     return _binary(P.NotEqual(), a, b)
 
 
+@shared_doc
 def less(a, b, /, *, stream=None):
     """``mx.less``: ``a < b``, elementwise, as a bool array.
 
-    The operands are compared in their promoted dtype; a comparison with nan is False
-    (``!=``: True). Complex numbers order by real part, then imaginary part.
+    {promoted} {ordering} Python's ``<`` on an array calls it.
 
     Arguments:
-    - ``a``, ``b``: arrays or Python scalars, broadcast together. A Python scalar takes
-      the other operand's dtype when it fits (``int32 array + 2`` is int32,
-      ``int32 array + 2.5`` is float32); two arrays promote to a common dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {operands}
 
-    Errors: ``ValueError`` when the shapes do not broadcast (MLX: "[broadcast_shapes]
-    Shapes (3) and (2) cannot be broadcast."), when a Python int does not fit the
-    array's integer dtype ("Converting -1 to uint8 would result in overflow."), and for
-    a list or a string ("Invalid type list received in array initialization.").
+    Errors: ``ValueError`` {binary_errors}.
 
     >>> mx.less(mx.array([1, 2, 3]), 2)
     array([True, False, False], dtype=bool)
@@ -1328,22 +1209,17 @@ def less(a, b, /, *, stream=None):
     return _binary(P.Less(), a, b)
 
 
+@shared_doc
 def less_equal(a, b, /, *, stream=None):
     """``mx.less_equal``: ``a <= b``, elementwise, as a bool array.
 
-    The operands are compared in their promoted dtype; a comparison with nan is False
-    (``!=``: True). Complex numbers order by real part, then imaginary part.
+    {promoted} {ordering} So where a nan is involved it is not
+    ``logical_not(greater(a, b))``, which is True there. Python's ``<=`` calls it.
 
     Arguments:
-    - ``a``, ``b``: arrays or Python scalars, broadcast together. A Python scalar takes
-      the other operand's dtype when it fits (``int32 array + 2`` is int32,
-      ``int32 array + 2.5`` is float32); two arrays promote to a common dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {operands}
 
-    Errors: ``ValueError`` when the shapes do not broadcast (MLX: "[broadcast_shapes]
-    Shapes (3) and (2) cannot be broadcast."), when a Python int does not fit the
-    array's integer dtype ("Converting -1 to uint8 would result in overflow."), and for
-    a list or a string ("Invalid type list received in array initialization.").
+    Errors: ``ValueError`` {binary_errors}.
 
     >>> mx.less_equal(mx.array([1, 2, 3]), 2)
     array([True, True, False], dtype=bool)
@@ -1351,22 +1227,16 @@ def less_equal(a, b, /, *, stream=None):
     return _binary(P.LessEqual(), a, b)
 
 
+@shared_doc
 def greater(a, b, /, *, stream=None):
     """``mx.greater``: ``a > b``, elementwise, as a bool array.
 
-    The operands are compared in their promoted dtype; a comparison with nan is False
-    (``!=``: True). Complex numbers order by real part, then imaginary part.
+    {promoted} {ordering} ``greater(a, b)`` is ``less(b, a)``; Python's ``>`` calls it.
 
     Arguments:
-    - ``a``, ``b``: arrays or Python scalars, broadcast together. A Python scalar takes
-      the other operand's dtype when it fits (``int32 array + 2`` is int32,
-      ``int32 array + 2.5`` is float32); two arrays promote to a common dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {operands}
 
-    Errors: ``ValueError`` when the shapes do not broadcast (MLX: "[broadcast_shapes]
-    Shapes (3) and (2) cannot be broadcast."), when a Python int does not fit the
-    array's integer dtype ("Converting -1 to uint8 would result in overflow."), and for
-    a list or a string ("Invalid type list received in array initialization.").
+    Errors: ``ValueError`` {binary_errors}.
 
     >>> mx.greater(mx.array([1, 2, 3]), 2)
     array([False, False, True], dtype=bool)
@@ -1374,22 +1244,19 @@ def greater(a, b, /, *, stream=None):
     return _binary(P.Greater(), a, b)
 
 
+@shared_doc
 def greater_equal(a, b, /, *, stream=None):
     """``mx.greater_equal``: ``a >= b``, elementwise, as a bool array.
 
-    The operands are compared in their promoted dtype; a comparison with nan is False
-    (``!=``: True). Complex numbers order by real part, then imaginary part.
+    {promoted} {ordering}
+
+    ``greater_equal(a, b)`` is ``less_equal(b, a)``, and Python's ``>=`` on an array
+    (or ``2 <= array``, reflected) calls it.
 
     Arguments:
-    - ``a``, ``b``: arrays or Python scalars, broadcast together. A Python scalar takes
-      the other operand's dtype when it fits (``int32 array + 2`` is int32,
-      ``int32 array + 2.5`` is float32); two arrays promote to a common dtype.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {operands}
 
-    Errors: ``ValueError`` when the shapes do not broadcast (MLX: "[broadcast_shapes]
-    Shapes (3) and (2) cannot be broadcast."), when a Python int does not fit the
-    array's integer dtype ("Converting -1 to uint8 would result in overflow."), and for
-    a list or a string ("Invalid type list received in array initialization.").
+    Errors: ``ValueError`` {binary_errors}.
 
     >>> mx.greater_equal(mx.array([1, 2, 3]), 2)
     array([False, True, True], dtype=bool)
@@ -1404,17 +1271,14 @@ def _as_bools(a, b):
     return astype(scalar_or_array(a), _dt.bool_), astype(scalar_or_array(b), _dt.bool_)
 
 
+@shared_doc
 def logical_and(a, b, /, *, stream=None):
     """``mx.logical_and``: True where both ``a`` and ``b`` are nonzero (True), elementwise.
 
     Arguments:
-    - ``a``, ``b``: arrays or Python scalars of any dtype, broadcast together; each is
-      cast to bool (nonzero is True) on its own, so they are not promoted.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {logical_operands}
 
-    Errors: ``ValueError`` when the shapes do not broadcast (MLX: "[broadcast_shapes]
-    Shapes (3) and (2) cannot be broadcast.") and for a list or a string ("Invalid type
-    list received in array initialization.").
+    Errors: ``ValueError`` {broadcast} and {not_an_array}.
 
     >>> mx.logical_and(mx.array([True, True, False]), mx.array([True, False, False]))
     array([True, False, False], dtype=bool)
@@ -1424,17 +1288,14 @@ def logical_and(a, b, /, *, stream=None):
     return make_array(P.LogicalAnd(), broadcast_arrays(*_as_bools(a, b)))
 
 
+@shared_doc
 def logical_or(a, b, /, *, stream=None):
     """``mx.logical_or``: True where ``a`` or ``b`` (or both) is nonzero (True), elementwise.
 
     Arguments:
-    - ``a``, ``b``: arrays or Python scalars of any dtype, broadcast together; each is
-      cast to bool (nonzero is True) on its own, so they are not promoted.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {logical_operands}
 
-    Errors: ``ValueError`` when the shapes do not broadcast (MLX: "[broadcast_shapes]
-    Shapes (3) and (2) cannot be broadcast.") and for a list or a string ("Invalid type
-    list received in array initialization.").
+    Errors: ``ValueError`` {broadcast} and {not_an_array}.
 
     >>> mx.logical_or(mx.array([True, True, False]), mx.array([True, False, False]))
     array([True, True, False], dtype=bool)
@@ -1442,6 +1303,7 @@ def logical_or(a, b, /, *, stream=None):
     return make_array(P.LogicalOr(), broadcast_arrays(*_as_bools(a, b)))
 
 
+@shared_doc
 def logical_xor(a, b, /, *, stream=None):
     """``mx.logical_xor``: True where exactly one of ``a`` and ``b`` is nonzero (True), elementwise.
 
@@ -1449,13 +1311,9 @@ def logical_xor(a, b, /, *, stream=None):
     no primitive of its own.
 
     Arguments:
-    - ``a``, ``b``: arrays or Python scalars of any dtype, broadcast together; each is
-      cast to bool (nonzero is True) on its own, so they are not promoted.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {logical_operands}
 
-    Errors: ``ValueError`` when the shapes do not broadcast (MLX: "[broadcast_shapes]
-    Shapes (3) and (2) cannot be broadcast.") and for a list or a string ("Invalid type
-    list received in array initialization.").
+    Errors: ``ValueError`` {broadcast} and {not_an_array}.
 
     >>> mx.logical_xor(mx.array([True, True, False]), mx.array([True, False, False]))
     array([False, True, False], dtype=bool)
@@ -1495,20 +1353,17 @@ def _bitwise(op, name, a, b, shift=False):
     return make_array(P.BitwiseBinary(op), [x, y])
 
 
+@shared_doc
 def bitwise_and(a, b, /, *, stream=None):
     """``mx.bitwise_and``: ``a & b``, the bits set in both, elementwise.
 
-    Of bools it is a logical and.
+    Of bools it is a logical and; masking with ``2**k - 1`` keeps the low ``k`` bits.
+    Python's ``&`` on an array calls it.
 
     Arguments:
-    - ``a``, ``b``: integer or bool arrays or Python scalars, broadcast together and
-      promoted to one dtype (a Python int takes the array's dtype).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {bitwise_operands}
 
-    Errors: ``RuntimeError`` when the promoted dtype is not an integer or bool (MLX:
-    "[bitwise_and] Only allowed on integer or boolean types but got types float32 and
-    float32."); ``ValueError`` when the shapes do not broadcast or an int does not fit
-    the array's dtype (as ``add``).
+    Errors: {bitwise_errors}.
 
     >>> mx.bitwise_and(mx.array([12, 10]), 6)
     array([4, 2], dtype=int32)
@@ -1516,20 +1371,16 @@ def bitwise_and(a, b, /, *, stream=None):
     return _bitwise("and", "bitwise_and", a, b)
 
 
+@shared_doc
 def bitwise_or(a, b, /, *, stream=None):
     """``mx.bitwise_or``: ``a | b``, the bits set in either, elementwise.
 
-    Of bools it is a logical or.
+    Of bools it is a logical or. Python's ``|`` calls it.
 
     Arguments:
-    - ``a``, ``b``: integer or bool arrays or Python scalars, broadcast together and
-      promoted to one dtype (a Python int takes the array's dtype).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {bitwise_operands}
 
-    Errors: ``RuntimeError`` when the promoted dtype is not an integer or bool (MLX:
-    "[bitwise_or] Only allowed on integer or boolean types but got types float32 and
-    float32."); ``ValueError`` when the shapes do not broadcast or an int does not fit
-    the array's dtype (as ``add``).
+    Errors: {bitwise_errors}.
 
     >>> mx.bitwise_or(mx.array([12, 10]), 6)
     array([14, 14], dtype=int32)
@@ -1537,20 +1388,17 @@ def bitwise_or(a, b, /, *, stream=None):
     return _bitwise("or", "bitwise_or", a, b)
 
 
+@shared_doc
 def bitwise_xor(a, b, /, *, stream=None):
     """``mx.bitwise_xor``: ``a ^ b``, the bits set in exactly one, elementwise.
 
-    Of bools it is a logical xor.
+    Of bools it is a logical xor (``not_equal``), and ``x ^ x`` is 0 for every ``x``;
+    Python's ``^`` on an array calls it.
 
     Arguments:
-    - ``a``, ``b``: integer or bool arrays or Python scalars, broadcast together and
-      promoted to one dtype (a Python int takes the array's dtype).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {bitwise_operands}
 
-    Errors: ``RuntimeError`` when the promoted dtype is not an integer or bool (MLX:
-    "[bitwise_xor] Only allowed on integer or boolean types but got types float32 and
-    float32."); ``ValueError`` when the shapes do not broadcast or an int does not fit
-    the array's dtype (as ``add``).
+    Errors: {bitwise_errors}.
 
     >>> mx.bitwise_xor(mx.array([12, 10]), 6)
     array([10, 12], dtype=int32)
@@ -1558,6 +1406,7 @@ def bitwise_xor(a, b, /, *, stream=None):
     return _bitwise("xor", "bitwise_xor", a, b)
 
 
+@shared_doc
 def left_shift(a, b, /, *, stream=None):
     """``mx.left_shift`` (also ``mx.bitwise_left_shift``): ``a << b``, elementwise.
 
@@ -1565,14 +1414,9 @@ def left_shift(a, b, /, *, stream=None):
     lost (uint8 200 << 1 is 144). Bools are shifted as uint8, and the result is uint8.
 
     Arguments:
-    - ``a``, ``b``: integer or bool arrays or Python scalars, broadcast together and
-      promoted to one dtype (a Python int takes the array's dtype).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {bitwise_operands}
 
-    Errors: ``RuntimeError`` when the promoted dtype is not an integer or bool (MLX:
-    "[left_shift] Only allowed on integer or boolean types but got types float32 and
-    float32."); ``ValueError`` when the shapes do not broadcast or an int does not fit
-    the array's dtype (as ``add``).
+    Errors: {bitwise_errors}. {shift_count}
 
     >>> mx.left_shift(mx.array([1, 3, -1]), 2)
     array([4, 12, -4], dtype=int32)
@@ -1582,6 +1426,7 @@ def left_shift(a, b, /, *, stream=None):
     return _bitwise("left_shift", "left_shift", a, b, shift=True)
 
 
+@shared_doc
 def right_shift(a, b, /, *, stream=None):
     """``mx.right_shift`` (also ``mx.bitwise_right_shift``): ``a >> b``, elementwise.
 
@@ -1589,14 +1434,9 @@ def right_shift(a, b, /, *, stream=None):
     sign is kept: -16 >> 2 is -4). Bools are shifted as uint8, and the result is uint8.
 
     Arguments:
-    - ``a``, ``b``: integer or bool arrays or Python scalars, broadcast together and
-      promoted to one dtype (a Python int takes the array's dtype).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``, ``b``: {bitwise_operands}
 
-    Errors: ``RuntimeError`` when the promoted dtype is not an integer or bool (MLX:
-    "[right_shift] Only allowed on integer or boolean types but got types float32 and
-    float32."); ``ValueError`` when the shapes do not broadcast or an int does not fit
-    the array's dtype (as ``add``).
+    Errors: {bitwise_errors}. {shift_count}
 
     >>> mx.right_shift(mx.array([16, 7, -16]), 2)
     array([4, 1, -4], dtype=int32)
@@ -1608,6 +1448,7 @@ bitwise_left_shift = left_shift  # MLX's aliases (the array API's names)
 bitwise_right_shift = right_shift
 
 
+@shared_doc
 def bitwise_invert(a, /, *, stream=None):
     """``mx.bitwise_invert``: ``~a``, every bit of each element flipped.
 
@@ -1616,11 +1457,9 @@ def bitwise_invert(a, /, *, stream=None):
 
     Arguments:
     - ``a``: an integer or bool array, or a Python int.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for a float or complex dtype (MLX: "[bitwise_invert] Bitwise
-    inverse only allowed on integer types.") and for a list or a string ("Invalid type
-    list received in array initialization.").
+    inverse only allowed on integer types.") and {not_an_array}.
 
     >>> mx.bitwise_invert(mx.array([0, 5, -1]))
     array([-1, -6, 0], dtype=int32)
@@ -1638,6 +1477,7 @@ def bitwise_invert(a, /, *, stream=None):
 # --- ternary -----------------------------------------------------------------------
 
 
+@shared_doc
 def where(condition, x, y, /, *, stream=None):
     """``mx.where``: for each element, ``x`` where ``condition`` is True, else ``y``.
 
@@ -1649,11 +1489,8 @@ def where(condition, x, y, /, *, stream=None):
     Arguments:
     - ``condition``: an array or a Python scalar of any dtype.
     - ``x``, ``y``: arrays or Python scalars (the values to choose from).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
-    Errors: ``ValueError`` when the shapes do not broadcast (MLX: "[broadcast_shapes]
-    Shapes (2) and (3) cannot be broadcast.") and for a list or a string ("Invalid type
-    list received in array initialization.").
+    Errors: ``ValueError`` {broadcast} and {not_an_array}.
 
     >>> mx.where(mx.array([True, False, True]), mx.array([1, 2, 3]), mx.array([10, 20, 30]))
     array([1, 20, 3], dtype=int32)

@@ -15,6 +15,7 @@ from ..primitives.base import make_array, make_arrays
 from ..primitives.factorizations import QRF, SVD, Eig, Eigh
 from .common import incompatible_arguments
 from .creation import zeros
+from .docs import shared_doc
 from .elementwise import greater, multiply, reciprocal, where
 from .linalg import matmul
 from .reduction import max as _max
@@ -58,6 +59,7 @@ def _check_args(name, a, optional=None):
         raise incompatible_arguments(_SIGNATURES[name], (a,), optional)
 
 
+@shared_doc
 def qr(a, *, stream=None):
     """``mx.linalg.qr``: the QR factorization of each matrix in the last two axes, ``(Q, R)`` with ``a = Q @ R``.
 
@@ -68,13 +70,9 @@ def qr(a, *, stream=None):
     jvp and a vmap rule, which MLX lacks.
 
     Arguments:
-    - ``a``: float32 or float64, at least two dimensions.
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {float_matrices}
 
-    Errors: ``ValueError`` for another dtype, complex64 included (MLX:
-    "[linalg::qr] Arrays must have type float32 or float64. Received array with
-    type int32.") or fewer than two dimensions (MLX: "[linalg::qr] Arrays must
-    have >= 2 dimensions. Received array with 1 dimensions.").
+    Errors: {float_matrices_errors}.
 
     >>> mx.linalg.qr(mx.array([[3.0, 1.0], [4.0, 2.0]]))
     (array([[-0.6, -0.8],
@@ -87,6 +85,7 @@ def qr(a, *, stream=None):
     return tuple(make_arrays(QRF(), [a]))
 
 
+@shared_doc
 def svd(a, compute_uv=True, *, stream=None):
     """``mx.linalg.svd``: the singular value decomposition of each matrix in the last two axes, ``(U, S, Vt)`` with ``a = U[..., :k] * S @ Vt[..., :k, :]``.
 
@@ -101,7 +100,6 @@ def svd(a, compute_uv=True, *, stream=None):
     Arguments:
     - ``a``: float32, float64 or complex64, at least two dimensions.
     - ``compute_uv``: also return ``U`` and ``Vt`` (default True).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for another dtype (MLX: "[linalg::svd] Arrays must
     have type float32, float64 or complex64. Received array with type int32.")
@@ -136,6 +134,7 @@ def _check_uplo(name, a, UPLO):
         raise incompatible_arguments(_SIGNATURES[name], (a,), {"UPLO": UPLO})
 
 
+@shared_doc
 def eigh(a, UPLO="L", *, stream=None):
     """``mx.linalg.eigh``: the eigenvalues and eigenvectors of each Hermitian (real symmetric) matrix in the last two axes, ``(w, V)`` with ``a @ V = V * w``.
 
@@ -144,19 +143,15 @@ def eigh(a, UPLO="L", *, stream=None):
     (``UPLO`` starting with "L", the default) or else the upper one, the other
     taken as its mirror image. One ``Eigh`` node, computed in double and rounded
     once. mlxref gives it a vjp and a jvp, which MLX lacks. The sign of each
-    eigenvector is not fixed by the math; the README's "Where mlxref differs"
-    says how mlxref's compare with MLX's.
+    eigenvector is not fixed by the math: mlxref's are LAPACK's, as MLX's; the
+    README's "Where mlxref differs" says where they can still differ.
 
     Arguments:
-    - ``a``: float32, float64 or complex64 square matrices in the last two axes.
+    {square_matrices}
     - ``UPLO``: "L" (default) or "U": the triangle read.
-    - ``stream``: accepted and ignored (mlxref has one device).
 
-    Errors: ``ValueError`` for another dtype (MLX: "[linalg::eigh] Arrays must
-    have type float32, float64 or complex64. Received array with type int32."),
-    fewer than two dimensions or matrices that are not square (MLX:
-    "[linalg::eigh] Only defined for square matrices."). A NaN read by it gives
-    NaNs (MLX returns finite, wrong eigenvalues).
+    Errors: {eig_errors}. A NaN read by it gives NaNs (MLX returns finite, wrong
+    eigenvalues).
 
     >>> mx.linalg.eigh(mx.array([[2.0, 0.0], [0.0, 1.0]]))
     (array([1, 2], dtype=float32), array([[0, 1],
@@ -167,6 +162,7 @@ def eigh(a, UPLO="L", *, stream=None):
     return tuple(make_arrays(Eigh(UPLO, True), [a]))
 
 
+@shared_doc
 def eigvalsh(a, UPLO="L", *, stream=None):
     """``mx.linalg.eigvalsh``: the eigenvalues of each Hermitian (real symmetric) matrix in the last two axes, real and ascending.
 
@@ -176,13 +172,10 @@ def eigvalsh(a, UPLO="L", *, stream=None):
     symmetric matrices.
 
     Arguments:
-    - ``a``: float32, float64 or complex64 square matrices in the last two axes.
+    {square_matrices}
     - ``UPLO``: "L" (default) or "U": the triangle read.
-    - ``stream``: accepted and ignored (mlxref has one device).
 
-    Errors: ``ValueError`` as ``eigh``'s (with "[linalg::eigvalsh]"), e.g. for
-    fewer than two dimensions (MLX: "[linalg::eigvalsh] Arrays must have >= 2
-    dimensions. Received array with 1 dimensions.").
+    Errors: {eig_errors}.
 
     >>> a = mx.array([[1.0, 5.0], [2.0, 1.0]])
     >>> mx.linalg.eigvalsh(a), mx.linalg.eigvalsh(a, UPLO="U")
@@ -193,22 +186,21 @@ def eigvalsh(a, UPLO="L", *, stream=None):
     return make_array(Eigh(UPLO, False), [a])
 
 
+@shared_doc
 def eig(a, *, stream=None):
     """``mx.linalg.eig``: the eigenvalues and eigenvectors of each square matrix in the last two axes, ``(w, V)`` with ``a @ V = V * w``.
 
     Both are complex64, since a real matrix can have complex eigenvalues; the
     columns of ``V`` are unit eigenvectors. The order of the eigenvalues and the
-    phase of each eigenvector are not fixed by the math; the README's "Where
-    mlxref differs" says how mlxref's compare with MLX's. One ``Eig`` node; as
+    phase of each eigenvector are not fixed by the math: mlxref's are LAPACK's,
+    as MLX's; the README's "Where mlxref differs" says where they can still
+    differ. One ``Eig`` node; as
     in MLX it has no vjp ("Not implemented").
 
     Arguments:
-    - ``a``: float32, float64 or complex64 square matrices in the last two axes.
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {square_matrices}
 
-    Errors: ``ValueError`` for another dtype, fewer than two dimensions or
-    matrices that are not square (MLX: "[linalg::eig] Only defined for square
-    matrices."). A NaN in ``a`` raises when evaluated (MLX aborts the process).
+    Errors: {eig_errors}. A NaN in ``a`` raises when evaluated (MLX aborts the process).
 
     >>> mx.linalg.eig(mx.array([[2.0, 0.0], [0.0, 1.0]]))
     (array([2+0j, 1+0j], dtype=complex64), array([[1+0j, 0+0j],
@@ -218,21 +210,19 @@ def eig(a, *, stream=None):
     return tuple(make_arrays(Eig(True), [a]))
 
 
+@shared_doc
 def eigvals(a, *, stream=None):
     """``mx.linalg.eigvals``: the eigenvalues of each square matrix in the last two axes, complex64.
 
     ``eig``'s ``w`` without the eigenvectors (the same ``Eig`` primitive, told
     to skip them): a real matrix can have complex eigenvalues, as the rotation
-    in the example has. Their order is not fixed by the math; the README's
-    "Where mlxref differs" says how mlxref's compares with MLX's.
+    in the example has. Their order is not fixed by the math: mlxref's is
+    LAPACK's, as MLX's.
 
     Arguments:
-    - ``a``: float32, float64 or complex64 square matrices in the last two axes.
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {square_matrices}
 
-    Errors: ``ValueError`` as ``eig``'s (with "[linalg::eigvals]"), e.g. for
-    matrices that are not square (MLX: "[linalg::eigvals] Only defined for
-    square matrices.").
+    Errors: {eig_errors}.
 
     >>> mx.linalg.eigvals(mx.array([[0.0, -1.0], [1.0, 0.0]]))
     array([0+1j, 0-1j], dtype=complex64)
@@ -241,6 +231,7 @@ def eigvals(a, *, stream=None):
     return make_array(Eig(False), [a])
 
 
+@shared_doc
 def pinv(a, *, stream=None):
     """``mx.linalg.pinv``: the Moore-Penrose pseudo-inverse of each matrix in the last two axes, an (n x m) matrix for an (m x n) one.
 
@@ -250,13 +241,9 @@ def pinv(a, *, stream=None):
     transposed shape.
 
     Arguments:
-    - ``a``: float32 or float64, at least two dimensions.
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {float_matrices}
 
-    Errors: ``ValueError`` for another dtype (MLX: "[linalg::pinv] Arrays must
-    have type float32 or float64. Received array with type int32.") or fewer
-    than two dimensions (MLX: "[linalg::pinv] Arrays must have >= 2 dimensions.
-    Received array with 1 dimensions.").
+    Errors: {float_matrices_errors}.
 
     >>> mx.linalg.pinv(mx.array([[1.0, 0.0], [0.0, 0.0], [0.0, 2.0]]))
     array([[1, 0, 0],

@@ -21,6 +21,7 @@ from ..primitives.base import make_array
 from ..primitives.fft import FFT
 from .common import astype, broadcast_to, incompatible_arguments
 from .creation import ones, typed_arange, zeros
+from .docs import shared_doc
 from .elementwise import add, divide, maximum, multiply, real, square
 from .shape import (as_strided, concatenate, pad, reshape, roll, strided_slice,
                     strided_slice_update, swapaxes)
@@ -182,6 +183,7 @@ def _many_axes(name, a, s, axes, norm, real, inverse, default_axes):
     return fft_impl(a, sizes, ax, real, inverse, norm, name)
 
 
+@shared_doc
 def fft(a, n=None, axis=-1, norm="backward", stream=None):
     """``mx.fft.fft``: the discrete Fourier transform along ``axis``, ``X[k] = sum_j x[j] exp(-2 pi i j k / n)``.
 
@@ -191,17 +193,9 @@ def fft(a, n=None, axis=-1, norm="backward", stream=None):
     "forward" by ``1/n``. One ``FFT`` node (mlx/fft.cpp ``fft_impl``).
 
     Arguments:
-    - ``a``: the input array (at least 1-D).
-    - ``n``: the number of points (default: the size of ``axis``).
-    - ``axis``: the axis transformed (default -1).
-    - ``norm``: "backward", "ortho" or "forward" (default "backward").
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {fft_arguments}
 
-    Errors: ``ValueError`` for another ``norm`` (MLX: "[fft] Invalid norm.
-    Expected one of {'backward', 'ortho', 'forward'}.") or ``n`` below 1 (MLX:
-    "[fftn] Invalid FFT output size requested (0)"); ``IndexError`` for an axis
-    out of range (mlxref: "[fft] Invalid axis 1 for array with 1 dimensions.";
-    MLX: "SmallVector out of range.").
+    Errors: {fft_errors}.
 
     >>> mx.fft.fft(mx.array([1.0, 2.0, 3.0, 4.0]))
     array([10+0j, -2+2j, -2+0j, -2-2j], dtype=complex64)
@@ -211,6 +205,7 @@ def fft(a, n=None, axis=-1, norm="backward", stream=None):
     return _one_axis("fft", a, n, axis, norm, False, False)
 
 
+@shared_doc
 def ifft(a, n=None, axis=-1, norm="backward", stream=None):
     """``mx.fft.ifft``: the inverse discrete Fourier transform along ``axis``, ``x[j] = (1/n) sum_k X[k] exp(2 pi i j k / n)``.
 
@@ -220,13 +215,9 @@ def ifft(a, n=None, axis=-1, norm="backward", stream=None):
     ``fft``, "forward" none here (``fft`` has it). One ``FFT`` node.
 
     Arguments:
-    - ``a``: the input array (at least 1-D).
-    - ``n``: the number of points (default: the size of ``axis``).
-    - ``axis``: the axis transformed (default -1).
-    - ``norm``: "backward", "ortho" or "forward" (default "backward").
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {fft_arguments}
 
-    Errors: as ``fft``'s (with "[ifft]" where MLX names the function).
+    Errors: {fft_errors}.
 
     >>> mx.fft.ifft(mx.array([8, 2, 0, 2]))
     array([3+0j, 2+0j, 1+0j, 2+0j], dtype=complex64)
@@ -234,6 +225,7 @@ def ifft(a, n=None, axis=-1, norm="backward", stream=None):
     return _one_axis("ifft", a, n, axis, norm, False, True)
 
 
+@shared_doc
 def rfft(a, n=None, axis=-1, norm="backward", stream=None):
     """``mx.fft.rfft``: the discrete Fourier transform of a real signal along ``axis``, its ``n // 2 + 1`` non-negative frequencies.
 
@@ -243,13 +235,9 @@ def rfft(a, n=None, axis=-1, norm="backward", stream=None):
     ``norm`` scales as in ``fft``. One ``FFT`` node.
 
     Arguments:
-    - ``a``: the input array (at least 1-D).
-    - ``n``: the number of input points (default: the size of ``axis``).
-    - ``axis``: the axis transformed (default -1).
-    - ``norm``: "backward", "ortho" or "forward" (default "backward").
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {fft_arguments}
 
-    Errors: as ``fft``'s (with "[rfft]" where MLX names the function).
+    Errors: {fft_errors}.
 
     >>> mx.fft.rfft(mx.array([1.0, 2.0, 3.0, 4.0]))
     array([10+0j, -2+2j, -2+0j], dtype=complex64)
@@ -257,6 +245,7 @@ def rfft(a, n=None, axis=-1, norm="backward", stream=None):
     return _one_axis("rfft", a, n, axis, norm, True, False)
 
 
+@shared_doc
 def irfft(a, n=None, axis=-1, norm="backward", stream=None):
     """``mx.fft.irfft``: the real signal of ``n`` points whose ``rfft`` is ``a``, the inverse of ``rfft`` along ``axis``.
 
@@ -268,11 +257,9 @@ def irfft(a, n=None, axis=-1, norm="backward", stream=None):
     Arguments:
     - ``a``: the non-negative frequencies (at least 1-D).
     - ``n``: the number of output points (default ``2 (m - 1)``).
-    - ``axis``: the axis transformed (default -1).
-    - ``norm``: "backward", "ortho" or "forward" (default "backward").
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {fft_axis_norm}
 
-    Errors: as ``fft``'s (with "[irfft]" where MLX names the function).
+    Errors: {fft_errors}.
 
     >>> mx.fft.irfft(mx.array([10, -2 + 2j, -2]))
     array([1, 2, 3, 4], dtype=float32)
@@ -280,21 +267,18 @@ def irfft(a, n=None, axis=-1, norm="backward", stream=None):
     return _one_axis("irfft", a, n, axis, norm, True, True)
 
 
+@shared_doc
 def fft2(a, s=None, axes=(-2, -1), norm="backward", stream=None):
     """``mx.fft.fft2``: the two-dimensional discrete Fourier transform, ``fftn`` over ``axes`` (default the last two).
 
+    The one-dimensional ``fft`` along each of the two axes; the result is complex64,
+    and ``norm`` counts the points of both axes.
+
     Arguments:
     - ``a``: the input array.
-    - ``s``: the sizes to crop or zero-pad each of ``axes`` to (default: their
-      own).
-    - ``axes``: the two axes transformed (default ``[-2, -1]``).
-    - ``norm``: "backward", "ortho" or "forward", as in ``fft``, over all the
-      points transformed (default "backward").
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {fft2_arguments}
 
-    Errors: as ``fftn``'s; an axis out of range is an ``IndexError`` (mlxref:
-    "[fft2] Invalid axis -2 for array with 1 dimensions."; MLX: "SmallVector out
-    of range.").
+    Errors: {fftn_errors}.
 
     >>> mx.fft.fft2(mx.array([[1.0, 2.0], [3.0, 4.0]]))
     array([[10+0j, -2+0j],
@@ -303,19 +287,18 @@ def fft2(a, s=None, axes=(-2, -1), norm="backward", stream=None):
     return _many_axes("fft2", a, s, axes, norm, False, False, [-2, -1])
 
 
+@shared_doc
 def ifft2(a, s=None, axes=(-2, -1), norm="backward", stream=None):
     """``mx.fft.ifft2``: the two-dimensional inverse discrete Fourier transform, ``ifftn`` over ``axes`` (default the last two).
 
+    Under the default ``norm`` it divides by the number of points of both axes, so
+    ``ifft2(fft2(a))`` gives ``a`` back (as complex64).
+
     Arguments:
     - ``a``: the input array.
-    - ``s``: the sizes to crop or zero-pad each of ``axes`` to (default: their
-      own).
-    - ``axes``: the two axes transformed (default ``[-2, -1]``).
-    - ``norm``: "backward", "ortho" or "forward", as in ``ifft``, over all the
-      points transformed (default "backward").
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {fft2_arguments}
 
-    Errors: as ``fftn``'s.
+    Errors: {fftn_errors}.
 
     >>> mx.fft.ifft2(mx.array([[10.0, -2.0], [-4.0, 0.0]]))
     array([[1+0j, 2+0j],
@@ -324,21 +307,17 @@ def ifft2(a, s=None, axes=(-2, -1), norm="backward", stream=None):
     return _many_axes("ifft2", a, s, axes, norm, False, True, [-2, -1])
 
 
+@shared_doc
 def rfft2(a, s=None, axes=(-2, -1), norm="backward", stream=None):
     """``mx.fft.rfft2``: the two-dimensional discrete Fourier transform of a real input, ``rfftn`` over ``axes`` (default the last two).
 
     The last of ``axes`` keeps its ``n // 2 + 1`` non-negative frequencies.
 
     Arguments:
-    - ``a``: the input array (its real part, as float32).
-    - ``s``: the sizes to crop or zero-pad each of ``axes`` to (default: their
-      own).
-    - ``axes``: the two axes transformed (default ``[-2, -1]``).
-    - ``norm``: "backward", "ortho" or "forward", as in ``fft`` (default
-      "backward").
-    - ``stream``: accepted and ignored (mlxref has one device).
+    - ``a``: the input array; its real part is transformed (as float32).
+    {fft2_arguments}
 
-    Errors: as ``fftn``'s.
+    Errors: {fftn_errors}.
 
     >>> mx.fft.rfft2(mx.array([[1.0, 2.0], [3.0, 4.0]]))
     array([[10+0j, -2+0j],
@@ -347,6 +326,7 @@ def rfft2(a, s=None, axes=(-2, -1), norm="backward", stream=None):
     return _many_axes("rfft2", a, s, axes, norm, True, False, [-2, -1])
 
 
+@shared_doc
 def irfft2(a, s=None, axes=(-2, -1), norm="backward", stream=None):
     """``mx.fft.irfft2``: the real inverse of ``rfft2``, ``irfftn`` over ``axes`` (default the last two).
 
@@ -354,14 +334,9 @@ def irfft2(a, s=None, axes=(-2, -1), norm="backward", stream=None):
 
     Arguments:
     - ``a``: the input array.
-    - ``s``: the output sizes along ``axes`` (default: their own, ``2 (m - 1)``
-      for the last).
-    - ``axes``: the two axes transformed (default ``[-2, -1]``).
-    - ``norm``: "backward", "ortho" or "forward", as in ``ifft`` (default
-      "backward").
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {irfft2_arguments}
 
-    Errors: as ``fftn``'s.
+    Errors: {fftn_errors}.
 
     >>> mx.fft.irfft2(mx.array([[10.0, -2.0], [-4.0, 0.0]]))
     array([[1, 2],
@@ -370,6 +345,7 @@ def irfft2(a, s=None, axes=(-2, -1), norm="backward", stream=None):
     return _many_axes("irfft2", a, s, axes, norm, True, True, [-2, -1])
 
 
+@shared_doc
 def fftn(a, s=None, axes=None, norm="backward", stream=None):
     """``mx.fft.fftn``: the n-dimensional discrete Fourier transform over ``axes`` (default all of them).
 
@@ -380,18 +356,9 @@ def fftn(a, s=None, axes=None, norm="backward", stream=None):
 
     Arguments:
     - ``a``: the input array.
-    - ``s``: the sizes to crop or zero-pad each of ``axes`` to (default: their
-      own).
-    - ``axes``: the axes transformed (default None: every axis).
-    - ``norm``: "backward", "ortho" or "forward", as in ``fft`` (default
-      "backward").
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {fftn_arguments}
 
-    Errors: ``ValueError`` for ``s`` without ``axes`` (MLX: "[fftn] `axes`
-    should not be `None` if `s` is not `None`."), ``s`` and ``axes`` of
-    different lengths (MLX: "[fftn] Shape and axes have different sizes."), a
-    repeated axis (MLX: "[fftn] Duplicated axis received (0,0)") or a size
-    below 1; ``IndexError`` for an axis out of range.
+    Errors: {fftn_errors}.
 
     >>> mx.fft.fftn(mx.ones((2, 2, 2)))
     array([[[8+0j, 0+0j],
@@ -402,6 +369,7 @@ def fftn(a, s=None, axes=None, norm="backward", stream=None):
     return _many_axes("fftn", a, s, axes, norm, False, False, None)
 
 
+@shared_doc
 def ifftn(a, s=None, axes=None, norm="backward", stream=None):
     """``mx.fft.ifftn``: the n-dimensional inverse discrete Fourier transform over ``axes`` (default all of them).
 
@@ -410,14 +378,9 @@ def ifftn(a, s=None, axes=None, norm="backward", stream=None):
 
     Arguments:
     - ``a``: the input array.
-    - ``s``: the sizes to crop or zero-pad each of ``axes`` to (default: their
-      own).
-    - ``axes``: the axes transformed (default None: every axis).
-    - ``norm``: "backward", "ortho" or "forward", as in ``ifft`` (default
-      "backward").
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {fftn_arguments}
 
-    Errors: as ``fftn``'s.
+    Errors: {fftn_errors}.
 
     >>> mx.fft.ifftn(mx.ones((2, 2)))
     array([[1+0j, 0+0j],
@@ -426,6 +389,7 @@ def ifftn(a, s=None, axes=None, norm="backward", stream=None):
     return _many_axes("ifftn", a, s, axes, norm, False, True, None)
 
 
+@shared_doc
 def rfftn(a, s=None, axes=None, norm="backward", stream=None):
     """``mx.fft.rfftn``: the n-dimensional discrete Fourier transform of a real input over ``axes`` (default all of them).
 
@@ -434,14 +398,9 @@ def rfftn(a, s=None, axes=None, norm="backward", stream=None):
 
     Arguments:
     - ``a``: the input array.
-    - ``s``: the sizes to crop or zero-pad each of ``axes`` to (default: their
-      own).
-    - ``axes``: the axes transformed (default None: every axis).
-    - ``norm``: "backward", "ortho" or "forward", as in ``fft`` (default
-      "backward").
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {fftn_arguments}
 
-    Errors: as ``fftn``'s.
+    Errors: {fftn_errors}.
 
     >>> mx.fft.rfftn(mx.ones((2, 4)))
     array([[8+0j, 0+0j, 0+0j],
@@ -450,6 +409,7 @@ def rfftn(a, s=None, axes=None, norm="backward", stream=None):
     return _many_axes("rfftn", a, s, axes, norm, True, False, None)
 
 
+@shared_doc
 def irfftn(a, s=None, axes=None, norm="backward", stream=None):
     """``mx.fft.irfftn``: the real inverse of ``rfftn`` over ``axes`` (default all of them).
 
@@ -458,14 +418,9 @@ def irfftn(a, s=None, axes=None, norm="backward", stream=None):
 
     Arguments:
     - ``a``: the input array.
-    - ``s``: the output sizes along ``axes`` (default: their own, ``2 (m - 1)``
-      for the last).
-    - ``axes``: the axes transformed (default None: every axis).
-    - ``norm``: "backward", "ortho" or "forward", as in ``ifft`` (default
-      "backward").
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {irfftn_arguments}
 
-    Errors: as ``fftn``'s.
+    Errors: {fftn_errors}.
 
     >>> mx.fft.irfftn(mx.array([[8.0, 0.0, 0.0], [0.0, 0.0, 0.0]]))
     array([[1, 1, 1, 1],
@@ -497,6 +452,7 @@ def _shift(name, a, axes, inverse):
     return roll(a, tuple(shifts), tuple(axes))
 
 
+@shared_doc
 def fftshift(a, axes=None, stream=None):
     """``mx.fft.fftshift``: the zero frequency moved to the middle: a roll by ``n // 2`` along each of ``axes``.
 
@@ -504,12 +460,9 @@ def fftshift(a, axes=None, stream=None):
     most positive. Composed of ``roll``, as MLX does; any dtype.
 
     Arguments:
-    - ``a``: the array.
-    - ``axes``: an int or a list of ints (default None: every axis).
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {shift_arguments}
 
-    Errors: ``IndexError`` for an axis out of range (MLX: "[fftshift] Invalid
-    axis 2 for array with 1 dimensions.").
+    Errors: {shift_error}.
 
     >>> mx.fft.fftshift(mx.arange(5))
     array([3, 4, 0, 1, 2], dtype=int32)
@@ -517,6 +470,7 @@ def fftshift(a, axes=None, stream=None):
     return _shift("fftshift", a, axes, False)
 
 
+@shared_doc
 def ifftshift(a, axes=None, stream=None):
     """``mx.fft.ifftshift``: the inverse of ``fftshift``: a roll by ``-(n // 2)`` along each of ``axes``.
 
@@ -524,12 +478,9 @@ def ifftshift(a, axes=None, stream=None):
     ``fftshift``. Composed of ``roll``, as MLX does; any dtype.
 
     Arguments:
-    - ``a``: the array.
-    - ``axes``: an int or a list of ints (default None: every axis).
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {shift_arguments}
 
-    Errors: ``IndexError`` for an axis out of range, as ``fftshift``'s (with
-    "[ifftshift]").
+    Errors: {shift_error}.
 
     >>> mx.fft.ifftshift(mx.arange(5))
     array([2, 3, 4, 0, 1], dtype=int32)
@@ -557,6 +508,7 @@ def _freq_args(name, n, d):
     return n, array(1.0 / (float(n) * d), _dt.float32)
 
 
+@shared_doc
 def fftfreq(n, d=1.0, stream=None):
     """``mx.fft.fftfreq``: the frequency of each point of an ``n``-point DFT with sample spacing ``d``, ``[0, 1, ..., -(n // 2), ..., -1] / (n d)``.
 
@@ -564,12 +516,9 @@ def fftfreq(n, d=1.0, stream=None):
     in MLX.
 
     Arguments:
-    - ``n``: the number of points, an int.
-    - ``d``: the sample spacing, a float (default 1.0).
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {freq_arguments}
 
-    Errors: ``ValueError`` when ``n`` is below 1 (MLX: "[fftfreq] `n` must be
-    greater than 0.") or ``d`` is 0 (MLX: "[fftfreq] `d` must be non-zero.").
+    Errors: {freq_errors}.
 
     >>> mx.fft.fftfreq(5)
     array([0, 0.2, 0.4, -0.4, -0.2], dtype=float32)
@@ -580,18 +529,16 @@ def fftfreq(n, d=1.0, stream=None):
     return multiply(freqs, scale)
 
 
+@shared_doc
 def rfftfreq(n, d=1.0, stream=None):
     """``mx.fft.rfftfreq``: the ``n // 2 + 1`` non-negative frequencies of an ``n``-point real DFT with sample spacing ``d``, ``[0, 1, ..., n // 2] / (n d)``.
 
     float32, the frequencies of ``rfft``'s outputs.
 
     Arguments:
-    - ``n``: the number of points, an int.
-    - ``d``: the sample spacing, a float (default 1.0).
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {freq_arguments}
 
-    Errors: ``ValueError`` as ``fftfreq``'s (MLX: "[rfftfreq] `n` must be
-    greater than 0.").
+    Errors: {freq_errors}.
 
     >>> mx.fft.rfftfreq(5, d=0.5)
     array([0, 0.4, 0.8], dtype=float32)
@@ -622,6 +569,7 @@ def _optional_int(x):
     return x is None or _is_int(x)
 
 
+@shared_doc
 def stft(x, n_fft=2048, hop_length=None, win_length=None, window=None, center=True,
          pad_mode="reflect", norm="backward", onesided=None, stream=None):
     """``mx.fft.stft``: the short-time Fourier transform: the DFT of overlapping windowed frames of the last axis, shaped ``(..., n_freq, n_frames)``.
@@ -646,7 +594,6 @@ def stft(x, n_fft=2048, hop_length=None, win_length=None, window=None, center=Tr
       "backward").
     - ``onesided``: keep only the non-negative frequencies (default None: True
       for a real input, False for complex64).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for ``n_fft`` or ``hop_length`` below 1 (MLX:
     "[stft] n_fft must be positive.", "[stft] hop_length must be positive."), a
@@ -699,6 +646,7 @@ def stft(x, n_fft=2048, hop_length=None, win_length=None, window=None, center=Tr
     return reshape(spec, lead + (spec.shape[-2], n_frames))
 
 
+@shared_doc
 def istft(stft_matrix, n_fft=None, hop_length=None, win_length=None, window=None, center=True,
           norm="backward", onesided=None, length=None, stream=None):
     """``mx.fft.istft``: the inverse short-time Fourier transform: the signal whose ``stft`` is ``stft_matrix``.
@@ -725,7 +673,6 @@ def istft(stft_matrix, n_fft=None, hop_length=None, win_length=None, window=None
       True).
     - ``length``: the output length (default: all the samples the frames
       cover).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for an input of fewer than two dimensions (MLX:
     "[istft] Input must have at least two dimensions (freq, frames)."), and as

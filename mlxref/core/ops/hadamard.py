@@ -11,6 +11,7 @@ from ..array import array
 from ..primitives.base import make_array
 from ..primitives.hadamard import Hadamard
 from .common import astype, incompatible_arguments
+from .docs import shared_doc
 from .elementwise import multiply
 
 __all__ = ["hadamard_transform"]
@@ -19,6 +20,7 @@ _SIGNATURE = ("hadamard_transform(a: array, scale: float | None = None, "
               "stream: StreamOrDevice = None) -> array")
 
 
+@shared_doc
 def hadamard_transform(a, scale=None, stream=None):
     """``mx.hadamard_transform``: the Walsh-Hadamard transform of ``a`` along its last axis: ``scale * H @ x`` for each vector ``x``, with ``H`` the n x n Hadamard matrix of +1 and -1 entries.
 
@@ -30,7 +32,6 @@ def hadamard_transform(a, scale=None, stream=None):
     Arguments:
     - ``a``: a non-empty array.
     - ``scale``: the factor applied to the result (default: ``1 / sqrt(n)``).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for an empty array (MLX: "[hadamard_transform] Does
     not support empty arrays.") and, when evaluated, for an unsupported size

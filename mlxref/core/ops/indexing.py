@@ -36,6 +36,7 @@ from ..primitives.base import make_array
 from ..convert import is_scalar
 from .common import (broadcast_arrays, broadcast_shapes, broadcast_to, normalize_axis,
                      plain_ints)
+from .docs import shared_doc
 from .elementwise import negative, reciprocal
 from .shape import (
     WHOLE_UPDATE,
@@ -219,6 +220,7 @@ def _take(a, indices, axis, op):
 # --- take, take_along_axis -------------------------------------------------------------
 
 
+@shared_doc
 def take(a, /, indices, axis=None, *, stream=None):
     """``mx.take``: the elements of ``a`` at ``indices`` along ``axis`` (default: of the flattened ``a``).
 
@@ -232,7 +234,6 @@ def take(a, /, indices, axis=None, *, stream=None):
     - ``a``: the array.
     - ``indices``: a Python int or an integer array.
     - ``axis``: the axis indexed, or None for the flattened ``a`` (default: None).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``IndexError`` for an axis out of range (MLX: "[take] Received
     invalid axis 1 for array with 1 dimensions."); ``ValueError`` for float
@@ -306,6 +307,7 @@ def _along_axis_checks(a, indices, axis, op, more=(), any_index_dtype=False):
     return axis
 
 
+@shared_doc
 def take_along_axis(a, /, indices, axis=-1, *, stream=None):
     """``mx.take_along_axis``: the elements of ``a`` picked along ``axis`` by ``indices``: ``out[..., i, ...] = a[..., indices[..., i, ...], ...]``.
 
@@ -317,7 +319,6 @@ def take_along_axis(a, /, indices, axis=-1, *, stream=None):
     - ``a``: the array.
     - ``indices``: an integer array with ``a``'s number of dimensions.
     - ``axis``: the axis indexed, or None for the flattened ``a`` (default: -1).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` when the numbers of dimensions differ (MLX:
     "[take_along_axis] Indices of dimension 1 does not match array of dimension
@@ -939,6 +940,7 @@ class ArrayAt:
 # --- put_along_axis, and slice / slice_update with array starts -------------------
 
 
+@shared_doc
 def put_along_axis(a, /, indices, values, axis=None, *, stream=None):
     """``mx.put_along_axis``: ``a`` with ``values`` written at ``indices`` along ``axis``: ``out[..., indices[..., i, ...], ...] = values[..., i, ...]``.
 
@@ -954,7 +956,6 @@ def put_along_axis(a, /, indices, values, axis=None, *, stream=None):
     - ``indices``: an integer array with ``a``'s number of dimensions.
     - ``values``: an array that broadcasts to ``indices``' shape.
     - ``axis``: the axis written along, or None for the flattened ``a`` (default: None).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` when the numbers of dimensions differ (MLX:
     "[put_along_axis] Indices of dimension 1 does not match array of dimension
@@ -1020,6 +1021,7 @@ def _dynamic_slice_inputs(a, start, axes, op):
     return out
 
 
+@shared_doc
 def dynamic_slice(a, /, start_indices, axes, slice_size, *, stream=None):
     """``mx.slice``: the window of ``a`` of shape ``slice_size`` that starts at ``start_indices`` (an array) on ``axes`` and at 0 on the other axes.
 
@@ -1035,7 +1037,6 @@ def dynamic_slice(a, /, start_indices, axes, slice_size, *, stream=None):
     - ``start_indices``: a 0-d or 1-D integer array, one start per entry of ``axes``.
     - ``axes``: the axes the starts are on.
     - ``slice_size``: the window's shape, one size per axis of ``a``.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for a window larger than ``a`` (MLX: "[slice] Invalid
     slice size (7) for array with shape (6).") or float starts ("[slice] Start
@@ -1060,6 +1061,7 @@ def dynamic_slice(a, /, start_indices, axes, slice_size, *, stream=None):
     return make_array(P.DynamicSlice(axes, slice_size), [a, start_indices])
 
 
+@shared_doc
 def dynamic_slice_update(a, /, update, start_indices, axes, *, stream=None):
     """``mx.slice_update``: ``a`` with ``update`` written into the window that starts at ``start_indices`` (an array) on ``axes`` and at 0 on the other axes.
 
@@ -1074,7 +1076,6 @@ def dynamic_slice_update(a, /, update, start_indices, axes, *, stream=None):
     - ``update``: the values written (an array or a scalar).
     - ``start_indices``: a 0-d or 1-D integer array, one start per entry of ``axes``.
     - ``axes``: the axes the starts are on.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``IndexError`` for an axis out of range (MLX: "[slice_update]
     Invalid axis 2 for array with dimension 1."); ``ValueError`` for float starts.

@@ -26,6 +26,7 @@ from ..transforms.tape import in_dynamic_tracing
 from .common import (astype, broadcast_shapes, broadcast_to, dynamic_broadcast_arrays,
                      incompatible_arguments)
 from .creation import check_scalar_or_array
+from .docs import shared_doc
 from .elementwise import add, conjugate, maximum, minimum, multiply
 from .reduction import sum as _sum
 from .shape import expand_dims, flatten, reshape, squeeze, transpose
@@ -54,6 +55,7 @@ def _require_arrays(name, *args):
             raise incompatible_arguments(_SIGNATURES[name], args)
 
 
+@shared_doc
 def matmul(a, b, /, *, stream=None):
     """``mx.matmul`` (``a @ b``): the matrix product of ``a`` and ``b``, with NumPy's rules for 1-D and batched inputs.
 
@@ -69,7 +71,6 @@ def matmul(a, b, /, *, stream=None):
     - ``a``: an array of at least one dimension.
     - ``b``: an array of at least one dimension; its second-to-last axis (its
       only one, if 1-D) must match ``a``'s last.
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for a 0-d input (MLX: "[matmul] Got 0 dimension
     input. Inputs must have at least one dimension."), sizes that do not match
@@ -151,6 +152,7 @@ def _as_float(x):
         return None
 
 
+@shared_doc
 def addmm(c, a, b, /, alpha=1.0, beta=1.0, *, stream=None):
     """``mx.addmm``: ``alpha * (a @ b) + beta * c`` as one fused ``AddMM`` node.
 
@@ -165,7 +167,6 @@ def addmm(c, a, b, /, alpha=1.0, beta=1.0, *, stream=None):
     - ``b``: the right factor, at least 1-D.
     - ``alpha``: the product's factor, a float (default 1.0).
     - ``beta``: ``c``'s factor, a float (default 1.0).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for a 0-d ``a`` or ``b``, sizes that do not match
     (as ``matmul``'s, with "[addmm]"), a ``c`` that does not broadcast (MLX:
@@ -264,6 +265,7 @@ def _inv(a, tri, upper, name):
     return make_array(Inverse(tri, upper), [a])
 
 
+@shared_doc
 def inv(a, *, stream=None):
     """``mx.linalg.inv``: the inverse of each square matrix in the last two axes of ``a``.
 
@@ -275,7 +277,6 @@ def inv(a, *, stream=None):
 
     Arguments:
     - ``a``: an array of at least two dimensions whose last two are equal.
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for another dtype (MLX: "[linalg::inv] Arrays must
     have type float32 or float64. Received array with type int32."), fewer than
@@ -294,6 +295,7 @@ def inv(a, *, stream=None):
     return _inv(a, False, True, "inv")
 
 
+@shared_doc
 def tri_inv(a, upper=False, *, stream=None):
     """``mx.linalg.tri_inv``: the inverse of each triangular matrix in the last two axes of ``a``.
 
@@ -304,7 +306,6 @@ def tri_inv(a, upper=False, *, stream=None):
     Arguments:
     - ``a``: float32 or float64, at least two dimensions, square matrices.
     - ``upper``: read the upper triangle instead of the lower (default False).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` as ``inv``'s (MLX's messages say "[linalg::inv]").
 
@@ -321,6 +322,7 @@ def tri_inv(a, upper=False, *, stream=None):
     return _inv(a, True, upper, "tri_inv")
 
 
+@shared_doc
 def inner(a, b, /, *, stream=None):
     """``mx.inner``: the sums of products over the last axes of ``a`` and ``b``, for every pair of their other positions.
 
@@ -334,7 +336,6 @@ def inner(a, b, /, *, stream=None):
     Arguments:
     - ``a``: an array.
     - ``b``: an array with ``a``'s last dimension.
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` when the last dimensions differ (MLX: "[inner] a and b
     must have the same last dimension.") or the inputs are integers (``matmul``'s
@@ -359,6 +360,7 @@ def inner(a, b, /, *, stream=None):
     return reshape(matmul(x, y), a.shape[:-1] + b.shape[1:])
 
 
+@shared_doc
 def outer(a, b, /, *, stream=None):
     """``mx.outer``: every element of ``a`` (flattened) times every element of ``b`` (flattened), a ``(a.size, b.size)`` matrix.
 
@@ -368,7 +370,6 @@ def outer(a, b, /, *, stream=None):
     Arguments:
     - ``a``: an array (flattened).
     - ``b``: an array (flattened).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     >>> mx.outer(mx.array([1, 2]), mx.array([1, 10, 100]))
     array([[1, 10, 100],
@@ -379,6 +380,7 @@ def outer(a, b, /, *, stream=None):
     return multiply(reshape(a, (a.size, 1)), flatten(b))
 
 
+@shared_doc
 def vecdot(a, b, /, *, axis=-1, stream=None):
     """``mx.vecdot``: the dot products of ``a`` and ``b`` along ``axis``, ``sum(conj(a) * b, axis)``.
 
@@ -391,7 +393,6 @@ def vecdot(a, b, /, *, axis=-1, stream=None):
     - ``a``: an array of at least one dimension.
     - ``b``: an array of at least one dimension, the same size along ``axis``.
     - ``axis``: the axis summed (counted from the end when negative; default -1).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: as MLX 0.32.4, an ``axis`` outside ``a`` is an ``IndexError``
     (MLX: "[vecdot] axis is out of bounds."), one that names a different axis
@@ -421,6 +422,7 @@ def vecdot(a, b, /, *, axis=-1, stream=None):
     return _sum(multiply(conjugate(a), b), ax)
 
 
+@shared_doc
 def clip(a, /, a_min, a_max, *, stream=None):
     """``mx.clip``: the elements of ``a`` limited to ``[a_min, a_max]``, ``minimum(maximum(a, a_min), a_max)``.
 
@@ -432,7 +434,6 @@ def clip(a, /, a_min, a_max, *, stream=None):
     - ``a``: the array.
     - ``a_min``: the lower bound (a scalar, an array or None).
     - ``a_max``: the upper bound (a scalar, an array or None).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` when both bounds are None (MLX: "At most one of a_min
     and a_max may be None").

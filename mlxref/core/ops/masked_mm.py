@@ -15,6 +15,7 @@ from ..primitives.base import make_array
 from ..primitives.masked_mm import BlockMaskedMM, GatherMM, SegmentedMM
 from .common import astype, broadcast_arrays, broadcast_shapes, broadcast_to, \
     incompatible_arguments
+from .docs import shared_doc
 from .linalg import drop_vector_axes, matmul
 from .quantized import indices_or_default
 from .shape import expand_dims
@@ -62,6 +63,7 @@ def _floating(tag, a, b):
     return astype(a, out_type), astype(b, out_type), out_type
 
 
+@shared_doc
 def block_masked_mm(a, b, /, block_size=64, mask_out=None, mask_lhs=None, mask_rhs=None, *,
                     stream=None):
     """``mx.block_masked_mm``: the matrix product ``a @ b`` in which whole ``block_size`` x ``block_size`` blocks of the output and of the operands are masked out (or scaled).
@@ -80,7 +82,6 @@ def block_masked_mm(a, b, /, block_size=64, mask_out=None, mask_lhs=None, mask_r
     - ``mask_out``: a bool or float mask over the output's blocks (default: None).
     - ``mask_lhs``: a bool or float mask over ``a``'s blocks (default: None).
     - ``mask_rhs``: a bool or float mask over ``b``'s blocks (default: None).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for another block size (MLX: "[block_masked_mm] Only
     block_sizes 32, 64 are supported.Got block size 16.") and for inner sizes
@@ -140,6 +141,7 @@ def block_masked_mm(a, b, /, block_size=64, mask_out=None, mask_lhs=None, mask_r
     return drop_vector_axes(out, in_a_ndim, in_b_ndim)
 
 
+@shared_doc
 def gather_mm(a, b, /, lhs_indices=None, rhs_indices=None, *, sorted_indices=False,
               stream=None):
     """``mx.gather_mm``: the matrix products ``a[lhs_indices[i]] @ b[rhs_indices[i]]`` for every ``i``, where the indices pick matrices from the batch axes of ``a`` and ``b``.
@@ -157,7 +159,6 @@ def gather_mm(a, b, /, lhs_indices=None, rhs_indices=None, *, sorted_indices=Fal
     - ``lhs_indices``: an integer array of flat indices into ``a``'s matrices (default: None).
     - ``rhs_indices``: an integer array of flat indices into ``b``'s matrices (default: None).
     - ``sorted_indices``: the indices are sorted, keyword-only (default: False).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for float indices (MLX: "[gather_mm] Got indices with
     invalid dtype. Indices must be integral.") and for inner sizes that differ
@@ -189,6 +190,7 @@ def gather_mm(a, b, /, lhs_indices=None, rhs_indices=None, *, sorted_indices=Fal
     return drop_vector_axes(out, in_a_ndim, in_b_ndim)
 
 
+@shared_doc
 def segmented_mm(a, b, /, segments, *, stream=None):
     """``mx.segmented_mm``: for each pair ``(s, e)`` in ``segments``, the product ``a[:, s:e] @ b[s:e, :]`` of the slices of the inner axis it names.
 
@@ -200,7 +202,6 @@ def segmented_mm(a, b, /, segments, *, stream=None):
     - ``a``: an M x K matrix.
     - ``b``: a K x N matrix.
     - ``segments``: an integer array of shape (..., 2), each pair a start and an end on K.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for operands that are not 2-D (MLX: "[segmented_mm]
     Batched matmul not supported"), ``segments`` not of shape (..., 2)

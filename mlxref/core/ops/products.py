@@ -10,6 +10,7 @@ Read next: mlxref/core/ops/einsum.py (the general contraction, also one matmul p
 
 from ..array import array
 from .common import check_dims, incompatible_arguments
+from .docs import shared_doc
 from .elementwise import multiply
 from .linalg import matmul
 from .shape import reshape, transpose
@@ -57,6 +58,7 @@ def _contract(a, b, axes_a, axes_b):
     return reshape(matmul(x, y), out_shape)
 
 
+@shared_doc
 def tensordot(a, b, /, axes=2, *, stream=None):
     """``mx.tensordot``: the sum of the products of ``a`` and ``b`` over pairs of contracted axes: the last ``axes`` axes of ``a`` with the first ``axes`` of ``b``, or the axes listed in ``[axes_a, axes_b]``.
 
@@ -69,7 +71,6 @@ def tensordot(a, b, /, axes=2, *, stream=None):
     - ``b``: the second array.
     - ``axes``: an int (how many trailing axes of ``a`` meet as many leading
       axes of ``b``) or two lists of axes, paired in order (default: 2).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` when contracted sizes differ (MLX: "[tensordot] a and
     b must have the same shape on the contracted axes."), for lists of different
@@ -102,6 +103,7 @@ def tensordot(a, b, /, axes=2, *, stream=None):
     return _contract(a, b, list(axes[0]), list(axes[1]))
 
 
+@shared_doc
 def kron(a, b, *, stream=None):
     """``mx.kron``: the Kronecker product of ``a`` and ``b``: every element of ``a`` times the whole of ``b``, laid out block by block.
 
@@ -113,7 +115,6 @@ def kron(a, b, *, stream=None):
     Arguments:
     - ``a``: the first array.
     - ``b``: the second array.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for an empty operand (MLX: "[kron] Input arrays
     cannot be empty.").

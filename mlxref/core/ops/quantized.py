@@ -23,6 +23,7 @@ from ..primitives.quantized import (FromFP8, GatherQMM, GatherQQMM, QQMatmul, Qu
 from .common import (astype, broadcast_arrays, broadcast_shapes, broadcast_to,
                      incompatible_arguments)
 from .creation import arange
+from .docs import shared_doc
 from .elementwise import (abs, add, bitwise_and, divide, equal, greater, left_shift, less, log2,
                           maximum, multiply, negative, not_equal, power, right_shift, round,
                           subtract, where)
@@ -41,6 +42,7 @@ _FROM = "from_fp8(x: array, dtype: Dtype = bfloat16, *, stream: StreamOrDevice =
 _TO = "to_fp8(x: array, *, stream: StreamOrDevice = None) -> array"
 
 
+@shared_doc
 def from_fp8(x, dtype=_dt.bfloat16, *, stream=None):
     """``mx.from_fp8``: decode 8-bit floats: each uint8 of ``x`` read as an fp8 (e4m3) number and returned as ``dtype``.
 
@@ -50,7 +52,6 @@ def from_fp8(x, dtype=_dt.bfloat16, *, stream=None):
     Arguments:
     - ``x``: a uint8 array of fp8 codes.
     - ``dtype``: the output type, a real floating type (default bfloat16).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for an ``x`` that is not uint8 (MLX: "[from_fp8] Input
     must have type uint8 but x.dtype() == float32.") or a ``dtype`` that is not
@@ -77,6 +78,7 @@ def from_fp8(x, dtype=_dt.bfloat16, *, stream=None):
     return make_array(FromFP8(dtype), [x])
 
 
+@shared_doc
 def to_fp8(x, *, stream=None):
     """``mx.to_fp8``: encode each float of ``x`` as an 8-bit float (e4m3), returned as its uint8 code.
 
@@ -85,7 +87,6 @@ def to_fp8(x, *, stream=None):
 
     Arguments:
     - ``x``: a float16, bfloat16 or float32 array.
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for an ``x`` that is not floating (MLX: "[to_fp8] Only
     real floating types are supported but x.dtype() == int32."). float64
@@ -190,6 +191,7 @@ def _pow2(n):
     return n > 0 and n & (n - 1) == 0
 
 
+@shared_doc
 def quantize(w, /, group_size=None, bits=None, mode="affine", *, global_scale=None,
              stream=None):
     """``mx.quantize``: quantize the matrix ``w`` group by group along its last axis: ``[w_q, scales, biases]`` for "affine", ``[w_q, scales]`` for "mxfp4", "mxfp8" and "nvfp4".
@@ -214,9 +216,8 @@ def quantize(w, /, group_size=None, bits=None, mode="affine", *, global_scale=No
     - ``bits``: 1-6 or 8 for "affine"; for the fp modes their own, 8 for
       "mxfp8" and 4 for the others (default None: 4 for "affine", else the
       mode's).
-    - ``mode``: "affine", "mxfp4", "mxfp8" or "nvfp4" (default "affine").
+    - ``mode``: {quant_mode}
     - ``global_scale``: a float32 scalar for "nvfp4" (default None).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for another mode (MLX: "[quantize] Invalid
     quantization mode 'x'."), another group size (MLX: "[quantize] The requested
@@ -346,6 +347,7 @@ def _fp_quantize(w, group_size, bits, global_scale):
     return [reshape(wq, new_shape), reshape(scales, new_shape)]
 
 
+@shared_doc
 def dequantize(w, /, scales, biases=None, group_size=None, bits=None, mode="affine",
                global_scale=None, dtype=None, *, stream=None):
     """``mx.dequantize``: the matrix a ``quantize`` result stands for: each unpacked code times its group's scale, plus its bias for "affine".
@@ -363,11 +365,10 @@ def dequantize(w, /, scales, biases=None, group_size=None, bits=None, mode="affi
     - ``biases``: one bias per group for "affine", None otherwise (default None).
     - ``group_size``: as given to ``quantize`` (default None: the mode's).
     - ``bits``: as given to ``quantize`` (default None: the mode's).
-    - ``mode``: "affine", "mxfp4", "mxfp8" or "nvfp4" (default "affine").
+    - ``mode``: {quant_mode}
     - ``global_scale``: the float32 scalar ``quantize`` got for "nvfp4"
       (default None).
     - ``dtype``: the output type, a real floating type (default None).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for an ``w`` that is not uint32 (MLX: "[dequantize]
     The matrix should be given as a uint32"), affine without biases (MLX:
@@ -610,6 +611,7 @@ def _broadcast_batch(inputs):
             for a in inputs]
 
 
+@shared_doc
 def quantized_matmul(x, w, /, scales, biases=None, transpose=True, group_size=None,
                      bits=None, mode="affine", *, stream=None):
     """``mx.quantized_matmul``: the product of ``x`` with a quantized matrix: ``x @ dequantize(w).T`` (``transpose``, the default) or ``x @ dequantize(w)``.
@@ -629,8 +631,7 @@ def quantized_matmul(x, w, /, scales, biases=None, transpose=True, group_size=No
       (default True).
     - ``group_size``: as given to ``quantize`` (default None: the mode's).
     - ``bits``: as given to ``quantize`` (default None: the mode's).
-    - ``mode``: "affine", "mxfp4", "mxfp8" or "nvfp4" (default "affine").
-    - ``stream``: accepted and ignored (mlxref has one device).
+    - ``mode``: {quant_mode}
 
     Errors: ``ValueError`` for a ``w`` that is not uint32 (MLX:
     "[quantized_matmul] The weight matrix should be uint32 but received
@@ -668,6 +669,7 @@ def indices_or_default(tag, indices, x):
     return reshape(arange(math.prod(batch), dtype=_dt.uint32), batch)
 
 
+@shared_doc
 def gather_qmm(x, w, /, scales, biases=None, lhs_indices=None, rhs_indices=None,
                transpose=True, group_size=None, bits=None, mode="affine", global_scale=None,
                *, sorted_indices=False, stream=None):
@@ -692,7 +694,6 @@ def gather_qmm(x, w, /, scales, biases=None, lhs_indices=None, rhs_indices=None,
     - ``group_size``, ``bits``, ``mode``: as in ``quantized_matmul``.
     - ``global_scale``: see above (default None).
     - ``sorted_indices``: see above (default False).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` as ``quantized_matmul``'s, and for float indices
     (MLX: "[gather_qmm] Got indices with invalid dtype. Indices must be
@@ -771,6 +772,7 @@ def _qq_mode(tag, mode):
     return mode
 
 
+@shared_doc
 def qqmm(x, w, scales=None, group_size=None, bits=None, mode="nvfp4", global_scale_x=None,
          global_scale_w=None, *, stream=None):
     """``mx.qqmm``: ``x`` quantized (and dequantized) in ``mode``, times the quantized ``w`` transposed.
@@ -791,7 +793,6 @@ def qqmm(x, w, scales=None, group_size=None, bits=None, mode="nvfp4", global_sca
     - ``mode``: "nvfp4" (default), "mxfp4" or "mxfp8".
     - ``global_scale_x``, ``global_scale_w``: float32 scalars for "nvfp4",
       both or neither (default None).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for a quantized ``w`` without scales (MLX: "[qqmm]
     Scales must be provided if second argument is quantized."), shapes that do
@@ -844,6 +845,7 @@ def qqmm(x, w, scales=None, group_size=None, bits=None, mode="nvfp4", global_sca
     return squeeze(out, 0) if in_ndim == 1 else out
 
 
+@shared_doc
 def gather_qqmm(x, w, /, scales=None, lhs_indices=None, rhs_indices=None, group_size=None,
                 bits=None, mode="nvfp4", global_scale_x=None, global_scale_w=None, *,
                 sorted_indices=False, stream=None):
@@ -864,7 +866,6 @@ def gather_qqmm(x, w, /, scales=None, lhs_indices=None, rhs_indices=None, group_
     - ``group_size``, ``bits``, ``mode``: as in ``qqmm`` (mode default "nvfp4").
     - ``global_scale_x``, ``global_scale_w``: as in ``qqmm`` (default None).
     - ``sorted_indices``: the indices are sorted (a hint; default False).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for another mode (MLX: "[gather_qqmm] Invalid
     quantization mode 'x'.") or float indices (MLX: "[gather_qqmm] Got indices

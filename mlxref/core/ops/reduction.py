@@ -38,6 +38,7 @@ from ..primitives.base import make_array
 from ..transforms.tape import in_dynamic_tracing
 from ..convert import scalar_array
 from .common import astype, float_dtype, incompatible_arguments, index_value
+from .docs import shared_doc
 from .elementwise import abs as _abs
 from .elementwise import (
     add, conjugate, divide, equal, exp, log, maximum, multiply, not_equal, real, sqrt, square,
@@ -172,23 +173,18 @@ def _reduce(kind, a, axes, keepdims):
     return make_array(P.Reduce(kind, checked, keepdims), [a])
 
 
+@shared_doc
 def sum(a, /, axis=None, keepdims=False, *, stream=None):
     """``mx.sum``: the sum of the elements of ``a`` over ``axis`` (default: over every axis).
 
-    The result's dtype: bools and the integers up to 32 bits give int32 (uint32
-    for the unsigned ones), other dtypes keep theirs. The sum over an empty axis
-    is 0. One ``Reduce`` node; a float32 sum is formed in double and rounded
-    once (MLX adds in float32, so the last bits can differ).
+    The result's dtype: {reduce_dtype}. The sum over an empty axis is 0. One
+    ``Reduce`` node; a float32 sum is formed in double and rounded once (MLX adds
+    in float32, so the last bits can differ).
 
     Arguments:
-    - ``a``: the array.
-    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
-    - ``keepdims``: keep the reduced axes with size 1 (default: False).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    {reduce_arguments}
 
-    Errors: ``IndexError`` for an axis out of range (MLX: "Invalid axis 1 for
-    array with 1 dimensions."); ``ValueError`` for an axis named twice
-    ("Duplicate axes detected in reduction.").
+    Errors: {reduce_axis_errors}.
 
     >>> a = mx.array([[1, 2], [3, 4]])
     >>> mx.sum(a)
@@ -201,21 +197,17 @@ def sum(a, /, axis=None, keepdims=False, *, stream=None):
     return _reduce("sum", a, _axes_arg("sum", axis, a.ndim), keepdims)
 
 
+@shared_doc
 def prod(a, /, axis=None, keepdims=False, *, stream=None):
     """``mx.prod``: the product of the elements of ``a`` over ``axis`` (default: over every axis).
 
-    The dtype is the input's; the product over an empty axis is 1. One
-    ``Reduce`` node.
+    The result's dtype is ``sum``'s: {reduce_dtype}, so an int8 product does not
+    wrap at 8 bits. The product over an empty axis is 1. One ``Reduce`` node.
 
     Arguments:
-    - ``a``: the array.
-    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
-    - ``keepdims``: keep the reduced axes with size 1 (default: False).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    {reduce_arguments}
 
-    Errors: ``IndexError`` for an axis out of range (MLX: "Invalid axis 1 for
-    array with 1 dimensions."); ``ValueError`` for an axis named twice
-    ("Duplicate axes detected in reduction.").
+    Errors: {reduce_axis_errors}.
 
     >>> mx.prod(mx.array([[1, 2], [3, 4]]), axis=1)
     array([2, 12], dtype=int32)
@@ -224,6 +216,7 @@ def prod(a, /, axis=None, keepdims=False, *, stream=None):
     return _reduce("prod", a, _axes_arg("prod", axis, a.ndim), keepdims)
 
 
+@shared_doc
 def max(a, /, axis=None, keepdims=False, *, stream=None):
     """``mx.max``: the largest element of ``a`` over ``axis`` (default: over every axis).
 
@@ -231,14 +224,9 @@ def max(a, /, axis=None, keepdims=False, *, stream=None):
     gradient is shared equally by the elements that tie for the maximum.
 
     Arguments:
-    - ``a``: the array.
-    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
-    - ``keepdims``: keep the reduced axes with size 1 (default: False).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    {reduce_arguments}
 
-    Errors: ``ValueError`` over an axis of size 0 (MLX: "[max] Cannot max
-    reduce over axis 0 with size 0."); ``IndexError`` for an axis out of range;
-    ``ValueError`` for an axis named twice.
+    Errors: {empty_axis_error}; {reduce_axis_errors}.
 
     >>> mx.max(mx.array([[1, 5], [3, 2]]), axis=0)
     array([3, 5], dtype=int32)
@@ -249,21 +237,17 @@ def max(a, /, axis=None, keepdims=False, *, stream=None):
     return _reduce("max", a, _axes_arg("max", axis, a.ndim), keepdims)
 
 
+@shared_doc
 def min(a, /, axis=None, keepdims=False, *, stream=None):
     """``mx.min``: the smallest element of ``a`` over ``axis`` (default: over every axis).
 
-    A nan anywhere in a run makes that result nan. One ``Reduce`` node; its
-    gradient is shared equally by the elements that tie for the minimum.
+    As in ``max``, a nan makes the result of its run nan, and the elements that
+    tie for the minimum share its gradient equally. One ``Reduce`` node.
 
     Arguments:
-    - ``a``: the array.
-    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
-    - ``keepdims``: keep the reduced axes with size 1 (default: False).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    {reduce_arguments}
 
-    Errors: ``ValueError`` over an axis of size 0 (MLX: "[min] Cannot min
-    reduce over axis 1 with size 0."); ``IndexError`` for an axis out of range;
-    ``ValueError`` for an axis named twice.
+    Errors: {empty_axis_error}; {reduce_axis_errors}.
 
     >>> mx.min(mx.array([[1, 5], [3, 2]]), axis=1)
     array([1, 2], dtype=int32)
@@ -272,6 +256,7 @@ def min(a, /, axis=None, keepdims=False, *, stream=None):
     return _reduce("min", a, _axes_arg("min", axis, a.ndim), keepdims)
 
 
+@shared_doc
 def all(a, /, axis=None, keepdims=False, *, stream=None):
     """``mx.all``: whether every element of ``a`` over ``axis`` is true (nonzero), as a bool array.
 
@@ -279,13 +264,9 @@ def all(a, /, axis=None, keepdims=False, *, stream=None):
     ``axis`` is empty).
 
     Arguments:
-    - ``a``: the array (any dtype: nonzero is true).
-    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
-    - ``keepdims``: keep the reduced axes with size 1 (default: False).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    {reduce_arguments}
 
-    Errors: ``IndexError`` for an axis out of range (MLX: "Invalid axis 1 for
-    array with 1 dimensions."); ``ValueError`` for an axis named twice.
+    Errors: {reduce_axis_errors}.
 
     >>> mx.all(mx.array([[1, 0], [2, 3]]), axis=1)
     array([False, True], dtype=bool)
@@ -296,20 +277,17 @@ def all(a, /, axis=None, keepdims=False, *, stream=None):
     return _reduce("and", a, _axes_arg("all", axis, a.ndim), keepdims)
 
 
+@shared_doc
 def any(a, /, axis=None, keepdims=False, *, stream=None):
     """``mx.any``: whether some element of ``a`` over ``axis`` is true (nonzero), as a bool array.
 
-    False over an empty axis. One ``Reduce`` node (a bool cast of ``a`` when
-    ``axis`` is empty).
+    False over an empty axis; a nan is nonzero, so it counts as true. As in ``all``,
+    one ``Reduce`` node (a bool cast of ``a`` when ``axis`` is empty).
 
     Arguments:
-    - ``a``: the array (any dtype: nonzero is true).
-    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
-    - ``keepdims``: keep the reduced axes with size 1 (default: False).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    {reduce_arguments}
 
-    Errors: ``IndexError`` for an axis out of range (MLX: "Invalid axis 1 for
-    array with 1 dimensions."); ``ValueError`` for an axis named twice.
+    Errors: {reduce_axis_errors}.
 
     >>> mx.any(mx.array([[0, 0], [0, 3]]), axis=1)
     array([False, True], dtype=bool)
@@ -318,6 +296,7 @@ def any(a, /, axis=None, keepdims=False, *, stream=None):
     return _reduce("or", a, _axes_arg("any", axis, a.ndim), keepdims)
 
 
+@shared_doc
 def minmax(a, /, axis=None, keepdims=False, *, stream=None):
     """``mx.minmax``: the tuple ``(min(a, axis), max(a, axis))``.
 
@@ -325,13 +304,10 @@ def minmax(a, /, axis=None, keepdims=False, *, stream=None):
     rules and nans; ``min``'s errors come first).
 
     Arguments:
-    - ``a``: the array.
-    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
-    - ``keepdims``: keep the reduced axes with size 1 (default: False).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    {reduce_arguments}
 
-    Errors: ``ValueError`` over an axis of size 0 (MLX: "[min] Cannot min
-    reduce over axis 0 with size 0."); ``IndexError`` for an axis out of range.
+    Errors: ``ValueError`` over an axis of size 0 (MLX: "[min] Cannot min reduce over
+    axis 0 with size 0."); {reduce_axis_errors}.
 
     >>> mx.minmax(mx.array([[3, 1], [0, 5]]), axis=1)
     (array([1, 0], dtype=int32), array([3, 5], dtype=int32))
@@ -341,6 +317,7 @@ def minmax(a, /, axis=None, keepdims=False, *, stream=None):
     return _reduce("min", a, axes, keepdims), _reduce("max", a, axes, keepdims)
 
 
+@shared_doc
 def count_nonzero(a, /, axis=None, *, keepdims=False, stream=None):
     """``mx.count_nonzero``: how many elements of ``a`` over ``axis`` are not zero, as int32.
 
@@ -350,12 +327,10 @@ def count_nonzero(a, /, axis=None, *, keepdims=False, stream=None):
 
     Arguments:
     - ``a``: the array.
-    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
+    - ``axis``: {axes}
     - ``keepdims``: keep the reduced axes with size 1, keyword-only (default: False).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
-    Errors: ``IndexError`` for an axis out of range (MLX: "Invalid axis 1 for
-    array with 1 dimensions.").
+    Errors: {reduce_axis_errors}.
 
     >>> mx.count_nonzero(mx.array([0, 1, 2, 0]))
     array(2, dtype=int32)
@@ -413,20 +388,19 @@ def _var(a, axes, keepdims, ddof):
     return multiply(v, _number_of_elements(a, axes, True, dtype))
 
 
+@shared_doc
 def mean(a, /, axis=None, keepdims=False, *, stream=None):
     """``mx.mean``: the arithmetic mean of the elements of ``a`` over ``axis`` (default: over every axis).
 
-    As in MLX: ``sum`` times the constant 1/n, so ints and bools give float32;
-    the mean over an empty axis is nan (0 times inf).
+    As in MLX: ``sum`` times the constant 1/n; the mean over an empty axis is nan
+    (0 times inf).
 
     Arguments:
-    - ``a``: the array.
-    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
-    - ``keepdims``: keep the reduced axes with size 1 (default: False).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: the array; integers and bools give a float32 mean.
+    - ``axis``: {axes}
+    - ``keepdims``: {keepdims}
 
-    Errors: ``IndexError`` for an axis out of range (MLX: "[mean] axis 2 is out
-    of bounds for array with 1 dimensions.").
+    Errors: {mean_axis_errors}.
 
     >>> mx.mean(mx.array([1, 2, 3, 4]))
     array(2.5, dtype=float32)
@@ -437,6 +411,7 @@ def mean(a, /, axis=None, keepdims=False, *, stream=None):
     return _mean(a, _axes_arg("mean", axis, a.ndim), keepdims)
 
 
+@shared_doc
 def var(a, /, axis=None, keepdims=False, ddof=0, *, stream=None):
     """``mx.var``: the variance of the elements of ``a`` over ``axis``: the mean squared deviation from their mean, divided by ``n - ddof`` instead of ``n`` when ``ddof`` is not 0.
 
@@ -445,14 +420,10 @@ def var(a, /, axis=None, keepdims=False, ddof=0, *, stream=None):
     With ``n - ddof <= 0`` the result is inf (or nan).
 
     Arguments:
-    - ``a``: the array.
-    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
-    - ``keepdims``: keep the reduced axes with size 1 (default: False).
+    {reduce_arguments}
     - ``ddof``: the "delta degrees of freedom" subtracted from the count (default: 0).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
-    Errors: ``IndexError`` for an axis out of range (MLX: "[mean] axis 2 is out
-    of bounds for array with 1 dimensions.").
+    Errors: {mean_axis_errors}.
 
     >>> mx.var(mx.array([1.0, 2.0, 3.0, 4.0]))
     array(1.25, dtype=float32)
@@ -463,18 +434,15 @@ def var(a, /, axis=None, keepdims=False, ddof=0, *, stream=None):
     return _var(a, _axes_arg("var", axis, a.ndim), keepdims, index_value(ddof))
 
 
+@shared_doc
 def std(a, /, axis=None, keepdims=False, ddof=0, *, stream=None):
     """``mx.std``: the standard deviation of the elements of ``a`` over ``axis``: ``sqrt(var(a, axis, keepdims, ddof))``.
 
     Arguments:
-    - ``a``: the array.
-    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
-    - ``keepdims``: keep the reduced axes with size 1 (default: False).
+    {reduce_arguments}
     - ``ddof``: the "delta degrees of freedom" subtracted from the count (default: 0).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
-    Errors: those of ``var`` (MLX: "[mean] axis 2 is out of bounds for array
-    with 1 dimensions.").
+    Errors: {mean_axis_errors}.
 
     >>> mx.std(mx.array([2, 4, 4, 4, 5, 5, 7, 9]))
     array(2, dtype=float32)
@@ -503,6 +471,7 @@ def _arg_reduce(kind, a, axis, keepdims):
     return make_array(P.ArgReduce(kind, axis, keepdims), [a])
 
 
+@shared_doc
 def argmax(a, /, axis=None, keepdims=False, *, stream=None):
     """``mx.argmax``: the index of the largest element of ``a`` along ``axis``, as uint32.
 
@@ -510,14 +479,9 @@ def argmax(a, /, axis=None, keepdims=False, *, stream=None):
     index). ``axis=None`` indexes the flattened array. One ``ArgReduce`` node.
 
     Arguments:
-    - ``a``: a non-empty array.
-    - ``axis``: one int, or None for the flattened array (default: None).
-    - ``keepdims``: keep the reduced axis with size 1 (default: False).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    {arg_reduce_arguments}
 
-    Errors: ``ValueError`` for an empty array (MLX: "[argmax] Cannot argmax
-    reduce zero size array."); ``IndexError`` for an axis out of range;
-    ``TypeError`` for a sequence of axes.
+    Errors: {arg_reduce_errors}.
 
     >>> mx.argmax(mx.array([1, 3, 2, 3]))
     array(1, dtype=uint32)
@@ -527,21 +491,18 @@ def argmax(a, /, axis=None, keepdims=False, *, stream=None):
     return _arg_reduce("argmax", a, axis, keepdims)
 
 
+@shared_doc
 def argmin(a, /, axis=None, keepdims=False, *, stream=None):
     """``mx.argmin``: the index of the smallest element of ``a`` along ``axis``, as uint32.
 
-    Ties give the first index; a nan counts as the smallest (the first nan's
-    index). ``axis=None`` indexes the flattened array. One ``ArgReduce`` node.
+    As in ``argmax``, ties give the first index and ``axis=None`` indexes the
+    flattened array; a nan counts as the smallest (the first nan's index). One
+    ``ArgReduce`` node.
 
     Arguments:
-    - ``a``: a non-empty array.
-    - ``axis``: one int, or None for the flattened array (default: None).
-    - ``keepdims``: keep the reduced axis with size 1 (default: False).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    {arg_reduce_arguments}
 
-    Errors: ``ValueError`` for an empty array (MLX: "[argmin] Cannot argmin
-    reduce zero size array."); ``IndexError`` for an axis out of range;
-    ``TypeError`` for a sequence of axes.
+    Errors: {arg_reduce_errors}.
 
     >>> mx.argmin(mx.array([[1, 5], [7, 2]]), axis=0, keepdims=True)
     array([[0, 1]], dtype=uint32)
@@ -569,6 +530,7 @@ def _reduces_last_axis(axes, shape):
     return True
 
 
+@shared_doc
 def logsumexp(a, /, axis=None, keepdims=False, *, stream=None):
     """``mx.logsumexp``: ``log(sum(exp(a)))`` over ``axis``, computed without overflow (the maximum is taken out first).
 
@@ -577,12 +539,11 @@ def logsumexp(a, /, axis=None, keepdims=False, *, stream=None):
 
     Arguments:
     - ``a``: a non-empty array.
-    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
-    - ``keepdims``: keep the reduced axes with size 1 (default: False).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``axis``: {axes}
+    - ``keepdims``: {keepdims}
 
     Errors: ``ValueError`` for an empty array (MLX: "[logsumexp] Received empty
-    array."); ``IndexError`` for an axis out of range.
+    array."); {reduce_axis_errors}.
 
     >>> mx.logsumexp(mx.array([0.0, 0.0]))
     array(0.693147, dtype=float32)
@@ -616,6 +577,7 @@ def _complex_logsumexp(a, axes, keepdims):
     return where(equal(_abs(maxval), float("inf")), maxval, out)
 
 
+@shared_doc
 def softmax(a, /, axis=None, *, precise=False, stream=None):
     """``mx.softmax``: ``exp(a) / sum(exp(a))`` over ``axis``, computed without overflow: the results over each run are positive and add up to 1.
 
@@ -626,12 +588,10 @@ def softmax(a, /, axis=None, *, precise=False, stream=None):
 
     Arguments:
     - ``a``: the array.
-    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
+    - ``axis``: {axes}
     - ``precise``: accumulate a float16 or bfloat16 input in float32 (default: False).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
-    Errors: ``IndexError`` for an axis out of range (MLX: "Invalid axis 1 for
-    array with 1 dimensions.").
+    Errors: {reduce_axis_errors}.
 
     >>> mx.softmax(mx.array([0.0, 0.0]))
     array([0.5, 0.5], dtype=float32)
@@ -679,24 +639,21 @@ def _scan(op, reduce_type, a, axis, reverse, inclusive, dtype=None):
     return make_array(P.Scan(axis, reverse, inclusive, reduce_type), [x])
 
 
+@shared_doc
 def cumsum(a, /, axis=None, *, reverse=False, inclusive=True, dtype=None, stream=None):
     """``mx.cumsum`` (also ``mx.cumulative_sum``): the running sums of ``a`` along ``axis``: element ``i`` is the sum of elements ``0..i``.
 
     ``reverse`` sums from the end; an exclusive scan (``inclusive=False``)
     leaves element ``i`` out, so it starts at 0. ``dtype`` casts the input
-    first; bool counts as int32. One ``Scan`` node. ``mx.cumulative_sum`` is the
-    array API's name for the same function.
+    first. One ``Scan`` node. ``mx.cumulative_sum`` is the array API's name for
+    the same function.
 
     Arguments:
-    - ``a``: the array.
-    - ``axis``: one int, or None for the flattened array (default: None).
-    - ``reverse``: scan from the last element to the first (default: False).
-    - ``inclusive``: include element ``i`` in output ``i`` (default: True).
+    - ``a``: the array (bool is summed as int32).
+    {scan_arguments}
     - ``dtype``: cast ``a`` to this dtype first (default: keep it).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
-    Errors: ``IndexError`` for an axis out of range (MLX: "[cumsum] Axis 1 is
-    out of bounds for array with 1 dimensions.").
+    Errors: {axis_bounds_error}.
 
     >>> mx.cumsum(mx.array([1, 2, 3, 4]))
     array([1, 3, 6, 10], dtype=int32)
@@ -706,24 +663,21 @@ def cumsum(a, /, axis=None, *, reverse=False, inclusive=True, dtype=None, stream
     return _scan("cumsum", "sum", a, axis, reverse, inclusive, dtype)
 
 
+@shared_doc
 def cumprod(a, /, axis=None, *, reverse=False, inclusive=True, dtype=None, stream=None):
     """``mx.cumprod`` (also ``mx.cumulative_prod``): the running products of ``a`` along ``axis``: element ``i`` is the product of elements ``0..i``.
 
-    In the input's dtype (bool stays bool; integers wrap around); ``dtype``
-    casts the input first. An exclusive scan starts at 1. One ``Scan`` node;
-    its gradient is right through zeros, as MLX's. ``mx.cumulative_prod`` is
-    the array API's name for the same function.
+    ``dtype`` casts the input first. An exclusive scan starts at 1. One ``Scan``
+    node; its gradient is right through zeros, as MLX's. ``mx.cumulative_prod``
+    is the array API's name for the same function.
 
     Arguments:
-    - ``a``: the array.
-    - ``axis``: one int, or None for the flattened array (default: None).
-    - ``reverse``: scan from the last element to the first (default: False).
-    - ``inclusive``: include element ``i`` in output ``i`` (default: True).
+    - ``a``: the array, multiplied in its own dtype (bool stays bool; integers wrap
+      around).
+    {scan_arguments}
     - ``dtype``: cast ``a`` to this dtype first (default: keep it).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
-    Errors: ``IndexError`` for an axis out of range (MLX: "[cumprod] Axis 1 is
-    out of bounds for array with 1 dimensions.").
+    Errors: {axis_bounds_error}.
 
     >>> mx.cumprod(mx.array([1, 2, 3, 4]))
     array([1, 2, 6, 24], dtype=int32)
@@ -733,6 +687,7 @@ def cumprod(a, /, axis=None, *, reverse=False, inclusive=True, dtype=None, strea
     return _scan("cumprod", "prod", a, axis, reverse, inclusive, dtype)
 
 
+@shared_doc
 def cummax(a, /, axis=None, *, reverse=False, inclusive=True, stream=None):
     """``mx.cummax``: the running maximum of ``a`` along ``axis``: element ``i`` is the largest of elements ``0..i``.
 
@@ -740,14 +695,10 @@ def cummax(a, /, axis=None, *, reverse=False, inclusive=True, stream=None):
     dtype's lowest value (-inf for floats). One ``Scan`` node.
 
     Arguments:
-    - ``a``: the array.
-    - ``axis``: one int, or None for the flattened array (default: None).
-    - ``reverse``: scan from the last element to the first (default: False).
-    - ``inclusive``: include element ``i`` in output ``i`` (default: True).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: the array (its dtype is kept).
+    {scan_arguments}
 
-    Errors: ``IndexError`` for an axis out of range (MLX: "[cummax] Axis 1 is
-    out of bounds for array with 1 dimensions.").
+    Errors: {axis_bounds_error}.
 
     >>> mx.cummax(mx.array([1, 3, 2, 5, 4]))
     array([1, 3, 3, 5, 5], dtype=int32)
@@ -757,21 +708,18 @@ def cummax(a, /, axis=None, *, reverse=False, inclusive=True, stream=None):
     return _scan("cummax", "max", a, axis, reverse, inclusive)
 
 
+@shared_doc
 def cummin(a, /, axis=None, *, reverse=False, inclusive=True, stream=None):
     """``mx.cummin``: the running minimum of ``a`` along ``axis``: element ``i`` is the smallest of elements ``0..i``.
 
-    A nan makes every later output nan. An exclusive scan starts from the
-    dtype's highest value (inf for floats). One ``Scan`` node.
+    As in ``cummax``, a nan makes every later output nan; an exclusive scan starts
+    from the dtype's highest value (inf for floats, 255 for uint8). One ``Scan`` node.
 
     Arguments:
-    - ``a``: the array.
-    - ``axis``: one int, or None for the flattened array (default: None).
-    - ``reverse``: scan from the last element to the first (default: False).
-    - ``inclusive``: include element ``i`` in output ``i`` (default: True).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: the array (its dtype is kept).
+    {scan_arguments}
 
-    Errors: ``IndexError`` for an axis out of range (MLX: "[cummin] Axis 1 is
-    out of bounds for array with 1 dimensions.").
+    Errors: {axis_bounds_error}.
 
     >>> mx.cummin(mx.array([4, 2, 3, 1]))
     array([4, 2, 2, 1], dtype=int32)
@@ -781,22 +729,19 @@ def cummin(a, /, axis=None, *, reverse=False, inclusive=True, stream=None):
     return _scan("cummin", "min", a, axis, reverse, inclusive)
 
 
+@shared_doc
 def logcumsumexp(a, /, axis=None, *, reverse=False, inclusive=True, stream=None):
     """``mx.logcumsumexp``: the running ``log(sum(exp(a)))`` along ``axis``: element ``i`` is the log-sum-exp of elements ``0..i``.
 
-    Each step is MLX's stable ``logaddexp``. Integers and bools are cast to
-    float32 first (MLX 0.32.4 does; its C++ source of 0.32.1 kept the integer
-    dtype). An exclusive scan starts at -inf. One ``Scan`` node.
+    Each step is MLX's stable ``logaddexp``. An exclusive scan starts at -inf. One
+    ``Scan`` node.
 
     Arguments:
-    - ``a``: the array.
-    - ``axis``: one int, or None for the flattened array (default: None).
-    - ``reverse``: scan from the last element to the first (default: False).
-    - ``inclusive``: include element ``i`` in output ``i`` (default: True).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``a``: the array; integers and bools are cast to float32 first (MLX 0.32.4
+      does; its C++ source of 0.32.1 kept the integer dtype).
+    {scan_arguments}
 
-    Errors: ``IndexError`` for an axis out of range (MLX: "[logcumsumexp] Axis 1
-    is out of bounds for array with 1 dimensions.").
+    Errors: {axis_bounds_error}.
 
     >>> mx.logcumsumexp(mx.array([0.0, 0.0, 0.0]))
     array([0, 0.693147, 1.09861], dtype=float32)

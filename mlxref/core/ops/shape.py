@@ -24,6 +24,7 @@ from .common import (astype, broadcast_to, check_dims, incompatible_arguments, i
 from .common import broadcast_shapes as _broadcast_shapes
 from .common import dynamic_broadcast_arrays
 from ..convert import scalar_or_array
+from .docs import shared_doc
 from .elementwise import add, maximum, minimum, multiply, subtract
 
 _Array = array
@@ -71,6 +72,7 @@ def _axis_message(op):
 _RESHAPE = "reshape(a: array, /, shape: Sequence[int], *, stream: StreamOrDevice = None) -> array"
 
 
+@shared_doc
 def reshape(a, /, shape, *, stream=None):
     """``mx.reshape``: the elements of ``a``, in row-major order, arranged in ``shape``.
 
@@ -82,7 +84,6 @@ def reshape(a, /, shape, *, stream=None):
     Arguments:
     - ``a``: the array.
     - ``shape``: a sequence of ints whose product is ``a.size`` (one may be -1).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` when the sizes differ (MLX: "[reshape] Cannot reshape
     array of size 6 into shape (4,2).") or for two -1 entries ("[reshape]
@@ -104,6 +105,7 @@ def reshape(a, /, shape, *, stream=None):
     return make_array(P.Reshape(P.reshape_output_shape(a.size, shape)), [a])
 
 
+@shared_doc
 def flatten(a, /, start_axis=0, end_axis=-1, *, stream=None):
     """``mx.flatten``: ``a`` with the axes ``start_axis`` to ``end_axis`` (both included) merged into one.
 
@@ -115,7 +117,6 @@ def flatten(a, /, start_axis=0, end_axis=-1, *, stream=None):
     - ``a``: the array.
     - ``start_axis``: the first axis merged (default: 0).
     - ``end_axis``: the last axis merged (default: -1, the last).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` when ``start_axis`` comes after ``end_axis`` (MLX:
     "[flatten] start_axis must be less than or equal to end_axis").
@@ -153,6 +154,7 @@ _UNFLATTEN = (
 )
 
 
+@shared_doc
 def unflatten(a, /, axis, shape, *, stream=None):
     """``mx.unflatten``: ``a`` with axis ``axis`` split into several axes of sizes ``shape``.
 
@@ -165,7 +167,6 @@ def unflatten(a, /, axis, shape, *, stream=None):
     - ``a``: the array.
     - ``axis``: the axis split (negative counts from the end).
     - ``shape``: the sizes it becomes, whose product is that axis's size (one may be -1).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``IndexError`` for an axis out of range (MLX: "[unflatten] Invalid
     axes 2 for array with 1 dimensions."); ``ValueError`` for sizes that do not
@@ -216,6 +217,7 @@ def unflatten(a, /, axis, shape, *, stream=None):
 # --- transposes ------------------------------------------------------------------------
 
 
+@shared_doc
 def transpose(a, /, axes=None, *, stream=None):
     """``mx.transpose``: ``a`` with its axes permuted: output axis ``i`` is input axis ``axes[i]``.
 
@@ -225,7 +227,6 @@ def transpose(a, /, axes=None, *, stream=None):
     Arguments:
     - ``a``: the array.
     - ``axes``: a permutation of the axes, negative ones counting from the end (default: the axes reversed).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` when ``axes`` has the wrong length (MLX: "[transpose]
     Received 1 axes for array with 2 dimensions.") or repeats an axis
@@ -266,6 +267,7 @@ def _check_axis(ax, ndim, op):
     return ax + ndim if ax < 0 else ax
 
 
+@shared_doc
 def swapaxes(a, /, axis1, axis2, *, stream=None):
     """``mx.swapaxes``: ``a`` with axes ``axis1`` and ``axis2`` exchanged.
 
@@ -275,7 +277,6 @@ def swapaxes(a, /, axis1, axis2, *, stream=None):
     - ``a``: the array.
     - ``axis1``: one axis (negative counts from the end).
     - ``axis2``: the other axis.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``IndexError`` for an axis out of range (MLX: "[swapaxes] Invalid
     axis 3 for array with 3 dimensions.").
@@ -293,6 +294,7 @@ def swapaxes(a, /, axis1, axis2, *, stream=None):
     return make_array(P.Transpose(order), [a])  # a permutation: nothing for transpose to check
 
 
+@shared_doc
 def moveaxis(a, /, source, destination, *, stream=None):
     """``mx.moveaxis``: ``a`` with axis ``source`` moved to position ``destination``, the other axes keeping their order.
 
@@ -302,7 +304,6 @@ def moveaxis(a, /, source, destination, *, stream=None):
     - ``a``: the array.
     - ``source``: the axis moved (negative counts from the end).
     - ``destination``: its position in the result.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``IndexError`` for an axis out of range (MLX: "[moveaxis] Invalid
     axis 3 for array with 3 dimensions.").
@@ -332,6 +333,7 @@ def _axes_arg(axis, op):
     return _int_tuple(axis, op, "axis")
 
 
+@shared_doc
 def expand_dims(a, /, axis, *, stream=None):
     """``mx.expand_dims``: ``a`` with new axes of size 1 inserted at the positions ``axis`` of the result.
 
@@ -340,7 +342,6 @@ def expand_dims(a, /, axis, *, stream=None):
     Arguments:
     - ``a``: the array.
     - ``axis``: an int or a sequence of ints: positions in the result, negative ones counting from its end.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``IndexError`` for a position out of range (MLX: "[expand_dims]
     Axis 3 is out of bounds for array with 2 dimensions."); ``ValueError`` for a
@@ -363,6 +364,7 @@ def expand_dims(a, /, axis, *, stream=None):
     return make_array(P.ExpandDims(sorted(normalized)), [a])
 
 
+@shared_doc
 def squeeze(a, /, axis=None, *, stream=None):
     """``mx.squeeze``: ``a`` with the axes of size 1 listed in ``axis`` removed (default: every axis of size 1).
 
@@ -371,7 +373,6 @@ def squeeze(a, /, axis=None, *, stream=None):
     Arguments:
     - ``a``: the array.
     - ``axis``: an int or a sequence of ints, each an axis of size 1 (default: all of them).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for an axis whose size is not 1 (MLX: "[squeeze]
     Cannot squeeze axis 1 with size 2 which is not equal to 1."); ``IndexError``
@@ -458,6 +459,7 @@ def _array_list(arrays, op):
     return list(arrays)
 
 
+@shared_doc
 def concatenate(arrays, /, axis=0, *, stream=None):
     """``mx.concatenate``: the arrays joined end to end along ``axis``.
 
@@ -468,7 +470,6 @@ def concatenate(arrays, /, axis=0, *, stream=None):
     Arguments:
     - ``arrays``: a list or tuple of arrays with the same number of dimensions.
     - ``axis``: the axis joined along; ``None`` flattens every array first (default: 0).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for no arrays (MLX: "[concatenate] No arrays provided
     for concatenation"), for different numbers of dimensions or shapes that
@@ -513,6 +514,7 @@ def concatenate(arrays, /, axis=0, *, stream=None):
     return make_array(P.Concatenate(ax), [x.astype(dtype) for x in arrays])
 
 
+@shared_doc
 def stack(arrays, /, axis=0, *, stream=None):
     """``mx.stack``: the arrays, all of one shape, joined along a new axis ``axis``.
 
@@ -521,7 +523,6 @@ def stack(arrays, /, axis=0, *, stream=None):
     Arguments:
     - ``arrays``: a list or tuple of arrays of the same shape.
     - ``axis``: the position of the new axis in the result (default: 0).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for shapes that differ (MLX: "[stack] All arrays must
     have the same shape") or no arrays ("[stack] No arrays provided for
@@ -571,6 +572,7 @@ def _split_at(a, indices, ax):
     return pieces
 
 
+@shared_doc
 def split(a, /, indices_or_sections, axis=0, *, stream=None):
     """``mx.split``: ``a`` cut along ``axis`` into a list of arrays: ``n`` equal pieces, or pieces cut before each of the given indices.
 
@@ -583,7 +585,6 @@ def split(a, /, indices_or_sections, axis=0, *, stream=None):
     - ``indices_or_sections``: an int ``n`` (the axis must divide into ``n``
       equal parts), or a sequence of ints, the indices where pieces start.
     - ``axis``: the axis cut (default: 0).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` when ``n`` does not divide the axis (MLX: "Array split
     does not result in sub arrays with equal size: attempting 4 splits along axis
@@ -722,6 +723,7 @@ _PAD = (
 )
 
 
+@shared_doc
 def pad(a, /, pad_width, mode="constant", constant_values=0, *, stream=None):
     """``mx.pad``: ``a`` with ``low`` elements added before and ``high`` after it on every axis.
 
@@ -738,7 +740,6 @@ def pad(a, /, pad_width, mode="constant", constant_values=0, *, stream=None):
     - ``mode``: "constant", "edge", "reflect" or "symmetric" (default: "constant").
     - ``constant_values``: the fill of "constant", a scalar or a one-element
       array, cast to ``a``'s dtype (default: 0).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for a negative width (MLX: "Invalid low padding size
     (-1) passed to pad for axis 0. Padding sizes must be non-negative"), the
@@ -801,6 +802,7 @@ def pad(a, /, pad_width, mode="constant", constant_values=0, *, stream=None):
 # --- repeat, tile ---------------------------------------------------------------------------
 
 
+@shared_doc
 def repeat(array, /, repeats, axis=None, *, stream=None):
     """``mx.repeat``: each element of ``array`` repeated ``repeats`` times in a row along ``axis``.
 
@@ -811,11 +813,9 @@ def repeat(array, /, repeats, axis=None, *, stream=None):
     - ``array``: the array (named so in MLX).
     - ``repeats``: how many times each element appears (a non-negative int).
     - ``axis``: the axis repeated along (default: None, the flattened array).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for a negative ``repeats`` (MLX: "[repeat] Number of
-    repeats cannot be negative"); ``IndexError`` for an axis out of range
-    ("[repeat] Axis 1 is out of bounds for array with 1 dimensions.").
+    repeats cannot be negative"); {axis_bounds_error}.
 
     >>> mx.repeat(mx.array([1, 2]), 3)
     array([1, 1, 1, 2, 2, 2], dtype=int32)
@@ -852,6 +852,7 @@ def repeat(array, /, repeats, axis=None, *, stream=None):
     return reshape(out, tuple(shape))
 
 
+@shared_doc
 def tile(a, reps, /, *, stream=None):
     """``mx.tile``: ``a`` laid out ``reps[i]`` times side by side along each axis ``i``.
 
@@ -863,7 +864,6 @@ def tile(a, reps, /, *, stream=None):
     Arguments:
     - ``a``: the array.
     - ``reps``: an int or a sequence of ints, aligned with the last axes.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for a negative repetition (MLX: "[broadcast_to]
     Negative dimensions not allowed.").
@@ -899,6 +899,7 @@ def tile(a, reps, /, *, stream=None):
 _VIEW = "view(a: scalar | array, dtype: Dtype, stream: StreamOrDevice = None) -> array"
 
 
+@shared_doc
 def view(a, dtype, *, stream=None):
     """``mx.view``: the bytes of ``a`` read as elements of ``dtype`` (mlx/ops.cpp ``view``).
 
@@ -909,7 +910,6 @@ def view(a, dtype, *, stream=None):
     Arguments:
     - ``a``: an array or a Python scalar.
     - ``dtype``: the dtype the bytes are read as.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for a 0-d array and a dtype of another size (MLX:
     "[view] Changing the type of a scalar is only allowed for types with the same
@@ -944,13 +944,13 @@ _CONCAT = (
 )
 
 
+@shared_doc
 def concat(arrays, /, axis=0, *, stream=None):
     """``mx.concat``: the arrays joined end to end along ``axis``; the array API's name for ``mx.concatenate``.
 
     Arguments:
     - ``arrays``: a list or tuple of arrays with the same number of dimensions.
     - ``axis``: the axis joined along; ``None`` flattens every array first (default: 0).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: those of ``concatenate`` (MLX: "[concatenate] No arrays provided
     for concatenation"); ``TypeError`` when ``axis`` is neither an int nor None.
@@ -963,13 +963,13 @@ def concat(arrays, /, axis=0, *, stream=None):
     return concatenate(arrays, axis)
 
 
+@shared_doc
 def permute_dims(a, /, axes=None, *, stream=None):
     """``mx.permute_dims``: ``a`` with its axes permuted; the array API's name for ``mx.transpose``.
 
     Arguments:
     - ``a``: the array.
     - ``axes``: a permutation of the axes (default: the axes reversed).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: those of ``transpose`` (MLX: "[transpose] Repeat axes not allowed.").
 
@@ -979,6 +979,7 @@ def permute_dims(a, /, axes=None, *, stream=None):
     return transpose(a, axes)
 
 
+@shared_doc
 def matrix_transpose(a, /, *, stream=None):
     """``mx.matrix_transpose``: ``a`` with its last two axes exchanged (each matrix of a batch transposed).
 
@@ -989,7 +990,6 @@ def matrix_transpose(a, /, *, stream=None):
 
     Arguments:
     - ``a``: an array of at least two dimensions.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for fewer than two dimensions (MLX:
     "[matrix_transpose] Input array must have at least 2 dimensions.").
@@ -1007,6 +1007,7 @@ def matrix_transpose(a, /, *, stream=None):
     return swapaxes(a, -1, -2)
 
 
+@shared_doc
 def flip(a, /, axis=None, *, stream=None):
     """``mx.flip``: ``a`` with the order of its elements reversed along ``axis``.
 
@@ -1015,11 +1016,9 @@ def flip(a, /, axis=None, *, stream=None):
 
     Arguments:
     - ``a``: the array.
-    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``axis``: {axes}
 
-    Errors: ``IndexError`` for an axis out of range (MLX: "[flip] Axis 1 is out
-    of bounds for array with 1 dimensions.").
+    Errors: {axis_bounds_error}.
 
     >>> mx.flip(mx.array([1, 2, 3]))
     array([3, 2, 1], dtype=int32)
@@ -1076,6 +1075,7 @@ def _roll_axes(a, shifts, axes):
     return out
 
 
+@shared_doc
 def roll(a, shift, axis=None, /, *, stream=None):
     """``mx.roll``: the elements of ``a`` shifted by ``shift`` places along ``axis``; elements leaving one end come back at the other.
 
@@ -1088,7 +1088,6 @@ def roll(a, shift, axis=None, /, *, stream=None):
     - ``a``: the array.
     - ``shift``: an int or a tuple of ints; positive moves elements to higher indices.
     - ``axis``: an int, a tuple of ints, or None for the flattened array (default: None).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``IndexError`` for an axis out of range (MLX: "[roll] Invalid axis 2
     for array with 2 dimensions."); ``ValueError`` for fewer shifts than axes
@@ -1120,6 +1119,7 @@ def roll(a, shift, axis=None, /, *, stream=None):
     raise incompatible_arguments(_ROLL, (a, shift, axis))
 
 
+@shared_doc
 def unstack(x, /, *, axis=0, stream=None):
     """``mx.unstack``: the slices of ``x`` along ``axis``, that axis removed, as a tuple.
 
@@ -1129,7 +1129,6 @@ def unstack(x, /, *, axis=0, stream=None):
     Arguments:
     - ``x``: the array.
     - ``axis``: the axis taken apart, keyword-only (default: 0).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``IndexError`` for an axis out of range (MLX: "[unstack] Axis 2 is
     out of bounds for array with 2 dimensions.").
@@ -1166,17 +1165,16 @@ def _atleast(arrays, op, shape_of):
     return outs[0] if len(outs) == 1 else outs
 
 
+@shared_doc
 def atleast_1d(*arys, stream=None):
     """``mx.atleast_1d``: each array with at least one dimension: a 0-d array becomes shape (1,), the others are returned as they are.
 
-    One array in gives one array out; several (or none) give a list.
+    {atleast_result}
 
     Arguments:
-    - ``arys``: the arrays (Python scalars are not converted).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    {atleast_arys}
 
-    Errors: ``TypeError`` naming a value that is not an array (MLX raises
-    "std::bad_cast").
+    Errors: {atleast_errors}.
 
     >>> mx.atleast_1d(mx.array(1))
     array([1], dtype=int32)
@@ -1186,17 +1184,16 @@ def atleast_1d(*arys, stream=None):
     return _atleast(arys, "atleast_1d", lambda x: (1,) if x.ndim == 0 else None)
 
 
+@shared_doc
 def atleast_2d(*arys, stream=None):
     """``mx.atleast_2d``: each array with at least two dimensions: 0-d becomes (1, 1), (n,) becomes (1, n), others are returned as they are.
 
-    One array in gives one array out; several (or none) give a list.
+    {atleast_result}
 
     Arguments:
-    - ``arys``: the arrays (Python scalars are not converted).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    {atleast_arys}
 
-    Errors: ``TypeError`` naming a value that is not an array (MLX raises
-    "std::bad_cast").
+    Errors: {atleast_errors}.
 
     >>> mx.atleast_2d(mx.array([1, 2]))
     array([[1, 2]], dtype=int32)
@@ -1205,17 +1202,16 @@ def atleast_2d(*arys, stream=None):
                     lambda x: (1, 1) if x.ndim == 0 else (1,) + x.shape if x.ndim == 1 else None)
 
 
+@shared_doc
 def atleast_3d(*arys, stream=None):
     """``mx.atleast_3d``: each array with at least three dimensions: 0-d becomes (1, 1, 1), (n,) becomes (1, n, 1), (m, n) becomes (m, n, 1).
 
-    One array in gives one array out; several (or none) give a list.
+    {atleast_result}
 
     Arguments:
-    - ``arys``: the arrays (Python scalars are not converted).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    {atleast_arys}
 
-    Errors: ``TypeError`` naming a value that is not an array (MLX raises
-    "std::bad_cast").
+    Errors: {atleast_errors}.
 
     >>> mx.atleast_3d(mx.array([1, 2])).shape
     (1, 2, 1)
@@ -1233,6 +1229,7 @@ def atleast_3d(*arys, stream=None):
     return _atleast(arys, "atleast_3d", shape_of)
 
 
+@shared_doc
 def broadcast_arrays(*arrays, stream=None):
     """``mx.broadcast_arrays``: the arrays broadcast to their common shape, as a list.
 
@@ -1241,7 +1238,6 @@ def broadcast_arrays(*arrays, stream=None):
 
     Arguments:
     - ``arrays``: the arrays.
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for shapes that do not broadcast (MLX:
     "[broadcast_shapes] Shapes (2) and (3) cannot be broadcast.").
@@ -1260,6 +1256,7 @@ def broadcast_arrays(*arrays, stream=None):
     return [x if x.shape == shape else broadcast_to(x, shape) for x in arrays]
 
 
+@shared_doc
 def meshgrid(*arrays, sparse=False, indexing="xy", stream=None):
     """``mx.meshgrid``: coordinate grids from 1-D coordinate arrays, as a tuple: output ``i`` holds array ``i``'s values along its own axis, repeated along the others.
 
@@ -1272,7 +1269,6 @@ def meshgrid(*arrays, sparse=False, indexing="xy", stream=None):
     - ``arrays``: the coordinate arrays.
     - ``sparse``: keep each output with size-1 axes instead of broadcasting (default: False).
     - ``indexing``: "xy" (Cartesian: the first array varies along columns) or "ij" (matrix) (default: "xy").
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for another ``indexing`` (MLX: "[meshgrid] Invalid
     indexing value. Valid values are 'xy' and 'ij'.").
@@ -1303,6 +1299,7 @@ def meshgrid(*arrays, sparse=False, indexing="xy", stream=None):
 _DIFF = "diff(a: array, /, n: int = 1, axis: int = -1, *, stream: StreamOrDevice = None) -> array"
 
 
+@shared_doc
 def diff(a, /, n=1, axis=-1, *, stream=None):
     """``mx.diff``: the ``n``-th discrete difference of ``a`` along ``axis`` (``a[1:] - a[:-1]``, ``n`` times).
 
@@ -1313,7 +1310,6 @@ def diff(a, /, n=1, axis=-1, *, stream=None):
     - ``a``: the array.
     - ``n``: how many times to take the difference (default: 1).
     - ``axis``: the axis (default: -1, the last).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for a negative ``n`` (MLX: "[diff] Order `n` must be
     non-negative."); ``IndexError`` for an axis out of range ("[diff] Axis is
@@ -1347,6 +1343,7 @@ _CONTIGUOUS = (
 )
 
 
+@shared_doc
 def contiguous(a, /, allow_col_major=False, *, stream=None):
     """``mx.contiguous``: a copy of ``a`` whose elements lie in row-major order in memory.
 
@@ -1356,7 +1353,6 @@ def contiguous(a, /, allow_col_major=False, *, stream=None):
     Arguments:
     - ``a``: the array.
     - ``allow_col_major``: accept a column-major array as it is (default: False).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``TypeError`` when ``a`` is not an array or ``allow_col_major`` not a bool.
 
@@ -1376,6 +1372,7 @@ _AS_STRIDED = (
 )
 
 
+@shared_doc
 def as_strided(a, /, shape=None, strides=None, offset=0, *, stream=None):
     """``mx.as_strided``: a view of ``a``'s row-major elements through ``shape`` and ``strides``: element ``index`` of the result is ``a.flatten()[offset + sum(index * strides)]``.
 
@@ -1389,7 +1386,6 @@ def as_strided(a, /, shape=None, strides=None, offset=0, *, stream=None):
     - ``shape``: the result's shape (default: ``a``'s shape).
     - ``strides``: one stride per axis of ``shape``, in elements (default: ``shape``'s row-major strides).
     - ``offset``: the flat index of the first element (default: 0).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for a read outside ``a`` (mlxref's own message) and
     for a negative dimension; ``TypeError`` for a negative ``offset`` (MLX's

@@ -15,6 +15,7 @@ from ..array import array
 from .common import incompatible_arguments
 from .conv import conv1d
 from .creation import ones, typed_arange
+from .docs import shared_doc
 from .elementwise import abs, add, cos, multiply, sin, square, subtract
 from .shape import flip, pad
 
@@ -46,20 +47,18 @@ def _window(name, M):
     return None, typed_arange(0, M, 1, _dt.float32)
 
 
+@shared_doc
 def bartlett(M, *, stream=None):
     """``mx.bartlett``: the Bartlett (triangular) window of ``M`` points, ``1 - |2n / (M - 1) - 1|`` for ``n = 0 .. M - 1``.
 
     It rises linearly from 0 to 1 in the middle and falls back to 0. Composed
     in float32 from ``arange`` and elementwise ops as MLX writes it, so its
-    roundings are MLX's. ``M < 1`` gives an empty float32 array, ``M == 1``
-    the single value 1.
+    roundings are MLX's.
 
     Arguments:
-    - ``M``: the number of points, an int.
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {window_arguments}
 
-    Errors: ``TypeError`` when ``M`` is not an int (MLX's "incompatible function
-    arguments" message, with the signature).
+    Errors: {window_errors}.
 
     >>> mx.bartlett(5)
     array([0, 0.5, 1, 0.5, 0], dtype=float32)
@@ -71,20 +70,18 @@ def bartlett(M, *, stream=None):
     return subtract(_f32(1.0), abs(subtract(multiply(factor, n), _f32(1.0))))
 
 
+@shared_doc
 def hanning(M, *, stream=None):
     """``mx.hanning``: the Hann window of ``M`` points, computed as ``sin(pi n / (M - 1))**2`` for ``n = 0 .. M - 1``.
 
     That is MLX's form of ``0.5 - 0.5 cos(2 pi n / (M - 1))``, in float32, so
     the last point is the square of the sine of pi rounded to float32, a tiny
-    number rather than 0 (as in MLX). ``M < 1`` gives an empty float32 array,
-    ``M == 1`` the single value 1.
+    number rather than 0 (as in MLX).
 
     Arguments:
-    - ``M``: the number of points, an int.
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {window_arguments}
 
-    Errors: ``TypeError`` when ``M`` is not an int (MLX's "incompatible function
-    arguments" message, with the signature).
+    Errors: {window_errors}.
 
     >>> mx.hanning(5)
     array([0, 0.5, 1, 0.5, 7.64274e-15], dtype=float32)
@@ -95,19 +92,17 @@ def hanning(M, *, stream=None):
     return square(sin(multiply(_f32(math.pi / (M - 1)), n)))
 
 
+@shared_doc
 def hamming(M, *, stream=None):
     """``mx.hamming``: the Hamming window of ``M`` points, ``0.54 - 0.46 cos(2 pi n / (M - 1))`` for ``n = 0 .. M - 1``.
 
     A raised cosine that stays at 0.08 at both ends. Composed in float32 as MLX
-    writes it. ``M < 1`` gives an empty float32 array, ``M == 1`` the single
-    value 1.
+    writes it.
 
     Arguments:
-    - ``M``: the number of points, an int.
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {window_arguments}
 
-    Errors: ``TypeError`` when ``M`` is not an int (MLX's "incompatible function
-    arguments" message, with the signature).
+    Errors: {window_errors}.
 
     >>> mx.hamming(5)
     array([0.08, 0.54, 1, 0.54, 0.08], dtype=float32)
@@ -119,20 +114,18 @@ def hamming(M, *, stream=None):
     return subtract(_f32(0.54), multiply(_f32(0.46), c))
 
 
+@shared_doc
 def blackman(M, *, stream=None):
     """``mx.blackman``: the Blackman window of ``M`` points, ``0.42 - 0.5 cos x + 0.08 cos 2x`` with ``x = 2 pi n / (M - 1)``.
 
     MLX writes it as ``0.34 - 0.5 c + 0.16 c**2`` with ``c = cos x`` (the same
     function), in float32; mlxref composes that form, so the roundings are
-    MLX's. ``M < 1`` gives an empty float32 array, ``M == 1`` the single
-    value 1.
+    MLX's.
 
     Arguments:
-    - ``M``: the number of points, an int.
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {window_arguments}
 
-    Errors: ``TypeError`` when ``M`` is not an int (MLX's "incompatible function
-    arguments" message, with the signature).
+    Errors: {window_errors}.
 
     >>> mx.blackman(5)
     array([0, 0.34, 1, 0.34, 0], dtype=float32)
@@ -148,6 +141,7 @@ _CONVOLVE = ('convolve(a: array, v: array, /, mode: str = "full", *, '
              "stream: StreamOrDevice = None) -> array")
 
 
+@shared_doc
 def convolve(a, v, /, mode="full", *, stream=None):
     """``mx.convolve``: the discrete convolution of two 1-D arrays, ``out[k] = sum_j a[j] v[k - j]``.
 
@@ -162,7 +156,6 @@ def convolve(a, v, /, mode="full", *, stream=None):
     - ``a``: a 1-D array.
     - ``v``: a 1-D array.
     - ``mode``: "full" (default), "same" or "valid".
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for inputs that are not 1-D (MLX: "[convolve] Inputs
     must be 1D."), an empty input (MLX: "[convolve] Inputs cannot be empty."),

@@ -33,6 +33,7 @@ from ..primitives.solvers import LUF, Cholesky
 from .common import astype, broadcast_shapes, broadcast_to, incompatible_arguments
 from .creation import arange, eye, tril, triu, zeros_like
 from .diagonal import diagonal
+from .docs import shared_doc
 from .elementwise import (
     abs, add, equal, exp, less, log, multiply, negative, not_equal, power, remainder, sign,
     sqrt, square, stop_gradient, subtract, where,
@@ -158,6 +159,7 @@ def _is_int_list(axis):
         isinstance(v, int) and not isinstance(v, bool) for v in axis)
 
 
+@shared_doc
 def norm(a, /, ord=None, axis=None, keepdims=False, *, stream=None):
     """``mx.linalg.norm`` (also ``mx.matrix_norm``, the same function): a vector norm over one axis or a matrix norm over two.
 
@@ -180,7 +182,6 @@ def norm(a, /, ord=None, axis=None, keepdims=False, *, stream=None):
     - ``axis``: None, an int or a list of one or two ints: the axes reduced
       (default None: every axis).
     - ``keepdims``: keep the reduced axes with size 1 (default False).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for more than two axes (MLX: "[linalg::norm] Received
     too many axes for norm."), a number ``ord`` that is no matrix norm (MLX:
@@ -242,6 +243,7 @@ def _square_factor_checks(a, name, upper, what):
         raise ValueError(f"{prefix} {what} only defined for square matrices.")
 
 
+@shared_doc
 def cholesky(a, upper=False, *, stream=None):
     """``mx.linalg.cholesky``: the Cholesky factor of each symmetric positive definite matrix in the last two axes: lower ``L`` with ``L Lᵀ = a``, or upper ``U`` with ``Uᵀ U = a``.
 
@@ -254,7 +256,6 @@ def cholesky(a, upper=False, *, stream=None):
     Arguments:
     - ``a``: float32 or float64, at least two dimensions, square matrices.
     - ``upper``: return the upper factor instead of the lower (default False).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for another dtype (MLX: "[linalg::cholesky] Arrays
     must have type float32 or float64. Received array with type int32."), fewer
@@ -274,6 +275,7 @@ def cholesky(a, upper=False, *, stream=None):
     return make_array(Cholesky(upper), [a])
 
 
+@shared_doc
 def cholesky_inv(a, upper=False, *, stream=None):
     """``mx.linalg.cholesky_inv``: the inverse of a matrix ``A`` given its Cholesky factor ``a``.
 
@@ -285,7 +287,6 @@ def cholesky_inv(a, upper=False, *, stream=None):
     - ``a``: the Cholesky factor, float32 or float64, square matrices in the
       last two axes.
     - ``upper``: ``a`` is an upper factor (default False: lower).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` as ``cholesky``'s, e.g. for matrices that are not
     square (MLX: "[linalg::cholesky_inv] Cholesky inverse is only defined for
@@ -319,6 +320,7 @@ def _luf(a, name):
     return make_arrays(LUF(), [a])
 
 
+@shared_doc
 def lu(a, *, stream=None):
     """``mx.linalg.lu``: the LU factorization with partial pivoting of each matrix in the last two axes, ``(p, L, U)`` with ``a = L[p] @ U``.
 
@@ -329,14 +331,10 @@ def lu(a, *, stream=None):
     which MLX lacks.
 
     Arguments:
-    - ``a``: float32 or float64, at least two dimensions.
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {float_matrices}
 
-    Errors: ``ValueError`` for another dtype (MLX: "[linalg::lu] Arrays must
-    have type float32 or float64. Received array with type int32.") or fewer
-    than two dimensions (MLX: "[linalg::lu] Arrays must have >= 2 dimensions.
-    Received array with 1 dimensions."). An empty matrix raises a
-    ``ValueError``, where MLX's CPU build dies.
+    Errors: {float_matrices_errors}. An empty matrix raises a ``ValueError``, where
+    MLX's CPU build dies.
 
     >>> mx.linalg.lu(mx.array([[1.0, 2.0], [3.0, 4.0]]))
     (array([1, 0], dtype=uint32), array([[1, 0],
@@ -354,6 +352,7 @@ def lu(a, *, stream=None):
     return rows, add(lower, eye(m, k)), upper
 
 
+@shared_doc
 def lu_factor(a, *, stream=None):
     """``mx.linalg.lu_factor``: the LU factorization in LAPACK's compact form, ``(LU, pivots)``.
 
@@ -362,10 +361,9 @@ def lu_factor(a, *, stream=None):
     row ``i`` (uint32, counted from 0). Two of one ``LUF`` node's outputs.
 
     Arguments:
-    - ``a``: float32 or float64, at least two dimensions.
-    - ``stream``: accepted and ignored (mlxref has one device).
+    {float_matrices}
 
-    Errors: ``ValueError`` as ``lu``'s (with "[linalg::lu_factor]").
+    Errors: {float_matrices_errors}.
 
     >>> mx.linalg.lu_factor(mx.array([[1.0, 2.0], [3.0, 4.0]]))
     (array([[3, 4],
@@ -401,6 +399,7 @@ def _validate_solve(a, b, name):
                          f"arrays with type {a.dtype.name} and {b.dtype.name}.")
 
 
+@shared_doc
 def solve(a, b, *, stream=None):
     """``mx.linalg.solve``: the solution ``x`` of ``a @ x = b`` for each square matrix ``a`` in the last two axes.
 
@@ -415,7 +414,6 @@ def solve(a, b, *, stream=None):
     Arguments:
     - ``a``: square matrices in the last two axes.
     - ``b``: a vector or matrices with as many rows as ``a``.
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for a matrix that is not square (MLX:
     "[linalg::solve] First input must be a square matrix. Received array with
@@ -447,6 +445,7 @@ def solve(a, b, *, stream=None):
     return solve_triangular(upper, solve_triangular(lower, pb, upper=False), upper=True)
 
 
+@shared_doc
 def solve_triangular(a, b, *, upper=False, stream=None):
     """``mx.linalg.solve_triangular``: the solution ``x`` of ``a @ x = b`` for each triangular matrix ``a``.
 
@@ -457,7 +456,6 @@ def solve_triangular(a, b, *, upper=False, stream=None):
     - ``a``: triangular matrices in the last two axes (float32 or float64).
     - ``b``: a vector or matrices with as many rows as ``a``.
     - ``upper``: read the upper triangle instead of the lower (default False).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` as ``solve``'s (with "[linalg::solve_triangular]"),
     e.g. for a 0-d ``b`` (MLX: "[linalg::solve_triangular] Second input must
@@ -540,6 +538,7 @@ def _slogdet(a):
     return sign_, logabsdet
 
 
+@shared_doc
 def slogdet(a, *, stream=None):
     """``mx.linalg.slogdet``: the sign and the log of the absolute value of each determinant, ``(sign, logabsdet)`` with ``det = sign * exp(logabsdet)``.
 
@@ -553,7 +552,6 @@ def slogdet(a, *, stream=None):
 
     Arguments:
     - ``a``: square matrices in the last two axes (not complex).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for complex input (MLX: "[linalg::slogdet] Complex
     inputs are not supported."), fewer than two dimensions or matrices that are
@@ -565,6 +563,7 @@ def slogdet(a, *, stream=None):
     return _slogdet(_validate_det(a, "slogdet"))
 
 
+@shared_doc
 def det(a, *, stream=None):
     """``mx.linalg.det``: the determinant of each square matrix in the last two axes.
 
@@ -575,7 +574,6 @@ def det(a, *, stream=None):
 
     Arguments:
     - ``a``: square matrices in the last two axes (not complex).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` for complex input (MLX: "[linalg::det] Complex inputs
     are not supported."), fewer than two dimensions (MLX: "[linalg::det] Arrays
@@ -596,6 +594,7 @@ def det(a, *, stream=None):
 # --- cross -----------------------------------------------------------------------------
 
 
+@shared_doc
 def cross(a, b, axis=-1, *, stream=None):
     """``mx.linalg.cross``: the cross product of the 3-vectors of ``a`` and ``b`` along ``axis``.
 
@@ -607,7 +606,6 @@ def cross(a, b, axis=-1, *, stream=None):
     - ``a``: an array whose ``axis`` has size 2 or 3.
     - ``b``: an array whose ``axis`` has size 2 or 3.
     - ``axis``: the axis holding the vectors (default -1).
-    - ``stream``: accepted and ignored (mlxref has one device).
 
     Errors: ``ValueError`` when ``axis`` has another size (MLX:
     "[linalg::cross] The specified axis must have size 2 or 3."); ``IndexError``

@@ -32,6 +32,7 @@ from ..convert import is_scalar, scalar_array
 from .common import astype, float_dtype, incompatible_arguments, normalize_axis
 from .creation import arange, full, zeros
 from .comparison import isnan
+from .docs import shared_doc
 from .elementwise import add, equal, less, minimum, multiply, not_equal, stop_gradient, where
 from .indexing import take
 from .reduction import any, cumsum, is_c_int, sum
@@ -79,6 +80,7 @@ def _checked(op, a, axis, *counts):
     return a, axis, ax, [int(n) for n in counts]
 
 
+@shared_doc
 def sort(a, /, axis=-1, *, stream=None):
     """``mx.sort``: the elements of ``a`` in ascending order along ``axis``.
 
@@ -88,11 +90,9 @@ def sort(a, /, axis=-1, *, stream=None):
 
     Arguments:
     - ``a``: the array.
-    - ``axis``: one int, or None for the flattened array (default: -1, the last).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``axis``: {sort_axis}
 
-    Errors: ``IndexError`` for an axis out of range (MLX: "[sort] Axis 1 is out
-    of bounds for array with 1 dimensions.").
+    Errors: {axis_bounds_error}.
 
     >>> mx.sort(mx.array([2.0, float("nan"), 1.0]))
     array([1, 2, nan], dtype=float32)
@@ -104,6 +104,7 @@ def sort(a, /, axis=-1, *, stream=None):
     return make_array(P.Sort(ax), [a])
 
 
+@shared_doc
 def argsort(a, /, axis=-1, *, stream=None):
     """``mx.argsort``: the indices (uint32) that put ``a`` in ascending order along ``axis``: ``take_along_axis(a, argsort(a, axis), axis)`` is ``sort(a, axis)``.
 
@@ -113,11 +114,9 @@ def argsort(a, /, axis=-1, *, stream=None):
 
     Arguments:
     - ``a``: the array.
-    - ``axis``: one int, or None for the flattened array (default: -1, the last).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``axis``: {sort_axis}
 
-    Errors: ``IndexError`` for an axis out of range (MLX: "[argsort] Axis 1 is
-    out of bounds for array with 1 dimensions.").
+    Errors: {axis_bounds_error}.
 
     >>> mx.argsort(mx.array([2, 1, 2, 1]))
     array([1, 3, 0, 2], dtype=uint32)
@@ -138,6 +137,7 @@ def _kth(op, kth, a, axis, ax):
     return k
 
 
+@shared_doc
 def partition(a, /, kth, axis=-1, *, stream=None):
     """``mx.partition``: ``a`` rearranged along ``axis`` so that element ``kth`` is the one a sort would put there, with no larger element before it and no smaller one after.
 
@@ -148,12 +148,11 @@ def partition(a, /, kth, axis=-1, *, stream=None):
     Arguments:
     - ``a``: the array.
     - ``kth``: the position placed, negative counting from the end.
-    - ``axis``: one int, or None for the flattened array (default: -1, the last).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``axis``: {sort_axis}
 
     Errors: ``ValueError`` for ``kth`` outside the axis (MLX, with its missing
     space: "[partition] Received invalid kth 3along axis -1 for array with shape:
-    (3)"); ``IndexError`` for an axis out of range.
+    (3)"); {axis_bounds_error}.
 
     >>> mx.partition(mx.array([3, 1, 2]), 1)
     array([1, 2, 3], dtype=int32)
@@ -162,6 +161,7 @@ def partition(a, /, kth, axis=-1, *, stream=None):
     return make_array(P.Partition(_kth("partition", kth, a, axis, ax), ax), [a])
 
 
+@shared_doc
 def argpartition(a, /, kth, axis=-1, *, stream=None):
     """``mx.argpartition``: the indices (uint32) that partition ``a`` around position ``kth`` along ``axis``: ``take_along_axis(a, argpartition(a, kth, axis), axis)`` is a ``partition``.
 
@@ -171,12 +171,11 @@ def argpartition(a, /, kth, axis=-1, *, stream=None):
     Arguments:
     - ``a``: the array.
     - ``kth``: the position placed, negative counting from the end.
-    - ``axis``: one int, or None for the flattened array (default: -1, the last).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``axis``: {sort_axis}
 
     Errors: ``ValueError`` for ``kth`` outside the axis (MLX: "[argpartition]
     Received invalid kth 5 along axis -1 for array with shape: (3)");
-    ``IndexError`` for an axis out of range.
+    {axis_bounds_error}.
 
     >>> mx.argpartition(mx.array([3, 1, 2]), 1)
     array([1, 2, 0], dtype=uint32)
@@ -185,6 +184,7 @@ def argpartition(a, /, kth, axis=-1, *, stream=None):
     return make_array(P.ArgPartition(_kth("argpartition", kth, a, axis, ax), ax), [a])
 
 
+@shared_doc
 def topk(a, /, k, axis=-1, *, stream=None):
     """``mx.topk``: the ``k`` largest elements of ``a`` along ``axis``, in no particular order.
 
@@ -195,11 +195,10 @@ def topk(a, /, k, axis=-1, *, stream=None):
     Arguments:
     - ``a``: the array.
     - ``k``: how many elements, from 0 to the axis size.
-    - ``axis``: one int, or None for the flattened array (default: -1, the last).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    - ``axis``: {sort_axis}
 
     Errors: ``ValueError`` for a ``k`` larger than the axis (MLX: "[topk]
-    Received invalid k=5 along axis -1 for array with shape: (4)").
+    Received invalid k=5 along axis -1 for array with shape: (4)"); {axis_bounds_error}.
 
     >>> mx.sort(mx.topk(mx.array([3, 1, 4, 2]), 2))
     array([3, 4], dtype=int32)
@@ -216,6 +215,7 @@ def topk(a, /, k, axis=-1, *, stream=None):
     return slice_axis(partition(a, -k, ax), ax, n - k, n)
 
 
+@shared_doc
 def searchsorted(sorted_sequence, values, /, side="left", *, stream=None):
     """``mx.searchsorted``: for each of ``values``, the index (uint32) in the 1-D ``sorted_sequence`` where it would go to keep it sorted.
 
@@ -227,7 +227,6 @@ def searchsorted(sorted_sequence, values, /, side="left", *, stream=None):
     - ``sorted_sequence``: a 1-D array in ascending order.
     - ``values``: an array of the values to place.
     - ``side``: "left" or "right" (default: "left").
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for another side (MLX: "[searchsorted] Invalid side
     'middle'. Expected 'left' or 'right'.") or a sequence that is not 1-D
@@ -251,6 +250,7 @@ def searchsorted(sorted_sequence, values, /, side="left", *, stream=None):
                       [astype(sorted_sequence, dtype), astype(values, dtype)])
 
 
+@shared_doc
 def median(a, /, axis=None, keepdims=False, *, stream=None):
     """``mx.median``: the middle value of the elements of ``a`` over ``axis``: the middle one after sorting, or the mean of the two middle ones for an even count.
 
@@ -261,10 +261,7 @@ def median(a, /, axis=None, keepdims=False, *, stream=None):
     count), and nowhere for a run with a nan.
 
     Arguments:
-    - ``a``: the array.
-    - ``axis``: an int, a sequence of ints, or None for every axis (default: None).
-    - ``keepdims``: keep the reduced axes with size 1 (default: False).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
+    {reduce_arguments}
 
     Errors: ``ValueError`` over an empty axis (MLX: "[median] Cannot take median
     along empty axis.") or an axis named twice ("[median] Received duplicate
@@ -324,6 +321,7 @@ def _fill(value, dtype):
     return astype(reshape(value, ()) if isinstance(value, array) else array(value), dtype)
 
 
+@shared_doc
 def unique(a, /, size, return_index=False, return_inverse=False, return_counts=False,
            fill_value=None, *, stream=None):
     """``mx.unique``: the ``size`` smallest distinct elements of the flattened ``a``, sorted, padded with ``fill_value`` when there are fewer.
@@ -346,7 +344,6 @@ def unique(a, /, size, return_index=False, return_inverse=False, return_counts=F
     - ``return_inverse``: also return ``inverse`` (default: False).
     - ``return_counts``: also return ``counts`` (default: False).
     - ``fill_value``: the padding, a scalar or a one-element array (default: the first entry).
-    - ``stream``: accepted; changes nothing (mlxref has one CPU device).
 
     Errors: ``ValueError`` for a negative size (MLX: "[unique] Received negative
     size -1."), for an empty ``a`` with a positive size and no fill ("[unique] A
