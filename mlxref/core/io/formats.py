@@ -13,13 +13,25 @@ As in MLX: bfloat16 is written to .npy as ``'<V2'`` (two raw bytes, which MLX
 reads back as bfloat16); safetensors has no float64 (MLX: "received invalid
 dtype"); a path gets ``.npy``/``.npz``/``.safetensors`` appended when it does
 not end so; ``load`` infers the format from the extension (GGUF, ``.gguf``:
-read by gguf.py). A .npy or safetensors file loaded by path is read lazily, as
-in MLX: its header at ``load`` (a safetensors header's offsets are checked
-against the file's size there), its elements by a ``Load`` node per array at
-eval (so a .npy cut short in its data fails at eval, and the bytes count in
-the memory model from then on). .npz, GGUF and any file object are read at
+read by gguf.py). A .npy or safetensors file loaded by path is read as MLX
+reads it: ``load`` opens the file and reads its header (a safetensors
+header's offsets are checked against the file's size there); a ``Load`` node
+per array reads its elements at eval, through the file ``load`` opened
+(``OpenFile``, one per file, closed once the last of its arrays is evaluated
+or dropped). So, as in MLX, arrays loaded from a file that is then deleted
+or replaced (a ``tempfile.TemporaryDirectory()`` closed before the arrays are
+used) still evaluate to what the file held; a file rewritten in place gives
+its new bytes; one cut short fails at eval; and the bytes count in the
+memory model only from eval on. .npz, GGUF and any file object are read at
 ``load`` (MLX evaluates what it loads from a file object at once). A
 truncated or corrupted file gets one error naming the file and what is wrong.
+
+The dicts ``load`` returns list their keys in the order MLX's C++ maps give
+them to Python (mlxref/core/unordered_map.py): safetensors' keys inserted
+sorted (MLX parses the header into a sorted JSON object), .npz's in the
+order of the zip's members, GGUF's in the file's order. ``savez`` and
+``save_gguf`` write their members in that order too (MLX writes them from
+such a map), so a file saved and loaded again lists its keys as MLX's does.
 """
 
 import ast
@@ -36,6 +48,7 @@ from ..ops.common import incompatible_arguments
 from ..ops.shape import transpose
 from ..primitives.base import make_array
 from ..primitives.creation import Load
+from ..unordered_map import reordered
 from .common import (
     CODES,
     check_bad_cast,
@@ -144,26 +157,69 @@ def _read_npy(raw):
     return transpose(from_bytes(body, dtype, shape[::-1], big))
 
 
-def _reader(name, op, offset, dtype, shape, big_endian=False, short=None):
+class OpenFile:
+    """A file ``load`` opened, read by its arrays' ``Load`` nodes at eval (MLX's
+    ``io::ParallelFileReader``, shared by the arrays of one file).
+
+    It holds the operating system's descriptor of the file, not its name: what
+    eval reads is what that file holds then, whatever happened to the name
+    (deleted, or another file renamed over it). The descriptor is closed when
+    the last ``Load`` node holding it goes (evaluated, or dropped unevaluated).
+    """
+
+    def __init__(self, name):
+        self.name = name
+        self.fd = os.open(name, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+
+    def size(self):
+        return os.fstat(self.fd).st_size
+
+    def read_at(self, offset, n):
+        """Up to ``n`` bytes from byte ``offset`` (fewer where the file ends)."""
+        parts = []
+        while n > 0:
+            if hasattr(os, "pread"):
+                part = os.pread(self.fd, n, offset)
+            else:  # (Windows: no pread; mlxref evaluates one node at a time)
+                os.lseek(self.fd, offset, os.SEEK_SET)
+                part = os.read(self.fd, n)
+            if not part:
+                break
+            parts.append(part)
+            offset, n = offset + len(part), n - len(part)
+        return b"".join(parts)
+
+    def __del__(self):
+        fd, self.fd = getattr(self, "fd", None), None
+        if fd is not None:
+            os.close(fd)
+
+
+def _open(name):
+    try:
+        return OpenFile(name)
+    except OSError:
+        raise RuntimeError(f"[load] Failed to open file {name}") from None
+
+
+def _reader(file, op, offset, dtype, shape, big_endian=False, short=None):
     """The function a ``Load`` node calls at eval: the elements of ``dtype`` and
-    ``shape`` at ``offset`` in the file ``name``, or a RuntimeError naming the
-    file if they are not all there (any more)."""
+    ``shape`` at ``offset`` in ``file`` (an ``OpenFile``), or a RuntimeError
+    naming the file if they are not all there (any more)."""
     n = math.prod(shape)
     need = n * dtype.size
 
     def read():
         try:
-            with open(name, "rb") as f:
-                f.seek(offset)
-                body = f.read(need)
+            body = file.read_at(offset, need)
         except OSError as e:
-            raise RuntimeError(f"[{op}] Cannot load {name}: it could not be read at "
+            raise RuntimeError(f"[{op}] Cannot load {file.name}: it could not be read at "
                                f"eval ({e}).") from None
         if len(body) < need:
             what = short(need, len(body)) if short else (
                 f"{need} bytes of data at byte {offset} were wanted but the file holds "
                 f"{len(body)} there (it changed since it was loaded?)")
-            raise RuntimeError(f"[{op}] Cannot load {name}: {what}.") from None
+            raise RuntimeError(f"[{op}] Cannot load {file.name}: {what}.") from None
         return decode(body, dtype, n, big_endian)
 
     return read
@@ -172,23 +228,22 @@ def _reader(name, op, offset, dtype, shape, big_endian=False, short=None):
 def _load_npy_lazily(name):
     """An array read from the .npy file at path ``name`` when it is evaluated.
 
-    As in MLX (mlx/io/load.cpp ``load``): the header is read now, so a bad
-    header fails here; the elements are read by a ``Load`` node at eval, so
-    a file cut short in its data fails there (a RuntimeError), and the bytes
-    are counted in the memory model only from then on.
+    As in MLX (mlx/io/load.cpp ``load``): the file is opened and its header
+    read now, so a bad header fails here; the elements are read through the
+    open file by a ``Load`` node at eval, so a file cut short in its data fails
+    there (a RuntimeError), and the bytes are counted in the memory model only
+    from then on.
     """
-    try:
-        with open(name, "rb") as f:
-            head = f.read(12)
-            if head[:6] == _NPY_MAGIC and len(head) >= 10:
-                length = struct.unpack("<H", head[8:10])[0] if head[6] == 1 else (
-                    struct.unpack("<I", head[8:12])[0] if len(head) == 12 else 0)
-                head += f.read(max(length - (len(head) - (10 if head[6] == 1 else 12)), 0))
-    except OSError:
-        raise RuntimeError(f"[load] Failed to open file {name}") from None
+    file = _open(name)
+    head = file.read_at(0, 12)
+    if head[:6] == _NPY_MAGIC and len(head) >= 10:
+        start = 10 if head[6] == 1 else 12
+        length = struct.unpack("<H", head[8:10])[0] if head[6] == 1 else (
+            struct.unpack("<I", head[8:12])[0] if len(head) == 12 else 0)
+        head = file.read_at(0, start + length)
     dtype, big, fortran, shape, offset = _npy_header(head)
     read_shape = shape[::-1] if fortran else shape
-    read = _reader(name, "load_npy", offset, dtype, read_shape, big, _npy_truncated)
+    read = _reader(file, "load_npy", offset, dtype, read_shape, big, _npy_truncated)
     out = make_array(Load(read, read_shape, dtype, name), [])
     return transpose(out) if fortran else out
 
@@ -252,11 +307,13 @@ def _read_safetensors(raw, size=None, tensor=None):
             return from_bytes(raw[offset:offset + math.prod(shape) * dtype.size], dtype, shape)
     data_size = size - 8 - length
     arrays, metadata = {}, {}
-    for key, item in header.items():
+    # MLX parses the header into a JSON object whose keys are sorted, and
+    # goes through them in that order into its maps.
+    for key, item in sorted(header.items()):
         if key == "__metadata__":
             if not isinstance(item, (dict, type(None))):
                 raise Corrupt("its __metadata__ is not an object")
-            metadata.update(item or {})
+            metadata.update(sorted((item or {}).items()))
             continue
         try:
             dtype = _FROM_SAFETENSORS.get(item["dtype"])
@@ -278,25 +335,22 @@ def _read_safetensors(raw, size=None, tensor=None):
                            f"{data_size} bytes of data (an incomplete download or a "
                            "corrupt file?)")
         arrays[key] = tensor(8 + length + begin, dtype, shape)
-    return arrays, metadata
+    return reordered(arrays), reordered(metadata)
 
 
 def _load_safetensors_lazily(name):
     """(arrays, metadata) of the safetensors file at path ``name``, as MLX
-    loads it (mlx/io/safetensors.cpp): the header is read and checked now
-    (offsets beyond the file fail here), each tensor is a ``Load`` node."""
-    try:
-        with open(name, "rb") as f:
-            raw = f.read(8)
-            size = os.fstat(f.fileno()).st_size
-            if len(raw) == 8:
-                (length,) = struct.unpack("<Q", raw)
-                raw += f.read(min(length, 100_000_000))
-    except OSError:
-        raise RuntimeError(f"[load] Failed to open file {name}") from None
+    loads it (mlx/io/safetensors.cpp): the file is opened and its header read
+    and checked now (offsets beyond the file fail here); each tensor is a
+    ``Load`` node reading through the open file at eval."""
+    file = _open(name)
+    raw, size = file.read_at(0, 8), file.size()
+    if len(raw) == 8:
+        (length,) = struct.unpack("<Q", raw)
+        raw += file.read_at(8, min(length, 100_000_000))
 
     def tensor(offset, dtype, shape):
-        return make_array(Load(_reader(name, "load_safetensors", offset, dtype, shape),
+        return make_array(Load(_reader(file, "load_safetensors", offset, dtype, shape),
                                shape, dtype, name), [])
 
     return _read_safetensors(raw, size, tensor)
@@ -332,7 +386,7 @@ def _savez(file, args, kwargs, compression, op):
     elif not hasattr(file, "write"):
         raise ValueError(f"[{op}] Input must be a file-like object, or string")
     with zipfile.ZipFile(file, "w", compression=compression) as z:
-        for k, a in arrays.items():
+        for k, a in reordered(arrays).items():  # the order of MLX's map of them
             z.writestr(k + ".npy", _npy_bytes(a))
 
 
@@ -387,6 +441,8 @@ def _read_npz(raw):
         with zipfile.ZipFile(_io.BytesIO(raw)) as z:
             for name in z.namelist():
                 key = name[:-4] if len(name) > 4 and name.endswith(".npy") else name
+                if key in arrays:  # MLX's map keeps the first of two members of one name
+                    continue
                 try:
                     arrays[key] = _read_npy(z.read(name))
                 except Corrupt as e:
@@ -397,7 +453,7 @@ def _read_npz(raw):
         if type(e).__name__ == "error" and type(e).__module__ == "zlib":
             raise Corrupt(f"a compressed member is damaged ({e})", ValueError) from None
         raise
-    return arrays
+    return reordered(arrays)
 
 
 def load(file, /, format=None, return_metadata=False, *, stream=None):

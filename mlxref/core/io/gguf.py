@@ -28,6 +28,11 @@ slice) are saved; a float64 metadata value is read as 8 bytes (MLX's reader
 steps over only 4, and misreads what follows); and what MLX crashes on or
 reads silently wrong (more than 8 dimensions, an unknown tensor type, a
 zero alignment, a truncated key) is one error naming the file.
+
+Orders, as MLX's C++ maps give them (mlxref/core/unordered_map.py): ``load``
+inserts the metadata and the tensors (a quantized one as its weight, scales
+and biases) in the file's order and returns them in the maps' order;
+``save_gguf`` writes them in the order of the maps made from its dicts.
 """
 
 import math
@@ -37,6 +42,7 @@ import struct
 from .. import dtypes as _dt
 from ..array import array, from_data
 from ..ops.common import incompatible_arguments
+from ..unordered_map import reordered
 from .common import check_bad_cast, Corrupt, decode, from_bytes, is_path, to_bytes
 
 _MAGIC = b"GGUF"
@@ -180,7 +186,7 @@ def save_gguf(file, arrays, metadata=None):
     name = os.fsdecode(os.fspath(file))
     if not name.endswith(".gguf"):
         name += ".gguf"
-    data = _gguf_bytes(arrays, metadata)
+    data = _gguf_bytes(reordered(arrays), reordered(metadata))  # as MLX's maps hold them
     with open(name, "wb") as f:
         f.write(data)
 
@@ -402,4 +408,4 @@ def read_gguf(raw):
                 raise Corrupt(f"it has two tensors named {key!r} (a quantized tensor's "
                                "scales and biases count too)")
             arrays[key] = value
-    return arrays, metadata
+    return reordered(arrays), reordered(metadata)  # the order of MLX's maps of them

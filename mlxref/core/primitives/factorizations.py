@@ -251,7 +251,7 @@ class Eigh(Primitive):
 
     def eval(self, inputs):
         (a,) = inputs
-        w, v = eigh(a.data(), a.shape, self.lower)
+        w, v = eigh(a.data(), a.shape, self.lower, a.dtype)
         return [w, v] if self.compute_eigenvectors else [w]
 
     def _mask(self, n, dtype):
@@ -315,7 +315,7 @@ class Eig(Primitive):
 
     def eval(self, inputs):
         (a,) = inputs
-        w, v = eig(a.data(), a.shape)
+        w, v = eig(a.data(), a.shape, a.dtype)
         return [w, v] if self.compute_eigenvectors else [w]
 
     vmap = vmap_leading

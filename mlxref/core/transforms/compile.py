@@ -8,8 +8,12 @@ The algorithm:
 
 1. Flatten the arguments: their arrays are the inputs; their tree structure
    and constants (ints, floats, strings, None) are part of the cache key,
-   with the inputs' shapes (only their ranks when ``shapeless``) and dtypes.
-   ``inputs=`` adds the arrays of a captured tree (read at every call).
+   with the inputs' shapes (only their ranks when ``shapeless``) and dtypes,
+   and the thread's default stream (a call under ``mx.stream(s)`` traces
+   again). ``inputs=`` adds the arrays of a captured tree (read at every
+   call). An array the function reads from elsewhere (a global, a closure)
+   is a constant of the trace: replacing it later changes nothing until
+   something makes the function trace again, as MLX's compile page says.
 2. ``compile_trace``: on a cache miss, call the function on placeholders
    (arrays with neither data nor primitive, so ``eval`` inside fails as in
    MLX); ``outputs=`` adds the arrays of a captured tree to the outputs.
@@ -51,6 +55,7 @@ import os
 import struct
 
 from ..array import array, placeholder
+from ..device import default_device, default_stream
 from ..ops.common import incompatible_arguments
 from ..primitives.base import Copy, StopGradient, make_arrays
 from ..primitives.compiled import Compiled
@@ -202,6 +207,7 @@ class CacheEntry:
     """One traced signature: MLX's ``CacheEntry``."""
 
     def __init__(self, shapeless, inputs, constants):
+        self.stream = _default_stream()
         self.shapeless = shapeless
         self.shapes = [x.shape for x in inputs]
         self.dtypes = [x.dtype for x in inputs]
@@ -214,9 +220,15 @@ class CacheEntry:
         self.program = None  # the nodes a call builds, if not the tape's (program.py)
 
 
+def _default_stream():
+    return default_stream(default_device())
+
+
 def _find(cache, inputs, shapeless, constants):
+    stream = _default_stream()
     for entry in cache:
-        if (entry.shapeless == shapeless and entry.constants == constants
+        if (entry.stream == stream and entry.shapeless == shapeless
+                and entry.constants == constants
                 and len(entry.shapes) == len(inputs)
                 and all(len(s) == x.ndim and (shapeless or s == x.shape) and d is x.dtype
                         for s, d, x in zip(entry.shapes, entry.dtypes, inputs))):

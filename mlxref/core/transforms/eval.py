@@ -114,10 +114,21 @@ def eval_arrays(outputs):
                 continue
             primitive = node.primitive()
             if primitive is None:
-                raise ValueError(
-                    "[eval] Attempting to eval an array during function "
-                    "transformations like compile or vmap is not allowed."
-                )
+                if node.is_tracer():  # a placeholder of the trace running now
+                    raise ValueError(
+                        "[eval] Attempting to eval an array during function "
+                        "transformations like compile or vmap is not allowed."
+                    )
+                # One a trace left behind (a compiled function that stored it
+                # in a list, say): MLX's message for an impure function.
+                raise RuntimeError(
+                    "[eval] Attempting to eval an array without a primitive.\n"
+                    "If you are compiling a function, make sure all the inputs and "
+                    "outputs are captured:\n"
+                    "https://ml-explore.github.io/mlx/build/html/usage/compile.html"
+                    "#pure-functions.\n"
+                    "If you are not using compile, this may be a bug. Please file an "
+                    "issue here:\nhttps://github.com/ml-explore/mlx/issues.")
             outputs = node.outputs()
             inputs = node.inputs()
             results = primitive.eval(inputs)

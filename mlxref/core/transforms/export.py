@@ -9,7 +9,11 @@ compile's (compile.py): ``compile_trace`` (placeholders for the inputs,
 ``compile_dfs`` for the tape), ``compile_simplify`` (no fusion, as in MLX), and an imported trace is
 replayed with ``compile_replace``. A primitive is written as its class name
 and ``Primitive.state()`` (primitives/base.py) and rebuilt by that class's
-``from_state``.
+``from_state``. What MLX hands Python from its C++ hash maps comes in their
+order (../unordered_map.py): the callback's records, the keyword arrays the
+traced function receives (from a map MLX fills in sorted order), the keyword
+arrays an import error lists, and the traces it lists (a map from their
+number of inputs).
 
 The file: mlxref's own format, not MLX's binary one (a file written by MLX
 is refused with an error saying so). It is one JSON document, written with a
@@ -52,6 +56,7 @@ from .. import dtypes as _dt
 from ..array import array, from_data
 from ..graph_utils import node_name
 from ..primitives.base import Primitive
+from ..unordered_map import int_hash, iteration_order, reordered
 from .compile import (
     CacheEntry,
     TapeNode,
@@ -140,8 +145,12 @@ class FunctionTable:
                    for x, s, d in zip(given, fun.entry.shapes, fun.entry.dtypes))
 
     def describe(self):
+        # MLX keeps the traces in a map from their number of inputs to a list,
+        # and lists them in that map's order (mlxref/core/unordered_map.py).
+        sizes = iteration_order([len(f.entry.shapes) for f in self.functions], hash=int_hash)
+        listed = [f for size in sizes for f in self.functions if len(f.entry.shapes) == size]
         lines = []
-        for n, fun in enumerate(self.functions, 1):
+        for n, fun in enumerate(listed, 1):
             npos = len(fun.entry.shapes) - len(fun.kwarg_keys)
             lines.append(f" {n}. Function with {npos} positional inputs and "
                          f"{len(fun.kwarg_keys)} keyword inputs:")
@@ -198,8 +207,15 @@ class FunctionExporter:
                                "the same signature is not allowed.")
         keys = sorted(kwargs)
         # compile's trace (keyword arrays after the positional ones, by name),
-        # simplified but not fused, as MLX's export.
-        entry = compile_trace(self._fun, tuple(args), {k: kwargs[k] for k in keys},
+        # simplified but not fused, as MLX's export. MLX passes the keyword
+        # arrays to the function from a map it fills in that sorted order, so
+        # the function sees them in the map's order.
+        fun = self._fun
+
+        def call(*args, **kwargs):
+            return fun(*args, **reordered(kwargs))
+
+        entry = compile_trace(call, tuple(args), {k: kwargs[k] for k in keys},
                               self._table.shapeless)
         _check_outputs(entry.structure)
         compile_simplify(entry)
@@ -251,6 +267,11 @@ class FunctionExporter:
     # the callback (MLX's export_with_callback)
 
     def _export_with_callback(self, entry, keys):
+        # Each record is a C++ map, filled "type" first: the callback gets its
+        # keys in the map's order (mlxref/core/unordered_map.py).
+        def record(**fields):
+            self._callback(reordered(fields))
+
         names = {}
 
         def name(v):
@@ -260,23 +281,21 @@ class FunctionExporter:
             return [(name(v), v.shape, v.dtype) for v in values]
 
         inputs = entry.inputs
-        self._callback({"type": "inputs", "inputs": data(inputs)})
+        record(type="inputs", inputs=data(inputs))
         npos = len(inputs) - len(keys)
-        self._callback({"type": "keyword_inputs",
-                        "keywords": [(k, name(v)) for k, v in zip(keys, inputs[npos:])]})
-        self._callback({"type": "outputs", "outputs": data(entry.outputs)})
+        record(type="keyword_inputs",
+               keywords=[(k, name(v)) for k, v in zip(keys, inputs[npos:])])
+        record(type="outputs", outputs=data(entry.outputs))
         constants = []
         for node in entry.tape:
             for v in node.inputs:
                 if v.array is not None and v.array.id() not in self._constants:
                     self._constant(v.array)
                     constants.append((name(v), v.array))
-        self._callback({"type": "constants", "constants": constants})
+        record(type="constants", constants=constants)
         for node in entry.tape:
-            self._callback({"type": "primitive", "inputs": data(node.inputs),
-                            "outputs": data(node.outputs),
-                            "name": _primitive_name(node.primitive),
-                            "arguments": node.primitive.mlx_state()})
+            record(type="primitive", inputs=data(node.inputs), outputs=data(node.outputs),
+                   name=_primitive_name(node.primitive), arguments=node.primitive.mlx_state())
 
 
 def _primitive_name(primitive):
@@ -413,12 +432,12 @@ class ImportedFunction:
             given = [f"  {i + 1}: {_shape_text(x.shape)} {x.dtype.name}"
                      for i, x in enumerate(args)]
             given += [f'  "{k}": {_shape_text(x.shape)} {x.dtype.name}'
-                      for k, x in kwargs.items()]
+                      for k, x in reordered(kwargs).items()]  # MLX's map of them
             raise ValueError(
                 "[import_function::call] No imported function found which matches the given "
                 "positional and keyword arguments. Possible functions include:\n"
                 + self._table.describe() + f"\n\nCalled with {len(args)} positional inputs "
-                f"and {len(kwargs)} keyword inputs:\n" + "\n".join(given))
+                f"and {len(kwargs)} keyword inputs:\n" + "".join(g + "\n" for g in given))
         inputs = list(args) + [kwargs[k] for k in sorted(kwargs)]
         return tuple(compile_replace(fun.entry, inputs))
 

@@ -1,6 +1,7 @@
 """Saving and loading .npy, .npz and safetensors (mlxref/core/io/formats.py; MLX's mlx/io/load.cpp
 and safetensors.cpp), between mlxref, real MLX and NumPy (GGUF: tests/core/io/test_gguf.py);
-a .npy loaded by path is read at eval; an fp8 tensor loads as its uint8 codes.
+a .npy or safetensors loaded by path is opened at load and read at eval; the keys come in
+MLX's order; an fp8 tensor loads as its uint8 codes.
 
 Every dtype goes each way: written by mlxref and read by MLX (and NumPy), written
 by MLX (and NumPy) and read by mlxref. The values are compared exactly
@@ -13,8 +14,10 @@ damaged files, which get one error naming the file and what is wrong.
 import gc
 import io
 import math
+import os
 import pathlib
 import struct
+import tempfile
 import zipfile
 
 import pytest
@@ -400,6 +403,105 @@ def test_a_loaded_npy_or_safetensors_is_a_load_node_until_eval(tmp_path):
     # transforms see a constant
     assert mx.grad(lambda x: (x * mx.load(tmp_path / "a.npy")[:3]).sum())(
         mx.ones(3)).tolist() == [0.0, 1.0, 2.0]
+
+
+LIBS = [mx] + ([real_mx] if real_mx else [])
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
+def test_arrays_outlive_the_folder_they_were_loaded_from(lib):
+    """``load`` opens the file: weights loaded from a temporary folder that is
+    then removed still evaluate (MLX's docs load weights so)."""
+    with tempfile.TemporaryDirectory() as folder:
+        lib.save(os.path.join(folder, "w.npy"), lib.arange(4, dtype=lib.float32))
+        lib.save_safetensors(os.path.join(folder, "w"), {"a": lib.array([1.5, 2.5]),
+                                                         "b": lib.array([7], lib.int16)})
+        npy = lib.load(os.path.join(folder, "w.npy"))
+        st = lib.load(os.path.join(folder, "w.safetensors"))
+    assert npy.tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert st["a"].tolist() == [1.5, 2.5] and st["b"].tolist() == [7]
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
+@pytest.mark.parametrize("fmt", ["npy", "safetensors"])
+def test_eval_reads_the_file_load_opened_as_it_is_then(tmp_path, lib, fmt):
+    """Replaced by another file of the same name: the opened file's bytes.
+    Rewritten in place: its new bytes (MLX reads the data at eval)."""
+    path = str(tmp_path / f"w.{fmt}")
+
+    def save(values):
+        if fmt == "npy":
+            lib.save(path, lib.array(values))
+        else:
+            lib.save_safetensors(path, {"w": lib.array(values)})
+
+    def load():
+        return lib.load(path) if fmt == "npy" else lib.load(path)["w"]
+
+    save([1.0, 2.0])
+    replaced = load()
+    os.remove(path)
+    save([3.0, 4.0])
+    rewritten = load()
+    with open(path, "r+b") as f:
+        f.seek(-4, os.SEEK_END)
+        f.write(struct.pack("<f", 9.0))
+    assert replaced.tolist() == [1.0, 2.0]
+    assert rewritten.tolist() == [3.0, 9.0]
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts open files in /proc")
+def test_the_file_is_closed_once_its_arrays_are_evaluated_or_dropped(tmp_path):
+    mx.save_safetensors(tmp_path / "s", {"x": mx.ones(3), "y": mx.zeros(2)})
+    path = str(tmp_path / "s.safetensors")
+
+    def open_files():
+        return len(os.listdir("/proc/self/fd"))
+
+    before = open_files()
+    loaded = mx.load(path)
+    assert open_files() == before + 1  # one for the file, shared by its arrays
+    mx.eval(loaded["x"])
+    assert open_files() == before + 1
+    mx.eval(loaded["y"])
+    assert open_files() == before
+    doubled = mx.load(path)["x"] * 2  # dropped unevaluated, but read by a node
+    assert open_files() == before + 1
+    mx.eval(doubled)
+    assert open_files() == before
+    mx.load(path)
+    assert open_files() == before
+
+
+# --- the order of the keys -----------------------------------------------------------
+
+# Enough names to make MLX's map grow (13, then 29 buckets) and a saved .npz
+# and its load order differ from the names' order.
+KEYS = [f"layers.{i}.{part}" for i in range(9) for part in ("weight", "bias")] + ["é", "arr"]
+
+
+@pytest.mark.mlx
+@needs_mlx
+def test_safetensors_keys_and_metadata_come_in_mlxs_order(tmp_path):
+    for lib in (mx, real_mx):
+        path = str(tmp_path / f"{lib.__name__}.safetensors")
+        lib.save_safetensors(path, {k: lib.array([i]) for i, k in enumerate(KEYS)},
+                             {k: "v" for k in reversed(KEYS)})
+        ours, theirs = mx.load(path, return_metadata=True), real_mx.load(path, return_metadata=True)
+        assert list(ours[0]) == list(theirs[0]) and list(ours[1]) == list(theirs[1])
+        assert list(ours[0]) != sorted(KEYS) and list(ours[0]) != KEYS
+
+
+@pytest.mark.mlx
+@needs_mlx
+def test_npz_members_are_written_and_loaded_in_mlxs_order(tmp_path):
+    for lib in (mx, real_mx):
+        path = str(tmp_path / f"{lib.__name__}.npz")
+        lib.savez(path, lib.array([0]), lib.array([1]), **{k: lib.array([2]) for k in KEYS})
+        assert list(mx.load(path)) == list(real_mx.load(path))
+    names = [zipfile.ZipFile(str(tmp_path / f"{lib.__name__}.npz")).namelist()
+             for lib in (mx, real_mx)]
+    assert names[0] == names[1]
 
 
 # --- fp8 (e4m3) tensors in safetensors (to_fp8, from_fp8: primitives/test_quantized.py) ---

@@ -71,7 +71,7 @@ def test_every_tensor_dtype_round_trips(tmp_path, dtype):
     arrays["strided"] = _array(mx, dtype, (7,), 7)[::3]  # MLX refuses this one
     mx.save_gguf(tmp_path / "a", arrays)  # .gguf appended; a pathlib path
     loaded = mx.load(str(tmp_path / "a.gguf"))
-    assert list(loaded) == list(arrays)
+    assert sorted(loaded) == sorted(arrays)  # (in MLX's order: see below)
     assert all(same_array(loaded[k], arrays[k]) for k in arrays)
 
 
@@ -125,6 +125,25 @@ def test_the_file_is_byte_for_byte_mlxs(tmp_path):
         assert (tmp_path / "ours.gguf").read_bytes() == (tmp_path / "theirs.gguf").read_bytes()
 
 
+@pytest.mark.mlx
+@needs_mlx
+def test_many_tensors_and_pairs_are_written_and_loaded_in_mlxs_order(tmp_path):
+    """MLX writes the tensors and metadata pairs in the order of its C++ maps
+    of them, and loads them into such maps (mlxref/core/unordered_map.py):
+    the file is MLX's byte for byte, and the loaded dicts list their keys as
+    MLX's do."""
+    names = [f"blk.{i}.attn.weight" for i in range(15)]
+    for lib, path in ((mx, "ours"), (real_mx, "theirs")):
+        lib.save_gguf(str(tmp_path / path), {k: lib.array([float(i)] * (i + 1))
+                                             for i, k in enumerate(names)},
+                      {f"meta.{i}": "v" * i for i in range(14)})
+    assert (tmp_path / "ours.gguf").read_bytes() == (tmp_path / "theirs.gguf").read_bytes()
+    ours = mx.load(str(tmp_path / "ours.gguf"), return_metadata=True)
+    theirs = real_mx.load(str(tmp_path / "ours.gguf"), return_metadata=True)
+    assert list(ours[0]) == list(theirs[0]) and list(ours[1]) == list(theirs[1])
+    assert list(ours[0]) != names
+
+
 def test_the_layout_follows_the_specification(tmp_path):
     mx.save_gguf(str(tmp_path / "a.gguf"), {"ab": mx.array([1, 2, 3], mx.int16),
                                             "c": mx.array([[1.5, 2.0], [3.0, 4.0]])},
@@ -145,12 +164,14 @@ def test_the_layout_follows_the_specification(tmp_path):
         kind, offset = struct.unpack("<IQ", raw[pos + 4 + 8 * ndim:pos + 16 + 8 * ndim])
         pos += 16 + 8 * ndim
         infos.append((name, dims, kind, offset))
+    # in the order of MLX's map of the dict (c before ab: see the test above);
     # dims innermost first; type 25 is I16, 0 is F32; each offset a multiple of 32
-    assert infos == [("ab", (3,), 25, 0), ("c", (2, 2), 0, 32)]
+    assert infos == [("c", (2, 2), 0, 0), ("ab", (3,), 25, 32)]
     start = pos + (-pos % 32)
     assert raw[pos:start] == bytes(start - pos)
-    assert raw[start:start + 6] == struct.pack("<3h", 1, 2, 3)
-    assert raw[start + 32:] == struct.pack("<4f", 1.5, 2.0, 3.0, 4.0)
+    assert raw[start:start + 16] == struct.pack("<4f", 1.5, 2.0, 3.0, 4.0)
+    assert raw[start + 16:start + 32] == bytes(16)
+    assert raw[start + 32:] == struct.pack("<3h", 1, 2, 3)
 
 
 @needs_mlx

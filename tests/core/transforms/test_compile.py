@@ -7,13 +7,14 @@ and with real MLX where it is installed."""
 import importlib
 import itertools
 import math
+import threading
 
 import pytest
 
 import mlxref.core as mx
 from mlxref.core.primitives.base import make_arrays
 from mlxref.core.primitives.compiled import Compiled, CompiledProgram
-from support import same_value
+from support import needs_mlx, real_mx, same_value
 
 # (the package's ``compile`` is the function; the module is reached by name)
 compile_module = importlib.import_module("mlxref.core.transforms.compile")
@@ -440,6 +441,72 @@ def test_errors_with_mlx_messages():
         mx.compile(lambda x: x + y)(y)
     with pytest.raises(TypeError, match="incompatible function arguments"):
         mx.compile(3)
+
+
+LIBS = [mx] + ([real_mx] if real_mx else [])
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
+def test_a_replaced_global_array_is_read_again_only_by_a_new_trace(lib):
+    """A global array is a constant of the trace (MLX's compile page: "Still
+    prints array(2)"); the cache is keyed by the default stream too, so a call
+    under another stream traces again and reads the array then."""
+    lib.eval(lib.array(1.0) + 1)  # this thread has a default stream (see the next test)
+    state = [lib.array(1.0)]
+    traces = []
+    f = lib.compile(lambda x: traces.append(1) or x + state[0])
+    got = [f(lib.array(1.0)).item()]
+    state[0] = lib.array(5.0)
+    got.append(f(lib.array(1.0)).item())
+    with lib.stream(lib.new_stream(lib.cpu)):
+        got.append(f(lib.array(1.0)).item())
+    state[0] = lib.array(7.0)
+    got.append(f(lib.array(1.0)).item())
+    assert got == [2.0, 2.0, 6.0, 2.0] and len(traces) == 2
+
+
+@pytest.mark.mlx
+@needs_mlx
+def test_mlx_traces_twice_on_a_thread_that_has_run_no_op():
+    """README, "Where mlxref differs": MLX 0.32.4 makes a cache entry for the
+    thread's default stream as it is at the first call; on a thread that has
+    run no op there is none yet, the trace makes it, so the second call misses
+    and traces again (reading the replaced array). mlxref traces once."""
+    def run(lib, out):
+        state = [lib.array(1.0)]
+        f = lib.compile(lambda x: x + state[0])
+        first = f(lib.array(1.0)).item()
+        state[0] = lib.array(5.0)
+        out.append((first, f(lib.array(1.0)).item()))
+
+    results = []
+    for lib in (mx, real_mx):
+        thread = threading.Thread(target=run, args=(lib, results))
+        thread.start()
+        thread.join()
+    assert results == [(2.0, 2.0), (2.0, 6.0)]
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
+def test_an_array_a_compiled_function_leaked_raises_mlxs_runtime_error(lib):
+    """MLX's "Pure Functions" example: the list holds a placeholder of the
+    trace; evaluating it afterwards is MLX's RuntimeError (during a trace, it
+    would be the ValueError of test_errors_with_mlx_messages)."""
+    state = []
+
+    @lib.compile
+    def fun(x, y):
+        z = x + y
+        state.append(z)
+        return lib.exp(z)
+
+    assert fun(lib.array(1.0), lib.array(2.0)).item() == pytest.approx(math.exp(3.0))
+    for use in (lambda: repr(state), lambda: lib.eval(state[0]), lambda: state[0].item()):
+        with pytest.raises(RuntimeError, match=r"^\[eval\] Attempting to eval an array without a "
+                           r"primitive\.\nIf you are compiling a function, make sure all the "
+                           r"inputs and outputs are captured:\n"):
+            use()
+    assert state[0].shape == () and state[0].dtype == lib.float32
 
 
 # --- shapeless: nodes whose shapes follow the inputs at each replay ----------------------

@@ -19,6 +19,8 @@ import mlxref.core as mx
 from mlxref.core.primitives.base import constructor_arguments
 from mlxref.core.transforms import export as export_module
 
+from support import needs_mlx, real_mx
+
 # Bases no node is ever built from.
 ABSTRACT = {"Unary", "Binary", "Comparison", "_DynamicWindow", "_StridedWindow",
             "QuantizedProduct", "_AlongAxis", "_Permuted", "DistPrimitive"}
@@ -207,8 +209,11 @@ def test_several_traces_in_one_file(tmp_path):
     assert imported()[0].tolist() == [0.0]
     assert imported(mx.array([5, 6]))[0].tolist() == [5, 6]
     assert imported(mx.array([[4.0]]), mx.array([5.0, 6.0]))[0].tolist() == [4.0, 5.0, 6.0]
-    with pytest.raises(ValueError, match=r"1\. Function with 0 positional inputs"):
-        imported(mx.array([1, 2, 3]))  # the shape was never traced
+    # the shape was never traced; the traces are listed as MLX lists them,
+    # from its map of them by number of inputs (test_import_errors_read_as_mlxs)
+    with pytest.raises(ValueError, match=r"(?s) 1\. Function with 2 positional inputs.*"
+                       r"\n 2\. Function with 1 positional inputs.*\n 3\. Function with 0 "):
+        imported(mx.array([1, 2, 3]))
     with open(path) as fh:
         assert len(json.load(fh)["functions"]) == 3
 
@@ -345,6 +350,50 @@ def test_callback_sees_the_trace():
     assert seen[1]["keywords"] == [("y", "B")]
     assert [(e["name"], e["arguments"]) for e in seen[4:]] == [
         ("Multiply", []), ("Log", [0]), ("AsType", [mx.int32])]
+
+
+@pytest.mark.mlx
+@needs_mlx
+def test_callback_records_and_keyword_arrays_come_in_mlxs_order():
+    """Each record is a C++ map, and the keyword arrays reach the function
+    from one (filled in sorted order): Python sees both in the maps' order
+    (mlxref/core/unordered_map.py)."""
+    def trace(lib):
+        seen, received = [], []
+
+        def fun(x, **kw):
+            received.extend(kw)
+            for v in kw.values():
+                x = x * v
+            return x.astype(lib.int32)
+
+        keywords = {k: lib.array([2.0]) for k in ("w5", "beta", "w0", "alpha", "w12", "w3")}
+        lib.export_function(seen.append, fun, lib.array([1.0]), **keywords)
+        return [repr(r) for r in seen], [list(r) for r in seen], received
+
+    ours, theirs = trace(mx), trace(real_mx)
+    assert ours == theirs
+    assert ours[1][0] == ["inputs", "type"]  # not the order MLX fills them in
+    assert ours[2] != sorted(ours[2])
+
+
+@pytest.mark.mlx
+@needs_mlx
+def test_import_errors_read_as_mlxs(tmp_path):
+    """The message lists the traces from MLX's map of them by number of inputs,
+    the keyword arrays of the call from MLX's map of them, and ends as MLX's."""
+    def message(lib):
+        path = str(tmp_path / f"{lib.__name__}.mlxfn")
+        with lib.exporter(path, lambda *xs, **kw: sum(xs) + sum(kw.values())) as ex:
+            for k, n in enumerate((3, 1, 14, 2)):
+                ex(*[lib.zeros((k + 1,)) for _ in range(n)])
+            ex(lib.zeros((1,)), b=lib.zeros((1,)), a=lib.zeros((2,)))
+        with pytest.raises(ValueError) as info:
+            lib.import_function(path)(lib.array(1), zz=lib.array(1.0), b=lib.array(2.0),
+                                      a=lib.array([1.0]), c=lib.array([1]))
+        return str(info.value)
+
+    assert message(mx) == message(real_mx)
 
 
 def test_bad_inputs_and_outputs(tmp_path):
