@@ -8,6 +8,7 @@ import random
 import re
 import shutil
 import subprocess
+import sys
 from fractions import Fraction
 
 import pytest
@@ -67,6 +68,17 @@ def chromium_or_skip(path=None):
 
 def lib_id(lib):
     return "mlxref" if lib is mlxref_core else "mlx"
+
+
+def printed_in_fresh_process(library, program):
+    """What ``program`` prints, run in a new interpreter after ``import
+    <library> as mx`` (``library``: "mlxref.core" or "mlx.core"): for what a
+    process or a thread has only until something happens, such as its default
+    stream before its first op."""
+    done = subprocess.run([sys.executable, "-c", f"import {library} as mx\n{program}"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"{library}: {done.stderr}"
+    return done.stdout
 
 
 # The libraries a test loops over: mlxref.core, then (where installed) real MLX.

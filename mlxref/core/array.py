@@ -92,6 +92,8 @@ class array:
     @classmethod
     def _node(cls, shapes, dtypes, primitive, inputs):
         """The unevaluated outputs of ``primitive`` on ``inputs``; called by ``make_arrays``."""
+        if not thread_streams.defaults:  # a thread's first op makes its default stream (device.py)
+            make_default_stream()
         if len(shapes) == 1:
             out = array.__new__(array)  # (_handle_of, without the call: it runs for every node)
             out._desc = _ArrayDesc(shapes[0], dtypes[0], primitive, inputs)
@@ -412,14 +414,14 @@ class array:
             axes = axes[0]
         return ops.transpose(self, tuple(axes) if axes else None)
 
-    def flatten(self, start_axis=0, end_axis=-1, stream=None):
+    def flatten(self, start_axis=0, end_axis=-1, *, stream=None):
         return ops.flatten(self, start_axis, end_axis)
 
-    def swapaxes(self, axis1, axis2, stream=None): return ops.swapaxes(self, axis1, axis2)
-    def moveaxis(self, source, destination, stream=None):
+    def swapaxes(self, axis1, axis2, *, stream=None): return ops.swapaxes(self, axis1, axis2)
+    def moveaxis(self, source, destination, *, stream=None):
         return ops.moveaxis(self, source, destination)
-    def squeeze(self, axis=None, stream=None): return ops.squeeze(self, axis)
-    def split(self, indices_or_sections, axis=0, stream=None):
+    def squeeze(self, axis=None, *, stream=None): return ops.squeeze(self, axis)
+    def split(self, indices_or_sections, axis=0, *, stream=None):
         return ops.split(self, indices_or_sections, axis)
     def diag(self, k=0, *, stream=None): return ops.diag(self, k)
     def diagonal(self, offset=0, axis1=0, axis2=1, stream=None):
@@ -427,27 +429,29 @@ class array:
     def view(self, dtype, *, stream=None): return ops.view(self, dtype)  # the same bytes as dtype
     def conj(self, *, stream=None): return ops.conjugate(self)
 
-    def round(self, decimals=0, stream=None):
+    def round(self, decimals=0, *, stream=None):
         return ops.elementwise.rounded(self, decimals, _ROUND_METHOD)
 
     # Reductions: ``a.sum(axis, keepdims)`` is ``mx.sum(a, axis, keepdims)``.
-    def sum(self, axis=None, keepdims=False, stream=None): return ops.sum(self, axis, keepdims)
-    def prod(self, axis=None, keepdims=False, stream=None): return ops.prod(self, axis, keepdims)
-    def mean(self, axis=None, keepdims=False, stream=None): return ops.mean(self, axis, keepdims)
-    def max(self, axis=None, keepdims=False, stream=None): return ops.max(self, axis, keepdims)
-    def min(self, axis=None, keepdims=False, stream=None): return ops.min(self, axis, keepdims)
-    def all(self, axis=None, keepdims=False, stream=None): return ops.all(self, axis, keepdims)
-    def any(self, axis=None, keepdims=False, stream=None): return ops.any(self, axis, keepdims)
-    def argmax(self, axis=None, keepdims=False, stream=None):
+    def sum(self, axis=None, keepdims=False, *, stream=None): return ops.sum(self, axis, keepdims)
+    def prod(self, axis=None, keepdims=False, *, stream=None):
+        return ops.prod(self, axis, keepdims)
+    def mean(self, axis=None, keepdims=False, *, stream=None):
+        return ops.mean(self, axis, keepdims)
+    def max(self, axis=None, keepdims=False, *, stream=None): return ops.max(self, axis, keepdims)
+    def min(self, axis=None, keepdims=False, *, stream=None): return ops.min(self, axis, keepdims)
+    def all(self, axis=None, keepdims=False, *, stream=None): return ops.all(self, axis, keepdims)
+    def any(self, axis=None, keepdims=False, *, stream=None): return ops.any(self, axis, keepdims)
+    def argmax(self, axis=None, keepdims=False, *, stream=None):
         return ops.argmax(self, axis, keepdims)
-    def argmin(self, axis=None, keepdims=False, stream=None):
+    def argmin(self, axis=None, keepdims=False, *, stream=None):
         return ops.argmin(self, axis, keepdims)
-    def logsumexp(self, axis=None, keepdims=False, stream=None):
+    def logsumexp(self, axis=None, keepdims=False, *, stream=None):
         return ops.logsumexp(self, axis, keepdims)
-    def var(self, axis=None, keepdims=False, ddof=0, stream=None):
-        return ops.var(self, axis, keepdims, ddof)
-    def std(self, axis=None, keepdims=False, ddof=0, stream=None):
-        return ops.std(self, axis, keepdims, ddof)
+    def var(self, axis=None, keepdims=False, ddof=0, *, correction=None, stream=None):
+        return ops.var(self, axis, keepdims, ddof, correction=correction)
+    def std(self, axis=None, keepdims=False, ddof=0, *, correction=None, stream=None):
+        return ops.std(self, axis, keepdims, ddof, correction=correction)
 
     # Scans: ``a.cumsum(axis, reverse=, inclusive=)`` is ``mx.cumsum(a, ...)``.
     def cumsum(self, axis=None, *, reverse=False, inclusive=True, stream=None):
@@ -462,18 +466,18 @@ class array:
         return ops.logcumsumexp(self, axis, reverse=reverse, inclusive=inclusive)
 
     # Element-wise math: ``a.exp()`` is ``mx.exp(a)``.
-    def abs(self, stream=None): return ops.abs(self)
-    def square(self, stream=None): return ops.square(self)
-    def sqrt(self, stream=None): return ops.sqrt(self)
-    def rsqrt(self, stream=None): return ops.rsqrt(self)
-    def reciprocal(self, stream=None): return ops.reciprocal(self)
-    def exp(self, stream=None): return ops.exp(self)
-    def log(self, stream=None): return ops.log(self)
-    def log1p(self, stream=None): return ops.log1p(self)
-    def log2(self, stream=None): return ops.log2(self)
-    def log10(self, stream=None): return ops.log10(self)
-    def sin(self, stream=None): return ops.sin(self)
-    def cos(self, stream=None): return ops.cos(self)
+    def abs(self, *, stream=None): return ops.abs(self)
+    def square(self, *, stream=None): return ops.square(self)
+    def sqrt(self, *, stream=None): return ops.sqrt(self)
+    def rsqrt(self, *, stream=None): return ops.rsqrt(self)
+    def reciprocal(self, *, stream=None): return ops.reciprocal(self)
+    def exp(self, *, stream=None): return ops.exp(self)
+    def log(self, *, stream=None): return ops.log(self)
+    def log1p(self, *, stream=None): return ops.log1p(self)
+    def log2(self, *, stream=None): return ops.log2(self)
+    def log10(self, *, stream=None): return ops.log10(self)
+    def sin(self, *, stream=None): return ops.sin(self)
+    def cos(self, *, stream=None): return ops.cos(self)
 
     @property
     def T(self):
@@ -602,3 +606,4 @@ from . import convert, ops, printing  # noqa: E402  (they need the array class d
 # transforms.h; their modules build on the array class too.
 from .transforms.eval import eval_arrays  # noqa: E402
 from .transforms.tape import in_tracing, retain_graph  # noqa: E402
+from .device import make_default_stream, thread_streams  # noqa: E402

@@ -8,8 +8,14 @@ mlxref computes everything in Python, at once, on the CPU. These exist so that
 MLX code, which names devices and streams everywhere, runs unchanged: there is
 one device, ``Device(cpu, 0)``; ``gpu`` exists as a value, and asking for a gpu
 stream gives the error MLX's CPU build gives. Streams are bookkeeping only: they
-number as MLX numbers them, each thread has its own default stream per device,
-and ``stream=`` on an op changes nothing in its result.
+number as MLX numbers them, and ``stream=`` on an op changes nothing in its result.
+Each thread has its own default stream per device, which, as in MLX, does not
+exist until something asks for it: the thread's first op (building its first
+node calls ``make_default_stream``), ``default_stream`` or ``mx.stream``. Making
+an array from data, evaluating or printing one asks for none, so a stream that
+``new_stream`` makes before a thread's first op is numbered before that thread's
+default stream. ``compile`` keys its cache by ``peek_default_stream``, which
+makes nothing.
 """
 
 import enum
@@ -153,23 +159,27 @@ Stream.__module__ = ThreadLocalStream.__module__ = "mlxref.core"
 
 
 class _State:
-    """What mlx/stream.cpp and mlx/device.cpp keep: every stream made (their count
-    gives the next index), the thread-local streams made, the default device (one
-    for the process) and each thread's default streams."""
+    """What mlx/stream.cpp and mlx/device.cpp keep for the process: every stream
+    made (their count gives the next index), the thread-local streams made and
+    the default device."""
 
     lock = threading.Lock()
     n_streams = 0
     n_thread_local = 0
     default_device = Device(cpu)
-    local = threading.local()  # .defaults: {Device: Stream}; .from_tls: {ThreadLocalStream: Stream}
 
 
-def _thread_dict(name):
-    d = getattr(_State.local, name, None)
-    if d is None:
-        d = {}
-        setattr(_State.local, name, d)
-    return d
+class ThreadStreams(threading.local):
+    """What each thread keeps (mlx/stream.cpp's ``thread_local`` storage): its
+    default stream per device, made the first time something asks for it, and
+    its stream for each ``ThreadLocalStream`` it used."""
+
+    def __init__(self):
+        self.defaults = {}  # {Device: Stream}
+        self.from_tls = {}  # {ThreadLocalStream: Stream}
+
+
+thread_streams = ThreadStreams()
 
 
 def _new_stream(device, name):
@@ -204,11 +214,27 @@ def default_stream(device):
         # MLX indexes a vector out of range here (std::out_of_range).
         raise ValueError(f"[default_stream] {d!r} does not exist: mlxref has one cpu device, "
                          "Device(cpu, 0).")
-    defaults = _thread_dict("defaults")
+    defaults = thread_streams.defaults
     s = defaults.get(d)
     if s is None:
         s = defaults[d] = _new_stream(d, "new_stream")
     return s
+
+
+def peek_default_stream(device):
+    """This thread's default stream for ``device`` if something has made it, else
+    None, making nothing (MLX's C++ ``peek_default_stream``; its compile cache keys
+    an entry by it, transforms/compile.py)."""
+    return thread_streams.defaults.get(device)
+
+
+def make_default_stream():
+    """Make this thread's default stream for the default device, as MLX's first op
+    on a thread does: an op given no ``stream=`` runs on that stream, and asking for
+    it (``to_stream``) makes it. Building a node (``array._node``) calls this while
+    the thread has no default stream (``thread_streams.defaults`` is empty: mlxref
+    has one device), so that check is all an op pays once the stream exists."""
+    default_stream(_State.default_device)
 
 
 def set_default_stream(stream):
@@ -217,7 +243,7 @@ def set_default_stream(stream):
     if not isinstance(stream, Stream):
         raise incompatible_arguments("set_default_stream(stream: mlx.core.Stream) -> None",
                                      (stream,))
-    _thread_dict("defaults")[stream.device] = stream
+    thread_streams.defaults[stream.device] = stream
 
 
 def new_stream(device):
@@ -267,7 +293,7 @@ def to_stream(s, signature=None, args=None, kwargs=None):
     if s is None:
         return default_stream(_State.default_device)
     if isinstance(s, ThreadLocalStream):
-        streams = _thread_dict("from_tls")
+        streams = thread_streams.from_tls
         if s not in streams:
             streams[s] = _new_stream(s.device, "new_stream")
         return streams[s]
@@ -360,10 +386,3 @@ def device_info(d=None):
     if d.type is gpu:
         return {}
     return {"architecture": platform.machine() or "unknown", "device_name": _cpu_name()}
-
-
-
-# MLX makes a thread's default stream the first time an op asks for it, which in
-# nearly every program is before it makes a stream of its own; mlxref's ops don't
-# ask, so the main thread's is made here and ``new_stream`` numbers from 1.
-default_stream(cpu)

@@ -27,7 +27,7 @@ from .array import array
 from .printing import format_shape
 from .convert import to_array
 from .ops.common import incompatible_arguments
-from .ops.docs import fill, shared_doc
+from .ops.docs import shared_doc
 
 __all__ = [
     "cross_entropy",
@@ -581,81 +581,100 @@ def gated_delta_update(q, k, v, gamma, beta, initial_state=None, mask=None, stre
     return [ops.stack(outputs, 1), state]
 
 
-def _no_gpu(fn, doc):
-    def unavailable(*args, **kwargs):
-        raise RuntimeError(f"[{fn}] mx.fast.{fn} needs real MLX's GPU kernels; "
-                           "mlxref computes on the CPU in Python and cannot run it.")
-    unavailable.__name__ = unavailable.__qualname__ = fn
-    unavailable.__doc__ = fill(doc, fn)
-    return unavailable
+def _no_gpu(fn):
+    """The error of every call of a kernel written in GPU source, once its
+    arguments are bound as MLX binds them."""
+    return RuntimeError(f"[{fn}] mx.fast.{fn} needs real MLX's GPU kernels; "
+                        "mlxref computes on the CPU in Python and cannot run it.")
 
 
-metal_kernel = _no_gpu("metal_kernel", """``mx.fast.metal_kernel``: a custom GPU kernel written in Metal Shading Language, returned as a callable; mlxref cannot run it.
+@shared_doc
+def metal_kernel(name, input_names, output_names, source, header="", ensure_row_contiguous=True,
+                 atomic_outputs=False, compile_options=None):
+    """``mx.fast.metal_kernel``: a custom GPU kernel written in Metal Shading Language, returned as a callable; mlxref cannot run it.
 
-In MLX the source's body becomes a Metal kernel over the named inputs and
-outputs; calling the kernel with arrays, output shapes and dtypes, a grid
-and a threadgroup runs it on an Apple GPU. mlxref computes on the CPU in
-Python and has no Metal compiler: the call raises a ``RuntimeError`` naming
-the function at once, where MLX's CPU build raises one when the kernel is
-called ("[metal_kernel] No Metal back-end.").
+    In MLX the source's body becomes a Metal kernel over the named inputs and
+    outputs; calling the kernel with arrays, output shapes and dtypes, a grid
+    and a threadgroup runs it on an Apple GPU. mlxref computes on the CPU in
+    Python and has no Metal compiler: the call raises a ``RuntimeError`` naming
+    the function at once, where MLX's CPU build raises one when the kernel is
+    called ("[metal_kernel] No Metal back-end.").
 
-Arguments (MLX's; mlxref raises whatever they are):
-{kernel_arguments}
-- ``atomic_outputs``: make the outputs atomic (default False).
-- ``compile_options``: passed on to MLX's kernel compilation (default None).
+    Arguments (MLX's, taken as MLX takes them):
+    {kernel_arguments}
+    - ``atomic_outputs``: make the outputs atomic (default False).
+    - ``compile_options``: passed on to MLX's kernel compilation (default None).
 
-Errors: ``RuntimeError`` always.
+    Errors: ``RuntimeError`` whenever the arguments bind (``TypeError`` when they do
+    not, as in MLX).
 
->>> mx.fast.metal_kernel(  # doctest: +IGNORE_EXCEPTION_DETAIL
-...     name="k", input_names=["a"], output_names=["o"], source="")(
-...     inputs=[mx.ones(2)], output_shapes=[(2,)], output_dtypes=[mx.float32],
-...     grid=(2, 1, 1), threadgroup=(2, 1, 1))
-Traceback (most recent call last):
-RuntimeError: [metal_kernel] mx.fast.metal_kernel needs real MLX's GPU kernels; mlxref computes on the CPU in Python and cannot run it.
-""")
-cuda_kernel = _no_gpu("cuda_kernel", """``mx.fast.cuda_kernel``: a custom GPU kernel written in CUDA, returned as a callable; mlxref cannot run it.
+    >>> mx.fast.metal_kernel(  # doctest: +IGNORE_EXCEPTION_DETAIL
+    ...     name="k", input_names=["a"], output_names=["o"], source="")(
+    ...     inputs=[mx.ones(2)], output_shapes=[(2,)], output_dtypes=[mx.float32],
+    ...     grid=(2, 1, 1), threadgroup=(2, 1, 1))
+    Traceback (most recent call last):
+    RuntimeError: [metal_kernel] mx.fast.metal_kernel needs real MLX's GPU kernels; mlxref computes on the CPU in Python and cannot run it.
+    """
+    raise _no_gpu("metal_kernel")
 
-In MLX the source's body becomes a CUDA kernel over the named inputs and
-outputs, run on an NVIDIA GPU when called. mlxref computes on the CPU in
-Python: the call raises a ``RuntimeError`` naming the function, as MLX's
-builds without CUDA do ("[cuda_kernel] No CUDA back-end.").
 
-Arguments (MLX's; mlxref raises whatever they are):
-{kernel_arguments}
-- ``shared_memory``: bytes of dynamic shared memory (default 0).
+@shared_doc
+def cuda_kernel(name, input_names, output_names, source, header="", ensure_row_contiguous=True,
+                shared_memory=0):
+    """``mx.fast.cuda_kernel``: a custom GPU kernel written in CUDA, returned as a callable; mlxref cannot run it.
 
-Errors: ``RuntimeError`` always.
+    In MLX the source's body becomes a CUDA kernel over the named inputs and
+    outputs, run on an NVIDIA GPU when called. mlxref computes on the CPU in
+    Python: the call raises a ``RuntimeError`` naming the function, as MLX's
+    builds without CUDA do ("[cuda_kernel] No CUDA back-end.").
 
->>> mx.fast.cuda_kernel(  # doctest: +IGNORE_EXCEPTION_DETAIL
-...     name="k", input_names=["a"], output_names=["o"], source="")
-Traceback (most recent call last):
-RuntimeError: [cuda_kernel] mx.fast.cuda_kernel needs real MLX's GPU kernels; mlxref computes on the CPU in Python and cannot run it.
-""")
-precompiled_cuda_kernel = _no_gpu("precompiled_cuda_kernel", """``mx.fast.precompiled_cuda_kernel``: run a compiled CUDA kernel (PTX or cubin bytes) on arrays; mlxref cannot run it.
+    Arguments (MLX's, taken as MLX takes them):
+    {kernel_arguments}
+    - ``shared_memory``: bytes of dynamic shared memory (default 0).
 
-In MLX it launches the kernel on an NVIDIA GPU with the inputs, scalars,
-grid and threadgroup given and returns its outputs. mlxref computes on the
-CPU in Python: the call raises a ``RuntimeError`` naming the function, as
-MLX's builds without CUDA do ("[cuda_kernel] No CUDA back-end.").
+    Errors: ``RuntimeError`` whenever the arguments bind (``TypeError`` when they do
+    not, as in MLX).
 
-Arguments (MLX's, keyword only; mlxref raises whatever they are):
-- ``name``: the kernel's name.
-- ``compiled_source``: the compiled kernel, bytes.
-- ``inputs``: the arrays (or scalars) passed in.
-- ``output_shapes``, ``output_dtypes``: one per output.
-- ``scalars``: extra scalar arguments.
-- ``grid``, ``threadgroup``: the launch sizes, 3-tuples.
-- ``shared_memory``: bytes of dynamic shared memory (default 0).
-- ``init_value``: a value to fill the outputs with first (default None).
-- ``ensure_row_contiguous``: copy inputs to row-major first (default False).
-- ``stream``: the stream MLX would run it on.
+    >>> mx.fast.cuda_kernel(  # doctest: +IGNORE_EXCEPTION_DETAIL
+    ...     name="k", input_names=["a"], output_names=["o"], source="")
+    Traceback (most recent call last):
+    RuntimeError: [cuda_kernel] mx.fast.cuda_kernel needs real MLX's GPU kernels; mlxref computes on the CPU in Python and cannot run it.
+    """
+    raise _no_gpu("cuda_kernel")
 
-Errors: ``RuntimeError`` always.
 
->>> mx.fast.precompiled_cuda_kernel(  # doctest: +IGNORE_EXCEPTION_DETAIL
-...     name="k", compiled_source=b"", inputs=[mx.ones(2)], output_shapes=[(2,)],
-...     output_dtypes=[mx.float32], scalars=[], grid=(1, 1, 1), threadgroup=(1, 1, 1))
-Traceback (most recent call last):
-RuntimeError: [precompiled_cuda_kernel] mx.fast.precompiled_cuda_kernel needs real MLX's GPU kernels; mlxref computes on the CPU in Python and cannot run it.
-""")
+@shared_doc
+def precompiled_cuda_kernel(*, name, compiled_source, inputs, output_shapes, output_dtypes,
+                            scalars, grid, threadgroup, shared_memory=0, init_value=None,
+                            ensure_row_contiguous=False, stream=None):
+    """``mx.fast.precompiled_cuda_kernel``: run a compiled CUDA kernel (PTX or cubin bytes) on arrays; mlxref cannot run it.
+
+    In MLX it launches the kernel on an NVIDIA GPU with the inputs, scalars,
+    grid and threadgroup given and returns its outputs. mlxref computes on the
+    CPU in Python: the call raises a ``RuntimeError`` naming the function, as
+    MLX's builds without CUDA do ("[cuda_kernel] No CUDA back-end.").
+
+    Its arguments are MLX's, all keyword only.
+
+    Arguments:
+    - ``name``: the kernel's name.
+    - ``compiled_source``: the compiled kernel, bytes.
+    - ``inputs``: the arrays (or scalars) passed in.
+    - ``output_shapes``, ``output_dtypes``: one per output.
+    - ``scalars``: extra scalar arguments.
+    - ``grid``, ``threadgroup``: the launch sizes, 3-tuples.
+    - ``shared_memory``: bytes of dynamic shared memory (default 0).
+    - ``init_value``: a value to fill the outputs with first (default None).
+    - ``ensure_row_contiguous``: copy inputs to row-major first (default False).
+
+    Errors: ``RuntimeError`` whenever the arguments bind (``TypeError`` when they do
+    not, as in MLX).
+
+    >>> mx.fast.precompiled_cuda_kernel(  # doctest: +IGNORE_EXCEPTION_DETAIL
+    ...     name="k", compiled_source=b"", inputs=[mx.ones(2)], output_shapes=[(2,)],
+    ...     output_dtypes=[mx.float32], scalars=[], grid=(1, 1, 1), threadgroup=(1, 1, 1))
+    Traceback (most recent call last):
+    RuntimeError: [precompiled_cuda_kernel] mx.fast.precompiled_cuda_kernel needs real MLX's GPU kernels; mlxref computes on the CPU in Python and cannot run it.
+    """
+    raise _no_gpu("precompiled_cuda_kernel")
 

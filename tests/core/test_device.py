@@ -15,7 +15,7 @@ from contextlib import redirect_stderr
 import pytest
 
 import mlxref.core as mx
-from support import assert_same_error, needs_mlx, real_mx
+from support import assert_same_error, needs_mlx, printed_in_fresh_process, real_mx
 
 
 @pytest.fixture
@@ -213,6 +213,44 @@ def test_synchronize_takes_what_mlx_takes():
             assert lib.synchronize(s) is None
         assert lib.synchronize() is None
     assert_same_error(lambda m: m.synchronize("x"))
+
+
+# --- a thread's default stream is made by its first op ------------------------------
+
+# Programs run in a fresh process (the default stream is made once per process and
+# thread), each ending with the streams that show when the default one was made.
+FIRST_OP_PROGRAMS = {
+    "nothing": "",
+    "arrays from data, evaluated and printed": (
+        "x = mx.array([1.0, 2.0])\nmx.eval(x)\nprint(x, x.tolist(), mx.array(3).item())\n"),
+    "an op": "s = mx.new_stream(mx.cpu)\ny = mx.array(1.0) * 2\n",
+    "an op refused by its checks": (
+        "s = mx.new_stream(mx.cpu)\n"
+        "try:\n    mx.array([1, 2]) + mx.array([1, 2, 3])\nexcept ValueError:\n    pass\n"),
+    "zeros and random": "s = mx.new_stream(mx.cpu)\nmx.zeros((2,))\nmx.random.normal((2,))\n",
+    "default_stream": "s = mx.new_stream(mx.cpu)\nprint(mx.default_stream(mx.cpu))\n",
+    "mx.stream": ("s = mx.new_stream(mx.cpu)\nwith mx.stream(s):\n"
+                  "    print(mx.default_stream(mx.cpu), mx.array(1.0) + 1)\n"),
+    "set_default_stream": ("s = mx.new_stream(mx.cpu)\nmx.set_default_stream(s)\n"
+                           "y = mx.array(1.0) * 2\n"),
+    "a compiled call": "s = mx.new_stream(mx.cpu)\nmx.compile(lambda x: x * 2)(mx.array(1.0))\n",
+    "a thread's first op": (
+        "import threading\n"
+        "def first_op():\n"
+        "    s = mx.new_stream(mx.cpu)\n"
+        "    y = mx.array(1.0) + 1\n"
+        "    print('thread', s, mx.default_stream(mx.cpu))\n"
+        "t = threading.Thread(target=first_op)\nt.start()\nt.join()\n"),
+}
+
+
+@pytest.mark.mlx
+@needs_mlx
+@pytest.mark.parametrize("name", FIRST_OP_PROGRAMS)
+def test_the_default_stream_is_made_by_the_first_op_as_in_mlx(name):
+    program = FIRST_OP_PROGRAMS[name] + "print(mx.new_stream(mx.cpu), mx.default_stream(mx.cpu))\n"
+    ours = printed_in_fresh_process("mlxref.core", program)
+    assert ours == printed_in_fresh_process("mlx.core", program)
 
 
 # --- stream= on ops -----------------------------------------------------------------

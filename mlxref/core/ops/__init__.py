@@ -4,6 +4,12 @@ Each op validates its arguments with MLX's messages, converts and promotes,
 broadcasts, and builds one lazy node (or composes other ops where MLX does).
 Its docstring says so, with an example; the sentences many ops share are
 written once, in docs.py (``@shared_doc``).
+
+Each ``def`` line takes its arguments as MLX's binding does (which by position
+only, which by keyword only), and that is not always what MLX prints: its
+signatures are written by hand beside each binding, and ``help(mx.roll)`` marks
+``shift`` and ``axis`` positional-only while ``mx.roll(a, 1, axis=1)`` runs.
+mlxref follows what MLX takes; tests/test_keywords.py asks MLX by calling it.
 """
 
 from .common import astype, broadcast_shapes, broadcast_to  # noqa: F401

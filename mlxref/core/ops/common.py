@@ -36,7 +36,7 @@ _ASTYPE = "astype(a: array, dtype: Dtype, /, *, stream: StreamOrDevice = None) -
 
 
 @shared_doc
-def astype(a, dtype, /, *, stream=None):
+def astype(a, /, dtype, *, stream=None):
     """``mx.astype``: ``a``'s values converted to ``dtype``.
 
     Floats become integers by truncation toward zero, integers that do not fit

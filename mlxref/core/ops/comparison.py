@@ -256,7 +256,7 @@ def isneginf(a, /, *, stream=None):
 
 
 @shared_doc
-def nan_to_num(a, nan=0.0, posinf=None, neginf=None, *, stream=None):
+def nan_to_num(a, /, nan=0.0, posinf=None, neginf=None, *, stream=None):
     """``mx.nan_to_num``: ``a`` with each nan, +inf and -inf replaced by a finite number.
 
     By default nan becomes 0 and the infinities the dtype's largest and lowest finite

@@ -575,7 +575,7 @@ _ASARRAY = ("asarray(a: scalar | array | Sequence | DLPackCompatible, dtype: Dty
             "None, *, copy: bool | None = None) -> array")
 
 
-def asarray(a, dtype=None, *, copy=None):
+def asarray(a, /, dtype=None, *, copy=None):
     """``mx.asarray``: ``a`` as an array, as ``mx.array(a, dtype)`` makes it (python/src/ops.cpp ``create_array``).
 
     A Python int becomes int32 (int64 when it does not fit), a float float32, a

@@ -22,7 +22,7 @@ def _array_or_arrays(x):
     raise RuntimeError("std::bad_cast")
 
 
-def depends(inputs, dependencies):
+def depends(inputs, dependencies, /):
     """``mx.depends``: ``inputs`` again, as new arrays that are computed only after ``dependencies`` are.
 
     The outputs have the inputs' values; the ``dependencies`` only have to be

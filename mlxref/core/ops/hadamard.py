@@ -21,7 +21,7 @@ _SIGNATURE = ("hadamard_transform(a: array, scale: float | None = None, "
 
 
 @shared_doc
-def hadamard_transform(a, scale=None, stream=None):
+def hadamard_transform(a, /, scale=None, *, stream=None):
     """``mx.hadamard_transform``: the Walsh-Hadamard transform of ``a`` along its last axis: ``scale * H @ x`` for each vector ``x``, with ``H`` the n x n Hadamard matrix of +1 and -1 entries.
 
     Sizes ``n = m * 2**k`` with m in (1, 12, 20, 28) are supported (other sizes

@@ -381,7 +381,7 @@ def outer(a, b, /, *, stream=None):
 
 
 @shared_doc
-def vecdot(a, b, /, *, axis=-1, stream=None):
+def vecdot(a, b, /, axis=-1, *, stream=None):
     """``mx.vecdot``: the dot products of ``a`` and ``b`` along ``axis``, ``sum(conj(a) * b, axis)``.
 
     Composed as MLX does: complex ``a`` is conjugated, the product is

@@ -43,7 +43,7 @@ _TO = "to_fp8(x: array, *, stream: StreamOrDevice = None) -> array"
 
 
 @shared_doc
-def from_fp8(x, dtype=_dt.bfloat16, *, stream=None):
+def from_fp8(x, /, dtype=_dt.bfloat16, *, stream=None):
     """``mx.from_fp8``: decode 8-bit floats: each uint8 of ``x`` read as an fp8 (e4m3) number and returned as ``dtype``.
 
     e4m3 has a sign bit, 4 exponent bits and 3 mantissa bits (largest finite
@@ -79,7 +79,7 @@ def from_fp8(x, dtype=_dt.bfloat16, *, stream=None):
 
 
 @shared_doc
-def to_fp8(x, *, stream=None):
+def to_fp8(x, /, *, stream=None):
     """``mx.to_fp8``: encode each float of ``x`` as an 8-bit float (e4m3), returned as its uint8 code.
 
     Rounded to the nearest e4m3 value (ties to even) and saturating at ±448
@@ -192,7 +192,7 @@ def _pow2(n):
 
 
 @shared_doc
-def quantize(w, /, group_size=None, bits=None, mode="affine", *, global_scale=None,
+def quantize(w, /, group_size=None, bits=None, mode="affine", global_scale=None, *,
              stream=None):
     """``mx.quantize``: quantize the matrix ``w`` group by group along its last axis: ``[w_q, scales, biases]`` for "affine", ``[w_q, scales]`` for "mxfp4", "mxfp8" and "nvfp4".
 
@@ -773,7 +773,7 @@ def _qq_mode(tag, mode):
 
 
 @shared_doc
-def qqmm(x, w, scales=None, group_size=None, bits=None, mode="nvfp4", global_scale_x=None,
+def qqmm(x, w, /, scales=None, group_size=None, bits=None, mode="nvfp4", global_scale_x=None,
          global_scale_w=None, *, stream=None):
     """``mx.qqmm``: ``x`` quantized (and dequantized) in ``mode``, times the quantized ``w`` transposed.
 

@@ -412,7 +412,7 @@ def mean(a, /, axis=None, keepdims=False, *, stream=None):
 
 
 @shared_doc
-def var(a, /, axis=None, keepdims=False, ddof=0, *, stream=None):
+def var(a, /, axis=None, keepdims=False, ddof=0, *, correction=None, stream=None):
     """``mx.var``: the variance of the elements of ``a`` over ``axis``: the mean squared deviation from their mean, divided by ``n - ddof`` instead of ``n`` when ``ddof`` is not 0.
 
     Composed as in MLX from ``mean``, ``subtract``, ``square`` and ``sum``; ints
@@ -422,6 +422,8 @@ def var(a, /, axis=None, keepdims=False, ddof=0, *, stream=None):
     Arguments:
     {reduce_arguments}
     - ``ddof``: the "delta degrees of freedom" subtracted from the count (default: 0).
+    - ``correction``: the array API's name for ``ddof``, keyword only; an int, or None
+      (the default) to use ``ddof``. Given, it wins over ``ddof``.
 
     Errors: {mean_axis_errors}.
 
@@ -429,18 +431,21 @@ def var(a, /, axis=None, keepdims=False, ddof=0, *, stream=None):
     array(1.25, dtype=float32)
     """
     _check_args("var", a, keepdims)
+    ddof = ddof if correction is None else correction  # MLX 0.32.4: correction wins
     if not is_c_int(ddof):
         raise _bad_arguments("var")
     return _var(a, _axes_arg("var", axis, a.ndim), keepdims, index_value(ddof))
 
 
 @shared_doc
-def std(a, /, axis=None, keepdims=False, ddof=0, *, stream=None):
+def std(a, /, axis=None, keepdims=False, ddof=0, *, correction=None, stream=None):
     """``mx.std``: the standard deviation of the elements of ``a`` over ``axis``: ``sqrt(var(a, axis, keepdims, ddof))``.
 
     Arguments:
     {reduce_arguments}
     - ``ddof``: the "delta degrees of freedom" subtracted from the count (default: 0).
+    - ``correction``: the array API's name for ``ddof``, keyword only; an int, or None
+      (the default) to use ``ddof``. Given, it wins over ``ddof``.
 
     Errors: {mean_axis_errors}.
 
@@ -448,6 +453,7 @@ def std(a, /, axis=None, keepdims=False, ddof=0, *, stream=None):
     array(2, dtype=float32)
     """
     _check_args("std", a, keepdims)
+    ddof = ddof if correction is None else correction  # MLX 0.32.4: correction wins
     if not is_c_int(ddof):
         raise _bad_arguments("std")
     return sqrt(_var(a, _axes_arg("std", axis, a.ndim), keepdims, index_value(ddof)))

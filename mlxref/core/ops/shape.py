@@ -900,7 +900,7 @@ _VIEW = "view(a: scalar | array, dtype: Dtype, stream: StreamOrDevice = None) ->
 
 
 @shared_doc
-def view(a, dtype, *, stream=None):
+def view(a, /, dtype, *, stream=None):
     """``mx.view``: the bytes of ``a`` read as elements of ``dtype`` (mlx/ops.cpp ``view``).
 
     The last axis shrinks (or grows) by the ratio of the element sizes; a 0-d
@@ -1076,7 +1076,7 @@ def _roll_axes(a, shifts, axes):
 
 
 @shared_doc
-def roll(a, shift, axis=None, /, *, stream=None):
+def roll(a, /, shift, axis=None, *, stream=None):
     """``mx.roll``: the elements of ``a`` shifted by ``shift`` places along ``axis``; elements leaving one end come back at the other.
 
     As MLX composes it: a split and a concatenate per axis. Without ``axis``

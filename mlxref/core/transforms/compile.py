@@ -9,11 +9,16 @@ The algorithm:
 1. Flatten the arguments: their arrays are the inputs; their tree structure
    and constants (ints, floats, strings, None) are part of the cache key,
    with the inputs' shapes (only their ranks when ``shapeless``) and dtypes,
-   and the thread's default stream (a call under ``mx.stream(s)`` traces
-   again). ``inputs=`` adds the arrays of a captured tree (read at every
-   call). An array the function reads from elsewhere (a global, a closure)
-   is a constant of the trace: replacing it later changes nothing until
-   something makes the function trace again, as MLX's compile page says.
+   and the thread's default stream as the call finds it (a call under
+   ``mx.stream(s)`` traces again). As in MLX, that stream is peeked, not
+   made, and each thread has its own entries: on a thread where no op has
+   run yet, the first entry is keyed by no stream, its trace makes the
+   stream, and the second call traces again. ``inputs=`` adds the arrays of
+   a captured tree (read at every call). An array the function reads from
+   elsewhere (a global, a closure) is a constant of the trace: replacing it
+   later changes nothing until something makes the function trace again, as
+   MLX's compile page says (and, by that second trace, not when the page's
+   example is a fresh program's first op).
 2. ``compile_trace``: on a cache miss, call the function on placeholders
    (arrays with neither data nor primitive, so ``eval`` inside fails as in
    MLX); ``outputs=`` adds the arrays of a captured tree to the outputs.
@@ -53,9 +58,10 @@ import functools
 import math
 import os
 import struct
+import threading
 
 from ..array import array, placeholder
-from ..device import default_device, default_stream
+from ..device import default_device, peek_default_stream
 from ..ops.common import incompatible_arguments
 from ..primitives.base import Copy, StopGradient, make_arrays
 from ..primitives.compiled import Compiled
@@ -121,7 +127,9 @@ def compile(fun, inputs=None, outputs=None, shapeless=False):  # noqa: A001 (MLX
         optional = {k: v for k, v in (("inputs", inputs), ("outputs", outputs),
                                       ("shapeless", shapeless)) if v not in (None, False)}
         raise incompatible_arguments(_SIGNATURE, [fun], optional)
-    cache = []  # the entries of this compiled function (MLX keys its cache by function)
+    # This function's entries, a list per thread: MLX keys its cache by function,
+    # and each thread has its own cache (``thread_local``).
+    caches = threading.local()
 
     @functools.wraps(fun)
     def compiled(*args, **kwargs):
@@ -131,6 +139,9 @@ def compile(fun, inputs=None, outputs=None, shapeless=False):  # noqa: A001 (MLX
         flat = flat + (trees.arrays(inputs) if inputs is not None else [])
         if any(x.is_tracer() for x in flat):
             return fun(*args, **kwargs)
+        cache = getattr(caches, "entries", None)
+        if cache is None:
+            cache = caches.entries = []
         entry = _find(cache, flat, shapeless, constants)
         if entry is None:
             entry = trace_entry(fun, args, kwargs, shapeless, inputs, outputs)
@@ -221,7 +232,10 @@ class CacheEntry:
 
 
 def _default_stream():
-    return default_stream(default_device())
+    # Peeked, not made, as MLX 0.32.4 does: in a thread where no op has run yet the
+    # first entry is keyed by None, its trace makes the stream, and the next call
+    # misses that entry and traces again.
+    return peek_default_stream(default_device())
 
 
 def _find(cache, inputs, shapeless, constants):

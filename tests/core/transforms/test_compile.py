@@ -14,7 +14,7 @@ import pytest
 import mlxref.core as mx
 from mlxref.core.primitives.base import make_arrays
 from mlxref.core.primitives.compiled import Compiled, CompiledProgram
-from support import needs_mlx, real_mx, same_value
+from support import needs_mlx, printed_in_fresh_process, real_mx, same_value
 
 # (the package's ``compile`` is the function; the module is reached by name)
 compile_module = importlib.import_module("mlxref.core.transforms.compile")
@@ -465,26 +465,54 @@ def test_a_replaced_global_array_is_read_again_only_by_a_new_trace(lib):
     assert got == [2.0, 2.0, 6.0, 2.0] and len(traces) == 2
 
 
+# MLX's compile page's example of a replaced global array, in a program of its own.
+REPLACED_GLOBAL = """
+state = [mx.array(1.0)]
+traces = []
+f = mx.compile(lambda x: traces.append(1) or x + state[0])
+got = [f(mx.array(1.0)).item()]
+state[0] = mx.array(5.0)
+got += [f(mx.array(1.0)).item(), f(mx.array(1.0)).item()]
+print(got, len(traces), mx.default_stream(mx.cpu))
+"""
+
+
 @pytest.mark.mlx
 @needs_mlx
-def test_mlx_traces_twice_on_a_thread_that_has_run_no_op():
-    """README, "Where mlxref differs": MLX 0.32.4 makes a cache entry for the
-    thread's default stream as it is at the first call; on a thread that has
-    run no op there is none yet, the trace makes it, so the second call misses
-    and traces again (reading the replaced array). mlxref traces once."""
-    def run(lib, out):
-        state = [lib.array(1.0)]
-        f = lib.compile(lambda x: x + state[0])
+@pytest.mark.parametrize("first", ["", "mx.eval(mx.array(1.0) + 1)\n"], ids=["fresh", "after an op"])
+def test_a_fresh_program_traces_twice_as_mlx_does(first):
+    """README, compile: a cache entry is keyed by the thread's default stream as
+    the call finds it. In a program whose first op is the compiled call there is
+    none yet: the trace makes it, so the second call misses and traces again,
+    reading the replaced array (MLX prints 6 where its page says "Still prints
+    array(2)"); after an op, both trace once and keep 2."""
+    program = first + REPLACED_GLOBAL
+    ours = printed_in_fresh_process("mlxref.core", program)
+    assert ours == printed_in_fresh_process("mlx.core", program)
+
+
+@pytest.mark.mlx
+@needs_mlx
+def test_each_thread_traces_twice_when_its_first_op_is_the_compiled_call():
+    """As the test above, on a new thread of this process (whose default stream
+    is per thread), and for a function compiled on another thread: each thread
+    has its own cache entries, as in MLX."""
+    def run(f, lib, state, out):
         first = f(lib.array(1.0)).item()
         state[0] = lib.array(5.0)
-        out.append((first, f(lib.array(1.0)).item()))
+        out.append((first, f(lib.array(1.0)).item(), f(lib.array(1.0)).item()))
 
-    results = []
+    results = {}
     for lib in (mx, real_mx):
-        thread = threading.Thread(target=run, args=(lib, results))
-        thread.start()
-        thread.join()
-    assert results == [(2.0, 2.0), (2.0, 6.0)]
+        state, traces, out = [lib.array(1.0)], [], []
+        f = lib.compile(lambda x: traces.append(1) or x + state[0])
+        for _ in range(2):  # a second thread finds the first one's entries not its own
+            state[0] = lib.array(1.0)
+            thread = threading.Thread(target=run, args=(f, lib, state, out))
+            thread.start()
+            thread.join()
+        results[lib] = out, len(traces)
+    assert results[mx] == results[real_mx]
 
 
 @pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
