@@ -12,6 +12,7 @@ import struct
 
 from .. import dtypes as _dt
 from ..array import array, elements, from_data
+from ..backend.cpu import allocator
 from ..scalar import is_symbolic
 
 # dtype -> (struct code, array-protocol kind): little-endian on disk, as MLX writes.
@@ -59,7 +60,9 @@ def encode(data, dtype):
 
 
 def from_bytes(raw, dtype, shape, big_endian=False):
-    """An array of ``dtype`` and ``shape`` from its raw row-major bytes."""
+    """An array of ``dtype`` and ``shape`` from its raw row-major bytes (refused,
+    before they are decoded, when their list would not fit in memory)."""
+    allocator.check_list("load", shape, dtype)
     return from_data(decode(raw, dtype, math.prod(shape), big_endian),
                             tuple(shape), dtype)
 

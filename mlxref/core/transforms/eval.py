@@ -16,7 +16,9 @@ transforms/tape.py, as MLX's is in transforms_impl.h).
 
 Each computed list is handed to the allocator's bookkeeping through
 ``array.set_data``, and an elementwise node may take over a dying input's
-buffer (``allocator.donate``): mlxref/core/backend/cpu/allocator.py.
+buffer (``allocator.donate``): mlxref/core/backend/cpu/allocator.py. Before
+computing anything, the allocator's ``check_lists`` refuses a node whose
+element list would not fit in memory (mlxref's own: MLX's arrays are buffers).
 
 Not in MLX: ``charging(charge)`` hands each evaluation's nodes to ``charge``
 before any is computed, so a caller (mlxref.viz's work budget) can refuse it.
@@ -103,6 +105,7 @@ def eval_arrays(outputs):
     charge = _charge.get()
     with _eval_lock, cycle_collector_paused():
         order = _unevaluated_postorder(outputs)
+        allocator.check_lists(order)  # a list that would not fit is refused before any is made
         if charge is not None:
             charge(order)
         # Whether a node keeps its graph (``array.is_tracer``) depends on the

@@ -11,14 +11,22 @@ elements (``array.set_data``), ``free`` when its descriptor goes. An array's
 bytes are its elements times its itemsize. ``mx.get_active_memory`` and the
 other functions MLX's Python module binds read this state (mlxref/core/memory.py).
 
+An array's elements cost far more in a Python list than its itemsize says,
+so evaluation refuses, before computing anything, an array whose list would
+not fit in memory (``check_lists``; the costs and the message are in
+list_memory.py).
+
 Read next: mlxref/core/memory.py (``mx.get_active_memory``...),
 mlxref/core/transforms/eval.py (``eval_arrays``, which donates and sets the
 data).
 """
 
+import math
 import os
 import sys
 import threading
+
+from .list_memory import ELEMENT_BYTES, LIMIT_VARIABLE, parse_limit, too_big
 
 
 class _Memory:
@@ -179,3 +187,45 @@ def donate(inputs, out, result):
             ):
                 free(x.release_data())
                 return
+
+
+# --- what one array's element list may take ------------------------------------------
+
+# MLX allocates an array's buffer when the array is evaluated. An mlxref list
+# costs several times the itemsize (ELEMENT_BYTES: backend/cpu/list_memory.py),
+# so evaluation asks ``check_lists`` first and refuses a list that would not
+# fit, rather than fill memory for minutes until the process is killed. By
+# default one list may take half the RAM: a kernel holds its inputs' lists
+# and its output's at once.
+_RAM = _physical_memory()
+DEFAULT_ARRAY_LIMIT = _RAM // 2 or 1 << 33
+
+
+def array_limit():
+    """The most bytes one array's element list may take: ``MLXREF_MAX_ARRAY_BYTES``
+    when it is set (read at every evaluation), else half the machine's RAM."""
+    value = os.environ.get(LIMIT_VARIABLE)
+    return DEFAULT_ARRAY_LIMIT if value is None else parse_limit(value)
+
+
+def check_lists(arrays):
+    """Refuse, before evaluation computes any of ``arrays``, the largest whose
+    element list would take more than ``array_limit()``, naming its primitive
+    (a RuntimeError, as MLX's allocator raises). One multiplication a node."""
+    limit = array_limit()
+    worst, worst_bytes = None, limit + 1
+    for a in arrays:
+        nbytes = math.prod(a.shape) * ELEMENT_BYTES[a.dtype]
+        if nbytes >= worst_bytes:  # over the limit; of equals, the later (nearer the output)
+            worst, worst_bytes = a, nbytes
+    if worst is not None:
+        raise too_big("eval", worst.shape, worst.dtype, limit, _RAM, worst.primitive())
+
+
+def check_list(op, shape, dtype):
+    """Refuse (naming ``op``) to make the element list of a ``shape`` array of
+    ``dtype`` that would take more than ``array_limit()`` (``load`` asks before
+    it decodes a file's bytes)."""
+    limit = array_limit()
+    if math.prod(shape) * ELEMENT_BYTES[dtype] > limit:
+        raise too_big(op, shape, dtype, limit, _RAM)
