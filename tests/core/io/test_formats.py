@@ -455,10 +455,17 @@ def test_the_file_is_closed_once_its_arrays_are_evaluated_or_dropped(tmp_path):
     mx.save_safetensors(tmp_path / "s", {"x": mx.ones(3), "y": mx.zeros(2)})
     path = str(tmp_path / "s.safetensors")
 
-    def open_files():
-        return len(os.listdir("/proc/self/fd"))
+    def open_files():  # this file's descriptors: others (a worker's pipes) come and go
+        found = 0
+        for fd in os.listdir("/proc/self/fd"):
+            try:
+                found += os.readlink(f"/proc/self/fd/{fd}") == path
+            except OSError:  # closed while listed
+                pass
+        return found
 
     before = open_files()
+    assert before == 0
     loaded = mx.load(path)
     assert open_files() == before + 1  # one for the file, shared by its arrays
     mx.eval(loaded["x"])
