@@ -106,24 +106,28 @@ class Problem(Exception):
     """Why a task's code cannot run: reported as the task's message."""
 
 
-def _student_regions(submission, task_id, regions):
+def _student_regions(submission, task_id, regions, read=None):
     """{reference region: the submission's matching ``SubmittedRegion``}, or Problem.
 
     Each file is read as data (``regions.read_submitted``: a regular UTF-8
     file, no links, capped) and its markers strictly (``submitted_regions``);
-    the first problem that concerns this task fails it, in one line."""
-    matched, cache = {}, {}
+    the first problem that concerns this task fails it, in one line. ``read``
+    ({path: what ``submitted_regions`` found, or why the file was refused})
+    keeps each file's reading for the next task's regions (``splice_whole``)."""
+    matched, read = {}, {} if read is None else read
     for r in regions:
-        if r.path not in cache:
+        if r.path not in read:
             try:
-                cache[r.path] = submitted_regions(read_submitted(submission, r.path))
+                read[r.path] = submitted_regions(read_submitted(submission, r.path))
             except Refused as exc:
-                raise Problem(f"cannot grade {r.path}: {exc}") from None
-            problems = cache[r.path].problems_of(task_id)
-            if problems:
-                more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-                raise Problem(f"{r.path}, {problems[0]}{more}")
-        mine = [s for s in cache[r.path].regions if s.task == task_id]
+                read[r.path] = exc
+        if isinstance(read[r.path], Refused):
+            raise Problem(f"cannot grade {r.path}: {read[r.path]}")
+        problems = read[r.path].problems_of(task_id)
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise Problem(f"{r.path}, {problems[0]}{more}")
+        mine = [s for s in read[r.path].regions if s.task == task_id]
         same = [s for s in mine if s.function == r.function]
         if not same:  # the file does not parse outside the regions: match by order
             ours = [x for x in regions if x.path == r.path]
@@ -140,8 +144,8 @@ def _student_regions(submission, task_id, regions):
                           f"{r.function} (lines {same[0].begin} and {same[1].begin}); keep one")
         matched[r] = same[0]
     functions = {(r.path, r.function) for r in regions}
-    for path, found in cache.items():
-        for s in found.regions:
+    for path in dict.fromkeys(r.path for r in regions):  # this task's files only
+        for s in read[path].regions:
             if s.task == task_id and s.function is not None and (path, s.function) not in \
                     functions:
                 raise Problem(f"{path}, line {s.begin}: a TASK {task_id} region in "
@@ -174,14 +178,16 @@ def splice(task_id, regions, reference, submission, check=True):
 def splice_whole(table, reference, submission, check=True):
     """``splice`` of every task of ``table`` (``{task id: (title, regions)}``)
     at once, into one set of files. A task that does not splice on its own (a
-    problem of its regions) keeps the reference's code."""
-    matched = {}
+    problem of its regions) keeps the reference's code. Each file is read
+    once, for every task of it."""
+    matched, read = {}, {}
     for task_id, (_, regions) in table.items():
         try:
-            splice(task_id, regions, reference, submission, check)
-            matched.update(_student_regions(Path(submission), task_id, regions))
+            mine = _student_regions(Path(submission), task_id, regions, read)
+            _spliced(mine, reference, check)  # the task splices on its own
         except Problem:
-            pass
+            continue
+        matched.update(mine)
     return _spliced(matched, reference, check) if matched else ({}, [])
 
 

@@ -11,14 +11,18 @@ test_grader.py and test_grader_attacks.py test it on its own).
 import array
 import ast
 import configparser
+import contextlib
 import importlib
+import io
 import json
 import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+from support import computed_once
 
 import mlxref.core as mx
 from mlxref.course import assignment, grader
@@ -179,31 +183,49 @@ def test_the_reference_passes_every_task():
 
 @pytest.fixture(scope="module")
 def everything(tmp_path_factory):
-    """A copy with every task stubbed."""
-    out = tmp_path_factory.mktemp("all") / "all"
-    assert main(["assignment", "make", "--tasks", "ALL", "--out", str(out)]) == 0
-    return out
+    """A copy with every task stubbed, made once per test run (test_leaks.py
+    checks such a copy for leaks: not again here)."""
+    def make():
+        out = tmp_path_factory.mktemp("all") / "all"
+        assert main(["assignment", "make", "--tasks", "ALL", "--out", str(out),
+                     "--no-check-leaks"]) == 0
+        return str(out)
+
+    return Path(computed_once(tmp_path_factory, "assignment_everything", make))
 
 
-def test_the_copy_with_every_task_stubbed_imports(everything, capsys):
+@pytest.fixture(scope="module")
+def graded_6_2(everything, tmp_path_factory):
+    """``mlxref assignment grade`` of task 6.2 in that copy: its exit status and
+    what it printed, run once per test run for the two tests that read it."""
+    def grade():
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            status = main(["assignment", "grade", str(everything), "--tasks", "6.2"])
+        return status, printed.getvalue()
+
+    return computed_once(tmp_path_factory, "assignment_graded_6_2", grade)
+
+
+def test_the_copy_with_every_task_stubbed_imports(everything, graded_6_2):
     r = subprocess.run(
         [sys.executable, "-c", "import mlxref, mlxref.core, mlxref.cli; print(mlxref.__file__)"],
         cwd=everything, env={"PYTHONPATH": str(everything)}, capture_output=True, text=True,
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == str(everything / "mlxref" / "__init__.py")
-    capsys.readouterr()
-    assert main(["assignment", "grade", str(everything), "--tasks", "6.2"]) == 1
-    table = capsys.readouterr().out
+    status, table = graded_6_2
+    assert status == 1
     assert "6.2   checkpoint: recompute in the backward pass" in table
     assert "0 of 1 tasks pass" in table
 
 
-def test_the_command_grade_prints_to_see_why_runs_as_printed(everything, tmp_path, capsys):
+def test_the_command_grade_prints_to_see_why_runs_as_printed(everything, graded_6_2, tmp_path):
     # On main it read `cd DIR && python -m pytest tests -m task6_2`: no `python` on a
     # Debian PATH, or one without pytest, and the whole suite collected (15 s) for one task.
-    assert main(["assignment", "grade", str(everything), "--tasks", "6.2"]) == 1
-    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("to see why: ")]
+    status, printed = graded_6_2
+    assert status == 1
+    (line,) = [x for x in printed.splitlines() if x.startswith("to see why: ")]
     command = line[len("to see why: "):]
     assert command == (f"cd {everything} && {sys.executable} -m pytest "
                        "tests/course/test_tasks.py -m task6_2")

@@ -229,6 +229,13 @@ def region(reference, task_id, function):
     return r
 
 
+def region_code(reference, task_id, function):
+    """The reference's own code of a region: an honest answer."""
+    r = region(reference, task_id, function)
+    lines = (reference / r.path).read_text().split("\n")[r.begin: r.end - 1]
+    return textwrap.dedent("\n".join(lines))
+
+
 def submit(directory, reference, bodies, indent=None):
     """A submission at ``directory``: the reference's files with the regions in
     ``bodies`` ({(task, function): code}) holding that code instead."""

@@ -12,6 +12,13 @@ that the child process defeats them on its own: an unknown token on the
 result lines, no ``mlx`` and no package metadata, an audit hook that refuses
 writes, deletions and new processes outside the copy, and a wall-clock limit
 that kills the whole process tree.
+
+Attacks that cannot reach each other's task (the skips; the audit hook,
+planted bytecode and libm; the hidden tests' source looked for and what the
+tests compare with patched; hidden inputs spelled by a class's name and by a
+choice of Python's types) sit in different tasks of one submission, graded
+once: each task is graded in a copy and children of its own, and each test
+asserts its own task's reasons.
 """
 
 import hashlib
@@ -21,7 +28,10 @@ import sys
 import time
 
 import pytest
-from course.test_grader import reference, region, submit, table  # noqa: F401  (the fixture)
+from course.test_grader import (  # noqa: F401  (the fixture)
+    reference, region, region_code, submit, table,
+)
+from support import computed_once
 
 from mlxref.course import grader, regions, sandbox
 
@@ -191,23 +201,45 @@ def test_the_static_check_refuses_each_attack(
     assert words in message and f"{r.path}, line " in message, message
 
 
-@pytest.mark.parametrize("how", [
-    "import pytest\npytest.skip('no answer')",
-    "class Skipped(Exception):\n    pass\nraise Skipped('no answer')",
-    "class Skipped(BaseException):\n    pass\nraise Skipped('no answer')",
-])
-def test_a_skip_raised_by_graded_code_is_no_pass(tmp_path, reference, how):  # noqa: F811
+# A skip, or an exception named like one, raised by each of three tasks of one
+# submission: (task, the region, the tests it fails)
+SKIPS = {
+    "import pytest\npytest.skip('no answer')": (
+        "2.3", "Divide.partial", ["tests/test_fake_tasks.py::test_divide_partials",
+                                  "tests/course/hidden/test_hidden_2_3.py::"
+                                  "test_divide_partial_b_random"]),
+    "class Skipped(Exception):\n    pass\nraise Skipped('no answer')": (
+        "1.1", "Sigmoid.numeric", ["tests/test_fake_tasks.py::test_sigmoid_values",
+                                   "tests/course/hidden/test_fake_tasks.py::test_sigmoid_far_out"]),
+    "class Skipped(BaseException):\n    pass\nraise Skipped('no answer')": (
+        "2.2", "Sin.derivative", ["tests/test_fake_tasks.py::test_sin_derivative"]),
+}
+
+
+@pytest.fixture(scope="module")
+def skips_graded(tmp_path_factory, reference):  # noqa: F811
+    """The grade of a submission holding each of ``SKIPS`` in its task, the
+    static check off, graded once per test run."""
+    def grade():
+        sub = submit(tmp_path_factory.mktemp("skips") / "sub", reference,
+                     {(task_id, function): how for how, (task_id, function, _) in SKIPS.items()})
+        return grader.grade(sub, "1.1,2.2,2.3", reference=reference, timeout=120,
+                            check=False)[0]
+
+    return computed_once(tmp_path_factory, "attacks_skips", grade)
+
+
+@pytest.mark.parametrize("how", list(SKIPS))
+def test_a_skip_raised_by_graded_code_is_no_pass(skips_graded, how):
     """With the static check off (as if escaped), the region raises pytest's skip
     or an exception named like it: on main a skip counted as a pass. Now no test
     runs next to graded code (pytest is not even importable there), and an
     exception comes back as data, raised again in the replay as one of its own."""
-    sub = submit(tmp_path / "sub", reference, {("2.3", "Divide.partial"): how + "\nreturn b"})
-    results, _ = grader.grade(sub, "2.3", reference=reference, timeout=120, check=False)
-    r = results["2.3"]
+    task_id, _, attacked = SKIPS[how]
+    r = skips_graded[task_id]
     tests = {x["name"]: x for x in r["results"]}
     assert not r["passed"] and r["points"] < r["max_points"]
-    attacked = [tests[n] for n in ("tests/test_fake_tasks.py::test_divide_partials",
-                                   HIDDEN_2_3_NAME)]
+    attacked = [tests[n] for n in attacked]
     assert not any(t["passed"] for t in attacked), attacked
     assert "skipped" not in "\n".join(r["messages"])
 
@@ -278,33 +310,76 @@ def test_with_the_check_off_the_child_still_defeats_them(tmp_path, reference):  
     assert sleepers() == []
 
 
-def test_with_the_check_off_the_audit_hook_keeps_its_code(tmp_path, reference):  # noqa: F811
-    """The third red team, past the static check, swapped the hook's code for
-    a function that allows everything, then ran a shell. Replacing a
-    function's code is refused, and the hook still refuses the shell."""
-    sub = submit(tmp_path / "sub", reference, {("2.3", "Divide.partial"): (
+# Three attacks on the child's own machinery, each in a task of one submission graded
+# with the static check off: (task, region, code)
+MACHINERY = {
+    # The third red team, past the static check, swapped the hook's code for a
+    # function that allows everything, then ran a shell.
+    "the audit hook's code": ("1.1", "Sigmoid.numeric", (
         "import os, sys\nerrors = []\n"
         "hook = sys.modules['__main__']._audit\n"
         "try:\n    hook.__code__ = (lambda event, args: None).__code__\n"
         "except PermissionError as e:\n    errors.append(str(e))\n"
         "try:\n    os.system('true')\nexcept PermissionError as e:\n    errors.append(str(e))\n"
-        "raise RuntimeError(' | '.join(errors))")})
-    results, _ = grader.grade(sub, "2.3", reference=reference, timeout=120, check=False)
-    three = "\n".join(results["2.3"]["messages"])
+        "raise RuntimeError(' | '.join(errors))")),
+    # On main the audit hook let graded code write compiled files anywhere in its
+    # copy, and a .pyc planted beside a module is imported in place of its source.
+    "bytecode planted in the copy": ("2.2", "Sin.derivative", (
+        "import os, mlxref\n"
+        "target = os.path.join(os.path.dirname(mlxref.__file__), '__pycache__', 'x.pyc')\n"
+        "try:\n"
+        "    with open(target, 'wb') as f:\n"
+        "        f.write(b'planted')\n"
+        "except OSError as e:\n"
+        "    raise ValueError(type(e).__name__ + ' for ' + 'the plant') from None\n"
+        "raise ValueError('the plant ' + 'took')")),
+    # (code the static check allows)
+    "the C library's log": ("2.3", "Divide.partial", (
+        "from mlxref.core.backend.cpu import libm\n"
+        "raise RuntimeError(f'libm: {libm.AVAILABLE}')")),
+}
+
+
+@pytest.fixture(scope="module")
+def machinery_graded(tmp_path_factory, reference):  # noqa: F811
+    """{task: its messages} of the submission holding ``MACHINERY``, and whether
+    the reference and the submission are unchanged, graded once per test run."""
+    def grade():
+        sub = submit(tmp_path_factory.mktemp("machinery") / "sub", reference,
+                     {(task_id, function): code for task_id, function, code in MACHINERY.values()})
+        before = snapshot(reference, sub)
+        results, _ = grader.grade(sub, "1.1,2.2,2.3", reference=reference, timeout=120,
+                                  check=False)
+        return {t: "\n".join(r["messages"]) for t, r in results.items()}, \
+            snapshot(reference, sub) == before
+
+    return computed_once(tmp_path_factory, "attacks_machinery", grade)
+
+
+def test_with_the_check_off_the_audit_hook_keeps_its_code(machinery_graded):
+    """Replacing a function's code is refused, and the hook still refuses the shell."""
+    messages, unchanged = machinery_graded
+    one = messages[MACHINERY["the audit hook's code"][0]]
     assert ("RuntimeError: the grader does not let graded code replace a function's code | "
-            "the grader does not let graded code use os.system") in three, three
+            "the grader does not let graded code use os.system") in one, one
+    assert unchanged
 
 
-def test_graded_code_computes_log_with_the_c_library_as_every_run_does(tmp_path, reference):  # noqa: F811
+def test_graded_code_computes_log_with_the_c_library_as_every_run_does(machinery_graded):
     """The child loads mlxref's libm before its audit hook (which refuses
     ctypes): graded code's float32 log is the C library's logf, MLX's and the
     reference's, not the stand-in."""
-    sub = submit(tmp_path / "sub", reference, {("2.3", "Divide.partial"): (
-        "from mlxref.core.backend.cpu import libm\n"
-        "raise RuntimeError(f'libm: {libm.AVAILABLE}')")})
-    results, _ = grader.grade(sub, "2.3", reference=reference, timeout=120)
-    three = "\n".join(results["2.3"]["messages"])
+    messages, _ = machinery_graded
+    three = messages[MACHINERY["the C library's log"][0]]
     assert "RuntimeError: libm: True" in three, three
+
+
+def test_bytecode_written_into_the_copy_is_refused(machinery_graded):
+    """Now the copy's compiled files are as read-only as its sources."""
+    messages, unchanged = machinery_graded
+    two = messages[MACHINERY["bytecode planted in the copy"][0]]
+    assert "PermissionError for the plant" in two and "the plant took" not in two, two
+    assert unchanged
 
 
 def test_a_loop_that_ignores_sigalrm_or_catches_the_timeout_is_killed(tmp_path,
@@ -359,14 +434,23 @@ HIDDEN_2_3_NAME = "tests/course/hidden/test_hidden_2_3.py::test_divide_partial_b
 def _judged(tmp_path, reference, body):  # noqa: F811
     """Grade 2.3 with ``body`` as Divide.partial, the check off: (2.3's result,
     every text the grader produced about it)."""
-    sub = submit(tmp_path / "sub", reference, {("2.3", "Divide.partial"): body})
+    results, text = _judged_all(tmp_path / "sub", reference,
+                                {("2.3", "Divide.partial"): body})
+    return results["2.3"], text
+
+
+def _judged_all(submission, reference, bodies):  # noqa: F811
+    """Grade the tasks of ``bodies`` ({(task, region): code}) of a submission
+    at ``submission``, the check off: (their results, every text the grader
+    produced about them). Nothing outside the scratch copies changes."""
+    sub = submit(submission, reference, bodies)
     before = snapshot(reference, sub)
-    results, _ = grader.grade(sub, "2.3", reference=reference, timeout=120, check=False)
+    spec = ",".join(sorted({task_id for task_id, _ in bodies}))
+    results, _ = grader.grade(sub, spec, reference=reference, timeout=120, check=False)
     assert snapshot(reference, sub) == before
-    r = results["2.3"]
     text = grader.format_grades(sub, results, []) + grader.grades_json(results) + \
         json.dumps(grader.gradescope(results))
-    return r, text
+    return results, text
 
 
 def _the_hidden(r):
@@ -375,48 +459,62 @@ def _the_hidden(r):
     return hidden
 
 
-def test_the_hidden_tests_source_never_reaches_a_visible_message(tmp_path, reference):  # noqa: F811
+# Two attacks, each in a task of one submission graded once: the hidden tests' source
+# looked for from 1.1 (on every hidden file under the grade's scratch directory),
+# and what the tests compare with patched from 2.3
+LEAK = (
+    "import os\n"
+    "found = []\n"
+    # the grade's scratch directory: every task's copy is under it
+    "for d, _, files in os.walk(os.path.dirname(os.path.dirname(os.getcwd()))):\n"
+    "    for f in files:\n"
+    "        if ('hidden' in d or 'hidden' in f) and f.endswith('.py'):\n"
+    "            try:\n"
+    "                found.append(open(os.path.join(d, f)).read())\n"
+    "            except (OSError, ValueError):\n"
+    "                pass\n"
+    "raise ValueError('LE' + 'AK: ' + ' '.join(found)[:3000])"
+)
+PATCH = (
+    "import sys\n"
+    "for m in list(sys.modules.values()):\n"
+    "    if getattr(m, 'close', None) is not None and 'support' in repr(m):\n"
+    "        m.close = lambda *args, **kwargs: True\n"
+    "    if getattr(m, '__name__', '').startswith(('test_', 'tests.')):\n"
+    "        m.close = lambda *args, **kwargs: True\n"
+    "return a * 0"
+)
+
+
+@pytest.fixture(scope="module")
+def leak_and_patch(tmp_path_factory, reference):  # noqa: F811
+    return computed_once(tmp_path_factory, "attacks_leak_and_patch", lambda: _judged_all(
+        tmp_path_factory.mktemp("leak") / "sub", reference,
+        {("1.1", "Sigmoid.numeric"): LEAK, ("2.3", "Divide.partial"): PATCH}))
+
+
+def test_the_hidden_tests_source_never_reaches_a_visible_message(leak_and_patch):
     """On main the hidden tests were copied into each task's scratch copy, and
     code that escaped the static check put their source into a visible test's
     failure message (a red team did, through Gradescope's output). Now the
     copy has none, and the answering child gets inputs only."""
-    leak = (
-        "import os\n"
-        "found = []\n"
-        # the grade's scratch directory: every task's copy is under it
-        "for d, _, files in os.walk(os.path.dirname(os.path.dirname(os.getcwd()))):\n"
-        "    for f in files:\n"
-        "        if ('hidden' in d or 'hidden' in f) and f.endswith('.py'):\n"
-        "            try:\n"
-        "                found.append(open(os.path.join(d, f)).read())\n"
-        "            except (OSError, ValueError):\n"
-        "                pass\n"
-        "raise ValueError('LE' + 'AK: ' + ' '.join(found)[:3000])"
-    )
-    r, text = _judged(tmp_path, reference, leak)
+    results, text = leak_and_patch
+    r = results["1.1"]
     assert not r["passed"] and "LEAK: " in text  # the message did reach the output
-    for secret in ("sympy.diff", "test_divide_partial_b_random(a, b)", "max_examples=15"):
+    for secret in ("sympy.diff", "test_divide_partial_b_random(a, b)", "max_examples=15",
+                   "1 / (1 + math.exp(-v))) < 1e-12"):
         assert secret not in text, secret
     hidden = [x for x in r["results"] if x["hidden"]]
     assert [x["message"] for x in hidden] == ["hidden test failed: your code raised an exception"]
 
 
-def test_patching_what_the_tests_compare_with_earns_no_hidden_point(tmp_path,
-                                                                    reference):  # noqa: F811
+def test_patching_what_the_tests_compare_with_earns_no_hidden_point(leak_and_patch):
     """On main a wrong answer that replaced, in every loaded module, the
     function the tests compare with (here support.close) passed the hidden
     test as well as the visible ones. The hidden test's comparison is not in
     the graded code's process any more: the wrong answer fails it."""
-    forge = (
-        "import sys\n"
-        "for m in list(sys.modules.values()):\n"
-        "    if getattr(m, 'close', None) is not None and 'support' in repr(m):\n"
-        "        m.close = lambda *args, **kwargs: True\n"
-        "    if getattr(m, '__name__', '').startswith(('test_', 'tests.')):\n"
-        "        m.close = lambda *args, **kwargs: True\n"
-        "return a * 0"
-    )
-    r, _ = _judged(tmp_path, reference, forge)
+    results, _ = leak_and_patch
+    r = results["2.3"]
     hidden = _the_hidden(r)
     assert hidden["name"] == HIDDEN_2_3_NAME and not hidden["passed"]
     assert hidden["message"] == "hidden test failed: a result differs from the reference's"
@@ -448,50 +546,32 @@ def test_a_visible_verdict_cannot_be_forged_from_the_sandbox(tmp_path, reference
     assert r["points"] < r["max_points"] / 2, r["points"]
 
 
-def test_bytecode_written_into_the_copy_is_refused(tmp_path, reference):  # noqa: F811
-    """On main the audit hook let graded code write compiled files anywhere
-    in its copy, and a .pyc planted beside a module is imported in place of
-    its source. Now the copy's compiled files are as read-only as its sources."""
-    plant = (
-        "import os, mlxref\n"
-        "target = os.path.join(os.path.dirname(mlxref.__file__), '__pycache__', 'x.pyc')\n"
-        "try:\n"
-        "    with open(target, 'wb') as f:\n"
-        "        f.write(b'planted')\n"
-        "except OSError as e:\n"
-        "    raise ValueError(type(e).__name__ + ' for ' + 'the plant') from None\n"
-        "raise ValueError('the plant ' + 'took')"
-    )
-    r, text = _judged(tmp_path, reference, plant)
-    assert "PermissionError for the plant" in text and "the plant took" not in text
-
-
 def test_what_the_answering_child_says_carries_no_hidden_input(tmp_path, reference):  # noqa: F811
     """The child that answers the hidden tests' calls sees their inputs. What
     it can say that a student sees is fixed text: an exception's type only
     when it is one of Python's own (on main a hidden test's failure showed
     any type's name, so a class named after the inputs spelled them out), no
     path from its last record and no line of its stderr."""
+    # 1.1's hidden test spells its inputs with a class named after them, 2.3's
+    # chooses a type among Python's own by them (a third red team read 4 bits of
+    # each hidden input from "your code raised ArithmeticError"): one grade
     spell = (
-        "import os\n"
-        "if b.size == 1:  # the hidden test's inputs\n"
-        "    digits = str(int(abs(float(b.tolist()[0])) * 1000))\n"
+        "if abs(x) in (30.0, 0.5):  # the hidden test's inputs\n"
+        "    digits = str(int(abs(float(x)) * 1000))\n"
         "    raise type('seen' + digits, (Exception,), {})()\n"
-        "return -a / (b * b)"
+        + region_code(reference, "1.1", "Sigmoid.numeric")
     )
-    r, text = _judged(tmp_path, reference, spell)
-    hidden = _the_hidden(r)
-    assert hidden["message"] == "hidden test failed: your code raised an exception"
-    assert "seen" + "0" not in text and not any("seen" + d in text for d in "123456789")
-    # nor a type chosen among Python's own by the input: a third red team read 4
-    # bits of each hidden input from "your code raised ArithmeticError"
     choose = (
         "if b.size == 1:  # the hidden test's inputs\n"
         "    raise [ArithmeticError, LookupError, EOFError, BufferError][int(b.tolist()[0]) % 4]\n"
         "return -a / (b * b)"
     )
-    r, text = _judged(tmp_path / "choose", reference, choose)
-    assert _the_hidden(r)["message"] == "hidden test failed: your code raised an exception"
+    results, text = _judged_all(tmp_path / "sub", reference, {
+        ("1.1", "Sigmoid.numeric"): spell, ("2.3", "Divide.partial"): choose})
+    for task_id in ("1.1", "2.3"):
+        (hidden,) = [x for x in results[task_id]["results"] if x["hidden"]]
+        assert hidden["message"] == "hidden test failed: your code raised an exception"
+    assert "seen" + "0" not in text and not any("seen" + d in text for d in "123456789")
     assert not any("raised " + name in text for name in (
         "ArithmeticError", "LookupError", "EOFError", "BufferError"))
     forge = (

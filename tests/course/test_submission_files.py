@@ -11,12 +11,18 @@ holds no control character that Python and the region reader could read
 differently. CRLF and lone CR line ends are read as Python reads them, so an
 honest file saved on Windows grades.
 
-Every test checks that the attacked task fails with a one-line reason naming
-the file and that the grade returns within its time (``graded``). The tests
-of whole files, and one test of each kind of region problem, grade an honest
-task beside the attacked one and check that it keeps its points; the tables
-of control characters, lookalikes and markers that do not nest grade the
-attacked task alone, which keeps this file within the suite's time.
+Each problem is found while the submission is read, before anything runs,
+and ``grade`` reports it as the task's one-line message: the one
+``grader.splice`` raises. So the tables (control characters, lookalike
+markers, markers that do not nest) check each case's message on
+``grader.splice`` alone, and every attack and every kind of problem is also
+graded end to end, beside an honest task that must keep its points, in a
+grade that must return within its time (``graded``). The attacks on whole
+files sit in different files of two submissions, one kind of region problem
+in each file of a third (a file's problems concern the tasks of that file
+only), so that three grades serve them all; the honest files with Windows or
+old Mac line ends, the lone CR and the region inside a string are graded on
+their own.
 """
 
 import os
@@ -26,11 +32,18 @@ import threading
 
 import pytest
 from course.test_grader import build_reference, region, submit, table
+from support import computed_once
 
 from mlxref.course import grader, regions
 
 ELEMENTWISE = "mlxref/core/primitives/elementwise.py"  # tasks 1.1, 2.2, 2.3 ...
+REDUCTION = "mlxref/core/primitives/reduction.py"  # task 1.2 ...
+SHAPE = "mlxref/core/primitives/shape.py"  # task 4.3 ...
+BASE = "mlxref/core/primitives/base.py"  # task 5.1
+CUSTOM = "mlxref/core/primitives/custom.py"  # task 6.1
 VJP = "mlxref/core/transforms/vjp.py"  # task 4.1
+JVP = "mlxref/core/transforms/jvp.py"  # task 4.2
+CHECKPOINT = "mlxref/core/transforms/checkpoint.py"  # task 6.2
 
 VJP_TEST = '''
 import pytest
@@ -59,7 +72,7 @@ def grad_of_sum_of_squares(x):
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     """The throwaway instructor checkout of test_grader.py, with a test of task
-    4.1 too: a task in a file of its own, for the attacks on a whole file."""
+    4.1 too: a task in a file of its own, graded honestly beside each attack."""
     root = build_reference(tmp_path_factory.mktemp("instructor"))
     (root / "tests" / "test_vjp_task.py").write_text(VJP_TEST)
     with open(root / "tests" / "course" / "programs.py", "a") as f:
@@ -110,6 +123,16 @@ def refused(results, task_id, *words, others=()):
     return message
 
 
+def problem(submission, reference, task_id="2.3"):
+    """The one-line reason ``grade`` gives for ``task_id`` of ``submission``
+    when reading it refuses the task: what ``grader.splice`` raises."""
+    with pytest.raises(grader.Problem) as info:
+        grader.splice(task_id, table(reference)[task_id][1], reference, submission)
+    message = str(info.value)
+    assert "\n" not in message, message
+    return message
+
+
 def lines_of(reference, path=ELEMENTWISE):
     return (reference / path).read_text().split("\n")
 
@@ -120,46 +143,31 @@ def write(submission, path, text):
     return submission
 
 
+def changed(submission, reference, task_id, function, change, *args):
+    """Write the reference's file of ``task_id``'s region in ``function`` into
+    ``submission`` with ``change(lines, region, *args)`` made to it; returns
+    the line ``change`` says the problem is at."""
+    r = region(reference, task_id, function)
+    lines = lines_of(reference, r.path)
+    at = change(lines, r, *args)
+    write(submission, r.path, "\n".join(lines))
+    return at
+
+
 # --- the files -----------------------------------------------------------------------
+# Each attack on a whole file, in a file of its own: tasks of different files are
+# read apart. Two submissions hold them (a directory linked takes all of
+# mlxref/core/primitives); each is graded once, with an honest task 4.1 beside.
 
 
-@pytest.mark.parametrize("target", ["reference", "/dev/zero"])
-def test_a_file_linked_to_the_references_file_or_dev_zero_is_refused(tmp_path, reference,
-                                                                     target):
-    """On main the link was followed: the reference's answer earned full marks,
-    and /dev/zero was read until the grader died of a MemoryError."""
-    if target == "/dev/zero" and not os.path.exists(target):
-        pytest.skip("no /dev/zero")
-    sub = honest(tmp_path / "sub", reference, VJP)
-    (sub / ELEMENTWISE).parent.mkdir(parents=True)
-    os.symlink(reference / ELEMENTWISE if target == "reference" else target, sub / ELEMENTWISE)
-    results = graded(sub, reference, "2.3,4.1")
-    refused(results, "2.3", ELEMENTWISE, "symbolic link", others=["4.1"])
+def _linked(sub, reference, path, target):
+    (sub / path).parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(reference / path if target == "reference" else target, sub / path)
 
 
-def test_a_directory_linked_to_the_references_is_refused(tmp_path, reference):
-    """A link higher up the path: mlxref/core/primitives -> the reference's."""
-    sub = honest(tmp_path / "sub", reference, VJP)
-    os.symlink(reference / "mlxref/core/primitives", sub / "mlxref/core/primitives")
-    results = graded(sub, reference, "2.3,4.1")
-    refused(results, "2.3", ELEMENTWISE, "mlxref/core/primitives is a symbolic link",
-            others=["4.1"])
-
-
-def test_a_hard_link_to_the_references_file_is_refused(tmp_path, reference):
-    sub = honest(tmp_path / "sub", reference, VJP)
-    (sub / ELEMENTWISE).parent.mkdir(parents=True)
-    os.link(reference / ELEMENTWISE, sub / ELEMENTWISE)
-    results = graded(sub, reference, "2.3,4.1")
-    refused(results, "2.3", ELEMENTWISE, "hard links", others=["4.1"])
-
-
-@pytest.mark.parametrize("kind", ["fifo", "socket", "directory"])
-def test_a_special_file_is_refused(tmp_path, reference, kind):
-    """On main a FIFO hung the grader (open waits for a writer)."""
-    sub = honest(tmp_path / "sub", reference, VJP)
-    target = sub / ELEMENTWISE
-    target.parent.mkdir(parents=True)
+def _special(sub, reference, path, kind):
+    target = sub / path
+    target.parent.mkdir(parents=True, exist_ok=True)
     if kind == "fifo":
         os.mkfifo(target)
     elif kind == "socket":
@@ -167,44 +175,116 @@ def test_a_special_file_is_refused(tmp_path, reference, kind):
         try:
             server.bind(str(target))
         except OSError:  # a path too long for a socket's address
-            pytest.skip("cannot bind a socket at " + str(target))
-        server.close()
+            return False
+        finally:
+            server.close()
     else:
         target.mkdir()
-    results = graded(sub, reference, "2.3,4.1")
-    refused(results, "2.3", ELEMENTWISE, {"fifo": "a FIFO", "socket": "a socket",
-                                          "directory": "a directory"}[kind],
-            "not a regular file", others=["4.1"])
+    return True
 
 
-def test_an_oversized_file_is_refused_after_a_bounded_read(tmp_path, reference):
-    sub = honest(tmp_path / "sub", reference, VJP)
-    text = (reference / ELEMENTWISE).read_text()
-    write(sub, ELEMENTWISE, text + "#" * regions.MAX_SUBMITTED_BYTES + "\n")
-    results = graded(sub, reference, "2.3,4.1")
-    refused(results, "2.3", ELEMENTWISE, "more than", "bytes", others=["4.1"])
+def _hard_linked(sub, reference, path):
+    (sub / path).parent.mkdir(parents=True, exist_ok=True)
+    os.link(reference / path, sub / path)
 
 
-def test_bytes_that_are_not_utf8_are_refused(tmp_path, reference):
-    sub = honest(tmp_path / "sub", reference, VJP)
-    data = (reference / ELEMENTWISE).read_bytes()
-    (sub / ELEMENTWISE).parent.mkdir(parents=True)
-    (sub / ELEMENTWISE).write_bytes(data[:100] + b"\xff\xfe" + data[100:])
-    results = graded(sub, reference, "2.3,4.1")
-    refused(results, "2.3", ELEMENTWISE, "not UTF-8", "byte 0xff at offset 100",
-            others=["4.1"])
+def _oversized(sub, reference, path):
+    write(sub, path, (reference / path).read_text() + "#" * regions.MAX_SUBMITTED_BYTES + "\n")
+
+
+def _not_utf8(sub, reference, path):
+    data = (reference / path).read_bytes()
+    (sub / path).parent.mkdir(parents=True, exist_ok=True)
+    (sub / path).write_bytes(data[:100] + b"\xff\xfe" + data[100:])
+
+
+# attack: (submission, task, file, how it is made, what the message says)
+FILES = {
+    # On main the link was followed: the reference's answer earned full marks.
+    "a link to the reference's file": (
+        "links", "2.3", ELEMENTWISE, lambda s, r, p: _linked(s, r, p, "reference"),
+        ["symbolic link"]),
+    # On main /dev/zero was read until the grader died of a MemoryError.
+    "a link to /dev/zero": (
+        "directory", "6.2", CHECKPOINT, lambda s, r, p: _linked(s, r, p, "/dev/zero"),
+        ["symbolic link"]),
+    # A link higher up the path: mlxref/core/primitives -> the reference's.
+    "a directory linked to the reference's": (
+        "directory", "2.3", ELEMENTWISE,
+        lambda s, r, p: os.symlink(r / "mlxref/core/primitives", s / "mlxref/core/primitives"),
+        ["mlxref/core/primitives is a symbolic link"]),
+    "a hard link to the reference's file": (
+        "directory", "4.2", JVP, _hard_linked, ["hard links"]),
+    # On main a FIFO hung the grader (open waits for a writer).
+    "a FIFO": ("links", "1.2", REDUCTION, lambda s, r, p: _special(s, r, p, "fifo"),
+               ["a FIFO", "not a regular file"]),
+    "a socket": ("links", "4.3", SHAPE, lambda s, r, p: _special(s, r, p, "socket"),
+                 ["a socket", "not a regular file"]),
+    "a directory": ("links", "5.1", BASE, lambda s, r, p: _special(s, r, p, "directory"),
+                    ["a directory", "not a regular file"]),
+    "an oversized file, read only to the cap": (
+        "links", "6.1", CUSTOM, _oversized, ["more than", "bytes"]),
+    "bytes that are not UTF-8": (
+        "links", "4.2", JVP, _not_utf8, ["not UTF-8", "byte 0xff at offset 100"]),
+}
+
+
+def _made(attack):
+    """Whether this machine can make the attack's file."""
+    return attack != "a link to /dev/zero" or os.path.exists("/dev/zero")
+
+
+@pytest.fixture(scope="module")
+def files_graded(tmp_path_factory, reference):
+    """{submission: (its grade, the attacks it holds)}: each submission of
+    ``FILES`` graded once per test run, 4.1 honest beside its attacks."""
+    def grade_all():
+        out = {}
+        for name in sorted({a[0] for a in FILES.values()}):
+            sub = honest(tmp_path_factory.mktemp(name) / "sub", reference, VJP)
+            made = []
+            for attack, (where, _, path, how, _) in FILES.items():
+                if where == name and _made(attack) and how(sub, reference, path) is not False:
+                    made.append(attack)
+            spec = ",".join(sorted({FILES[a][1] for a in made}, key=regions.task_key) + ["4.1"])
+            out[name] = (graded(sub, reference, spec), made)
+        return out
+
+    return computed_once(tmp_path_factory, "submission_files_attacks", grade_all)
+
+
+@pytest.mark.parametrize("attack", list(FILES))
+def test_a_file_that_is_not_plain_text_fails_its_task_alone(files_graded, attack):
+    where, task_id, path, _, words = FILES[attack]
+    results, made = files_graded[where]
+    if attack not in made:
+        pytest.skip(f"cannot make {attack} here")
+    refused(results, task_id, f"cannot grade {path}: ", *words, others=["4.1"])
 
 
 # --- line ends ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("end", ["\r\n", "\r"])
-def test_an_honest_file_with_windows_or_old_mac_line_ends_grades(tmp_path, reference, end):
-    sub = tmp_path / "sub"
-    # A UTF-8 byte-order mark too, as Windows editors write.
-    write(sub, ELEMENTWISE, "\ufeff" + (reference / ELEMENTWISE).read_text().replace("\n", end))
-    results = graded(sub, reference, "1.1,2.3")
-    assert all(r["passed"] and r["points"] == r["max_points"] for r in results.values()), results
+ENDS = {"\r\n": (ELEMENTWISE, ["1.1", "2.3"]), "\r": (VJP, ["4.1"])}  # end: (file, its tasks)
+
+
+@pytest.fixture(scope="module")
+def ends_graded(tmp_path_factory, reference):
+    def grade_all():
+        sub = tmp_path_factory.mktemp("ends") / "sub"
+        for end, (path, _) in ENDS.items():
+            # A UTF-8 byte-order mark too, as Windows editors write.
+            write(sub, path, "\ufeff" + (reference / path).read_text().replace("\n", end))
+        return graded(sub, reference, ",".join(t for _, tasks in ENDS.values() for t in tasks))
+
+    return computed_once(tmp_path_factory, "submission_files_ends", grade_all)
+
+
+@pytest.mark.parametrize("end", list(ENDS))
+def test_an_honest_file_with_windows_or_old_mac_line_ends_grades(ends_graded, end):
+    for task_id in ENDS[end][1]:
+        r = ends_graded[task_id]
+        assert r["passed"] and r["points"] == r["max_points"], (task_id, r)
 
 
 def test_a_lone_cr_inside_a_region_splits_the_line_as_python_does(tmp_path, reference):
@@ -221,6 +301,13 @@ def test_a_lone_cr_inside_a_region_splits_the_line_as_python_does(tmp_path, refe
 
 
 # --- control characters ---------------------------------------------------------------
+# Each kind of region problem changes one line of a task's file: ``change(lines, r,
+# case)`` makes it, in the region ``r``, and returns the line the message names.
+
+
+def _control(lines, r, char):
+    lines[r.begin] = r.indent + char + lines[r.begin].lstrip()
+    return r.begin + 1
 
 
 @pytest.mark.parametrize("char, name", [
@@ -232,62 +319,67 @@ def test_a_control_character_in_a_region_is_refused(tmp_path, reference, char, n
     """A form feed at a line's start resets Python's column count (on main,
     the rest of the line ran at module level); the other characters end a
     line for ``str.splitlines`` but not for Python, or reorder what a reader sees."""
-    r = region(reference, "2.3", "Multiply.partial")
-    lines = lines_of(reference)
-    lines[r.begin] = r.indent + char + lines[r.begin].lstrip()
-    sub = write(tmp_path / "sub", ELEMENTWISE, "\n".join(lines))
-    results = graded(sub, reference, "2.3")
-    refused(results, "2.3", f"{ELEMENTWISE}, line {r.begin + 1}", name)
+    at = changed(tmp_path, reference, "2.3", "Multiply.partial", _control, char)
+    message = problem(tmp_path, reference)
+    assert f"{ELEMENTWISE}, line {at}:" in message and name in message, message
+
+
+def _form_feed(lines, r, where):
+    marker = lines[r.end - 1]
+    lines[r.end - 1] = ("\f" + marker) if where == "before" else (marker + "\f")
+    return r.end
 
 
 @pytest.mark.parametrize("where", ["before", "after"])
 def test_a_form_feed_on_a_marker_line_is_refused(tmp_path, reference, where):
-    r = region(reference, "2.3", "Multiply.partial")
-    lines = lines_of(reference)
-    marker = lines[r.end - 1]
-    lines[r.end - 1] = ("\f" + marker) if where == "before" else (marker + "\f")
-    sub = write(tmp_path / "sub", ELEMENTWISE, "\n".join(lines))
-    results = graded(sub, reference, "2.3")
-    refused(results, "2.3", f"{ELEMENTWISE}, line {r.end}", "U+000C")
+    at = changed(tmp_path, reference, "2.3", "Multiply.partial", _form_feed, where)
+    message = problem(tmp_path, reference)
+    assert f"{ELEMENTWISE}, line {at}:" in message and "U+000C" in message, message
 
 
 # --- lookalike markers ----------------------------------------------------------------
 
 
+def _begin(lines, r, lookalike):
+    lines[r.begin - 1] = r.indent + lookalike.format(id=r.task, title=r.title)
+    return r.begin
+
+
 @pytest.mark.parametrize("lookalike", [
-    "# B\u0415GIN TASK 2.3: multiply and divide partials",  # Cyrillic IE
-    "# \uff22\uff25\uff27\uff29\uff2e TASK 2.3: multiply and divide partials",  # fullwidth
-    "#BEGIN TASK 2.3: multiply and divide partials",
-    "#  BEGIN TASK 2.3: multiply and divide partials",
-    "# BEGIN  TASK 2.3: multiply and divide partials",
-    "# BEGIN TASK 2.3 multiply and divide partials",
-    "# begin task 2.3: multiply and divide partials",
-    "# BEG\u200bIN TASK 2.3: multiply and divide partials",  # a zero-width space
-    "x = 1  # BEGIN TASK 2.3: multiply and divide partials",
+    "# B\u0415GIN TASK {id}: {title}",  # Cyrillic IE
+    "# \uff22\uff25\uff27\uff29\uff2e TASK {id}: {title}",  # fullwidth
+    "#BEGIN TASK {id}: {title}",
+    "#  BEGIN TASK {id}: {title}",
+    "# BEGIN  TASK {id}: {title}",
+    "# BEGIN TASK {id} {title}",
+    "# begin task {id}: {title}",
+    "# BEG\u200bIN TASK {id}: {title}",  # a zero-width space
+    "x = 1  # BEGIN TASK {id}: {title}",
 ])
 def test_a_lookalike_begin_marker_is_reported(tmp_path, reference, lookalike):
-    r = region(reference, "2.3", "Multiply.partial")
-    lines = lines_of(reference)
-    lines[r.begin - 1] = r.indent + lookalike
-    sub = write(tmp_path / "sub", ELEMENTWISE, "\n".join(lines))
-    results = graded(sub, reference, "2.3")
-    refused(results, "2.3", f"{ELEMENTWISE}, line {r.begin}", "looks like a task marker")
+    at = changed(tmp_path, reference, "2.3", "Multiply.partial", _begin, lookalike)
+    message = problem(tmp_path, reference)
+    assert f"{ELEMENTWISE}, line {at}:" in message, message
+    assert "looks like a task marker" in message, message
+
+
+def _end(lines, r, line):
+    lines[r.begin] = r.indent + line.format(id=r.task)
+    return r.begin + 1
 
 
 @pytest.mark.parametrize("line", [
-    "# END TASK 2.3 (done)",
-    "# \u0415ND TASK 2.3",
-    "return s  # '# END TASK 2.3'",
+    "# END TASK {id} (done)",
+    "# \u0415ND TASK {id}",
+    "return s  # '# END TASK {id}'",
 ])
 def test_a_lookalike_end_marker_inside_a_region_is_reported(tmp_path, reference, line):
     """On main a line like these was ignored, or the region ran on to the
     next task's END marker (half-matched)."""
-    r = region(reference, "2.3", "Multiply.partial")
-    lines = lines_of(reference)
-    lines[r.begin] = r.indent + line
-    sub = write(tmp_path / "sub", ELEMENTWISE, "\n".join(lines))
-    results = graded(sub, reference, "2.3")
-    refused(results, "2.3", f"{ELEMENTWISE}, line {r.begin + 1}", "looks like a task marker")
+    at = changed(tmp_path, reference, "2.3", "Multiply.partial", _end, line)
+    message = problem(tmp_path, reference)
+    assert f"{ELEMENTWISE}, line {at}:" in message, message
+    assert "looks like a task marker" in message, message
 
 
 def test_a_region_inside_a_string_is_refused(tmp_path, reference):
@@ -306,27 +398,26 @@ def test_a_region_inside_a_string_is_refused(tmp_path, reference):
 # --- nesting --------------------------------------------------------------------------
 
 
-def _nested(reference, case):
-    """The lines of elementwise.py with one marker mistake, and the line it is at."""
-    r = region(reference, "2.3", "Multiply.partial")
-    lines = lines_of(reference)
+def _nested(lines, r, case):
+    """One marker mistake at the region ``r``, followed in its file by
+    another region of its task (for "no END"): the line it is at."""
     begin, end = lines[r.begin - 1], lines[r.end - 1]
     if case == "nested BEGIN":
         lines[r.begin: r.begin] = [begin]
-        return lines, r.begin + 1
+        return r.begin + 1
     if case == "END without BEGIN":
         lines[r.begin - 1] = r.indent + "pass"
-        return lines, r.end
+        return r.end
     if case == "opened twice":
         lines[r.end: r.end] = [begin, r.indent + "return a", end]
-        return lines, r.end + 1
+        return r.end + 1
     if case == "mismatched ids":
-        lines[r.end - 1] = end.replace("2.3", "2.2")
-        return lines, r.end
+        lines[r.end - 1] = end.replace(r.task, "2.2")
+        return r.end
     if case == "no END":
         del lines[r.end - 1]
-        divide = region(reference, "2.3", "Divide.partial")
-        return lines, divide.begin - 1
+        return next(k for k in range(r.end - 1, len(lines))
+                    if lines[k].strip().startswith(f"# BEGIN TASK {r.task}:")) + 1
     raise AssertionError(case)
 
 
@@ -338,10 +429,57 @@ def _nested(reference, case):
     ("no END", "inside the TASK 2.3 region opened at line"),
 ])
 def test_markers_that_do_not_nest_are_reported(tmp_path, reference, case, words):
-    lines, at = _nested(reference, case)
-    sub = write(tmp_path / "sub", ELEMENTWISE, "\n".join(lines))
-    results = graded(sub, reference, "2.3")
-    refused(results, "2.3", f"{ELEMENTWISE}, line {at}", words)
+    at = changed(tmp_path, reference, "2.3", "Multiply.partial", _nested, case)
+    if case == "no END":  # the next BEGIN of 2.3 is Divide.partial's
+        assert at == region(reference, "2.3", "Divide.partial").begin - 1
+    message = problem(tmp_path, reference)
+    assert f"{ELEMENTWISE}, line {at}:" in message and words in message, message
+
+
+# --- each kind, graded ------------------------------------------------------------------
+# One case of each table above, each in a task of a file of its own, graded at
+# once beside the honest 1.1 (in 2.3's file) and 4.1: the grade's message for
+# each task is the one the tables check, and the honest tasks keep their points.
+
+# kind: (task, function, change, its case, what the message says)
+KINDS = {
+    "a control character": ("2.3", "Multiply.partial", _control, "\f", "U+000C"),
+    # (in a task whose next region follows: without its END, a region runs on to it)
+    "a form feed on a marker line": ("6.1", "CustomTransforms.vjp", _form_feed, "after",
+                                     "U+000C"),
+    "a lookalike BEGIN marker": ("4.2", "jvp", _begin, "# B\u0415GIN TASK {id}: {title}",
+                                 "looks like a task marker"),
+    "a lookalike END marker": ("4.3", "Broadcast.vjp", _end, "# END TASK {id} (done)",
+                               "looks like a task marker"),
+    "markers that do not nest": ("1.2", "_logsumexp", _nested, "mismatched ids",
+                                 "END TASK 2.2 closes the TASK 1.2 region opened at line"),
+}
+
+
+@pytest.fixture(scope="module")
+def kinds_graded(tmp_path_factory, reference):
+    """(the grade, {task: (the line its problem is at, what ``grader.splice``
+    says)}), graded once per test run."""
+    def grade_all():
+        sub = honest(tmp_path_factory.mktemp("kinds") / "sub", reference, VJP)
+        found = {}
+        for task_id, function, change, case, _ in KINDS.values():
+            at = changed(sub, reference, task_id, function, change, case)
+            found[task_id] = (at, problem(sub, reference, task_id))
+        spec = ",".join(sorted(set(found) | {"1.1", "4.1"}, key=regions.task_key))
+        return graded(sub, reference, spec), found
+
+    return computed_once(tmp_path_factory, "submission_files_kinds", grade_all)
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_each_kind_of_region_problem_fails_its_task_alone(kinds_graded, reference, kind):
+    task_id, function, _, _, words = KINDS[kind]
+    results, found = kinds_graded
+    at, said = found[task_id]
+    path = region(reference, task_id, function).path
+    message = refused(results, task_id, f"{path}, line {at}:", words, others=["1.1", "4.1"])
+    assert message == said
 
 
 # --- the reader on its own ------------------------------------------------------------
