@@ -296,11 +296,24 @@ def scalar_array(value, dtype, meets=None):
     return from_data(dtype.store(_dt.convert([value], None, dtype)), (), dtype)
 
 
+def not_an_operand(value):
+    """The exception MLX's bindings raise for ``value`` where an array or a
+    Python scalar is expected: TypeError for None, which no type of the
+    binding takes ("incompatible function arguments"), ValueError for any
+    other value, which its ``to_array`` cannot read (python/src/utils.cpp)."""
+    if value is None:
+        return TypeError("incompatible function arguments: an array or a scalar is expected "
+                         "here, not None.")
+    return ValueError(f"Invalid type {type(value).__name__} received in array initialization.")
+
+
 def to_array(x):
     """An array from an array (itself), a Python scalar, a nested list, a NumPy
     array or a buffer: an op's argument that is an array on its own."""
     if isinstance(x, array):
         return x
+    if x is None:
+        raise not_an_operand(x)
     if is_numpy(x):
         return array(x)
     if isinstance(x, numbers.Number) and not isinstance(x, SCALARS):
@@ -325,7 +338,7 @@ def scalar_or_array(value, dtype=None):
         if dtype is None:
             return scalar_array(value, default_dtype_of_scalar(value))
         return scalar_array(value, weak_scalar_dtype(value, dtype), meets=dtype)
-    raise ValueError(f"Invalid type {type(value).__name__} received in array initialization.")
+    raise not_an_operand(value)
 
 
 def to_arrays(*values):
@@ -355,8 +368,8 @@ def to_arrays(*values):
     if any(type(v) not in SCALARS and is_numpy(v) for v in values):
         values = _numpy_operands(values)
     for v in values:
-        if isinstance(v, (list, tuple)):  # MLX takes arrays and scalars here, not lists
-            raise ValueError(f"Invalid type {type(v).__name__} received in array initialization.")
+        if v is None or isinstance(v, (list, tuple)):  # MLX takes arrays and scalars here
+            raise not_an_operand(v)
     strong = [to_array(v) for v in values if not is_scalar(v)]
     meets = None  # the arrays' dtype, which Python ints must fit
     if strong:

@@ -22,7 +22,7 @@ import enum
 import platform
 import threading
 
-from .ops.common import incompatible_arguments
+from .ops.common import incompatible_arguments, is_c_int
 from .transforms.eval import raise_deferred
 
 
@@ -108,7 +108,7 @@ Device.__module__ = "mlxref.core"
 
 
 def _is_int(x):
-    return isinstance(x, int) and not isinstance(x, bool)
+    return isinstance(x, int) and not isinstance(x, bool) and is_c_int(x)
 
 
 class _StreamBase:

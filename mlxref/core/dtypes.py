@@ -446,6 +446,12 @@ def issubdtype(a, b):
     floating, inexact, number and generic; bool is only generic; a category is
     never under a Dtype.
     """
+    for k, arg in enumerate((a, b)):
+        if arg is None:  # the binding takes no None
+            raise _binding_error("issubdtype", f"arg{k + 1}", "a Dtype or a DtypeCategory", arg)
+        if not isinstance(arg, (Dtype, DtypeCategory)):
+            raise ValueError(f"[issubdtype] Received invalid type for {('first', 'second')[k]} "
+                             "input.")
     if isinstance(b, Dtype):
         return a is b
     category = a.category if isinstance(a, Dtype) else a
@@ -469,6 +475,10 @@ _KINDS = {
 
 def isdtype(dtype, kind):
     """``mx.isdtype(dtype, kind)``: the array API's test of a dtype against kinds."""
+    if not isinstance(dtype, Dtype) or kind is None:
+        raise _binding_error("isdtype", "dtype" if kind is not None else "kind",
+                             "a Dtype" if kind is not None else "not None",
+                             dtype if kind is not None else kind)
     kinds = kind if isinstance(kind, tuple) else (kind,)
     for k in kinds:
         if isinstance(k, Dtype):
@@ -501,7 +511,20 @@ def result_type(*arrays_and_dtypes):
 
 def can_cast(from_, to):
     """``mx.can_cast``: promoting ``from_`` with ``to`` gives back ``to``."""
+    if from_ is None or not isinstance(to, Dtype):
+        raise _binding_error("can_cast", "from_" if from_ is None else "to",
+                             "an array or a Dtype" if from_ is None else "a Dtype",
+                             from_ if from_ is None else to)
+    if not isinstance(from_, Dtype) and not isinstance(getattr(from_, "dtype", None), Dtype):
+        raise ValueError("[can_cast] `from_` must be an array or a dtype.")
     return promote_types(result_type(from_), to) is to
+
+
+def _binding_error(op, name, expected, value):
+    """The TypeError MLX's binding of ``op`` raises for a value of ``name`` it
+    does not take (its first words are MLX's)."""
+    return TypeError(f"{op}(): incompatible function arguments: {name} must be {expected}, "
+                     f"got {value!r}.")
 
 
 class finfo:
@@ -511,6 +534,8 @@ class finfo:
              float64: (64, 52, 11), complex64: (32, 23, 8)}
 
     def __init__(self, dtype):
+        if not isinstance(dtype, Dtype):
+            raise _binding_error("finfo", "arg", "a Dtype", dtype)
         if not dtype.is_inexact:
             raise ValueError(f"[finfo] dtype {dtype.name} is not inexact.")
         self.dtype = float32 if dtype is complex64 else dtype
@@ -529,6 +554,8 @@ class iinfo:
     """``mx.iinfo(dtype)``: the range of an integer dtype."""
 
     def __init__(self, dtype):
+        if not isinstance(dtype, Dtype):
+            raise _binding_error("iinfo", "arg", "a Dtype", dtype)
         if not dtype.is_integer:
             raise ValueError(
                 f"[iinfo] Only integer types supported but {dtype.name} was provided"

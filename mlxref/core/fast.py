@@ -16,18 +16,27 @@ included) and vmap agree with MLX on the CPU. The GPU kernels' own vjps
 the same way: its CPU fallback is a loop over the time steps, whose ops,
 order and dtypes were read off the graphs MLX 0.32.4 exports
 (``mx.export_to_dot``) and checked against its values and gradients.
-The kernels that run user-written GPU source (``metal_kernel``,
-``cuda_kernel``, ``precompiled_cuda_kernel``) raise an error naming the
-function.
+The kernels that run user-written GPU source cannot run here.
+``metal_kernel`` returns a callable, as MLX's does, that raises when called,
+as on MLX's CPU build, but under ``export_function`` records the kernel as a
+``CustomKernel`` node (primitives/fast.py) with the source MLX generates for
+it (mlx/backend/common/metal_kernel.cpp), so the export can run where there
+is a GPU. ``cuda_kernel`` and ``precompiled_cuda_kernel`` raise an error
+naming the function.
 """
 
+from . import device
 from . import dtypes as _dt
 from . import ops
 from .array import array
 from .printing import format_shape
 from .convert import to_array
-from .ops.common import incompatible_arguments
+from .ops.common import (c_int, check_array, check_float, incompatible_arguments, is_c_float,
+                         is_c_int)
 from .ops.docs import shared_doc
+from .primitives.base import make_arrays
+from .primitives.fast import CustomKernel
+from .transforms.tape import in_export_tracing
 
 __all__ = [
     "cross_entropy",
@@ -86,10 +95,11 @@ def rms_norm(x, weight, eps, *, stream=None):
     >>> mx.fast.rms_norm(mx.array([3.0, 4.0]), None, 0.0)
     array([0.848528, 1.13137], dtype=float32)
     """
-    x = to_array(x)
+    check_array(x, "rms_norm", "x")
+    check_float(eps, "rms_norm", "eps")
     _check_input("rms_norm", x)
     if weight is not None:
-        weight = to_array(weight)
+        check_array(weight, "rms_norm", "weight")
         _check_norm_param("rms_norm", "(*weight)", weight, x)
     out_type = _dt.result_type(x, weight) if weight is not None else x.dtype
     _check_floating("rms_norm", out_type)
@@ -129,13 +139,14 @@ def layer_norm(x, weight, bias, eps, *, stream=None):
     >>> mx.fast.layer_norm(x, None, None, 1e-5)
     array([[-1.34164, -0.447212, 0.447212, 1.34164]], dtype=float32)
     """
-    x = to_array(x)
+    check_array(x, "layer_norm", "x")
+    check_float(eps, "layer_norm", "eps")
     _check_input("layer_norm", x)
     if weight is not None:
-        weight = to_array(weight)
+        check_array(weight, "layer_norm", "weight")
         _check_norm_param("layer_norm", "weight", weight, x)
     if bias is not None:
-        bias = to_array(bias)
+        check_array(bias, "layer_norm", "bias")
         _check_norm_param("layer_norm", "bias", bias, x)
     # MLX promotes the bias only together with a weight.
     if weight is None:
@@ -193,10 +204,17 @@ def rope(a, dims, *, traditional, base, scale, offset, freqs=None, stream=None):
             [-0.301169, 1.38177],
             [-1.32544, 0.493151]]], dtype=float32)
     """
-    x = to_array(a)
+    x = check_array(a, "rope", "a")
+    dims = c_int(dims, "rope", "dims")
+    if not isinstance(traditional, bool):
+        raise TypeError("rope(): incompatible function arguments: traditional must be a bool, "
+                        f"got {traditional!r}.")
+    if base is not None:
+        check_float(base, "rope", "base")
+    check_float(scale, "rope", "scale")
     offset = to_array(offset)
     if freqs is not None:
-        freqs = ops.astype(to_array(freqs), _dt.float32)
+        freqs = ops.astype(check_array(freqs, "rope", "freqs"), _dt.float32)
         if base is not None:
             raise ValueError("[rope] Only one of base or freqs can have a value.")
     elif base is None:
@@ -308,7 +326,9 @@ def scaled_dot_product_attention(q, k, v, *, scale, mask=None, sinks=None,
     >>> mx.fast.scaled_dot_product_attention(q, k, k * 10, scale=1.0)
     array([[[[7.31059, 2.68941]]]], dtype=float32)
     """
-    q, k, v = to_array(q), to_array(k), to_array(v)
+    for label, x in (("q", q), ("k", k), ("v", v)):
+        check_array(x, "scaled_dot_product_attention", label)
+    check_float(scale, "scaled_dot_product_attention", "scale")
     name = "[scaled_dot_product_attention]"
     mask_arr = None
     do_causal = False
@@ -317,7 +337,7 @@ def scaled_dot_product_attention(q, k, v, *, scale, mask=None, sinks=None,
             raise ValueError(f"{name} invalid mask option '{mask}'. Must be 'causal', or an array.")
         do_causal = True
     elif mask is not None:
-        mask_arr = to_array(mask)
+        mask_arr = check_array(mask, "scaled_dot_product_attention", "mask")
     for tensor in (q, k, v):
         if tensor.ndim != 4:
             raise ValueError(f"{name} input with shape {format_shape(tensor.shape)} expected to be rank 4")
@@ -349,7 +369,7 @@ def scaled_dot_product_attention(q, k, v, *, scale, mask=None, sinks=None,
             mask_arr = ops.astype(mask_arr, final_type)
         mask_arr = ops.broadcast_to(mask_arr, q.shape[:-1] + (k.shape[-2],))
     if sinks is not None:
-        sinks = to_array(sinks)
+        sinks = check_array(sinks, "scaled_dot_product_attention", "sinks")
         if _dt.promote_types(sinks.dtype, final_type) != final_type:
             raise ValueError(f"{name} Type of sinks must promote to output type {final_type.name}.")
         if sinks.ndim != 1 or sinks.shape[0] != n_q_heads:
@@ -419,7 +439,8 @@ def cross_entropy(logits, targets, *, stream=None):
     >>> mx.fast.cross_entropy(logits, mx.array([0, 1]))
     array([0.693147, 0.126928], dtype=float32)
     """
-    logits, targets = to_array(logits), to_array(targets)
+    check_array(logits, "cross_entropy", "logits")
+    check_array(targets, "cross_entropy", "targets")
     name = "[cross_entropy]"
     if logits.ndim == 0:
         raise ValueError(f"{name} logits must have at least 1 dimension but got input with 0 dimensions.")
@@ -581,41 +602,283 @@ def gated_delta_update(q, k, v, gamma, beta, initial_state=None, mask=None, stre
     return [ops.stack(outputs, 1), state]
 
 
-def _no_gpu(fn):
+def _bind_kernel_arguments(fn, **arguments):
+    """MLX's binding's TypeError for an argument of ``fn`` it does not take."""
+    for name, value in arguments.items():
+        if not _KERNEL_ARGUMENTS[name](value):
+            raise TypeError(f"{fn}(): incompatible function arguments: {name} cannot be "
+                            f"{value!r}.")
+
+
+def _no_gpu(fn, **arguments):
     """The error of every call of a kernel written in GPU source, once its
-    arguments are bound as MLX binds them."""
+    ``arguments`` bind as MLX's binding binds them (else its TypeError)."""
+    _bind_kernel_arguments(fn, **arguments)
     return RuntimeError(f"[{fn}] mx.fast.{fn} needs real MLX's GPU kernels; "
                         "mlxref computes on the CPU in Python and cannot run it.")
+
+
+def _sequence_of(test):
+    return lambda v: isinstance(v, (list, tuple)) and all(test(x) for x in v)
+
+
+def _int_triple(v):
+    return isinstance(v, (list, tuple)) and len(v) == 3 and all(is_c_int(x) for x in v)
+
+
+# What MLX's bindings of the kernels take for each argument.
+_KERNEL_ARGUMENTS = {
+    "name": lambda v: isinstance(v, str),
+    "input_names": _sequence_of(lambda x: isinstance(x, str)),
+    "output_names": _sequence_of(lambda x: isinstance(x, str)),
+    "source": lambda v: isinstance(v, str),
+    "header": lambda v: isinstance(v, str),
+    "ensure_row_contiguous": lambda v: isinstance(v, bool),
+    "atomic_outputs": lambda v: isinstance(v, bool),
+    "shared_memory": is_c_int,
+    "compiled_source": lambda v: isinstance(v, bytes),
+    "inputs": _sequence_of(lambda x: x is not None and not isinstance(x, (str, list, tuple))),
+    "output_shapes": _sequence_of(_sequence_of(is_c_int)),
+    "output_dtypes": _sequence_of(lambda x: isinstance(x, _dt.Dtype)),
+    "scalars": _sequence_of(lambda x: True),
+    "grid": _int_triple,
+    "threadgroup": _int_triple,
+    "init_value": lambda v: v is None or is_c_float(v),
+    "template": lambda v: v is None or _sequence_of(
+        lambda x: isinstance(x, (list, tuple)) and len(x) == 2 and isinstance(x[0], str))(v),
+    "verbose": lambda v: isinstance(v, bool),
+    "stream": lambda v: v is None or device.is_stream_or_device(v),
+    "compile_options": lambda v: True,  # checked by _compile_options, with MLX's messages
+}
 
 
 @shared_doc
 def metal_kernel(name, input_names, output_names, source, header="", ensure_row_contiguous=True,
                  atomic_outputs=False, compile_options=None):
-    """``mx.fast.metal_kernel``: a custom GPU kernel written in Metal Shading Language, returned as a callable; mlxref cannot run it.
+    """``mx.fast.metal_kernel``: a custom GPU kernel written in Metal Shading Language, returned as a callable that mlxref can export but not run.
 
     In MLX the source's body becomes a Metal kernel over the named inputs and
     outputs; calling the kernel with arrays, output shapes and dtypes, a grid
     and a threadgroup runs it on an Apple GPU. mlxref computes on the CPU in
-    Python and has no Metal compiler: the call raises a ``RuntimeError`` naming
-    the function at once, where MLX's CPU build raises one when the kernel is
-    called ("[metal_kernel] No Metal back-end.").
+    Python and has no Metal compiler, so it does what MLX's CPU build does:
+    the call raises ``RuntimeError`` ("[metal_kernel] No Metal back-end.")
+    except while ``mx.export_function`` traces, where it records a
+    ``CustomKernel`` node holding the kernel MLX would compile (its name and
+    full source, as ``verbose=True`` prints them), so the exported function
+    runs on a machine with a GPU. Evaluating that node raises.
 
     Arguments (MLX's, taken as MLX takes them):
     {kernel_arguments}
     - ``atomic_outputs``: make the outputs atomic (default False).
-    - ``compile_options``: passed on to MLX's kernel compilation (default None).
+    - ``compile_options``: None or ``{{"math_mode": "safe" | "relaxed" | "fast"}}``
+      (default None: safe).
 
-    Errors: ``RuntimeError`` whenever the arguments bind (``TypeError`` when they do
-    not, as in MLX).
+    The kernel's own arguments, all keyword only: ``inputs`` (arrays or
+    scalars, one per input name), ``output_shapes`` and ``output_dtypes`` (one
+    per output name), ``grid`` and ``threadgroup`` (3-tuples), ``template``
+    (``(name, bool | int | Dtype)`` pairs, default None), ``init_value``
+    (default None), ``verbose`` (print the generated source, default False)
+    and ``stream`` (the GPU, when exporting).
 
-    >>> mx.fast.metal_kernel(  # doctest: +IGNORE_EXCEPTION_DETAIL
-    ...     name="k", input_names=["a"], output_names=["o"], source="")(
-    ...     inputs=[mx.ones(2)], output_shapes=[(2,)], output_dtypes=[mx.float32],
-    ...     grid=(2, 1, 1), threadgroup=(2, 1, 1))
+    Errors: ``ValueError`` for no output names, a bad compile option, a list
+    of the wrong length, a template value of another type or, when exporting,
+    a stream that is not the GPU's (MLX's messages, e.g. "[metal_kernel]
+    Expected `inputs` to have size 1 but got size 2."); ``RuntimeError`` for a
+    call outside an export; ``TypeError`` for arguments MLX's binding refuses.
+
+    >>> kernel = mx.fast.metal_kernel(
+    ...     name="copy", input_names=["a"], output_names=["out"],
+    ...     source="uint i = thread_position_in_grid.x; out[i] = a[i];")
+    >>> kernel(inputs=[mx.ones(2)], output_shapes=[(2,)], output_dtypes=[mx.float32],
+    ...        grid=(2, 1, 1), threadgroup=(2, 1, 1))
     Traceback (most recent call last):
-    RuntimeError: [metal_kernel] mx.fast.metal_kernel needs real MLX's GPU kernels; mlxref computes on the CPU in Python and cannot run it.
+    RuntimeError: [metal_kernel] No Metal back-end.
     """
-    raise _no_gpu("metal_kernel")
+    _bind_kernel_arguments("metal_kernel", name=name, input_names=input_names,
+                           output_names=output_names, source=source, header=header,
+                           ensure_row_contiguous=ensure_row_contiguous,
+                           atomic_outputs=atomic_outputs)
+    math_mode = _compile_options(compile_options)
+    if not output_names:
+        raise ValueError("[metal_kernel] Must specify at least one output.")
+    return MetalKernel(name, list(input_names), list(output_names), source, header,
+                       ensure_row_contiguous, atomic_outputs, math_mode)
+
+
+_MATH_MODES = ("safe", "relaxed", "fast")  # MLX's MathMode, numbered in this order
+
+
+def _compile_options(options):
+    """The math mode ``compile_options`` asks for, as MLX stores it (0 safe, 1
+    relaxed, 2 fast), or MLX's error for another dict or value."""
+    if options is None:
+        return 0
+    if not isinstance(options, dict):
+        raise ValueError("[metal_kernel] Expected `compile_options` to be a dict.")
+    mode = 0
+    for key, value in options.items():
+        if key != "math_mode":
+            raise ValueError(f"[metal_kernel] Unknown compile option `{key}`.")
+        if value not in _MATH_MODES:
+            raise ValueError("[metal_kernel] Expected math_mode to be 'safe', 'relaxed', "
+                             "or 'fast'.")
+        mode = _MATH_MODES.index(value)
+    return mode
+
+
+# The type names MLX's generated Metal source gives each dtype (mlx/backend/common/
+# compiled.cpp, get_type_string).
+_METAL_TYPES = {
+    "float32": "float", "float16": "float16_t", "bfloat16": "bfloat16_t", "float64": "double",
+    "complex64": "complex64_t", "bool": "bool", "int8": "int8_t", "int16": "int16_t",
+    "int32": "int32_t", "int64": "int64_t", "uint8": "uint8_t", "uint16": "uint16_t",
+    "uint32": "uint32_t", "uint64": "uint64_t",
+}
+
+# The thread attributes a kernel's source may read, with their Metal types, in
+# the order the generated signature lists them.
+_METAL_ATTRIBUTES = (
+    ("dispatch_quadgroups_per_threadgroup", "uint"),
+    ("dispatch_simdgroups_per_threadgroup", "uint"),
+    ("dispatch_threads_per_threadgroup", "uint3"),
+    ("grid_origin", "uint3"), ("grid_size", "uint3"),
+    ("quadgroup_index_in_threadgroup", "uint"), ("quadgroups_per_threadgroup", "uint"),
+    ("simdgroup_index_in_threadgroup", "uint"), ("simdgroups_per_threadgroup", "uint"),
+    ("thread_execution_width", "uint"), ("thread_index_in_quadgroup", "uint"),
+    ("thread_index_in_simdgroup", "uint"), ("thread_index_in_threadgroup", "uint"),
+    ("thread_position_in_grid", "uint3"), ("thread_position_in_threadgroup", "uint3"),
+    ("threadgroup_position_in_grid", "uint3"), ("threadgroups_per_grid", "uint3"),
+    ("threads_per_grid", "uint3"), ("threads_per_simdgroup", "uint"),
+    ("threads_per_threadgroup", "uint3"),
+)
+
+# An input of fewer elements goes to Metal's constant address space.
+_MAX_CONSTANT_ARRAY_SIZE = 8
+
+
+class MetalKernel:
+    """What ``metal_kernel`` returns: call it with the kernel's arguments
+    (keyword only) to get its outputs, a list of arrays.
+
+    As MLX's (mlx/backend/common/metal_kernel.cpp, and PyCustomKernelFunction in
+    python/src/fast.cpp): the inputs become arrays, the template arguments and
+    the lengths are checked, then, having no GPU, it raises unless
+    ``export_function`` is tracing; there it writes the kernel MLX would
+    compile (``kernel_source``) and records it as a ``CustomKernel`` node.
+    """
+
+    def __init__(self, name, input_names, output_names, source, header,
+                 ensure_row_contiguous, atomic_outputs, math_mode):
+        self.name, self.input_names, self.output_names = name, input_names, output_names
+        self.source, self.header = source, header
+        self.ensure_row_contiguous, self.atomic_outputs = ensure_row_contiguous, atomic_outputs
+        self.math_mode = math_mode
+        # which of <input>_shape, _strides and _ndim the source reads
+        self.shape_infos = [tuple(f"{n}{part}" in source for part in ("_shape", "_strides", "_ndim"))
+                            for n in input_names]
+        self.attributes = [f"  {kind} {attr} [[{attr}]]"
+                           for attr, kind in _METAL_ATTRIBUTES if attr in source]
+
+    def __call__(self, *, inputs, output_shapes, output_dtypes, grid, threadgroup,
+                 template=None, init_value=None, verbose=False, stream=None):
+        _bind_kernel_arguments("metal_kernel", inputs=inputs, output_shapes=output_shapes,
+                               output_dtypes=output_dtypes, grid=grid, threadgroup=threadgroup,
+                               template=template, init_value=init_value, verbose=verbose,
+                               stream=stream)
+        inputs = [to_array(x) for x in inputs]
+        template = [(n, _template_value(v)) for n, v in template or ()]
+        for label, given, expected in (("inputs", inputs, self.input_names),
+                                       ("output_shapes", output_shapes, self.output_names),
+                                       ("output_dtypes", output_dtypes, self.output_names)):
+            if len(given) != len(expected):
+                raise ValueError(f"[metal_kernel] Expected `{label}` to have size "
+                                 f"{len(expected)} but got size {len(given)}.\n")
+        if not in_export_tracing():
+            raise RuntimeError("[metal_kernel] No Metal back-end.")
+        if stream is not None and _device_type(stream) is not device.gpu:
+            raise ValueError("[metal_kernel] Only supports the GPU.")
+        kernel_name, source = self.kernel_source(inputs, output_dtypes, template)
+        if verbose:
+            print(f"Generated source code for `{self.name}`:\n```\n{source}\n```")
+        primitive = CustomKernel(
+            kernel_name, source, grid, threadgroup, self.shape_infos, self.ensure_row_contiguous,
+            None if init_value is None else float(init_value), (), False, 0, self.math_mode,
+            [x.shape for x in inputs], [tuple(s) for s in output_shapes], output_dtypes)
+        return make_arrays(primitive, inputs)
+
+    def kernel_source(self, inputs, output_dtypes, template):
+        """``(kernel name, Metal source)``: the kernel MLX compiles for these inputs'
+        dtypes and sizes, these output dtypes and template arguments."""
+        kernel_name = "custom_kernel_" + self.name
+        if template:
+            values = "<" + ", ".join(_template_text(v) for _, v in template) + ">"
+            # "<float, 3>" -> "_float_3": MLX's template hash, its last character dropped
+            kernel_name += "_" + values.replace("<", "_").replace(">", "_").replace(", ", "_")[:-1]
+        for x in inputs:
+            kernel_name += "_" + _METAL_TYPES[x.dtype.name]
+            kernel_name += "s" if x.ndim == 0 else "c" if x.size < _MAX_CONSTANT_ARRAY_SIZE else ""
+        for dtype in output_dtypes:
+            kernel_name += "_" + _METAL_TYPES[dtype.name]
+        lines = [self.header]
+        if template:
+            kinds = {bool: "bool", int: "int"}
+            lines.append("template <" + ", ".join(f"{kinds.get(type(v), 'typename')} {n}"
+                                                  for n, v in template) + ">\n")
+        lines.append(f"[[kernel]] void {kernel_name}(\n")
+        index = 0
+        for name, x, (shape, strides, ndim) in zip(self.input_names, inputs, self.shape_infos):
+            where = "constant" if x.size < _MAX_CONSTANT_ARRAY_SIZE else "device"
+            ref = "&" if x.ndim == 0 else "*"
+            lines.append(f"  const {where} {_METAL_TYPES[x.dtype.name]}{ref} {name} "
+                         f"[[buffer({index})]],\n")
+            index += 1
+            if x.ndim > 0:
+                for wanted, kind, suffix in ((shape, "int*", "_shape"),
+                                             (strides, "int64_t*", "_strides"),
+                                             (ndim, "int&", "_ndim")):
+                    if wanted:
+                        lines.append(f"  const constant {kind} {name}{suffix} "
+                                     f"[[buffer({index})]],\n")
+                        index += 1
+        for name, dtype in zip(self.output_names, output_dtypes):
+            kind = _METAL_TYPES[dtype.name]
+            kind = f"atomic<{kind}>" if self.atomic_outputs else kind
+            # MLX closes the list at the output whose buffer index reaches the
+            # number of arrays less one; the shape buffers count in that index,
+            # so with them an earlier output closes it too (MLX's text, kept).
+            last = index >= len(inputs) + len(self.output_names) - 1 and not self.attributes
+            lines.append(f"  device {kind}* {name} [[buffer({index})]]"
+                         + (") {\n" if last else ",\n"))
+            index += 1
+        for k, attribute in enumerate(self.attributes):
+            lines.append(attribute + (") {\n" if k == len(self.attributes) - 1 else ",\n"))
+        lines.append(self.source + "\n}\n")
+        if template:
+            instance = kernel_name + values
+            lines.append(f'\ntemplate [[host_name("{kernel_name}")]] [[kernel]] '
+                         f"decltype({instance}) {instance};\n")
+        return kernel_name, "".join(lines)
+
+
+def _template_value(value):
+    if isinstance(value, (bool, int, _dt.Dtype)):
+        return value
+    raise ValueError("[metal_kernel] Invalid template argument. Must be `mlx.core.Dtype`, "
+                     "`int` or `bool`.")
+
+
+def _template_text(value):
+    """A template argument as MLX writes it: a bool as 1 or 0, a dtype as its Metal type."""
+    if isinstance(value, _dt.Dtype):
+        return _METAL_TYPES[value.name]
+    return str(int(value))
+
+
+def _device_type(stream):
+    """The device type of a ``stream=`` argument, without making a stream."""
+    if isinstance(stream, (device.Stream, device.ThreadLocalStream)):
+        return stream.device.type
+    return device.Device(stream).type if not isinstance(stream, device.Device) else stream.type
 
 
 @shared_doc
@@ -640,7 +903,9 @@ def cuda_kernel(name, input_names, output_names, source, header="", ensure_row_c
     Traceback (most recent call last):
     RuntimeError: [cuda_kernel] mx.fast.cuda_kernel needs real MLX's GPU kernels; mlxref computes on the CPU in Python and cannot run it.
     """
-    raise _no_gpu("cuda_kernel")
+    raise _no_gpu("cuda_kernel", name=name, input_names=input_names, output_names=output_names,
+                  source=source, header=header, ensure_row_contiguous=ensure_row_contiguous,
+                  shared_memory=shared_memory)
 
 
 @shared_doc
@@ -676,5 +941,9 @@ def precompiled_cuda_kernel(*, name, compiled_source, inputs, output_shapes, out
     Traceback (most recent call last):
     RuntimeError: [precompiled_cuda_kernel] mx.fast.precompiled_cuda_kernel needs real MLX's GPU kernels; mlxref computes on the CPU in Python and cannot run it.
     """
-    raise _no_gpu("precompiled_cuda_kernel")
+    raise _no_gpu("precompiled_cuda_kernel", name=name, compiled_source=compiled_source,
+                  inputs=inputs, output_shapes=output_shapes, output_dtypes=output_dtypes,
+                  scalars=scalars, grid=grid, threadgroup=threadgroup,
+                  shared_memory=shared_memory, init_value=init_value,
+                  ensure_row_contiguous=ensure_row_contiguous)
 

@@ -19,7 +19,9 @@ arrays with ``node_name`` too).
 
 import os
 
+from .array import array
 from .primitives.compiled import CompiledProgram
+from .transforms.trees import flatten as tree_flatten
 
 
 def node_name(n):
@@ -149,10 +151,16 @@ def export_to_dot(file, *args, **kwargs):
     1 -> "B"
     }
     """
+    if file is None:  # MLX's binding takes any object for file, but not None
+        raise TypeError("export_to_dot(): incompatible function arguments: file must be a "
+                        "path or an object with a write method, got None.")
+    outputs = tree_flatten((args, kwargs))  # arrays only, in lists, tuples and dicts
     namer = NodeNamer()
     for name, a in kwargs.items():
+        if not isinstance(a, array):  # MLX: a bare "std::bad_cast"
+            raise RuntimeError(f"[export_to_dot] The keyword argument {name} names an array, "
+                               f"so it must be one, not {type(a).__name__}.")
         namer.set_name(a, name)
-    outputs = list(args) + list(kwargs.values())
     if isinstance(file, (str, os.PathLike)):
         with open(file, "w", encoding="utf-8") as f:
             f.write(to_dot(namer, outputs))

@@ -615,9 +615,11 @@ def all_primitives():
 
 # Primitives the check cannot run, by name, and why: a collective needs a group
 # of processes to evaluate (its rules are tested on an in-process group in
-# tests/core/distributed/test_collectives.py).
+# tests/core/distributed/test_collectives.py); a custom kernel is Metal source,
+# which only a GPU runs, and has no rules (tests/core/test_metal_kernel.py).
 SKIPPED = {name: "skipped: a collective needs a group of processes"
            for name in ("AllGather", "AllReduce", "ReduceScatter", "Recv", "Send")}
+SKIPPED["CustomKernel"] = "skipped: Metal source, which only a GPU runs; no rules"
 
 
 def check_all(seed=0, primitives=None):

@@ -95,7 +95,15 @@ def with_extension(file, ext):
     return name if name.endswith(ext) else name + ext
 
 
+def check_file(file, op):
+    """MLX's bindings take any object as a file, but not None (a TypeError)."""
+    if file is None:
+        raise TypeError(f"{op}(): incompatible function arguments: file must be a path or a "
+                        "file object, got None.")
+
+
 def write(file, data, ext, op):
+    check_file(file, op)
     if is_path(file):
         with open(with_extension(file, ext), "wb") as f:
             f.write(data)

@@ -52,6 +52,7 @@ from ..unordered_map import reordered
 from .common import (
     CODES,
     check_bad_cast,
+    check_file,
     Corrupt,
     decode,
     from_bytes,
@@ -381,10 +382,12 @@ def _savez(file, args, kwargs, compression, op):
         if name in arrays:
             raise ValueError(f"[savez] Cannot use un-named variables and keyword {name}")
         arrays[name] = v
+    check_file(file, op)
     if is_path(file):
         file = with_extension(file, ".npz")
-    elif not hasattr(file, "write"):
-        raise ValueError(f"[{op}] Input must be a file-like object, or string")
+    elif not hasattr(file, "write"):  # MLX's savez is Python code that calls file.write
+        raise AttributeError(f"[{op}] file must be a path or a file object: "
+                             f"'{type(file).__name__}' object has no attribute 'write'")
     with zipfile.ZipFile(file, "w", compression=compression) as z:
         for k, a in reordered(arrays).items():  # the order of MLX's map of them
             z.writestr(k + ".npy", _npy_bytes(a))
@@ -459,6 +462,7 @@ def _read_npz(raw):
 def load(file, /, format=None, return_metadata=False, *, stream=None):
     """``mx.load``: the array (.npy), dict (.npz, .safetensors) or, with
     ``return_metadata=True`` (safetensors), ``(dict, metadata)`` in ``file``."""
+    check_file(file, "load")
     if format is None:
         if is_path(file):
             name = os.fspath(file)

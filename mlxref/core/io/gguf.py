@@ -43,7 +43,7 @@ from .. import dtypes as _dt
 from ..array import array, from_data
 from ..ops.common import incompatible_arguments
 from ..unordered_map import reordered
-from .common import check_bad_cast, Corrupt, decode, from_bytes, is_path, to_bytes
+from .common import check_bad_cast, check_file, Corrupt, decode, from_bytes, is_path, to_bytes
 
 _MAGIC = b"GGUF"
 _ALIGNMENT = 32  # gguflib's default, when the file has no general.alignment
@@ -174,6 +174,7 @@ def save_gguf(file, arrays, metadata=None):
             "save_gguf(file: file | str | pathlib.Path, arrays: dict[str, array], metadata: "
             "dict[str, array | str | list[str]])", [file, arrays] + (
                 [] if metadata is None else [metadata]))
+    check_file(file, "save_gguf")
     if not is_path(file):
         raise ValueError("[save_gguf] Input must be a string")
     for k, v in arrays.items():

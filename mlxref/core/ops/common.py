@@ -6,6 +6,16 @@ Read alongside: mlx/ops.cpp (``broadcast_shapes``, ``broadcast_arrays``,
 ``astype``) and python/src/ops.cpp (the bindings whose errors
 ``incompatible_arguments`` and ``to_shape`` reproduce).
 
+The checks MLX's bindings make before an op runs live here too, one helper
+each, so that a bad argument gets MLX's exception type from a check naming
+the op and the value, never an error from deep inside: an ``int`` parameter
+takes a Python int (or anything with ``__index__``) of 32 bits, not a float
+(``is_c_int``, ``c_int``, ``c_ints``; ``normalize_axis`` for axes); a
+``float`` one anything with ``__float__`` but a string (``check_float``); an
+``array`` one only an mx.array (``check_array``); a ``Callable`` one a
+callable (``check_callable``). tests/test_bad_arguments.py compares them with
+MLX for every public function.
+
 An op that would return one of its inputs unchanged (``astype`` to the same
 dtype, ``broadcast_to`` the same shape...) returns a new handle of it
 (``copy.copy``), as MLX's Python binding hands back a new ``array`` object: so
@@ -15,10 +25,11 @@ dtype, ``broadcast_to`` the same shape...) returns a new handle of it
 import copy
 import math
 import operator
+import reprlib
 
 from .. import dtypes as _dt
 from ..array import array
-from ..convert import to_array
+from ..convert import scalar_or_array
 from ..printing import format_shape
 from ..primitives.base import AsType, StopGradient, make_array
 from ..primitives.creation import Full
@@ -158,7 +169,7 @@ def broadcast_to(a, /, shape, *, stream=None):
            [1, 2]], dtype=int32)
     """
     shape = to_shape(shape, _BROADCAST_TO, (a, shape))
-    a = to_array(a)
+    a = scalar_or_array(a)
     if a.shape == shape:
         return copy.copy(a)
     if any(d < 0 for d in shape):
@@ -242,6 +253,15 @@ def incompatible_arguments(signature, args=None, kwargs=None):
         given = ", ".join(f"{k}: {type_name(v)}" for k, v in kwargs.items())
         types.append(f"kwargs = {{ {given} }}")
     return TypeError(f"{message}\n\nInvoked with types: {', '.join(types)}")
+
+
+def check_callable(fun, op, name="fun"):
+    """``fun``, if it can be called; else the TypeError MLX's binding of the
+    transform ``op`` raises for its ``Callable`` parameter ``name``."""
+    if not callable(fun):
+        raise TypeError(f"{op}(): incompatible function arguments: {name} must be callable, "
+                        f"got {reprlib.repr(fun)}.")
+    return fun
 
 
 def check_dims(op, shape):
@@ -331,10 +351,66 @@ def plain_ints(x):
         return x
 
 
+def is_c_int(value):
+    """Whether MLX's bindings read ``value`` as a C ``int``: a Python int (a
+    bool is one) or anything with ``__index__`` (NumPy's integers), that fits
+    32 bits. A float never is, not even 1.0."""
+    value = index_value(value)
+    return value is not None and INT32_MIN <= value <= INT32_MAX
+
+
+def c_int(value, op, name):
+    """``value`` as the int MLX's binding of ``op`` reads for its ``int``
+    parameter ``name``, or the TypeError the binding raises instead (for a
+    float, None, a string, an int past 32 bits)."""
+    if not is_c_int(value):
+        raise TypeError(f"{op}(): incompatible function arguments: {name} must be an int "
+                        f"(32 bits), got {reprlib.repr(value)}.")
+    return int(index_value(value))
+
+
+def c_ints(values, op, name):
+    """A ``Sequence[int]`` parameter ``name`` of ``op``: a list or tuple of
+    ints (as ``c_int`` reads each) as a tuple, or the binding's TypeError."""
+    if not isinstance(values, (list, tuple)) or not all(is_c_int(v) for v in values):
+        raise TypeError(f"{op}(): incompatible function arguments: {name} must be a sequence "
+                        f"of ints (32 bits), got {reprlib.repr(values)}.")
+    return tuple(int(index_value(v)) for v in values)
+
+
+def is_c_float(value):
+    """Whether MLX's bindings read ``value`` as a C ``float``: a Python int or
+    float (a bool too), or anything with ``__float__`` or ``__index__`` (a
+    NumPy number, a one-element array); never a string, a complex or None."""
+    if value is None or isinstance(value, (str, bytes, complex)):
+        return False
+    return hasattr(type(value), "__float__") or hasattr(type(value), "__index__")
+
+
+def check_float(value, op, name):
+    """``value``, if ``op``'s binding reads it for its ``float`` parameter
+    ``name`` (``is_c_float``); else the TypeError the binding raises."""
+    if not is_c_float(value):
+        raise TypeError(f"{op}(): incompatible function arguments: {name} must be a float, "
+                        f"got {reprlib.repr(value)}.")
+    return value
+
+
+def check_array(value, op, name):
+    """``value``, if it is an mx.array: a parameter MLX's binding types
+    ``array`` takes no Python scalar, list or NumPy array; else the TypeError
+    the binding raises, naming ``op`` and ``name``."""
+    if not isinstance(value, array):
+        raise TypeError(f"{op}(): incompatible function arguments: {name} must be an array, "
+                        f"got {type_name(value)} {reprlib.repr(value)}.")
+    return value
+
+
 def normalize_axis(axis, ndim, message):
-    """A non-negative axis, or IndexError(``message``) formatted with axis and ndim."""
-    if isinstance(axis, bool) or index_value(axis) is None:
-        raise TypeError(f"axis must be an int, got {axis!r}.")
+    """A non-negative axis, or IndexError(``message``) formatted with axis and
+    ndim; TypeError for what is not an int of 32 bits."""
+    if isinstance(axis, bool) or not is_c_int(axis):
+        raise TypeError(f"axis must be an int (32 bits), got {axis!r}.")
     axis = index_value(axis)
     if axis < -ndim or axis >= ndim:
         raise IndexError(message.format(axis=axis, ndim=ndim))

@@ -239,6 +239,10 @@ def _conv_transpose(name, n, input, weight, stride, padding, dilation, output_pa
         name, n, True, input, weight,
         {"stride": stride, "padding": padding, "dilation": dilation,
          "output_padding": output_padding}, groups)
+    if weight.ndim == 0 or input.ndim == 0:  # MLX: "SmallVector out of range."
+        raise IndexError(f"[{name}] The input and the weight must have dimensions, but their "
+                         f"shapes are {format_shape(input.shape)} and "
+                         f"{format_shape(weight.shape)}.")
     if weight.ndim < n + 1 or input.ndim < n + 1:
         # MLX reads the shapes before its checks; let conv_general's raise.
         return conv_general_impl(input, weight, [1] * n, padding, padding, dilation, stride,

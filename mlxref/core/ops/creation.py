@@ -29,6 +29,7 @@ from .common import (
     broadcast_to,
     filled_like,
     incompatible_arguments,
+    is_c_int,
     plain_ints,
     to_shape,
 )
@@ -76,8 +77,9 @@ _SIGNATURES = {
 
 
 def is_int(value):
-    """A Python int (bool included, as MLX's bindings accept it for int)."""
-    return isinstance(value, int)
+    """A Python int (bool included, as MLX's bindings accept it for int) that
+    fits 32 bits (``common.is_c_int``)."""
+    return isinstance(value, int) and is_c_int(value)
 
 
 def is_number(value):
@@ -94,7 +96,7 @@ def check_scalar_or_array(value):
     """``value`` itself, if MLX accepts it as ``scalar | array`` (a list is not)."""
     if isinstance(value, array) or is_number(value):
         return value
-    raise ValueError(f"Invalid type {type(value).__name__} received in array initialization.")
+    raise convert.not_an_operand(value)
 
 
 # --- full, zeros, ones ---------------------------------------------------------------

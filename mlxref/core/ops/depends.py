@@ -12,13 +12,16 @@ from ..primitives.custom import depends as _depends
 __all__ = ["depends"]
 
 
-def _array_or_arrays(x):
+def _array_or_arrays(x, name):
     """The binding's cast: one array, or a sequence of arrays (``std::bad_cast``
-    for anything else)."""
+    for anything else but None, which the binding itself refuses)."""
     if isinstance(x, array):
         return [x], False
     if isinstance(x, (list, tuple)) and all(isinstance(v, array) for v in x):
         return list(x), True
+    if x is None:
+        raise TypeError(f"depends(): incompatible function arguments: {name} must be an array "
+                        "or a sequence of arrays, got None.")
     raise RuntimeError("std::bad_cast")
 
 
@@ -35,15 +38,15 @@ def depends(inputs, dependencies, /):
     - ``dependencies``: an array, or a list or tuple of arrays.
 
     Errors: ``RuntimeError`` ("std::bad_cast", as MLX) for anything that is not
-    an array or a sequence of arrays.
+    an array or a sequence of arrays; ``TypeError`` for None.
 
     >>> mx.depends(mx.array([1, 2]), mx.array([3]))
     array([1, 2], dtype=int32)
     >>> mx.depends([mx.array(1), mx.array(2)], [mx.array(3)])
     [array(1, dtype=int32), array(2, dtype=int32)]
     """
-    inputs, as_list = _array_or_arrays(inputs)
-    dependencies, _ = _array_or_arrays(dependencies)
+    inputs, as_list = _array_or_arrays(inputs, "inputs")
+    dependencies, _ = _array_or_arrays(dependencies, "dependencies")
     if not inputs:
         raise ValueError("[depends] inputs must hold at least one array.")
     outputs = _depends(inputs, dependencies)

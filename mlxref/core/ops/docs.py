@@ -166,7 +166,7 @@ LIKE_ERRORS = ('``TypeError`` when ``a`` is not an array, a list included (MLX: 
 DIAGONALS = "0 the main one, positive above it, negative below (default: 0)."
 ATLEAST_RESULT = "One array in gives one array out; several (or none) give a list."
 ATLEAST_ARYS = "- ``arys``: the arrays (Python scalars are not converted)."
-ATLEAST_ERRORS = ('``TypeError`` naming a value that is not an array (MLX raises '
+ATLEAST_ERRORS = ('``RuntimeError`` naming a value that is not an array (MLX\'s says only '
                   '"std::bad_cast")')
 
 # --- mx.linalg -------------------------------------------------------------------------

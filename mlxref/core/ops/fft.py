@@ -19,7 +19,7 @@ from .. import dtypes as _dt
 from ..array import array
 from ..primitives.base import make_array
 from ..primitives.fft import FFT
-from .common import astype, broadcast_to, incompatible_arguments
+from .common import astype, broadcast_to, check_dims, incompatible_arguments
 from .creation import ones, typed_arange, zeros
 from .docs import shared_doc
 from .elementwise import add, divide, maximum, multiply, real, square
@@ -57,9 +57,10 @@ def _fmt(values):
     return "(" + ",".join(str(v) for v in values) + ")"
 
 
-def _is_int(x):
-    """What nanobind reads as a C int: a Python int (a bool too) in 32 bits."""
-    return isinstance(x, int) and -(2**31) <= x < 2**31
+def _is_int(x, bits=32):
+    """What nanobind reads as a C int: a Python int (a bool too) in 32 bits
+    (or ``bits``)."""
+    return isinstance(x, int) and -(2**(bits - 1)) <= x < 2**(bits - 1)
 
 
 def _given(args):
@@ -69,8 +70,8 @@ def _given(args):
             if not (v is d or (type(v) is type(d) and v == d))} or None
 
 
-def _ints(x):
-    return isinstance(x, (list, tuple)) and all(_is_int(v) for v in x)
+def _ints(x, bits=32):
+    return isinstance(x, (list, tuple)) and all(_is_int(v, bits) for v in x)
 
 
 def _index(x):
@@ -170,11 +171,13 @@ def _many_axes(name, a, s, axes, norm, real, inverse, default_axes):
     """The bindings of the 2-D and n-D transforms: ``s`` needs ``axes``;
     neither: every axis."""
     sizes, ax = _indices(s), _indices(axes)
-    if (not isinstance(a, array) or (sizes is not None and not _ints(sizes))
+    if (not isinstance(a, array) or (sizes is not None and not _ints(sizes, bits=64))
             or (ax is not None and not _ints(ax)) or not isinstance(norm, str)):
         default = axes if isinstance(axes, (list, tuple)) and list(axes) == default_axes else None
         given = _given({"s": (s, None), "axes": (axes, default), "norm": (norm, "backward")})
         raise incompatible_arguments(name + (_TWO if default_axes else _N), (a,), given)
+    if sizes is not None:  # MLX's sizes are 32-bit (past that its process aborts)
+        check_dims(name, sizes)
     _norm(norm, name)
     if ax is None:
         if sizes is not None:

@@ -34,8 +34,8 @@ from ..printing import format_shape
 from ..primitives import indexing as P
 from ..primitives.base import make_array
 from ..convert import is_scalar
-from .common import (broadcast_arrays, broadcast_shapes, broadcast_to, normalize_axis,
-                     plain_ints)
+from .common import (broadcast_arrays, broadcast_shapes, broadcast_to, c_int, c_ints, check_array,
+                     incompatible_arguments, normalize_axis, plain_ints, to_shape)
 from .docs import shared_doc
 from .elementwise import negative, reciprocal
 from .shape import (
@@ -247,15 +247,13 @@ def take(a, /, indices, axis=None, *, stream=None):
            [4, 3]], dtype=int32)
     """
     axis = plain_ints(axis)
-    if not isinstance(a, array):
-        raise TypeError(
-            "take(): incompatible function arguments: expected an array, "
-            f"got {type(a).__name__}."
-        )
+    check_array(a, "take", "a")
     if axis is not None and (not isinstance(axis, int) or isinstance(axis, bool)):
         raise TypeError(
             f"take(): incompatible function arguments: axis must be an int, got {axis!r}."
         )
+    if axis is not None:
+        axis = c_int(axis, "take", "axis")
     if _is_index_scalar(indices):
         if axis is None:
             a, axis = flatten(a), 0
@@ -972,7 +970,7 @@ def put_along_axis(a, /, indices, values, axis=None, *, stream=None):
             return reshape(put_along_axis(flatten(a), indices, values, 0), a.shape)
         axis = 0
     axis = _along_axis_checks(a, indices, axis, "put_along_axis", (("values", values),),
-                              any_index_dtype=a.size == 0)
+                              any_index_dtype=isinstance(a, array) and a.size == 0)
     if a.size == 0:
         return a
     upd = values.astype(a.dtype)
@@ -986,14 +984,17 @@ def put_along_axis(a, /, indices, values, axis=None, *, stream=None):
     return scatter(a, index_arrays, upd, list(range(a.ndim)), "put_along_axis")
 
 
+_SLICE = ("slice(a: array, start_indices: array, axes: Sequence[int], slice_size: "
+          "Sequence[int], *, stream: StreamOrDevice = None) -> array")
+_SLICE_UPDATE = ("slice_update(a: array, update: array, start_indices: array, axes: "
+                 "Sequence[int], *, stream: StreamOrDevice = None) -> array")
+
+
 def _dynamic_slice_inputs(a, start, axes, op):
     """MLX's ``normalize_dynamic_slice_inputs``: the checked axes (negatives wrapped)."""
-    if not isinstance(start, array):
-        raise TypeError(
-            f"{op}(): incompatible function arguments: start_indices must be an array, "
-            f"got {type(start).__name__}."
-        )
-    axes = list(axes)
+    if not isinstance(a, array) or not isinstance(start, array):
+        raise incompatible_arguments(_SLICE if op == "slice" else _SLICE_UPDATE)
+    axes = list(c_ints(axes, op, "axes"))
     if start.size > a.ndim:
         raise ValueError(
             f"[{op}] Invalid number of starting positions for array with dimension {a.ndim}."
@@ -1039,7 +1040,8 @@ def dynamic_slice(a, /, start_indices, axes, slice_size, *, stream=None):
     - ``slice_size``: the window's shape, one size per axis of ``a``.
 
     Errors: ``ValueError`` for a window larger than ``a`` (MLX: "[slice] Invalid
-    slice size (7) for array with shape (6).") or float starts ("[slice] Start
+    slice size (7) for array with shape (6).") or of a negative size (MLX makes
+    an array of that negative shape) or float starts ("[slice] Start
     indices must be integers, got type float32."); ``IndexError`` for an axis out
     of range ("[slice] Invalid axis 1 for array with dimension 1.").
 
@@ -1050,13 +1052,17 @@ def dynamic_slice(a, /, start_indices, axes, slice_size, *, stream=None):
            [9, 10]], dtype=int32)
     """
     axes = _dynamic_slice_inputs(a, start_indices, axes, "slice")
-    slice_size = tuple(slice_size)
+    slice_size = to_shape(slice_size, _SLICE, (a, start_indices, axes, slice_size))
     if len(slice_size) != a.ndim:
         raise ValueError(f"[slice] Invalid slice size for array with {a.ndim} dimensions.")
     if any(s > n for s, n in zip(slice_size, a.shape)):
         raise ValueError(
             f"[slice] Invalid slice size {format_shape(slice_size)} for array with shape "
             f"{format_shape(a.shape)}."
+        )
+    if any(s < 0 for s in slice_size):  # MLX makes an array of that negative shape
+        raise ValueError(
+            f"[slice] Invalid slice size {format_shape(slice_size)}: sizes cannot be negative."
         )
     return make_array(P.DynamicSlice(axes, slice_size), [a, start_indices])
 
@@ -1073,18 +1079,23 @@ def dynamic_slice_update(a, /, update, start_indices, axes, *, stream=None):
 
     Arguments:
     - ``a``: the array written into (it is not changed: the result is new).
-    - ``update``: the values written (an array or a scalar).
+    - ``update``: the values written (an array; MLX takes no Python scalar here).
     - ``start_indices``: a 0-d or 1-D integer array, one start per entry of ``axes``.
     - ``axes``: the axes the starts are on.
 
     Errors: ``IndexError`` for an axis out of range (MLX: "[slice_update]
-    Invalid axis 2 for array with dimension 1."); ``ValueError`` for float starts.
+    Invalid axis 2 for array with dimension 1."); ``ValueError`` for float starts
+    and for an ``update`` of more dimensions than ``a`` (MLX's process aborts).
 
     >>> mx.slice_update(mx.zeros(5, mx.int32), mx.array([7, 8]), mx.array([1]), [0])
     array([0, 7, 8, 0, 0], dtype=int32)
     """
     axes = _dynamic_slice_inputs(a, start_indices, axes, "slice_update")
-    update = _value_array(update, a.dtype)
+    if not isinstance(update, array):
+        raise incompatible_arguments(_SLICE_UPDATE, (a, update, start_indices, axes))
+    if update.ndim > a.ndim:  # MLX's process aborts
+        raise ValueError(f"[slice_update] The update has {update.ndim} dimensions, more than "
+                         f"the {a.ndim} of the array it is written into.")
     shape = list(update.shape)
     diff = max(a.ndim - update.ndim, 0)
     shape = list(a.shape[:diff]) + shape

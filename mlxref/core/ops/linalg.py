@@ -24,7 +24,7 @@ from ..primitives.base import make_array
 from ..primitives.linalg import AddMM, Inverse, Matmul
 from ..transforms.tape import in_dynamic_tracing
 from .common import (astype, broadcast_shapes, broadcast_to, dynamic_broadcast_arrays,
-                     incompatible_arguments)
+                     incompatible_arguments, is_c_int)
 from .creation import check_scalar_or_array
 from .docs import shared_doc
 from .elementwise import add, conjugate, maximum, minimum, multiply
@@ -407,7 +407,8 @@ def vecdot(a, b, /, axis=-1, *, stream=None):
     >>> mx.vecdot(a, a, axis=0)
     array([10, 20], dtype=float32)
     """
-    if not isinstance(a, array) or not isinstance(b, array) or type(axis) is not int:
+    if (not isinstance(a, array) or not isinstance(b, array) or type(axis) is not int
+            or not is_c_int(axis)):
         kwargs = {"axis": axis} if axis != -1 else None
         raise incompatible_arguments(_SIGNATURES["vecdot"], (a, b), kwargs)
     if a.ndim == 0 or b.ndim == 0:

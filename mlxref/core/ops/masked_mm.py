@@ -14,7 +14,7 @@ from ..printing import format_shape
 from ..primitives.base import make_array
 from ..primitives.masked_mm import BlockMaskedMM, GatherMM, SegmentedMM
 from .common import astype, broadcast_arrays, broadcast_shapes, broadcast_to, \
-    incompatible_arguments
+    incompatible_arguments, is_c_int
 from .docs import shared_doc
 from .linalg import drop_vector_axes, matmul
 from .quantized import indices_or_default
@@ -98,6 +98,7 @@ def block_masked_mm(a, b, /, block_size=64, mask_out=None, mask_lhs=None, mask_r
     """
     masks = (mask_out, mask_lhs, mask_rhs)
     if (not isinstance(a, array) or not isinstance(b, array) or type(block_size) is not int
+            or not is_c_int(block_size)
             or not all(m is None or isinstance(m, array) for m in masks)):
         given = {k: v for k, v in (("block_size", block_size), ("mask_out", mask_out),
                                    ("mask_lhs", mask_lhs), ("mask_rhs", mask_rhs))

@@ -9,7 +9,7 @@ Read next: mlxref/core/ops/einsum.py (the general contraction, also one matmul p
 """
 
 from ..array import array
-from .common import check_dims, incompatible_arguments
+from .common import check_dims, incompatible_arguments, is_c_int
 from .docs import shared_doc
 from .elementwise import multiply
 from .linalg import matmul
@@ -24,7 +24,7 @@ _TENSORDOT = (
 
 
 def _is_int(x):
-    return isinstance(x, int) and not isinstance(x, bool)
+    return isinstance(x, int) and not isinstance(x, bool) and is_c_int(x)
 
 
 def _contract(a, b, axes_a, axes_b):

@@ -21,7 +21,7 @@ from ..primitives.base import make_array
 from ..primitives.quantized import (FromFP8, GatherQMM, GatherQQMM, QQMatmul, QuantizedMatmul,
                                    ToFP8)
 from .common import (astype, broadcast_arrays, broadcast_shapes, broadcast_to,
-                     incompatible_arguments)
+                     incompatible_arguments, is_c_int)
 from .creation import arange
 from .docs import shared_doc
 from .elementwise import (abs, add, bitwise_and, divide, equal, greater, left_shift, less, log2,
@@ -132,7 +132,8 @@ def _check_binding(signature, args, kwargs):
     array or None, dtype a Dtype or None. The message lists ``w`` and
     ``scales`` as positional, the rest as keywords (``incompatible_arguments``)."""
     ok = (isinstance(args[0], array)
-          and all(v is None or isinstance(v, int) for v in (kwargs["group_size"], kwargs["bits"]))
+          and all(v is None or (isinstance(v, int) and is_c_int(v))
+                  for v in (kwargs["group_size"], kwargs["bits"]))
           and isinstance(kwargs["mode"], str)
           and (kwargs["global_scale"] is None or isinstance(kwargs["global_scale"], array)))
     if "scales" in kwargs:
@@ -175,16 +176,18 @@ def _check_global_scale(tag, mode, global_scale):
                          f"{global_scale.dtype.name}.")
 
 
-def _check_fp_params(tag, mode, group_size, bits):
-    """The fixed group size and bits of the fp modes (``fp_quantize``)."""
+def _check_fp_params(tag, mode, group_size, bits, error=ValueError):
+    """The fixed group size and bits of the fp modes (``fp_quantize``).
+    ``error``: the exception raised (qqmm's is MLX's RuntimeError: its CPU
+    kernel has no other sizes, "NYI for the general case")."""
     expected_gs = 16 if mode == "nvfp4" else 32
     expected_bits = 8 if mode == "mxfp8" else 4
     if group_size != expected_gs:
-        raise ValueError(f"[{tag}] {mode} quantization requires group size "
-                         f"{expected_gs} but got {group_size}.")
+        raise error(f"[{tag}] {mode} quantization requires group size "
+                    f"{expected_gs} but got {group_size}.")
     if bits != expected_bits:
-        raise ValueError(f"[{tag}] {mode} quantization requires bits to be "
-                         f"{expected_bits} but got {bits}.")
+        raise error(f"[{tag}] {mode} quantization requires bits to be "
+                    f"{expected_bits} but got {bits}.")
 
 
 def _pow2(n):
@@ -526,7 +529,7 @@ def _check_args(signature, args, optional, defaults, required=()):
     the arrays and the required ones listed as given positionally, the rest
     as keywords where they differ from the defaults."""
     kinds = {"array": lambda v: v is None or isinstance(v, array),
-             "int": lambda v: v is None or isinstance(v, int),
+             "int": lambda v: v is None or (isinstance(v, int) and is_c_int(v)),
              "bool": lambda v: isinstance(v, bool),
              "str": lambda v: isinstance(v, str)}
     ok = all(isinstance(a, array) for a in args) and all(
@@ -555,7 +558,7 @@ def _quantized_input(tag, w, scales, group_size, bits, biases=None):
         raise ValueError(
             f"[{tag}] Scales and biases should have the same shape. Received scales with "
             f"shape {format_shape(scales.shape)} and biases with {format_shape(biases.shape)}")
-    if w.shape[:-2] != scales.shape[:w.ndim - 2]:
+    if w.ndim < 2 or w.shape[:-2] != scales.shape[:w.ndim - 2]:
         raise ValueError(
             f"[{tag}] Weight and scales should have the same batch shape. Received weight "
             f"with shape {format_shape(w.shape)}, scales with {format_shape(scales.shape)}.")
@@ -812,6 +815,9 @@ def qqmm(x, w, /, scales=None, group_size=None, bits=None, mode="nvfp4", global_
     mode = _qq_mode("qqmm", mode)
     group_size, bits = _params(mode, group_size, bits)
     in_ndim, in_shape = x.ndim, x.shape
+    if x.ndim == 0 or w.ndim == 0:  # MLX: "SmallVector out of range."
+        raise IndexError(f"[qqmm] x and w must have at least one dimension, but x.ndim() == "
+                         f"{x.ndim} and w.ndim() == {w.ndim}.")
     if x.ndim == 1:
         x = expand_dims(x, 0)
     elif w.ndim == 2 and x.ndim > 2:
@@ -834,7 +840,7 @@ def qqmm(x, w, /, scales=None, group_size=None, bits=None, mode="nvfp4", global_
     if mode == "nvfp4" and (global_scale_x is None) != (global_scale_w is None):
         raise ValueError("[qqmm] For nvfp4 mode, either both global_scale_x and "
                          "global_scale_w must be provided, or neither.")
-    _check_fp_params("qqmm", mode, group_size, bits)
+    _check_fp_params("qqmm", mode, group_size, bits, RuntimeError)
     _qqmm_dims(x, w, scales, group_size, bits)
     inputs = [x, w] + ([scales] if scales is not None else [])
     if global_scale_x is not None and global_scale_w is not None:

@@ -37,7 +37,7 @@ from ..primitives import reduction as P
 from ..primitives.base import make_array
 from ..transforms.tape import in_dynamic_tracing
 from ..convert import scalar_array
-from .common import astype, float_dtype, incompatible_arguments, index_value
+from .common import astype, float_dtype, incompatible_arguments, index_value, is_c_int
 from .docs import shared_doc
 from .elementwise import abs as _abs
 from .elementwise import (
@@ -95,18 +95,9 @@ _SIGNATURES["softmax"] = (
     "stream: StreamOrDevice = None) -> array"
 )
 
-_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1  # axis and ddof are C ints in MLX
-
 
 def _bad_arguments(op):
     return incompatible_arguments(_SIGNATURES[op])
-
-
-def is_c_int(value):
-    # nanobind takes a bool where an int is expected (axis=True is axis 1), and
-    # anything with __index__ (NumPy's integers); callers convert with int().
-    value = index_value(value)
-    return value is not None and _INT_MIN <= value <= _INT_MAX
 
 
 def _check_args(op, a, keepdims=False, **flags):

@@ -19,8 +19,8 @@ from ..primitives import shape as P
 from ..primitives.base import make_array, make_arrays
 from ..primitives.indexing import Slice, SliceUpdate
 from ..transforms.tape import in_dynamic_tracing
-from .common import (astype, broadcast_to, check_dims, incompatible_arguments, index_value,
-                     normalize_axis, plain_ints, to_shape)
+from .common import (astype, broadcast_to, c_int, check_array, check_dims, incompatible_arguments,
+                     index_value, is_c_int, normalize_axis, plain_ints, to_shape)
 from .common import broadcast_shapes as _broadcast_shapes
 from .common import dynamic_broadcast_arrays
 from ..convert import scalar_or_array
@@ -38,26 +38,27 @@ __all__ = [
 
 
 def _is_int(x):
-    return isinstance(x, int) and not isinstance(x, bool)
+    return isinstance(x, int) and not isinstance(x, bool) and is_c_int(x)
+
+
+def _is_int64(x):
+    # as_strided's strides and offset are 64-bit in MLX
+    return isinstance(x, int) and not isinstance(x, bool) and -(2**63) <= x < 2**63
 
 
 def _check_array(a, op):
     # MLX's bindings take only an mx.array here (no lists or Python scalars).
-    if not isinstance(a, array):
-        raise TypeError(
-            f"{op}(): incompatible function arguments: expected an array, "
-            f"got {type(a).__name__}."
-        )
+    check_array(a, op, "a")
 
 
 def _int_tuple(values, op, name):
     """A tuple of Python ints from a sequence of integers (NumPy's too: their
-    ``__index__``), or a TypeError."""
+    ``__index__``) that fit 32 bits, or a TypeError."""
     if not isinstance(values, (list, tuple)) or not all(
-            not isinstance(v, bool) and index_value(v) is not None for v in values):
+            not isinstance(v, bool) and is_c_int(v) for v in values):
         raise TypeError(
             f"{op}(): incompatible function arguments: {name} must be a sequence "
-            f"of ints, got {values!r}."
+            f"of ints (32 bits), got {values!r}."
         )
     return tuple(index_value(v) for v in values)
 
@@ -126,8 +127,9 @@ def flatten(a, /, start_axis=0, end_axis=-1, *, stream=None):
     >>> mx.flatten(mx.zeros((2, 3, 4)), 1).shape
     (2, 12)
     """
-    start_axis, end_axis = plain_ints(start_axis), plain_ints(end_axis)
     _check_array(a, "flatten")
+    start_axis = c_int(start_axis, "flatten", "start_axis")
+    end_axis = c_int(end_axis, "flatten", "end_axis")
     ndim = a.ndim
     start = start_axis + (ndim if start_axis < 0 else 0)
     end = end_axis + (ndim if end_axis < 0 else 0)
@@ -1155,7 +1157,7 @@ def _array_args(arrays, op):
     for x in arrays:
         if not isinstance(x, array):
             # MLX's binding fails its cast here with a bare "std::bad_cast".
-            raise TypeError(f"[{op}] Expected arrays, got {type(x).__name__} {x!r}.")
+            raise RuntimeError(f"[{op}] Expected arrays, got {type(x).__name__} {x!r}.")
     return list(arrays)
 
 
@@ -1403,20 +1405,21 @@ def as_strided(a, /, shape=None, strides=None, offset=0, *, stream=None):
     given = {"shape": shape, "strides": strides, "offset": offset}
     kwargs = {k: v for k, v in given.items() if v is not None and (k != "offset" or v != 0)}
     args = ((a,), kwargs or None)
-    if not isinstance(a, array) or not _is_int(offset) or offset < 0:
+    if not isinstance(a, array) or not _is_int64(offset) or offset < 0:
         raise incompatible_arguments(_AS_STRIDED, *args)
     if shape is not None and not (
-        isinstance(shape, (list, tuple)) and all(_is_int(v) for v in shape)
+        isinstance(shape, (list, tuple)) and all(_is_int64(v) for v in shape)
     ):
         raise incompatible_arguments(_AS_STRIDED, *args)
-    shape = a.shape if shape is None else tuple(shape)
+    # MLX's dimensions are 32-bit (past that its process aborts)
+    shape = a.shape if shape is None else check_dims("as_strided", tuple(shape))
     if strides is None:
         strides = []
         step = 1
         for d in reversed(shape):
             strides.insert(0, step)
             step *= d
-    elif not isinstance(strides, (list, tuple)) or not all(_is_int(v) for v in strides):
+    elif not isinstance(strides, (list, tuple)) or not all(_is_int64(v) for v in strides):
         raise incompatible_arguments(_AS_STRIDED, *args)
     if len(strides) != len(shape):
         raise ValueError(

@@ -12,7 +12,7 @@ import math
 
 from .. import dtypes as _dt
 from ..array import array
-from .common import incompatible_arguments
+from .common import incompatible_arguments, is_c_int
 from .conv import conv1d
 from .creation import ones, typed_arange
 from .docs import shared_doc
@@ -38,7 +38,7 @@ def _f32(value):
 def _window(name, M):
     """The checks and the sizes every window shares: M < 1 gives an empty
     float32 array, M == 1 a single one; else ``n = arange(M)`` in float32."""
-    if not isinstance(M, int):  # (a bool is accepted, as MLX's binding does)
+    if not isinstance(M, int) or not is_c_int(M):  # (a bool is accepted, as MLX's binding does)
         raise incompatible_arguments(_SIGNATURES[name], (M,))
     if M < 1:
         return array([], _dt.float32), None

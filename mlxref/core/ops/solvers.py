@@ -30,7 +30,7 @@ from ..array import array
 from ..printing import format_shape
 from ..primitives.base import make_array, make_arrays
 from ..primitives.solvers import LUF, Cholesky
-from .common import astype, broadcast_shapes, broadcast_to, incompatible_arguments
+from .common import astype, broadcast_shapes, broadcast_to, incompatible_arguments, is_c_int
 from .creation import arange, eye, tril, triu, zeros_like
 from .diagonal import diagonal
 from .docs import shared_doc
@@ -617,7 +617,8 @@ def cross(a, b, axis=-1, *, stream=None):
     >>> mx.linalg.cross(mx.array([1.0, 0.0, 0.0]), mx.array([0.0, 1.0, 0.0]))
     array([0, 0, 1], dtype=float32)
     """
-    if not isinstance(a, array) or not isinstance(b, array) or not isinstance(axis, int):
+    if (not isinstance(a, array) or not isinstance(b, array) or not isinstance(axis, int)
+            or not is_c_int(axis)):
         raise incompatible_arguments(_SIGNATURES["cross"], (a, b),
                                      {"axis": axis} if axis != -1 else None)
     for x in (a, b):

@@ -29,13 +29,13 @@ from ..printing import format_shape
 from ..primitives import sort as P
 from ..primitives.base import make_array
 from ..convert import is_scalar, scalar_array
-from .common import astype, float_dtype, incompatible_arguments, normalize_axis
+from .common import astype, float_dtype, incompatible_arguments, is_c_int, normalize_axis
 from .creation import arange, full, zeros
 from .comparison import isnan
 from .docs import shared_doc
 from .elementwise import add, equal, less, minimum, multiply, not_equal, stop_gradient, where
 from .indexing import take
-from .reduction import any, cumsum, is_c_int, sum
+from .reduction import any, cumsum, sum
 from .shape import concatenate, expand_dims, reshape, slice_axis, squeeze, transpose
 
 __all__ = [

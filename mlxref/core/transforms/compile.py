@@ -31,8 +31,9 @@ The algorithm:
    tape of ``TapeNode``s (mlxref's own small copy, so the traced arrays are
    never rewired); arrays with data are constants.
 4. ``compile_simplify``: merge scalar constants of the same value and dtype,
-   drop Copy and StopGradient, and merge nodes whose primitives are
-   equivalent (``Primitive.is_equivalent``) on the same inputs.
+   drop Copy and StopGradient (those two classes only, as MLX: a Full
+   stays), and merge nodes whose primitives are equivalent
+   (``Primitive.is_equivalent``) on the same inputs.
 5. ``compile_fuse``: walking the tape from the end, gather chains of
    elementwise primitives (and broadcasts) into one ``Compiled`` node,
    within MLX's limits (depth 11, 24 arrays), when every consumer of a fused
@@ -389,7 +390,9 @@ def compile_simplify(entry):
                 if kept is not x:
                     replace[id(x)] = kept
         node.inputs = [find(x) for x in node.inputs]
-        if isinstance(node.primitive, (Copy, StopGradient)):
+        # Exactly these two classes, as MLX's is_noop compares typeids: a Full
+        # (a Copy subclass here) stays, as in MLX.
+        if type(node.primitive) in (Copy, StopGradient):
             replace[id(node.outputs[0])] = node.inputs[0]
             continue
         key = (type(node.primitive), tuple(id(x) for x in node.inputs))

@@ -55,6 +55,7 @@ from ... import __version__
 from .. import dtypes as _dt
 from ..array import array, from_data
 from ..graph_utils import node_name
+from ..ops.common import check_callable
 from ..primitives.base import Primitive
 from ..unordered_map import int_hash, iteration_order, reordered
 from .compile import (
@@ -65,6 +66,7 @@ from .compile import (
     compile_simplify,
     compile_trace,
 )
+from .tape import InExportTracing
 
 FORMAT = "mlxref.export"
 VERSION = 1
@@ -215,8 +217,9 @@ class FunctionExporter:
         def call(*args, **kwargs):
             return fun(*args, **reordered(kwargs))
 
-        entry = compile_trace(call, tuple(args), {k: kwargs[k] for k in keys},
-                              self._table.shapeless)
+        with InExportTracing():  # a Metal kernel is recorded, not refused (fast.py)
+            entry = compile_trace(call, tuple(args), {k: kwargs[k] for k in keys},
+                                  self._table.shapeless)
         _check_outputs(entry.structure)
         compile_simplify(entry)
         self._table.functions.append(_Function(keys, entry))
@@ -330,18 +333,23 @@ def exporter(file, fun, *, shapeless=False, metadata=None):
     """
     if not isinstance(file, (str, os.PathLike)):
         raise TypeError(f"[exporter] file must be a path, not {type(file).__name__}.")
+    check_callable(fun, "exporter")
     return FunctionExporter(file, fun, shapeless, _check_metadata(metadata))
 
 
 def export_function(file_or_callback, fun, *args, shapeless=False, metadata=None, **kwargs):
     """Trace ``fun`` on the example arrays and write the trace to a file (or give
     it to a callback); ``import_function`` loads it back."""
+    check_callable(fun, "export_function")
     metadata = _check_metadata(metadata)
     args_, kwargs_ = validate_and_extract_inputs(args, kwargs, "[export_function]")
     if not isinstance(file_or_callback, (str, os.PathLike)):
-        if not callable(file_or_callback):
-            raise TypeError("[export_function] file_or_callback must be a path or a callable, "
-                            f"not {type(file_or_callback).__name__}.")
+        if file_or_callback is None:
+            raise TypeError("export_function(): incompatible function arguments: "
+                            "file_or_callback must be a path or a callable, got None.")
+        if not callable(file_or_callback):  # MLX: a bare "std::bad_cast"
+            raise RuntimeError("[export_function] file_or_callback must be a path or a "
+                               f"callable, not {type(file_or_callback).__name__}.")
         if metadata:
             raise ValueError("[export_function] The metadata argument is only supported when "
                              "exporting to a file, not when using a callback.")
@@ -445,6 +453,9 @@ class ImportedFunction:
 def import_function(file, return_metadata=False):
     """Load a function written by ``export_function`` (or ``exporter``); with
     ``return_metadata``, ``(function, metadata string)``."""
+    if not isinstance(file, (str, os.PathLike)):
+        raise TypeError("import_function(): incompatible function arguments: file must be a "
+                        f"path, got {file!r}.")
     path = os.fspath(file)
     try:
         with open(path, "rb") as f:

@@ -16,7 +16,7 @@ from .. import ops
 from ..array import array
 from ..dtypes import float32
 from ..convert import scalar_array
-from ..ops.common import incompatible_arguments
+from ..ops.common import incompatible_arguments, is_c_int
 from . import trees
 from .vjp import vjp
 
@@ -59,7 +59,7 @@ def grad(fun, argnums=None, argnames=[]):  # noqa: B006
 
 
 def _is_int(x):
-    return isinstance(x, int)  # MLX's binding takes a bool as an int
+    return isinstance(x, int) and is_c_int(x)  # MLX's binding takes a bool as an int
 
 
 def _validate(fun, argnums, argnames, name):

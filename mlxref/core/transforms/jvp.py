@@ -11,6 +11,7 @@ outputs outnumber inputs; reverse mode gives one row (uᵀ J) per pass.
 """
 
 from .. import ops
+from ..ops.common import check_callable
 from . import events
 from .tape import RetainGraph, build_tape, cycle_collector_paused, trace
 from .trees import flat_arrays
@@ -24,6 +25,7 @@ def jvp(fun, primals, tangents):
     >>> jvps
     [array(6, dtype=float32)]
     """
+    check_callable(fun, "jvp")
     primals = flat_arrays("jvp", "primals", primals)
     tangents = flat_arrays("jvp", "tangents", tangents)
     if len(primals) != len(tangents):

@@ -1,9 +1,10 @@
 """What the transforms share: the tracing state, tracers, and the tape.
 
 Read alongside: mlx/transforms_impl.h (``InTracing``, ``RetainGraph``,
-``in_tracing``, ``in_dynamic_tracing``, ``retain_graph``: how a transform
-tells the rest of the engine that it is tracing, so evaluation keeps the
-graph and the ops build shapeless nodes) and mlx/transforms.cpp, the first
+``InExportTracing``, ``in_tracing``, ``in_dynamic_tracing``, ``retain_graph``,
+``in_export_tracing``: how a transform tells the rest of the engine that it
+is tracing, so evaluation keeps the graph, the ops build shapeless nodes and
+a GPU kernel is recorded for export) and mlx/transforms.cpp, the first
 half of ``vjp`` and of ``jvp`` (``make_tracer`` and the depth-first search
 that builds the ``tape``). As in MLX, where mlx/array.cpp and mlx/ops.cpp
 include transforms_impl.h, the array (``is_tracer``) and the ops read the
@@ -32,6 +33,7 @@ from .trees import call_flat
 _tracing = contextvars.ContextVar("mlxref_tracing", default=0)
 _retain_graph = contextvars.ContextVar("mlxref_retain_graph", default=0)
 _dynamic = contextvars.ContextVar("mlxref_dynamic_tracing", default=0)
+_export_tracing = contextvars.ContextVar("mlxref_export_tracing", default=0)
 
 
 class _Counting:
@@ -85,8 +87,21 @@ class RetainGraph(_Counting):
     var = _retain_graph
 
 
+class InExportTracing(_Counting):
+    """Context manager: ``export_function`` is tracing a function inside this block
+    (MLX's ``InExportTracing``). A kernel of Metal source, which mlxref cannot
+    run, is then recorded as a node instead of refused (``mx.fast.metal_kernel``)."""
+
+    __slots__ = ()
+    var = _export_tracing
+
+
 def in_tracing():
     return _tracing.get() > 0
+
+
+def in_export_tracing():
+    return _export_tracing.get() > 0
 
 
 def in_dynamic_tracing():

@@ -19,6 +19,7 @@ to the inputs, not the cotangents that were passed in.
 """
 
 from .. import ops
+from ..ops.common import check_callable
 from ..printing import format_shape
 from ..primitives.base import StopGradient
 from . import events
@@ -39,6 +40,7 @@ def vjp(fun, primals, cotangents):
     >>> vjps
     [array(6, dtype=float32)]
     """
+    check_callable(fun, "vjp")
     primals = flat_arrays("vjp", "primals", primals)
     cotangents = flat_arrays("vjp", "cotangents", cotangents)
     with cycle_collector_paused():

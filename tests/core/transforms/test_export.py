@@ -86,6 +86,12 @@ SAMPLES = {
     "Sort": {"axis": 1},
     "Convolution": {"stride": (2, 1), "padding_lo": (1, 0), "padding_hi": (0, 1),
                         "kernel_dilation": (1, 2), "input_dilation": (1, 1), "groups": 2, "flip": True},
+    "CustomKernel": {"kernel_name": "custom_kernel_k_floatc_float", "source": "out[0] = a[0];\n",
+                     "grid": (4, 1, 1), "threadgroup": (2, 1, 1),
+                     "shape_infos": ((True, False, True),), "ensure_row_contiguous": False,
+                     "init_value": 0.5, "scalar_arguments": (), "is_precompiled": False,
+                     "shared_memory": 0, "compile_options": 2, "input_shapes": ((2, 2),),
+                     "shapes": ((4,), ()), "dtypes": (mx.float32, mx.int8)},
 }
 
 # Primitives holding Python functions or other primitives: refused, as in MLX.
@@ -375,6 +381,23 @@ def test_callback_records_and_keyword_arrays_come_in_mlxs_order():
     assert ours == theirs
     assert ours[1][0] == ["inputs", "type"]  # not the order MLX fills them in
     assert ours[2] != sorted(ours[2])
+
+
+@pytest.mark.mlx
+@needs_mlx
+def test_the_trace_keeps_full_and_drops_copy_and_stop_gradient_as_mlx():
+    """compile_simplify drops exactly Copy and StopGradient (MLX's ``is_noop``
+    compares typeids); ``Full``, a Copy subclass in mlxref, stays, so ``ones``
+    is a Broadcast then a Full in the trace, as in MLX's."""
+    def names(lib):
+        seen = []
+        lib.export_function(seen.append, lambda x: (
+            lib.stop_gradient(x) + lib.ones((3,), lib.uint8), lib.full((2, 3), x),
+            lib.zeros_like(x)), lib.array([1.0, 2.0, 3.0]))
+        return [r["name"] for r in seen if r["type"] == "primitive"]
+
+    assert names(mx) == names(real_mx)
+    assert names(mx).count("Full") == 3 and "StopGradient" not in names(mx)
 
 
 @pytest.mark.mlx
