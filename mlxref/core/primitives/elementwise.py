@@ -34,6 +34,7 @@ from .base import (Primitive, make_array, make_arrays, vjp_zeros, vmap_elementwi
 
 inf, nan = math.inf, math.nan
 _COMPLEX64 = _dt.complex64
+M_2_SQRTPI = 1.12837916709551257390  # 2 / sqrt(pi), C's M_2_SQRTPI, as MLX's erf rules take it
 
 
 class Unary(Primitive):
@@ -96,6 +97,32 @@ class Unary(Primitive):
                                self.float32_kernel, self.numeric_complex,
                                self.name if dtype is _COMPLEX64 else None,
                                _numeric_lists(self, data))]
+
+
+class UnaryOwnForm(Unary):
+    """An elementwise function of one array whose MLX rule is not written as
+    the tangent times the derivative: ``apply_derivative(t, x, out)`` builds
+    MLX's graph for a tangent or cotangent ``t`` (``t / cos(x)²`` for tan,
+    not ``t * (1 / cos(x)²)``), so the vjp and jvp give MLX's bits.
+    ``derivative`` stays: complex inputs take MLX's conjugate convention
+    through it, as every Unary does.
+    """
+
+    abstract = True  # a family, not a primitive of its own
+
+    def apply_derivative(self, t, x, out):
+        raise NotImplementedError
+
+    def vjp(self, primals, cotangents, argnums, outputs):
+        if primals[0].dtype is _COMPLEX64:
+            return super().vjp(primals, cotangents, argnums, outputs)
+        return [self.apply_derivative(cotangents[0], primals[0], outputs[0])]
+
+    def jvp(self, primals, tangents, argnums):
+        x = primals[0]
+        if x.dtype is _COMPLEX64:
+            return super().jvp(primals, tangents, argnums)
+        return [self.apply_derivative(tangents[0], x, make_array(self, [x]))]
 
 
 class Binary(Primitive):
@@ -255,7 +282,7 @@ class Sqrt(Unary):
         return ops.divide(0.5, out)
 
 
-class Rsqrt(Unary):
+class Rsqrt(UnaryOwnForm):
     numeric = staticmethod(lambda x: Divide.numeric(1, Sqrt.numeric(x)))
     numeric_lists = staticmethod(
         lambda xs: Divide.numeric_lists([1] * len(xs), Sqrt.numeric_lists(xs)))
@@ -267,6 +294,9 @@ class Rsqrt(Unary):
 
     def derivative(self, x, out):
         return ops.multiply(-0.5, ops.divide(out, x))
+
+    def apply_derivative(self, t, x, out):
+        return ops.multiply(ops.multiply(-0.5, t), ops.divide(out, x))  # MLX's: (-0.5 t) (out / x)
 
 
 class Exp(Unary):
@@ -289,6 +319,13 @@ class Expm1(Unary):
 
     def derivative(self, x, out):
         return ops.add(out, 1)
+
+    def jvp(self, primals, tangents, argnums):
+        # MLX's jvp is t exp(x) (its vjp: cotangent (out + 1), as the derivative).
+        x = primals[0]
+        if x.dtype is _COMPLEX64:
+            return super().jvp(primals, tangents, argnums)
+        return [ops.multiply(tangents[0], ops.exp(x))]
 
 
 class Log(Unary):
@@ -330,7 +367,7 @@ class Log(Unary):
         return ops.reciprocal(ops.multiply(x, self.LN_BASE[self.base]))
 
 
-class Log1p(Unary):
+class Log1p(UnaryOwnForm):
     numeric = staticmethod(lambda x: math.log1p(x) if x > -1 else (-inf if x == -1 else nan))
     numeric_lists = staticmethod(
         lambda xs: mapped(math.log1p, Log1p.numeric, xs, nan_result=True))
@@ -340,6 +377,9 @@ class Log1p(Unary):
 
     def derivative(self, x, out):
         return ops.reciprocal(ops.add(x, 1))
+
+    def apply_derivative(self, t, x, out):
+        return ops.divide(t, ops.add(1.0, x))
 
 
 class Sin(Unary):
@@ -375,7 +415,7 @@ class Cos(Unary):
         # END TASK 2.2
 
 
-class Tan(Unary):
+class Tan(UnaryOwnForm):
     numeric = staticmethod(lambda x: math.tan(x) if math.isfinite(x) else nan)
     numeric_lists = staticmethod(lambda xs: mapped(math.tan, Tan.numeric, xs, nan_result=True))
     numeric_complex = staticmethod(unary.complex_tan)
@@ -383,6 +423,9 @@ class Tan(Unary):
 
     def derivative(self, x, out):
         return ops.reciprocal(ops.square(ops.cos(x)))
+
+    def apply_derivative(self, t, x, out):
+        return ops.divide(t, ops.square(ops.cos(x)))
 
 
 class ArcSin(Unary):
@@ -470,7 +513,7 @@ class ArcCosh(Unary):
         return ops.rsqrt(ops.subtract(ops.square(x), 1))
 
 
-class ArcTanh(Unary):
+class ArcTanh(UnaryOwnForm):
     numeric = staticmethod(unary.arctanh)
     numeric_lists = staticmethod(
         lambda xs: mapped(math.atanh, unary.arctanh, xs, nan_result=True))
@@ -479,6 +522,9 @@ class ArcTanh(Unary):
 
     def derivative(self, x, out):
         return ops.reciprocal(ops.subtract(1, ops.square(x)))
+
+    def apply_derivative(self, t, x, out):
+        return ops.divide(t, ops.subtract(1.0, ops.square(x)))
 
 
 class Sigmoid(Unary):
@@ -500,22 +546,30 @@ class Sigmoid(Unary):
         # END TASK 2.4
 
 
-class Erf(Unary):
+class Erf(UnaryOwnForm):
     numeric = staticmethod(math.erf)
     symbolic = staticmethod(lambda x: sympy.erf(x))
     float32_kernel = staticmethod(unary.erf_float32)
 
     def derivative(self, x, out):
-        return ops.multiply(2 / math.sqrt(math.pi), ops.exp(ops.negative(ops.square(x))))
+        return ops.multiply(M_2_SQRTPI, ops.exp(ops.negative(ops.square(x))))
+
+    def apply_derivative(self, t, x, out):
+        # MLX's: (2/sqrt(pi) t) exp(-x²)
+        return ops.multiply(ops.multiply(M_2_SQRTPI, t), ops.exp(ops.negative(ops.square(x))))
 
 
-class ErfInv(Unary):
+class ErfInv(UnaryOwnForm):
     numeric = staticmethod(unary.erfinv)
     symbolic = staticmethod(lambda y: sympy.erfinv(y))
     float32_kernel = staticmethod(unary.erfinv_float32)
 
     def derivative(self, x, out):
-        return ops.multiply(math.sqrt(math.pi) / 2, ops.exp(ops.square(out)))
+        return ops.multiply(1.0 / M_2_SQRTPI, ops.exp(ops.square(out)))
+
+    def apply_derivative(self, t, x, out):
+        # MLX's: (sqrt(pi)/2 t) exp(erfinv(x)²)
+        return ops.multiply(ops.multiply(1.0 / M_2_SQRTPI, t), ops.exp(ops.square(out)))
 
 
 class Floor(Unary):
@@ -804,6 +858,23 @@ class ArcTan2(Binary):
         denominator = ops.add(ops.square(a), ops.square(b))
         return ops.divide(b, denominator) if i == 0 else ops.negative(ops.divide(a, denominator))
 
+    # MLX's rules: vjp a = b (u / (a² + b²)), vjp b = -a (u / (a² + b²)); jvp
+    # (b ta - a tb) / (a² + b²). The partials above are the same derivative.
+    def vjp(self, primals, cotangents, argnums, outputs):
+        a, b = primals
+        scaled = ops.divide(cotangents[0], ops.add(ops.square(a), ops.square(b)))
+        return [ops.multiply(b if i == 0 else ops.negative(a), scaled) for i in argnums]
+
+    def jvp(self, primals, tangents, argnums):
+        a, b = primals
+        if len(argnums) == 2:
+            numerator = ops.subtract(ops.multiply(b, tangents[0]), ops.multiply(a, tangents[1]))
+        elif argnums[0] == 0:
+            numerator = ops.multiply(b, tangents[0])
+        else:
+            numerator = ops.negative(ops.multiply(a, tangents[0]))
+        return [ops.divide(numerator, ops.add(ops.square(a), ops.square(b)))]
+
 
 class LogAddExp(Binary):
     numeric = staticmethod(binary.logaddexp)
@@ -815,7 +886,10 @@ class LogAddExp(Binary):
         if a.dtype is _COMPLEX64:
             # MLX's rules go through sigmoid(a - b), which refuses complex input.
             raise ValueError("[sigmoid] Not supported for complex64.")
-        return ops.exp(ops.subtract(a if i == 0 else b, out))
+        # MLX's: s = sigmoid(a - b) for a, 1 - s for b (not exp(a - out): the
+        # same derivative, other last bits).
+        s = ops.sigmoid(ops.subtract(a, b))
+        return s if i == 0 else ops.subtract(1.0, s)
 
 
 class Equal(Comparison):

@@ -40,8 +40,10 @@ expected values from the inputs with ``cmath``.
 import array as pyarray
 import cmath
 import itertools
+import json
 import math
 import operator
+import os
 import random
 import re
 import signal
@@ -1997,3 +1999,36 @@ def test_a_numeric_set_later_runs_instead_of_the_whole_list_form(monkeypatch):
     assert mx.sqrt(x).tolist() == [7.0] * 20 and mx.divide(x, x).tolist() == [-1.0] * 20
     monkeypatch.undo()
     assert mx.sqrt(x).tolist() == [2.0] * 20 and mx.divide(x, x).tolist() == [1.0] * 20
+
+
+
+# logaddexp on float32 pairs where the last bit is easy to lose: its value and
+# its vjp and jvp, as lists (in a child: MLXREF_FLOAT32_STEPS is read when
+# mlxref is imported, and the rules' sigmoid gives MLX's bits only with it).
+_LOGADDEXP_PROGRAM = """
+import json, random
+import {lib} as mx
+rng = random.Random(33)
+x = mx.array([rng.uniform(-3.0, 3.0) for _ in range(400)])
+y = mx.array([rng.choice([0.0, rng.uniform(-3.0, 3.0)]) for _ in range(400)])
+_, vjps = mx.vjp(mx.logaddexp, [x, y], [mx.ones_like(x)])
+_, jvps = mx.jvp(mx.logaddexp, [x, y], [mx.ones_like(x), mx.zeros_like(y)])
+print(json.dumps([a.tolist() for a in [mx.logaddexp(x, y), *vjps, *jvps]]))
+"""
+
+
+@needs_mlx
+def test_logaddexp_value_and_rules_give_mlxs_bits():
+    """The value (hi + log1p(exp(lo - hi)), with the C library's log1pf) bit
+    for bit, and with MLXREF_FLOAT32_STEPS the vjp and jvp too: MLX's rules
+    go through s = sigmoid(a - b) and 1 - s; written as exp(a - out), the
+    same derivative, they differ from MLX's in the last bit of some elements."""
+    def results(lib, steps):
+        env = {**os.environ, "MLXREF_FLOAT32_STEPS": "1" if steps else ""}
+        done = subprocess.run([sys.executable, "-c", _LOGADDEXP_PROGRAM.format(lib=lib)],
+                              capture_output=True, text=True, env=env, check=True)
+        return json.loads(done.stdout)
+
+    theirs = results("mlx.core", False)
+    assert results("mlxref.core", True) == theirs
+    assert results("mlxref.core", False)[0] == theirs[0]

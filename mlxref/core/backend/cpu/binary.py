@@ -32,6 +32,7 @@ import operator
 
 from ... import dtypes as _dt
 from ...scalar import apply, is_symbolic, mapped, sympy  # sympy is imported at its first use
+from . import libm
 from .unary import (FLOAT32_KERNEL_DTYPES, complex_exp, complex_log, complex_log1p,
                     complex_rule, exp, exp_float32_exact, floor, floor_lists)
 
@@ -167,11 +168,12 @@ def logaddexp(a, b):
 def logaddexp_float32(a, b, dtype):
     # MLX (binary_ops.h): hi + log1p(exp(lo - hi)), each step rounded to
     # the dtype, with MLX's exp: logaddexp(0, -88.5) is 0.0, not 3.7e-39.
-    # The sum cancels when hi is near -log(2), so every bit of exp counts.
+    # The sum cancels when hi is near -log(2), so every bit of exp counts,
+    # and of log1p: the C library's log1pf, as MLX's (libm.py).
     hi = maximum(a, b)
     lo = minimum(a, b)
     e = dtype.store(exp_float32_exact(dtype.store([u - v for u, v in zip(lo, hi)])))
-    logs = dtype.store([math.log1p(v) for v in e])
+    logs = dtype.store(list(map(libm.function("log1pf"), e)))
     return [v if u == -inf or v == inf else v + q for u, v, q in zip(lo, hi, logs)]
 
 
