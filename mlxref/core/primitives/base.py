@@ -100,6 +100,10 @@ class Primitive:
         """The primitive with the constructor arguments ``state`` (``state()``'s inverse)."""
         return cls(**state)
 
+    # The name MLX's export callback gives the primitive, where it is not the
+    # class's (Rsqrt: MLX's Sqrt with recip = True).
+    mlx_name = None
+
     def mlx_state(self):
         """The state as MLX's export callback lists it (``"arguments"``): the
         values of ``state()`` in order; a class whose MLX state is an enum

@@ -278,11 +278,15 @@ class Sqrt(Unary):
     numeric_complex = staticmethod(cmath.sqrt)
     symbolic = staticmethod(lambda x: sympy.sqrt(x))
 
+    def mlx_state(self):
+        return [False]  # MLX's Sqrt holds recip (rsqrt is its Sqrt with recip = True)
+
     def derivative(self, x, out):
         return ops.divide(0.5, out)
 
 
 class Rsqrt(UnaryOwnForm):
+    mlx_name = "Sqrt"  # MLX's rsqrt is its Sqrt primitive with recip = True
     numeric = staticmethod(lambda x: Divide.numeric(1, Sqrt.numeric(x)))
     numeric_lists = staticmethod(
         lambda xs: Divide.numeric_lists([1] * len(xs), Sqrt.numeric_lists(xs)))
@@ -291,6 +295,9 @@ class Rsqrt(UnaryOwnForm):
         lambda z: binary.complex_div(1, _dt.complex64.cast(cmath.sqrt(z))))
     symbolic = staticmethod(lambda x: 1 / sympy.sqrt(x))
     float32_kernel = staticmethod(unary.rsqrt_float32)
+
+    def mlx_state(self):
+        return [True]
 
     def derivative(self, x, out):
         return ops.multiply(-0.5, ops.divide(out, x))

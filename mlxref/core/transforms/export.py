@@ -298,7 +298,8 @@ class FunctionExporter:
         record(type="constants", constants=constants)
         for node in entry.tape:
             record(type="primitive", inputs=data(node.inputs), outputs=data(node.outputs),
-                   name=_primitive_name(node.primitive), arguments=node.primitive.mlx_state())
+                   name=node.primitive.mlx_name or _primitive_name(node.primitive),
+                   arguments=node.primitive.mlx_state())
 
 
 def _primitive_name(primitive):

@@ -63,8 +63,6 @@ def expressions(records):
         if r["type"] != "primitive":
             continue
         name, args = r["name"], list(r["arguments"])
-        if name in ("Sqrt", "Rsqrt"):  # MLX's rsqrt is a Sqrt with recip = True
-            name, args = "Sqrt", [name == "Rsqrt" or bool(args and args[0])]
         kids = [made.get(x[0], "const") for x in r["inputs"]]
         if name in _COMMUTATIVE:
             kids.sort()
