@@ -299,7 +299,7 @@ def test_the_summary_node_of_a_collapsed_power_tower_takes_no_edges_in():
         return y
 
     d = viz.trace(tower, [mx.array(0.5)], transform="grad")
-    assert len(d.graph.nodes) > 900
+    assert len(d.graph.nodes) > 800  # ten times the node budget
     g = folded(d).graph
     summary = [n for n in g.nodes if n.kind == "summary"]
     assert len(summary) == 1 and len(g.nodes) == budget.Limits().max_nodes + 1

@@ -820,10 +820,10 @@ class Power(Binary):
 
     def partial(self, i, a, b, out):
         if i == 0:
-            return ops.multiply(b, ops.power(a, ops.subtract(b, 1)))
-        # d/db is log(a) * a**b, taken as 0 where a == 0 (as MLX does).
-        log_a = ops.where(ops.equal(a, 0), ops.zeros_like(a), ops.log(a))
-        return ops.multiply(log_a, out)
+            return ops.multiply(ops.power(a, ops.subtract(b, 1)), b)
+        # d/db is log(a) * a**b, taken as 0 where a**b is 0 (MLX's "0 * log 0
+        # -> 0"), so at a = 0 and b <= 0 it is log(0) * a**b, as in MLX.
+        return ops.where(out, ops.multiply(ops.log(a), out), 0.0)
 
     def eval(self, inputs):
         a, b = inputs
