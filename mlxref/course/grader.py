@@ -218,7 +218,11 @@ def _spliced(matched, reference, check):
         raise Problem("\n".join(problems))
     for path, text in files.items():
         try:
-            ast.parse(text)
+            # compiled, not only parsed: some errors (``continue`` outside a
+            # loop, a repeated argument name, ``yield`` in a comprehension)
+            # appear only then, and would stop the whole copy from importing,
+            # failing every other task's calls with this one's error.
+            compile(text, path, "exec", dont_inherit=True)
         except SyntaxError as exc:  # e.g. a region that ends inside an open bracket
             line = _student_line(exc.lineno, [s for s in spans if s["path"] == path])
             raise Problem(f"{path}, line {line}: SyntaxError: {exc.msg}") from None

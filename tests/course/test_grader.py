@@ -344,6 +344,27 @@ def test_the_static_check_names_the_construct_and_the_students_line(
     assert f"{r.path}, line {r.begin + line}:" in message, message
 
 
+# Code that parses but does not compile: the spliced file would not import, and
+# every other task's calls in the copy holding all the student's code would fail.
+@pytest.mark.parametrize("code, line", [
+    ("if i:\n    continue\nreturn b", 2),
+    ("x = [(yield v) for v in (a, b)]\nreturn b", 1),
+    ("def h(u, u):\n    return u\nreturn b", 1),
+    ("return ops.multiply(a=a, a=b)", 1),
+])
+def test_code_that_does_not_compile_is_refused_and_left_out_of_the_whole_copy(
+        tmp_path, reference, code, line):
+    message, r = _problem(tmp_path, reference, code)
+    assert f"{r.path}, line {r.begin + line}: SyntaxError:" in message, message
+    sub = tmp_path / "sub"  # _problem's submission: this task's region only
+    files, _ = grader.splice_whole(table(reference), reference, sub)
+    for path, text in files.items():
+        compile(text, path, "exec", dont_inherit=True)
+    spliced = files.get(r.path, (reference / r.path).read_text())
+    assert spliced.split("\n")[r.begin:r.end - 1] == \
+        (reference / r.path).read_text().split("\n")[r.begin:r.end - 1]
+
+
 def test_the_static_check_allows_mlxref_math_and_plain_code(tmp_path, reference):
     code = ("import math\nfrom mlxref.core import ops as o\nfrom .. import dtypes\n"
             "k = [v for v in range(3) if math.isfinite(v)]\n"
