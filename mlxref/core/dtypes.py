@@ -522,7 +522,9 @@ def can_cast(from_, to):
 
 def _binding_error(op, name, expected, value):
     """The TypeError MLX's binding of ``op`` raises for a value of ``name`` it
-    does not take (its first words are MLX's)."""
+    does not take (its first words are MLX's): ops.common's
+    ``incompatible_argument``, written again here because the ops import this
+    module and tests/test_structure.py keeps modules from importing each other."""
     return TypeError(f"{op}(): incompatible function arguments: {name} must be {expected}, "
                      f"got {value!r}.")
 

@@ -31,8 +31,8 @@ from . import ops
 from .array import array
 from .printing import format_shape
 from .convert import to_array
-from .ops.common import (c_int, check_array, check_float, incompatible_arguments, is_c_float,
-                         is_c_int)
+from .ops.common import (c_int, check_array, check_float, incompatible_argument,
+                         incompatible_arguments, is_c_float, is_c_int)
 from .ops.docs import shared_doc
 from .primitives.base import make_arrays
 from .primitives.fast import CustomKernel
@@ -207,8 +207,7 @@ def rope(a, dims, *, traditional, base, scale, offset, freqs=None, stream=None):
     x = check_array(a, "rope", "a")
     dims = c_int(dims, "rope", "dims")
     if not isinstance(traditional, bool):
-        raise TypeError("rope(): incompatible function arguments: traditional must be a bool, "
-                        f"got {traditional!r}.")
+        raise incompatible_argument("rope", "traditional", "a bool", traditional)
     if base is not None:
         check_float(base, "rope", "base")
     check_float(scale, "rope", "scale")

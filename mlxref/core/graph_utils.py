@@ -20,6 +20,7 @@ arrays with ``node_name`` too).
 import os
 
 from .array import array
+from .ops.common import incompatible_argument
 from .primitives.compiled import CompiledProgram
 from .transforms.trees import flatten as tree_flatten
 
@@ -152,8 +153,8 @@ def export_to_dot(file, *args, **kwargs):
     }
     """
     if file is None:  # MLX's binding takes any object for file, but not None
-        raise TypeError("export_to_dot(): incompatible function arguments: file must be a "
-                        "path or an object with a write method, got None.")
+        raise incompatible_argument("export_to_dot", "file",
+                                    "a path or an object with a write method", None)
     outputs = tree_flatten((args, kwargs))  # arrays only, in lists, tuples and dicts
     namer = NodeNamer()
     for name, a in kwargs.items():

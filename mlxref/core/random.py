@@ -28,7 +28,7 @@ import time
 from . import dtypes as _dt
 from .array import array
 from .printing import format_shape
-from .ops.common import astype, broadcast_shapes, incompatible_arguments, is_c_int, to_shape
+from .ops.common import astype, broadcast_shapes, incompatible_arguments, is_int, to_shape
 from .convert import scalar_or_array
 from .ops.creation import check_dtype
 from .ops.docs import shared_doc
@@ -239,7 +239,7 @@ def split(key, num=2, stream=None):
     array([[4146024105, 967050713],
            [2718843009, 1272950319]], dtype=uint32)
     """
-    if not isinstance(key, array) or not isinstance(num, int) or not is_c_int(num):
+    if not isinstance(key, array) or not is_int(num):
         raise incompatible_arguments(_SIGNATURES["split"], (key,), {"num": num})
     return bits((num, 2), 4, key)
 
@@ -728,11 +728,11 @@ def categorical(logits, axis=-1, shape=None, num_samples=None, key=None, stream=
     """
     sig = _SIGNATURES["categorical"]
     args = (logits,)
-    if not isinstance(logits, array) or not isinstance(axis, int) or not is_c_int(axis):
+    if not isinstance(logits, array) or not is_int(axis):
         raise incompatible_arguments(sig, args, {"axis": axis})
     if shape is not None:
         shape = to_shape(shape, sig, args, {"shape": shape})
-    if num_samples is not None and not (isinstance(num_samples, int) and is_c_int(num_samples)):
+    if num_samples is not None and not is_int(num_samples):
         raise incompatible_arguments(sig, args, {"num_samples": num_samples})
     key = _key_arg(key, "categorical", args)
     if shape is not None and num_samples is not None:
@@ -775,8 +775,7 @@ def permutation(x, axis=0, key=None, stream=None):
     array([20, 30, 10], dtype=int32)
     """
     sig = _SIGNATURES["permutation"]
-    if (isinstance(x, bool) or not isinstance(x, (int, array)) or not isinstance(axis, int)
-            or not is_c_int(axis)):
+    if isinstance(x, bool) or not isinstance(x, (int, array)) or not is_int(axis):
         raise incompatible_arguments(sig, (x,), {"axis": axis})
     key = _key_arg(key, "permutation", (x,))
     if isinstance(x, int):

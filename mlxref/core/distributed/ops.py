@@ -25,7 +25,7 @@ from .. import device as _device
 from ..array import array
 from ..convert import is_scalar, not_an_operand, to_array
 from ..dtypes import Dtype
-from ..ops.common import incompatible_arguments, is_c_int, to_shape
+from ..ops.common import incompatible_arguments, is_int, to_shape
 from ..primitives.base import make_array
 from .distributed import Group, init
 from .primitives import AllGather, AllReduce, ReduceScatter, Recv, Send
@@ -115,7 +115,7 @@ def send(x, dst, *, group=None, stream=None):
     """``mx.distributed.send``: send ``x`` to the process of rank ``dst``. Returns
     an array equal to ``x``; evaluating it sends."""
     sig = f"send(x: array, dst: int, *, group: {_GROUP}"
-    if not isinstance(dst, int) or not is_c_int(dst):
+    if not is_int(dst):
         raise incompatible_arguments(sig, (x, dst), _kwargs(group, stream))
     _check(sig, (x, dst), group, stream)
     x, group = _input(x), _to_group(group)
@@ -142,7 +142,7 @@ def recv(shape, dtype, src, *, group=None, stream=None):
     """``mx.distributed.recv``: the array of ``shape`` and ``dtype`` the process
     of rank ``src`` sends."""
     if (not isinstance(shape, (list, tuple)) or not all(isinstance(d, int) for d in shape)
-            or not isinstance(dtype, Dtype) or not isinstance(src, int) or not is_c_int(src)):
+            or not isinstance(dtype, Dtype) or not is_int(src)):
         raise incompatible_arguments(_RECV, (shape, dtype, src), _kwargs(group, stream))
     _check(_RECV, (shape, dtype, src), group, stream)
     shape = to_shape(shape, _RECV, (shape, dtype, src))  # MLX's OverflowError past 32 bits
@@ -152,7 +152,7 @@ def recv(shape, dtype, src, *, group=None, stream=None):
 def recv_like(x, src, *, group=None, stream=None):
     """``mx.distributed.recv_like``: ``recv`` of ``x``'s shape and dtype."""
     sig = f"recv_like(x: array, src: int, *, group: {_GROUP}"
-    if not isinstance(src, int) or not is_c_int(src):
+    if not is_int(src):
         raise incompatible_arguments(sig, (x, src), _kwargs(group, stream))
     _check(sig, (x, src), group, stream)
     x = _input(x)

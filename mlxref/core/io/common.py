@@ -13,6 +13,7 @@ import struct
 from .. import dtypes as _dt
 from ..array import array, elements, from_data
 from ..backend.cpu import allocator
+from ..ops.common import incompatible_argument
 from ..scalar import is_symbolic
 
 # dtype -> (struct code, array-protocol kind): little-endian on disk, as MLX writes.
@@ -98,8 +99,7 @@ def with_extension(file, ext):
 def check_file(file, op):
     """MLX's bindings take any object as a file, but not None (a TypeError)."""
     if file is None:
-        raise TypeError(f"{op}(): incompatible function arguments: file must be a path or a "
-                        "file object, got None.")
+        raise incompatible_argument(op, "file", "a path or a file object", None)
 
 
 def write(file, data, ext, op):

@@ -10,11 +10,12 @@ The checks MLX's bindings make before an op runs live here too, one helper
 each, so that a bad argument gets MLX's exception type from a check naming
 the op and the value, never an error from deep inside: an ``int`` parameter
 takes a Python int (or anything with ``__index__``) of 32 bits, not a float
-(``is_c_int``, ``c_int``, ``c_ints``; ``normalize_axis`` for axes); a
+(``is_c_int``, ``is_int``, ``c_int``, ``c_ints``; ``normalize_axis`` for axes); a
 ``float`` one anything with ``__float__`` but a string (``check_float``); an
 ``array`` one only an mx.array (``check_array``); a ``Callable`` one a
-callable (``check_callable``). tests/test_bad_arguments.py compares them with
-MLX for every public function.
+callable (``check_callable``). Each raises the binding's TypeError through
+``incompatible_argument``, the one place its words are written.
+tests/test_bad_arguments.py compares them with MLX for every public function.
 
 An op that would return one of its inputs unchanged (``astype`` to the same
 dtype, ``broadcast_to`` the same shape...) returns a new handle of it
@@ -255,12 +256,20 @@ def incompatible_arguments(signature, args=None, kwargs=None):
     return TypeError(f"{message}\n\nInvoked with types: {', '.join(types)}")
 
 
+def incompatible_argument(op, name, expected, value, shown=None):
+    """The TypeError MLX's binding of ``op`` raises for a ``value`` of its
+    parameter ``name`` that it does not take (its first words are MLX's; the
+    rest says what was ``expected`` and what came: ``shown``, or the value)."""
+    shown = reprlib.repr(value) if shown is None else shown
+    return TypeError(f"{op}(): incompatible function arguments: {name} must be {expected}, "
+                     f"got {shown}.")
+
+
 def check_callable(fun, op, name="fun"):
     """``fun``, if it can be called; else the TypeError MLX's binding of the
     transform ``op`` raises for its ``Callable`` parameter ``name``."""
     if not callable(fun):
-        raise TypeError(f"{op}(): incompatible function arguments: {name} must be callable, "
-                        f"got {reprlib.repr(fun)}.")
+        raise incompatible_argument(op, name, "callable", fun)
     return fun
 
 
@@ -359,13 +368,19 @@ def is_c_int(value):
     return value is not None and INT32_MIN <= value <= INT32_MAX
 
 
+def is_int(value):
+    """A Python int (a bool is one, as MLX's bindings take it for an int) that
+    fits 32 bits: ``is_c_int`` without NumPy's integers, where mlxref's check
+    of a binding never took them."""
+    return isinstance(value, int) and is_c_int(value)
+
+
 def c_int(value, op, name):
     """``value`` as the int MLX's binding of ``op`` reads for its ``int``
     parameter ``name``, or the TypeError the binding raises instead (for a
     float, None, a string, an int past 32 bits)."""
     if not is_c_int(value):
-        raise TypeError(f"{op}(): incompatible function arguments: {name} must be an int "
-                        f"(32 bits), got {reprlib.repr(value)}.")
+        raise incompatible_argument(op, name, "an int (32 bits)", value)
     return int(index_value(value))
 
 
@@ -373,8 +388,7 @@ def c_ints(values, op, name):
     """A ``Sequence[int]`` parameter ``name`` of ``op``: a list or tuple of
     ints (as ``c_int`` reads each) as a tuple, or the binding's TypeError."""
     if not isinstance(values, (list, tuple)) or not all(is_c_int(v) for v in values):
-        raise TypeError(f"{op}(): incompatible function arguments: {name} must be a sequence "
-                        f"of ints (32 bits), got {reprlib.repr(values)}.")
+        raise incompatible_argument(op, name, "a sequence of ints (32 bits)", values)
     return tuple(int(index_value(v)) for v in values)
 
 
@@ -391,8 +405,7 @@ def check_float(value, op, name):
     """``value``, if ``op``'s binding reads it for its ``float`` parameter
     ``name`` (``is_c_float``); else the TypeError the binding raises."""
     if not is_c_float(value):
-        raise TypeError(f"{op}(): incompatible function arguments: {name} must be a float, "
-                        f"got {reprlib.repr(value)}.")
+        raise incompatible_argument(op, name, "a float", value)
     return value
 
 
@@ -401,8 +414,8 @@ def check_array(value, op, name):
     ``array`` takes no Python scalar, list or NumPy array; else the TypeError
     the binding raises, naming ``op`` and ``name``."""
     if not isinstance(value, array):
-        raise TypeError(f"{op}(): incompatible function arguments: {name} must be an array, "
-                        f"got {type_name(value)} {reprlib.repr(value)}.")
+        raise incompatible_argument(op, name, "an array", value,
+                                    f"{type_name(value)} {reprlib.repr(value)}")
     return value
 
 

@@ -29,7 +29,7 @@ from .common import (
     broadcast_to,
     filled_like,
     incompatible_arguments,
-    is_c_int,
+    is_int,
     plain_ints,
     to_shape,
 )
@@ -74,12 +74,6 @@ _SIGNATURES = {
 
 
 # --- argument checking shared with ops/linalg.py and random.py ------------------
-
-
-def is_int(value):
-    """A Python int (bool included, as MLX's bindings accept it for int) that
-    fits 32 bits (``common.is_c_int``)."""
-    return isinstance(value, int) and is_c_int(value)
 
 
 def is_number(value):

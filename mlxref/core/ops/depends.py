@@ -8,6 +8,7 @@ checkpoint uses it too). The outputs are ``inputs`` again; the
 
 from ..array import array
 from ..primitives.custom import depends as _depends
+from .common import incompatible_argument
 
 __all__ = ["depends"]
 
@@ -20,8 +21,7 @@ def _array_or_arrays(x, name):
     if isinstance(x, (list, tuple)) and all(isinstance(v, array) for v in x):
         return list(x), True
     if x is None:
-        raise TypeError(f"depends(): incompatible function arguments: {name} must be an array "
-                        "or a sequence of arrays, got None.")
+        raise incompatible_argument("depends", name, "an array or a sequence of arrays", x)
     raise RuntimeError("std::bad_cast")
 
 

@@ -35,7 +35,8 @@ from ..primitives import indexing as P
 from ..primitives.base import make_array
 from ..convert import is_scalar
 from .common import (broadcast_arrays, broadcast_shapes, broadcast_to, c_int, c_ints, check_array,
-                     incompatible_arguments, normalize_axis, plain_ints, to_shape)
+                     incompatible_argument, incompatible_arguments, normalize_axis, plain_ints,
+                     to_shape)
 from .docs import shared_doc
 from .elementwise import negative, reciprocal
 from .shape import (
@@ -249,9 +250,7 @@ def take(a, /, indices, axis=None, *, stream=None):
     axis = plain_ints(axis)
     check_array(a, "take", "a")
     if axis is not None and (not isinstance(axis, int) or isinstance(axis, bool)):
-        raise TypeError(
-            f"take(): incompatible function arguments: axis must be an int, got {axis!r}."
-        )
+        raise incompatible_argument("take", "axis", "an int", axis)
     if axis is not None:
         axis = c_int(axis, "take", "axis")
     if _is_index_scalar(indices):
@@ -272,10 +271,8 @@ def take(a, /, indices, axis=None, *, stream=None):
         starts[axis], stops[axis] = index, index + 1
         return squeeze(strided_slice(a, starts, stops, [1] * a.ndim), axis)
     if not isinstance(indices, array):
-        raise TypeError(
-            "take(): incompatible function arguments: indices must be an int or an array, "
-            f"got {type(indices).__name__}."
-        )
+        raise incompatible_argument("take", "indices", "an int or an array", indices,
+                                    type(indices).__name__)
     if axis is None:
         a, axis = flatten(a), 0
     return _take(a, indices, axis, "take")
@@ -288,10 +285,7 @@ def _along_axis_checks(a, indices, axis, op, more=(), any_index_dtype=False):
     array, whose kernel MLX never runs)."""
     for name, x in (("a", a), ("indices", indices), *more):
         if not isinstance(x, array):
-            raise TypeError(
-                f"{op}(): incompatible function arguments: {name} must be an "
-                f"array, got {type(x).__name__}."
-            )
+            raise incompatible_argument(op, name, "an array", x, type(x).__name__)
     message = f"[{op}] Axis {{axis}} is out of bounds for array with {{ndim}} dimensions."
     axis = normalize_axis(axis, a.ndim, message)
     if indices.ndim != a.ndim:

@@ -21,7 +21,7 @@ from ..primitives.base import make_array
 from ..primitives.quantized import (FromFP8, GatherQMM, GatherQQMM, QQMatmul, QuantizedMatmul,
                                    ToFP8)
 from .common import (astype, broadcast_arrays, broadcast_shapes, broadcast_to,
-                     incompatible_arguments, is_c_int)
+                     incompatible_arguments, is_int)
 from .creation import arange
 from .docs import shared_doc
 from .elementwise import (abs, add, bitwise_and, divide, equal, greater, left_shift, less, log2,
@@ -132,7 +132,7 @@ def _check_binding(signature, args, kwargs):
     array or None, dtype a Dtype or None. The message lists ``w`` and
     ``scales`` as positional, the rest as keywords (``incompatible_arguments``)."""
     ok = (isinstance(args[0], array)
-          and all(v is None or (isinstance(v, int) and is_c_int(v))
+          and all(v is None or is_int(v)
                   for v in (kwargs["group_size"], kwargs["bits"]))
           and isinstance(kwargs["mode"], str)
           and (kwargs["global_scale"] is None or isinstance(kwargs["global_scale"], array)))
@@ -529,7 +529,7 @@ def _check_args(signature, args, optional, defaults, required=()):
     the arrays and the required ones listed as given positionally, the rest
     as keywords where they differ from the defaults."""
     kinds = {"array": lambda v: v is None or isinstance(v, array),
-             "int": lambda v: v is None or (isinstance(v, int) and is_c_int(v)),
+             "int": lambda v: v is None or is_int(v),
              "bool": lambda v: isinstance(v, bool),
              "str": lambda v: isinstance(v, str)}
     ok = all(isinstance(a, array) for a in args) and all(

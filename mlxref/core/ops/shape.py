@@ -19,8 +19,9 @@ from ..primitives import shape as P
 from ..primitives.base import make_array, make_arrays
 from ..primitives.indexing import Slice, SliceUpdate
 from ..transforms.tape import in_dynamic_tracing
-from .common import (astype, broadcast_to, c_int, check_array, check_dims, incompatible_arguments,
-                     index_value, is_c_int, normalize_axis, plain_ints, to_shape)
+from .common import (astype, broadcast_to, c_int, check_array, check_dims, incompatible_argument,
+                     incompatible_arguments, index_value, is_c_int, normalize_axis, plain_ints,
+                     to_shape)
 from .common import broadcast_shapes as _broadcast_shapes
 from .common import dynamic_broadcast_arrays
 from ..convert import scalar_or_array
@@ -56,10 +57,7 @@ def _int_tuple(values, op, name):
     ``__index__``) that fit 32 bits, or a TypeError."""
     if not isinstance(values, (list, tuple)) or not all(
             not isinstance(v, bool) and is_c_int(v) for v in values):
-        raise TypeError(
-            f"{op}(): incompatible function arguments: {name} must be a sequence "
-            f"of ints (32 bits), got {values!r}."
-        )
+        raise incompatible_argument(op, name, "a sequence of ints (32 bits)", values)
     return tuple(index_value(v) for v in values)
 
 
@@ -261,9 +259,7 @@ def transpose(a, /, axes=None, *, stream=None):
 
 def _check_axis(ax, ndim, op):
     if not _is_int(ax):
-        raise TypeError(
-            f"{op}(): incompatible function arguments: axis must be an int, got {ax!r}."
-        )
+        raise incompatible_argument(op, "axis", "an int", ax)
     if ax < -ndim or ax >= ndim:
         raise IndexError(f"[{op}] Invalid axis {ax} for array with {ndim} dimensions.")
     return ax + ndim if ax < 0 else ax
@@ -638,10 +634,8 @@ def _pad_widths(pad_width, ndim):
             if len(pad_width) == 1:
                 return [tuple(pad_width[0])] * ndim
             return [tuple(p) for p in pad_width]
-    raise TypeError(
-        "pad(): incompatible function arguments: pad_width must be an int, (int,), "
-        f"(int, int) or a list of (int, int) pairs, got {pad_width!r}."
-    )
+    raise incompatible_argument(
+        "pad", "pad_width", "an int, (int,), (int, int) or a list of (int, int) pairs", pad_width)
 
 
 def _zeros(shape, dtype):
@@ -829,10 +823,7 @@ def repeat(array, /, repeats, axis=None, *, stream=None):
     arr = array  # the parameter is named ``array`` in MLX; the class is ``_Array`` here
     _check_array(arr, "repeat")
     if not _is_int(repeats):
-        raise TypeError(
-            "repeat(): incompatible function arguments: repeats must be an int, "
-            f"got {repeats!r}."
-        )
+        raise incompatible_argument("repeat", "repeats", "an int", repeats)
     if axis is None:
         arr = flatten(arr)
         axis = 0

@@ -55,7 +55,7 @@ from ... import __version__
 from .. import dtypes as _dt
 from ..array import array, from_data
 from ..graph_utils import node_name
-from ..ops.common import check_callable
+from ..ops.common import check_callable, incompatible_argument
 from ..primitives.base import Primitive
 from ..unordered_map import int_hash, iteration_order, reordered
 from .compile import (
@@ -346,8 +346,8 @@ def export_function(file_or_callback, fun, *args, shapeless=False, metadata=None
     args_, kwargs_ = validate_and_extract_inputs(args, kwargs, "[export_function]")
     if not isinstance(file_or_callback, (str, os.PathLike)):
         if file_or_callback is None:
-            raise TypeError("export_function(): incompatible function arguments: "
-                            "file_or_callback must be a path or a callable, got None.")
+            raise incompatible_argument("export_function", "file_or_callback",
+                                        "a path or a callable", None)
         if not callable(file_or_callback):  # MLX: a bare "std::bad_cast"
             raise RuntimeError("[export_function] file_or_callback must be a path or a "
                                f"callable, not {type(file_or_callback).__name__}.")
@@ -455,8 +455,7 @@ def import_function(file, return_metadata=False):
     """Load a function written by ``export_function`` (or ``exporter``); with
     ``return_metadata``, ``(function, metadata string)``."""
     if not isinstance(file, (str, os.PathLike)):
-        raise TypeError("import_function(): incompatible function arguments: file must be a "
-                        f"path, got {file!r}.")
+        raise incompatible_argument("import_function", "file", "a path", file)
     path = os.fspath(file)
     try:
         with open(path, "rb") as f:

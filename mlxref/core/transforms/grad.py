@@ -16,7 +16,7 @@ from .. import ops
 from ..array import array
 from ..dtypes import float32
 from ..convert import scalar_array
-from ..ops.common import incompatible_arguments, is_c_int
+from ..ops.common import incompatible_arguments, is_int
 from . import trees
 from .vjp import vjp
 
@@ -58,17 +58,13 @@ def grad(fun, argnums=None, argnames=[]):  # noqa: B006
     return gradient
 
 
-def _is_int(x):
-    return isinstance(x, int) and is_c_int(x)  # MLX's binding takes a bool as an int
-
-
 def _validate(fun, argnums, argnames, name):
     """argnums and argnames as MLX normalises them when the transform is made."""
     sequence = (list, tuple)
     if not (
         callable(fun)
-        and (argnums is None or _is_int(argnums)
-             or (isinstance(argnums, sequence) and all(_is_int(a) for a in argnums)))
+        and (argnums is None or is_int(argnums)
+             or (isinstance(argnums, sequence) and all(is_int(a) for a in argnums)))
         and (isinstance(argnames, str)
              or (isinstance(argnames, sequence) and all(isinstance(n, str) for n in argnames)))
     ):
@@ -81,7 +77,7 @@ def _validate(fun, argnums, argnames, name):
     argnames = [argnames] if isinstance(argnames, str) else list(argnames)
     if argnums is None:
         argnums = [] if argnames else [0]
-    elif _is_int(argnums):
+    elif is_int(argnums):
         argnums = [int(argnums)]
     else:
         argnums = sorted(int(a) for a in argnums)

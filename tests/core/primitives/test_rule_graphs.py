@@ -3,8 +3,9 @@
 The same derivative can be written in forms that round differently: tan's
 ``t / cos(x)²`` is not ``t * (1 / cos(x)²)`` in float32, and tanh's ``1 -
 tanh(x)²`` is 0 at x = 10 where MLX's ``1 / cosh(x)²`` is 8e-9. So the vjp
-and the jvp of every elementwise op are traced by ``export_function`` in both
-libraries, with the cotangent or tangents as inputs, and each output is
+and the jvp of every elementwise op (and of a binary op, the jvp of each input
+alone) are traced by ``export_function`` in both libraries, with the
+cotangent or tangents as inputs, and each output is
 written as an expression of the inputs (``Divide(in1, Square(Cos(in0)))``);
 mlxref's must be MLX 0.32.4's. Constants read ``const``; the operands of
 Multiply and Add are sorted (the order does not change a bit).
@@ -76,22 +77,32 @@ def expressions(records):
 
 
 def rule_graph(m, op, kind):
+    """The expressions of ``op``'s rule ``kind``: "vjp", "jvp" (a tangent per
+    input), or for a binary op "jvp a" / "jvp b" (a tangent of one input)."""
+    fn = getattr(m, op)
     n = 1 if op in UNARY else 2
     if kind == "vjp":
         def f(*xs):
-            return m.vjp(getattr(m, op), list(xs[:n]), [xs[n]])[1]
+            return m.vjp(fn, list(xs[:n]), [xs[n]])[1]
         count = n + 1
-    else:
+    elif kind == "jvp":
         def f(*xs):
-            return m.jvp(getattr(m, op), list(xs[:n]), list(xs[n:]))[1]
+            return m.jvp(fn, list(xs[:n]), list(xs[n:]))[1]
         count = 2 * n
+    else:  # one input's tangent (argnums of one), the other input held
+        def f(a, b, t):
+            if kind == "jvp a":
+                return m.jvp(lambda x: fn(x, b), [a], [t])[1]
+            return m.jvp(lambda y: fn(a, y), [b], [t])[1]
+        count = 3
     records = []
     m.export_function(records.append, f, *[m.array([0.3, 0.6]) for _ in range(count)])
     return expressions(records)
 
 
-@pytest.mark.parametrize("kind", ["vjp", "jvp"])
-@pytest.mark.parametrize("op", UNARY + BINARY)
+@pytest.mark.parametrize("op, kind", [(op, kind) for op in UNARY for kind in ("vjp", "jvp")]
+                         + [(op, kind) for op in BINARY
+                            for kind in ("vjp", "jvp", "jvp a", "jvp b")])
 def test_the_rule_builds_mlxs_graph(op, kind):
     ours, theirs = rule_graph(mx, op, kind), rule_graph(real_mx, op, kind)
     if op in DIFFERENT:
